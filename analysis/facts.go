@@ -1,0 +1,168 @@
+// Package analysis holds the language-neutral facts that extraction produces from
+// one file and that the index, the resolver and every feature consume. Nothing
+// here refers to tree-sitter: a file's tree is turned into these structs and
+// dropped.
+package analysis
+
+// Point is a 0-based line and a 0-based UTF-8 byte column.
+type Point struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+// Span is the byte range [Start, End) of a file with its start and end points.
+type Span struct {
+	Start      int   `json:"start"`
+	End        int   `json:"end"`
+	StartPoint Point `json:"startPoint"`
+	EndPoint   Point `json:"endPoint"`
+}
+
+// Contains reports whether offset lies inside the span (end exclusive).
+func (s Span) Contains(offset int) bool { return s.Start <= offset && offset < s.End }
+
+// Kind classifies a definition.
+type Kind uint8
+
+const (
+	KindUnknown Kind = iota
+	KindPackage
+	KindModule
+	KindClass
+	KindInterface
+	KindObject
+	KindEnum
+	KindEnumEntry
+	KindStruct
+	KindTrait
+	KindTypeAlias
+	KindFunction
+	KindMethod
+	KindConstructor
+	KindProperty
+	KindField
+	KindVariable
+	KindConstant
+	KindParameter
+	KindTypeParameter
+	KindLambda
+)
+
+var kindNames = [...]string{"unknown", "package", "module", "class", "interface", "object", "enum",
+	"enumEntry", "struct", "trait", "typeAlias", "function", "method", "constructor", "property",
+	"field", "variable", "constant", "parameter", "typeParameter", "lambda"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// IsType reports whether definitions of this kind name a type.
+func (k Kind) IsType() bool {
+	switch k {
+	case KindClass, KindInterface, KindObject, KindEnum, KindStruct, KindTrait, KindTypeAlias:
+		return true
+	}
+	return false
+}
+
+// Role is a bit set describing how a reference uses its name.
+type Role uint8
+
+const (
+	RoleRead Role = 1 << iota
+	RoleWrite
+	RoleCall
+	RoleType
+	RoleImport
+	RoleInheritance
+)
+
+// None is the index value meaning "no such def/scope".
+const None int32 = -1
+
+// Def is one declaration in a file.
+type Def struct {
+	Name       string `json:"name"`
+	Kind       Kind   `json:"kind"`
+	NameSpan   Span   `json:"nameSpan"`
+	FullSpan   Span   `json:"fullSpan"`
+	Container  int32  `json:"container"` // index into FileFacts.Defs, or None
+	Scope      int32  `json:"scope"`     // index into FileFacts.Scopes where the name is declared
+	Visibility string `json:"visibility,omitempty"`
+	Signature  string `json:"signature,omitempty"`
+	Doc        string `json:"doc,omitempty"`
+	// TypeName is the declared or inferred type of a property, field, variable or
+	// parameter, or the return type of a function, as written ("List<String>").
+	TypeName string `json:"typeName,omitempty"`
+	// Receiver is the receiver type of a method, Go method or extension function.
+	Receiver string `json:"receiver,omitempty"`
+}
+
+// Ref is one use of a name.
+type Ref struct {
+	Name      string `json:"name"`
+	Span      Span   `json:"span"`
+	Role      Role   `json:"role"`
+	Scope     int32  `json:"scope"`     // innermost scope containing the reference
+	Enclosing int32  `json:"enclosing"` // innermost enclosing def, or None
+	// Qualifier is the text before the dot for `a.b` ("a", "this", "self",
+	// "pkg"), empty for a bare name.
+	Qualifier string `json:"qualifier,omitempty"`
+}
+
+// Scope is a lexical region that can declare names.
+type Scope struct {
+	Span   Span  `json:"span"`
+	Parent int32 `json:"parent"` // index into FileFacts.Scopes, or None for the file scope
+	Def    int32 `json:"def"`    // the def that owns this scope (function, class), or None
+}
+
+// Import is one import or use declaration.
+type Import struct {
+	Path     string `json:"path"`            // full imported path ("sample.greet", "fmt", "os.path")
+	Name     string `json:"name,omitempty"`  // the last segment, the name it brings in
+	Alias    string `json:"alias,omitempty"` // `import a.b as c` → "c"
+	Wildcard bool   `json:"wildcard,omitempty"`
+	Span     Span   `json:"span"`
+}
+
+// Call is a call edge from the enclosing definition to a callee name.
+type Call struct {
+	Caller int32  `json:"caller"` // index into Defs, or None at top level
+	Callee string `json:"callee"`
+	Site   Span   `json:"site"` // the callee name's span at the call site
+	Ref    int32  `json:"ref"`  // index into Refs of the call reference
+}
+
+// Supertype is an inheritance edge from a type definition to a named supertype.
+type Supertype struct {
+	Def  int32  `json:"def"`
+	Name string `json:"name"`
+	Span Span   `json:"span"`
+}
+
+// SyntaxError is a parse error worth reporting as a diagnostic.
+type SyntaxError struct {
+	Span    Span   `json:"span"`
+	Message string `json:"message"`
+}
+
+// FileFacts is everything extraction knows about one file's content.
+type FileFacts struct {
+	Path       string        `json:"path"`
+	Lang       string        `json:"lang"`
+	Package    string        `json:"package,omitempty"`
+	Hash       string        `json:"hash"` // lowercase hex SHA-256 of the bytes
+	Size       int           `json:"size"`
+	Lines      int           `json:"lines"`
+	Defs       []Def         `json:"defs"`
+	Refs       []Ref         `json:"refs"`
+	Scopes     []Scope       `json:"scopes"`
+	Imports    []Import      `json:"imports"`
+	Calls      []Call        `json:"calls"`
+	Supertypes []Supertype   `json:"supertypes"`
+	Errors     []SyntaxError `json:"errors,omitempty"`
+}
