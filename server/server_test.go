@@ -1,0 +1,543 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/kast-dev/kast/handlers"
+	"github.com/kast-dev/kast/server"
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+// testRegistry registers the methods the transport tests drive.
+func testRegistry() *server.Registry {
+	reg := server.NewRegistry()
+	type empty struct{}
+	server.Handle(reg, "test/echo", server.Concurrent, func(ctx context.Context, p map[string]any) (map[string]any, error) {
+		return p, nil
+	})
+	reg.Alias("test/echoAlias", "test/echo")
+	server.Handle(reg, "test/slow", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(30 * time.Second):
+			return "slow finished", nil
+		}
+	})
+	server.Handle(reg, "test/fast", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
+		return "fast", nil
+	})
+	server.Handle(reg, "test/panic", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
+		panic("boom")
+	})
+	server.Notify(reg, "test/panicNote", server.Ordered, func(ctx context.Context, p empty) error {
+		panic("boom in a notification")
+	})
+	type textParams struct {
+		URI string `json:"uri"`
+	}
+	server.Handle(reg, "test/text", server.Concurrent, func(ctx context.Context, p textParams) (string, error) {
+		doc, ok := server.SnapshotOf(ctx).Document(p.URI)
+		if !ok {
+			return "", server.Error(-32004, "NOT_OPEN", "document not open: "+p.URI, map[string]any{"uri": p.URI})
+		}
+		return string(doc.Text), nil
+	})
+	type countParams struct {
+		Count int `json:"count"`
+	}
+	server.Handle(reg, "test/count", server.Concurrent, func(ctx context.Context, p countParams) (int, error) {
+		if p.Count < 0 {
+			return 0, server.InvalidParams("count must not be negative, got %d", p.Count)
+		}
+		return p.Count * 2, nil
+	})
+	server.Handle(reg, "test/progress", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
+		conn := server.ConnOf(ctx)
+		_ = conn.LogMessage(ctx, protocol.MessageTypeInfo, "starting work")
+		prog := conn.BeginProgress(ctx, nil, "Indexing", "", false)
+		prog.Report(ctx, "half", 50)
+		prog.Report(ctx, "backwards is ignored", 10)
+		prog.End(ctx, "done")
+		return conn.ShowMessageRequest(ctx, protocol.MessageTypeInfo, "Continue?", "Yes", "No")
+	})
+	reg.Family("test", map[string]any{"version": 1, "methods": []string{"test/echo"}})
+	return reg
+}
+
+func newServer(lifecycle bool) *server.Server {
+	return server.New(server.Options{Registry: testRegistry(), LSP: handlers.NewLSP(), Lifecycle: lifecycle, Version: "test"})
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func rpcError(t *testing.T, err error) *servertest.RPCError {
+	t.Helper()
+	var e *servertest.RPCError
+	if !errors.As(err, &e) {
+		t.Fatalf("want a JSON-RPC error, got %v", err)
+	}
+	return e
+}
+
+func wantError(t *testing.T, err error, code int64, dataCode string) *servertest.RPCError {
+	t.Helper()
+	e := rpcError(t, err)
+	if e.Code != code || e.DataCode() != dataCode {
+		t.Fatalf("want error %d/%s, got %d/%s: %s", code, dataCode, e.Code, e.DataCode(), e.Message)
+	}
+	return e
+}
+
+// both runs f once per framing.
+func both(t *testing.T, f func(t *testing.T, framing servertest.Framing)) {
+	t.Run("header", func(t *testing.T) { t.Parallel(); f(t, servertest.Header) })
+	t.Run("ndjson", func(t *testing.T) { t.Parallel(); f(t, servertest.NDJSON) })
+}
+
+func started(t *testing.T, framing servertest.Framing) (*servertest.Client, *server.Conn) {
+	c, conn := servertest.Pipe(t, newServer(true), framing)
+	if _, err := c.Initialize(ctxT(t), t.TempDir(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, conn
+}
+
+func TestLifecycleOrder(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, conn := servertest.Pipe(t, newServer(true), framing)
+		wantError(t, c.Call(ctx, "test/fast", nil, nil), -32002, "SERVER_NOT_INITIALIZED")
+		// A notification before initialize is dropped without a reply.
+		if err := c.Notify("test/panicNote", nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Initialize(ctx, t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ServerInfo.Name != "kast" || res.ServerInfo.Version != "test" {
+			t.Errorf("serverInfo = %+v", res.ServerInfo)
+		}
+		wantError(t, c.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil), -32600, "INVALID_REQUEST")
+		var out string
+		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+			t.Fatalf("after initialize: %q, %v", out, err)
+		}
+		if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, c.Call(ctx, "test/fast", nil, nil), -32600, "INVALID_REQUEST")
+		if err := c.Notify("exit", nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-conn.Done():
+		case <-ctx.Done():
+			t.Fatal("connection did not end after exit")
+		}
+		if got := conn.ExitCode(); got != 0 {
+			t.Errorf("exit after shutdown: code %d, want 0", got)
+		}
+		if len(c.Notifications("")) != 0 {
+			t.Errorf("unexpected notifications: %v", c.Notifications(""))
+		}
+	})
+}
+
+func TestExitWithoutShutdown(t *testing.T) {
+	c, conn := started(t, servertest.Header)
+	if err := c.Notify("exit", nil); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Done()
+	if got := conn.ExitCode(); got != 1 {
+		t.Errorf("exit without shutdown: code %d, want 1", got)
+	}
+}
+
+func TestMalformedJSON(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		for _, bad := range []string{`{"jsonrpc":"2.0","id":1,"method":`, `{not json}`, `{"jsonrpc":"2.0","id":9}`, `"just a string"`} {
+			if err := c.WriteFrame([]byte(bad)); err != nil {
+				t.Fatal(err)
+			}
+			m, err := c.WaitOrphan(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", bad, err)
+			}
+			if m.Error == nil || (m.Error.Code != -32700 && m.Error.Code != -32600) || m.Error.DataCode() == "" {
+				t.Fatalf("%s: want a parse or invalid-request error with data.code, got %+v", bad, m)
+			}
+			if strings.HasPrefix(bad, "{not") && (m.Error.Code != -32700 || string(m.ID) != "null") {
+				t.Errorf("bad JSON: want -32700 with id null, got %d id %s", m.Error.Code, m.ID)
+			}
+		}
+		var out string
+		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+			t.Fatalf("connection unusable after malformed frames: %q %v", out, err)
+		}
+	})
+}
+
+func TestMalformedHeader(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := started(t, servertest.Header)
+	if err := c.WriteRaw([]byte("Content-Length: banana\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.WaitOrphan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Error == nil || m.Error.DataCode() != "INVALID_HEADER" {
+		t.Fatalf("want INVALID_HEADER, got %+v", m)
+	}
+	var out string
+	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+		t.Fatalf("after bad header: %q %v", out, err)
+	}
+}
+
+func TestUnknownMethodAndNotification(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		resp, err := c.CallID(ctx, json.RawMessage(`"req-17"`), "no/such/method", map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.ID) != `"req-17"` || resp.Error == nil || resp.Error.Code != -32601 || resp.Error.DataCode() != "METHOD_NOT_FOUND" {
+			t.Fatalf("unknown method: %+v", resp)
+		}
+		// An unknown standard LSP request is also -32601.
+		wantError(t, c.Call(ctx, "textDocument/inlineValue", map[string]any{}, nil), -32601, "METHOD_NOT_FOUND")
+		if err := c.Notify("no/such/notification", map[string]any{"x": 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Notify("$/setTrace", map[string]any{"value": "off"}); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+			t.Fatalf("after unknown notification: %q %v", out, err)
+		}
+		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		if m, err := c.WaitOrphan(short); err == nil {
+			t.Fatalf("a notification was answered: %+v", m)
+		}
+	})
+}
+
+func TestIDsEchoedUnchanged(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		for _, id := range []string{`7`, `"7"`, `"a-string-id"`, `9007199254740991`, `0`, `""`} {
+			resp, err := c.CallID(ctx, json.RawMessage(id), "test/echo", map[string]any{"v": id})
+			if err != nil {
+				t.Fatalf("id %s: %v", id, err)
+			}
+			if string(resp.ID) != id || resp.Error != nil {
+				t.Errorf("id %s came back as %s (error %v)", id, resp.ID, resp.Error)
+			}
+		}
+	})
+}
+
+func TestOversizedFrame(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		const size = 150 << 20
+		head := `{"jsonrpc":"2.0","id":42,"method":"test/echo","params":{"pad":"`
+		tail := `"}}`
+		pad := size - len(head) - len(tail)
+		w := c.Writer()
+		if framing == servertest.Header {
+			fmt.Fprintf(w, "Content-Length: %d\r\n\r\n", size)
+		}
+		io.WriteString(w, head)
+		chunk := strings.Repeat("x", 1<<20)
+		for pad > 0 {
+			n := min(pad, len(chunk))
+			io.WriteString(w, chunk[:n])
+			pad -= n
+		}
+		io.WriteString(w, tail)
+		if framing == servertest.NDJSON {
+			io.WriteString(w, "\n")
+		}
+		m, err := c.WaitOrphan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(m.ID) != "42" || m.Error == nil || m.Error.DataCode() != "FRAME_TOO_LARGE" || !strings.Contains(m.Error.Message, "limit") {
+			t.Fatalf("oversized frame: %+v %+v", m, m.Error)
+		}
+		var out map[string]any
+		if err := c.Call(ctx, "test/echo", map[string]any{"after": true}, &out); err != nil || out["after"] != true {
+			t.Fatalf("next message after oversized frame: %v %v", out, err)
+		}
+	})
+}
+
+func TestCancelSlowWhileFastFinishes(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		slowID, slow := c.Go("test/slow", nil)
+		var out string
+		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+			t.Fatalf("fast request while slow runs: %q %v", out, err)
+		}
+		select {
+		case m := <-slow:
+			t.Fatalf("slow request answered before cancel: %+v", m)
+		default:
+		}
+		if err := c.Cancel(slowID); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-slow:
+			if m.Error == nil || m.Error.Code != -32800 || m.Error.DataCode() != "REQUEST_CANCELLED" {
+				t.Fatalf("cancelled request: %+v", m)
+			}
+		case <-ctx.Done():
+			t.Fatal("cancelled request never answered")
+		}
+	})
+}
+
+func TestStringIDCancel(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := started(t, servertest.Header)
+	done := make(chan *servertest.Message, 1)
+	go func() {
+		m, err := c.CallID(ctx, json.RawMessage(`"slow-1"`), "test/slow", nil)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- m
+	}()
+	// Cancel until it lands: the request may not have been read yet.
+	for {
+		if err := c.Cancel(json.RawMessage(`"slow-1"`)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-done:
+			if m == nil || m.Error == nil || m.Error.Code != -32800 || string(m.ID) != `"slow-1"` {
+				t.Fatalf("string-id cancel: %+v", m)
+			}
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func TestDidChangeThenRequestSeesNewText(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		uri := "file:///ws/a.kt"
+		if err := c.DidOpen(uri, "kotlin", 1, "fun a() = 0\n"); err != nil {
+			t.Fatal(err)
+		}
+		want := "fun a() = 0\n"
+		for v := 2; v < 60; v++ {
+			insert := fmt.Sprintf("// v%d 😀\n", v)
+			if err := c.DidChangeRange(uri, v, 0, 0, 0, 0, insert); err != nil {
+				t.Fatal(err)
+			}
+			want = insert + want
+			var got string
+			if err := c.Call(ctx, "test/text", map[string]any{"uri": uri}, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("version %d: request saw stale text\n got %q\nwant %q", v, got, want)
+			}
+		}
+		// A UTF-16 range after the emoji (2 code units) replaces exactly "v59".
+		if err := c.DidChangeRange(uri, 100, 0, 3, 0, 6, "new"); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := c.Call(ctx, "test/text", map[string]any{"uri": uri}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got, "// new 😀\n") {
+			t.Fatalf("utf-16 edit: %q", got[:20])
+		}
+		if err := c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+			t.Fatal(err)
+		}
+		e := wantError(t, c.Call(ctx, "test/text", map[string]any{"uri": uri}, nil), -32004, "NOT_OPEN")
+		if !strings.Contains(string(e.Data), `"uri":"file:///ws/a.kt"`) {
+			t.Errorf("error data lost its extra fields: %s", e.Data)
+		}
+	})
+}
+
+func TestPanicAnswersInternalError(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, _ := started(t, framing)
+		e := wantError(t, c.Call(ctx, "test/panic", nil, nil), -32603, "INTERNAL_ERROR")
+		if !strings.Contains(e.Message, "boom") {
+			t.Errorf("message %q does not say what failed", e.Message)
+		}
+		if err := c.Notify("test/panicNote", nil); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+			t.Fatalf("connection dead after panic: %q %v", out, err)
+		}
+	})
+}
+
+func TestRegistry(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := servertest.Pipe(t, newServer(true), servertest.Header)
+	res, err := c.Initialize(ctx, t.TempDir(), map[string]any{"general": map[string]any{"positionEncodings": []string{"utf-32", "utf-8", "utf-16"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Capabilities.PositionEncoding != "utf-8" {
+		t.Errorf("positionEncoding = %q, want utf-8 when offered", res.Capabilities.PositionEncoding)
+	}
+	var family struct {
+		Version int      `json:"version"`
+		Methods []string `json:"methods"`
+	}
+	if err := json.Unmarshal(res.Capabilities.Experimental["test"], &family); err != nil || family.Version != 1 {
+		t.Errorf("experimental.test = %s (%v)", res.Capabilities.Experimental["test"], err)
+	}
+	var echoed map[string]any
+	if err := c.Call(ctx, "test/echoAlias", map[string]any{"via": "alias"}, &echoed); err != nil || echoed["via"] != "alias" {
+		t.Errorf("alias: %v %v", echoed, err)
+	}
+	var n int
+	if err := c.Call(ctx, "test/count", map[string]any{"count": 21}, &n); err != nil || n != 42 {
+		t.Errorf("typed params: %d %v", n, err)
+	}
+	wantError(t, c.Call(ctx, "test/count", map[string]any{"count": "many"}, nil), -32602, "INVALID_PARAMS")
+	wantError(t, c.Call(ctx, "test/count", map[string]any{"count": -1}, nil), -32602, "INVALID_PARAMS")
+	wantError(t, c.Call(ctx, "test/panicNote", nil, nil), -32600, "INVALID_REQUEST")
+	// Standard methods with params of the wrong shape are -32602, not a parse error.
+	wantError(t, c.Call(ctx, "textDocument/hover", []int{1, 2}, nil), -32602, "INVALID_PARAMS")
+
+	plain, _ := servertest.Pipe(t, newServer(true), servertest.Header)
+	res, err = plain.Initialize(ctx, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Capabilities.PositionEncoding != "utf-16" {
+		t.Errorf("default positionEncoding = %q, want utf-16", res.Capabilities.PositionEncoding)
+	}
+}
+
+func TestProgressLogAndShowMessage(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := servertest.Pipe(t, newServer(true), servertest.Header)
+	var created sync.WaitGroup
+	created.Add(1)
+	c.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { created.Done(); return nil, nil })
+	c.Handle("window/showMessageRequest", func(p json.RawMessage) (any, error) {
+		var params struct {
+			Message string `json:"message"`
+			Actions []struct {
+				Title string `json:"title"`
+			} `json:"actions"`
+		}
+		if err := json.Unmarshal(p, &params); err != nil || len(params.Actions) != 2 {
+			return nil, fmt.Errorf("bad showMessageRequest %s", p)
+		}
+		return params.Actions[0], nil
+	})
+	if _, err := c.Initialize(ctx, t.TempDir(), map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
+		t.Fatal(err)
+	}
+	var choice string
+	if err := c.Call(ctx, "test/progress", nil, &choice); err != nil || choice != "Yes" {
+		t.Fatalf("showMessageRequest choice %q %v", choice, err)
+	}
+	created.Wait()
+	var kinds []string
+	var lastPct float64
+	for _, m := range c.Notifications("$/progress") {
+		var p struct {
+			Token any            `json:"token"`
+			Value map[string]any `json:"value"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, p.Value["kind"].(string))
+		if pct, ok := p.Value["percentage"].(float64); ok {
+			if pct < lastPct {
+				t.Errorf("progress went backwards: %v after %v", pct, lastPct)
+			}
+			lastPct = pct
+		}
+	}
+	if strings.Join(kinds, ",") != "begin,report,report,end" {
+		t.Errorf("progress kinds = %v", kinds)
+	}
+	logs := c.Notifications("window/logMessage")
+	if len(logs) != 1 || !strings.Contains(string(logs[0].Params), "starting work") {
+		t.Errorf("logMessage = %v", logs)
+	}
+}
+
+func TestNoLifecycleProfile(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := servertest.Pipe(t, newServer(false), servertest.NDJSON)
+	var out string
+	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+		t.Fatalf("daemon profile needs no initialize: %q %v", out, err)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := started(t, servertest.NDJSON)
+	if err := c.WriteFrame([]byte(`[{"jsonrpc":"2.0","id":"b1","method":"test/fast"},{"jsonrpc":"2.0","id":"b2","method":"nope"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*servertest.Message{}
+	for len(got) < 2 {
+		m, err := c.WaitOrphan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[string(m.ID)] = m
+	}
+	if string(got[`"b1"`].Result) != `"fast"` || got[`"b2"`].Error == nil || got[`"b2"`].Error.Code != -32601 {
+		t.Fatalf("batch replies: %+v %+v", got[`"b1"`], got[`"b2"`])
+	}
+	var out string
+	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
+		t.Fatalf("after batch: %q %v", out, err)
+	}
+}
