@@ -12,8 +12,10 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -85,6 +87,7 @@ type Conn struct {
 	state    atomic.Int32
 	exitCode atomic.Int32
 	progress atomic.Int64 // last server-created progress token number
+	exited   chan struct{} // closed by the exit notification
 
 	mu         sync.Mutex
 	clientCaps protocol.ClientCapabilities
@@ -93,7 +96,7 @@ type Conn struct {
 
 // Serve starts serving rwc and returns at once; wait on Done.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) *Conn {
-	c := &Conn{srv: s, docs: document.NewStore(), log: s.log, encoding: document.UTF16}
+	c := &Conn{srv: s, docs: document.NewStore(), log: s.log, encoding: document.UTF16, exited: make(chan struct{})}
 	c.exitCode.Store(-1)
 	c.stream = NewStream(rwc, s.opts.Framing, s.opts.MaxFrame, s.log)
 	c.rpc = jsonrpc2.NewConn(c.stream, jsonrpc2.WithCodec(lspCodec{}))
@@ -118,6 +121,11 @@ type unimplemented struct{ protocol.UnimplementedServer }
 
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.Done() }
+
+// Exited is closed when the client sent exit. A process serving stdio should
+// then end at once: the read loop may stay blocked on a stdin that the editor
+// never closes.
+func (c *Conn) Exited() <-chan struct{} { return c.exited }
 
 // Err reports why the connection ended; nil for a clean end of stream.
 func (c *Conn) Err() error { return c.rpc.Err() }
@@ -191,12 +199,14 @@ func SnapshotOf(ctx context.Context) *document.Snapshot {
 func (c *Conn) recover(next jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 		isCall := req.IsCall()
-		method := req.Method()
+		method := strings.Clone(req.Method())
+		start := time.Now()
 		defer func() {
 			if r := recover(); r != nil {
 				c.log.Error("handler panic", "method", method, "panic", r, "stack", string(debug.Stack()))
 				result, err = nil, Errorf(jsonrpc2.InternalError, CodeInternalError, "internal error in %s: %v", method, r)
 			}
+			c.log.Debug("handled", "method", method, "call", isCall, "elapsed", time.Since(start), "err", err)
 			if !isCall {
 				if err != nil {
 					c.log.Warn("notification failed", "method", method, "err", err)
@@ -433,7 +443,9 @@ func (c *Conn) exit() {
 	if c.state.Swap(stateExited) == stateShutdown {
 		code = 0
 	}
-	c.exitCode.CompareAndSwap(-1, code)
+	if c.exitCode.CompareAndSwap(-1, code) {
+		close(c.exited)
+	}
 	go c.rpc.Close()
 }
 

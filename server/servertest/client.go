@@ -134,6 +134,18 @@ func Process(t testing.TB, path string, framing Framing, args ...string) (*Clien
 	return c, cmd
 }
 
+// Dial talks to a server over an established connection (a socket).
+func Dial(t testing.TB, conn io.ReadWriteCloser, framing Framing) *Client {
+	c := newClient(t, conn, conn, framing)
+	c.closer = func() error {
+		err := conn.Close()
+		<-c.done
+		return err
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {

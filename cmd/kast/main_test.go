@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+var kastBin string
+
+// TestMain builds the real binary once; the tests drive it as editors do.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kast-bin-")
+	if err != nil {
+		panic(err)
+	}
+	kastBin = filepath.Join(dir, "kast")
+	if out, err := exec.Command("go", "build", "-o", kastBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building kast: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("kast did not exit")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func TestStdioLifecycleExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		framing  servertest.Framing
+		shutdown bool
+		want     int
+	}{
+		{"header/shutdown-exit", servertest.Header, true, 0},
+		{"ndjson/shutdown-exit", servertest.NDJSON, true, 0},
+		{"header/exit-only", servertest.Header, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			c, cmd := servertest.Process(t, kastBin, tc.framing, "--log-level", "debug", "lsp", "--stdio")
+			res, err := c.Initialize(ctx, t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ServerInfo.Name != "kast" || res.Capabilities.PositionEncoding != "utf-16" {
+				t.Errorf("initialize result: %+v", res)
+			}
+			if tc.shutdown {
+				if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.Notify("exit", nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := waitExit(t, cmd); got != tc.want {
+				t.Errorf("exit code %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// Logs must go to stderr: anything else on stdout would corrupt the stream.
+func TestStdioStdoutCarriesOnlyProtocol(t *testing.T) {
+	cmd := exec.Command(kastBin, "--log-level", "debug", "lsp", "--stdio")
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
+	shutdown := `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`
+	exit := `{"jsonrpc":"2.0","method":"exit"}`
+	var in bytes.Buffer
+	for _, b := range []string{body, `{"jsonrpc":"2.0","id":3,"method":"nope"}`, shutdown, exit} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	}
+	cmd.Stdin = &in
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kast: %v\n%s", err, stderr.String())
+	}
+	rest := stdout.String()
+	frames := 0
+	for rest != "" {
+		var n int
+		if _, err := fmt.Sscanf(rest, "Content-Length: %d\r\n\r\n", &n); err != nil {
+			t.Fatalf("stdout is not pure LSP frames at %q", rest[:min(60, len(rest))])
+		}
+		head := strings.Index(rest, "\r\n\r\n") + 4
+		rest = rest[head+n:]
+		frames++
+	}
+	if frames != 3 {
+		t.Errorf("want 3 responses on stdout, got %d", frames)
+	}
+	if !strings.Contains(stderr.String(), "level=") {
+		t.Errorf("expected log lines on stderr, got %q", stderr.String())
+	}
+}
+
+func TestStdinClosedWithoutExit(t *testing.T) {
+	cmd := exec.Command(kastBin, "lsp")
+	cmd.Stdin = strings.NewReader("")
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("end of input without shutdown: %v, want exit status 1", err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func dialRetry(t *testing.T, network, addr string) net.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial(network, addr)
+		if err == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dial %s %s: %v", network, addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestListen(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "kast.sock")
+	for _, tc := range []struct{ network, addr string }{
+		{"tcp", fmt.Sprintf("127.0.0.1:%d", freePort(t))},
+		{"unix", sock},
+	} {
+		t.Run(tc.network, func(t *testing.T) {
+			cmd := exec.Command(kastBin, "lsp", "--listen", tc.network+":"+tc.addr)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			// Two clients in turn, each with its own LSP session.
+			for i := 0; i < 2; i++ {
+				conn := dialRetry(t, tc.network, tc.addr)
+				c := servertest.Dial(t, conn, servertest.NDJSON)
+				if _, err := c.Initialize(testCtx(t), t.TempDir(), nil); err != nil {
+					t.Fatalf("client %d: %v\n%s", i, err, stderr.String())
+				}
+				if err := c.Shutdown(testCtx(t)); err != nil {
+					t.Fatal(err)
+				}
+				c.Close()
+			}
+			if tc.network == "unix" {
+				fi, err := os.Stat(tc.addr)
+				if err != nil || fi.Mode().Perm() != 0o600 {
+					t.Errorf("socket mode: %v %v, want 0600", fi.Mode(), err)
+				}
+			}
+			_ = cmd.Process.Signal(os.Interrupt)
+			if got := waitExit(t, cmd); got != 0 {
+				t.Errorf("interrupted listener exit code %d\n%s", got, stderr.String())
+			}
+		})
+	}
+}
+
+func TestListenRefusesBadAddresses(t *testing.T) {
+	for _, addr := range []string{"tcp:0.0.0.0:7000", "tcp:192.168.1.5:7000", "tcp:example.com:7000", "udp:127.0.0.1:7000", "127.0.0.1:7000", "unix:"} {
+		out, err := exec.Command(kastBin, "lsp", "--listen", addr).CombinedOutput()
+		if err == nil {
+			t.Errorf("--listen %s was accepted", addr)
+			continue
+		}
+		if !strings.Contains(string(out), "--listen") {
+			t.Errorf("--listen %s: unclear error %q", addr, out)
+		}
+	}
+}
+
+func TestVersionAndDemo(t *testing.T) {
+	out, err := exec.Command(kastBin, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "kast ") {
+		t.Fatalf("version: %q %v", out, err)
+	}
+	out, err = exec.Command(kastBin, "demo").Output()
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	for _, want := range []string{"5 source files", "initialize: kast", "didOpen: 5 documents", "exit code 0"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

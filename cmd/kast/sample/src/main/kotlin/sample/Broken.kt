@@ -1,0 +1,3 @@
+package sample
+
+fun broken( = "oops"

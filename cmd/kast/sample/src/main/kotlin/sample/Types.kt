@@ -1,0 +1,7 @@
+package sample
+
+interface Greeter
+
+open class FriendlyGreeter : Greeter
+
+class LoudGreeter : FriendlyGreeter()

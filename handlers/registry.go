@@ -1,0 +1,10 @@
+package handlers
+
+import "github.com/kast-dev/kast/server"
+
+// NewRegistry returns the registry of every custom method kast serves. Each
+// protocol family registers itself here and advertises its capabilities.
+func NewRegistry() *server.Registry {
+	reg := server.NewRegistry()
+	return reg
+}
