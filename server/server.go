@@ -86,7 +86,7 @@ type Conn struct {
 	log      *slog.Logger
 	state    atomic.Int32
 	exitCode atomic.Int32
-	progress atomic.Int64 // last server-created progress token number
+	progress atomic.Int64  // last server-created progress token number
 	exited   chan struct{} // closed by the exit notification
 
 	mu         sync.Mutex
