@@ -1,0 +1,28 @@
+GO      ?= go
+BIN     ?= bin/kast
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build install run test bench lint
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/kast
+
+# The main job on the embedded sample workspace: a scripted editor session.
+run: build
+	./$(BIN) demo
+
+# The whole suite under the race detector; tests that need ../shared or a
+# real editor skip with a message when it is absent.
+test:
+	$(GO) test -race -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	$(GO) vet ./...
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
