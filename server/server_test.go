@@ -541,3 +541,22 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("after batch: %q %v", out, err)
 	}
 }
+
+func TestHeaderNamesCaseInsensitive(t *testing.T) {
+	ctx := ctxT(t)
+	c, _ := started(t, servertest.Header)
+	for i, name := range []string{"content-length", "CONTENT-LENGTH", "Content-length"} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"h%d","method":"test/fast"}`, i)
+		frame := fmt.Sprintf("%s: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n%s", name, len(body), body)
+		if err := c.WriteRaw([]byte(frame)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.WaitOrphan(ctx) // sent raw, so the reply matches no pending call
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(m.ID) != fmt.Sprintf(`"h%d"`, i) || string(m.Result) != `"fast"` {
+			t.Fatalf("header %q: %+v", name, m)
+		}
+	}
+}
