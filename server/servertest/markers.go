@@ -122,11 +122,17 @@ func (e *Env) Loc(m Marker, a Arg) Location {
 	if a.Kind != ArgString {
 		e.T.Fatalf("%v: want a location, got %v", m, a)
 	}
-	loc, err := findOnLine(m.File, m.source, m.Line, a.Str)
+	loc, err := m.Find(a.Str)
 	if err != nil {
 		e.T.Fatalf("%v: %v", m, err)
 	}
 	return loc
+}
+
+// Find locates the first occurrence of text on the marker's line, before
+// the marker comment.
+func (m Marker) Find(text string) (Location, error) {
+	return findOnLine(m.File, m.source, m.Line, text)
 }
 
 // LocAt returns the location of byte offset in file rel.
