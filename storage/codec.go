@@ -1,0 +1,251 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Values are varint-packed binary rather than gob+zstd or JSON. FileFacts is a
+// flat, fixed shape, so a hand-written layout is several times smaller than gob
+// (which repeats type descriptors per stream and encodes through reflection),
+// decodes without reflection on the hot path of every query, and needs no second
+// compression layer because badger already Snappy-compresses each SST block.
+// The price is that a new FileFacts field must be added here and schemaVersion
+// bumped; TestBlobRoundTripCoversEveryField fails until that is done.
+
+var errCorrupt = errors.New("storage: corrupt value")
+
+type encoder struct{ buf []byte }
+
+func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) varint(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *encoder) byte(b byte)      { e.buf = append(e.buf, b) }
+func (e *encoder) bool(b bool) {
+	if b {
+		e.byte(1)
+	} else {
+		e.byte(0)
+	}
+}
+
+func (e *encoder) str(s string) {
+	e.uvarint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// span stores the end relative to the start, so a one-line name costs about
+// six bytes instead of ten. Zigzag varints keep any value, even the negative
+// ones a buggy extractor might produce, intact.
+func (e *encoder) span(s analysis.Span) {
+	e.varint(int64(s.Start))
+	e.varint(int64(s.End - s.Start))
+	e.varint(int64(s.StartPoint.Line))
+	e.varint(int64(s.StartPoint.Col))
+	e.varint(int64(s.EndPoint.Line - s.StartPoint.Line))
+	e.varint(int64(s.EndPoint.Col))
+}
+
+// decoder reads what encoder wrote. The first malformed field sets err and every
+// later read returns a zero value, so callers check err once at the end.
+type decoder struct {
+	buf []byte
+	err error
+}
+
+func (d *decoder) fail() { d.err, d.buf = errCorrupt, nil }
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) int() int     { return int(d.varint()) }
+func (d *decoder) int32() int32 { return int32(d.varint()) }
+
+func (d *decoder) byte() byte {
+	if len(d.buf) == 0 {
+		d.fail()
+		return 0
+	}
+	b := d.buf[0]
+	d.buf = d.buf[1:]
+	return b
+}
+
+func (d *decoder) bool() bool { return d.byte() != 0 }
+
+func (d *decoder) bytes(n int) []byte {
+	if n < 0 || n > len(d.buf) {
+		d.fail()
+		return nil
+	}
+	b := d.buf[:n]
+	d.buf = d.buf[n:]
+	return b
+}
+
+func (d *decoder) str() string { return string(d.bytes(int(d.uvarint()))) }
+
+// count reads a slice length, rejecting lengths that cannot fit in the rest of
+// the buffer so corrupt data cannot trigger a huge allocation.
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.buf)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) span() analysis.Span {
+	var s analysis.Span
+	s.Start = d.int()
+	s.End = s.Start + d.int()
+	s.StartPoint = analysis.Point{Line: d.int(), Col: d.int()}
+	s.EndPoint = analysis.Point{Line: s.StartPoint.Line + d.int(), Col: d.int()}
+	return s
+}
+
+// encodeFacts encodes everything but Path and Hash, which come from the key and
+// the file row: one blob serves every path with the same content.
+func encodeFacts(f *analysis.FileFacts) []byte {
+	e := &encoder{buf: make([]byte, 0, 64+16*len(f.Refs)+48*len(f.Defs))}
+	e.str(f.Lang)
+	e.str(f.Package)
+	e.varint(int64(f.Size))
+	e.varint(int64(f.Lines))
+	e.uvarint(uint64(len(f.Defs)))
+	for _, d := range f.Defs {
+		e.str(d.Name)
+		e.byte(byte(d.Kind))
+		e.span(d.NameSpan)
+		e.span(d.FullSpan)
+		e.varint(int64(d.Container))
+		e.varint(int64(d.Scope))
+		e.str(d.Visibility)
+		e.str(d.Signature)
+		e.str(d.Doc)
+		e.str(d.TypeName)
+		e.str(d.Receiver)
+	}
+	e.uvarint(uint64(len(f.Refs)))
+	for _, r := range f.Refs {
+		e.str(r.Name)
+		e.span(r.Span)
+		e.byte(byte(r.Role))
+		e.varint(int64(r.Scope))
+		e.varint(int64(r.Enclosing))
+		e.str(r.Qualifier)
+	}
+	e.uvarint(uint64(len(f.Scopes)))
+	for _, s := range f.Scopes {
+		e.span(s.Span)
+		e.varint(int64(s.Parent))
+		e.varint(int64(s.Def))
+	}
+	e.uvarint(uint64(len(f.Imports)))
+	for _, im := range f.Imports {
+		e.str(im.Path)
+		e.str(im.Name)
+		e.str(im.Alias)
+		e.bool(im.Wildcard)
+		e.span(im.Span)
+	}
+	e.uvarint(uint64(len(f.Calls)))
+	for _, c := range f.Calls {
+		e.varint(int64(c.Caller))
+		e.str(c.Callee)
+		e.span(c.Site)
+		e.varint(int64(c.Ref))
+	}
+	e.uvarint(uint64(len(f.Supertypes)))
+	for _, s := range f.Supertypes {
+		e.varint(int64(s.Def))
+		e.str(s.Name)
+		e.span(s.Span)
+	}
+	e.uvarint(uint64(len(f.Errors)))
+	for _, s := range f.Errors {
+		e.span(s.Span)
+		e.str(s.Message)
+	}
+	return e.buf
+}
+
+// decodeFacts is the inverse of encodeFacts. Empty slices decode as nil.
+func decodeFacts(b []byte) (*analysis.FileFacts, error) {
+	d := &decoder{buf: b}
+	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int()}
+	if n := d.count(); n > 0 {
+		f.Defs = make([]analysis.Def, n)
+		for i := range f.Defs {
+			f.Defs[i] = analysis.Def{
+				Name: d.str(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
+				Container: d.int32(), Scope: d.int32(), Visibility: d.str(), Signature: d.str(),
+				Doc: d.str(), TypeName: d.str(), Receiver: d.str(),
+			}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Refs = make([]analysis.Ref, n)
+		for i := range f.Refs {
+			f.Refs[i] = analysis.Ref{Name: d.str(), Span: d.span(), Role: analysis.Role(d.byte()),
+				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.str()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Scopes = make([]analysis.Scope, n)
+		for i := range f.Scopes {
+			f.Scopes[i] = analysis.Scope{Span: d.span(), Parent: d.int32(), Def: d.int32()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Imports = make([]analysis.Import, n)
+		for i := range f.Imports {
+			f.Imports[i] = analysis.Import{Path: d.str(), Name: d.str(), Alias: d.str(),
+				Wildcard: d.bool(), Span: d.span()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Calls = make([]analysis.Call, n)
+		for i := range f.Calls {
+			f.Calls[i] = analysis.Call{Caller: d.int32(), Callee: d.str(), Site: d.span(), Ref: d.int32()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Supertypes = make([]analysis.Supertype, n)
+		for i := range f.Supertypes {
+			f.Supertypes[i] = analysis.Supertype{Def: d.int32(), Name: d.str(), Span: d.span()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Errors = make([]analysis.SyntaxError, n)
+		for i := range f.Errors {
+			f.Errors[i] = analysis.SyntaxError{Span: d.span(), Message: d.str()}
+		}
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.err = errCorrupt
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return f, nil
+}

@@ -1,0 +1,317 @@
+// Package indexer brings a storage.Index up to date with a workspace scan:
+// it extracts changed files in parallel, writes them in batches, skips files
+// whose mtime and size (or, failing those, content hash) are unchanged, and
+// removes files that are gone.
+package indexer
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/storage"
+	"github.com/kast-dev/kast/storage/scan"
+)
+
+// Extractor turns one file's content into facts. It runs concurrently on
+// several goroutines and should honour ctx.
+type Extractor func(ctx context.Context, path string, src []byte) (*analysis.FileFacts, error)
+
+// Progress reports how far a run is through the files it has to read.
+type Progress struct {
+	Done, Total           int
+	DoneBytes, TotalBytes int64
+}
+
+// Options tunes Run. The zero value is usable.
+type Options struct {
+	// Workers is the number of concurrent extractions (default GOMAXPROCS).
+	Workers int
+	// Lang names the language of a path as the extractor will report it. When
+	// set, content indexed before under another path (a rename, a copy, a
+	// branch switch back) reuses the stored facts instead of being extracted.
+	Lang func(path string) string
+	// Progress is called from Run's goroutine after each file it reads,
+	// starting with Done == 0; it should return quickly.
+	Progress func(Progress)
+}
+
+// Totals summarises a run. Files, Lines, Bytes, Defs and Refs describe the
+// whole index afterwards; the other counts describe the work done.
+type Totals struct {
+	Files, Lines int
+	Bytes        int64
+	Defs, Refs   int
+
+	Extracted int   // files parsed this run
+	ReadBytes int64 // bytes of the files read this run (for MB/s)
+	Reused    int   // changed files whose content was indexed before
+	Touched   int   // mtime or size changed but content did not
+	Unchanged int   // skipped on mtime and size alone
+	Removed   int   // gone from the workspace
+	Skipped   Skipped
+	Elapsed   time.Duration
+}
+
+// Skipped counts files left out while reading them, by reason.
+type Skipped struct {
+	Unreadable int // vanished or unreadable since the scan
+	Binary     int // became binary since the scan
+	Malformed  int // the extractor failed or panicked
+}
+
+// batchFiles and batchBytes bound one write batch: large enough to amortise
+// commits, small enough to bound memory and lose little on a crash.
+const (
+	batchFiles = 256
+	batchBytes = 16 << 20
+)
+
+type outcome int
+
+const (
+	extracted outcome = iota
+	reused
+	touched
+	unreadable
+	binary
+	malformed
+)
+
+type result struct {
+	file    scan.File
+	outcome outcome
+	facts   *analysis.FileFacts
+}
+
+// Run indexes files, the complete current list of workspace files, into ix;
+// indexed files missing from the list are removed. A file whose mtime and size
+// match the index is not read, so a same-size rewrite within the file system's
+// mtime granularity goes unnoticed until its next change (editors report such
+// edits through the LSP anyway). On cancellation Run stops early, keeps what
+// was written and returns ctx.Err().
+func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extractor, opts Options) (Totals, error) {
+	start := time.Now()
+	var tot Totals
+	indexed, err := ix.Files()
+	if err != nil {
+		return tot, err
+	}
+	known := make(map[string]storage.FileState, len(indexed))
+	for _, st := range indexed {
+		known[st.Path] = st
+	}
+
+	var todo []job
+	var progress Progress
+	for _, f := range files {
+		st, ok := known[f.Path]
+		delete(known, f.Path) // what is left at the end was removed
+		if ok && !st.Incomplete && st.Size == f.Size && st.ModTime.Equal(f.ModTime) {
+			tot.Unchanged++
+			continue
+		}
+		todo = append(todo, job{file: f, prev: st})
+		progress.TotalBytes += f.Size
+	}
+	progress.Total = len(todo)
+	// Largest first, so the last files in flight are small and workers finish together.
+	slices.SortStableFunc(todo, func(a, b job) int { return cmp.Compare(b.file.Size, a.file.Size) })
+
+	w := &worker{ix: ix, extract: extract, lang: opts.Lang}
+	results := w.start(ctx, todo, opts.Workers)
+	if opts.Progress != nil {
+		opts.Progress(progress)
+	}
+	err = writeResults(ix, results, &tot, func(r result) {
+		progress.Done++
+		progress.DoneBytes += r.file.Size
+		if opts.Progress != nil {
+			opts.Progress(progress)
+		}
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = removeGone(ix, known, &tot)
+	}
+	if err == nil && tot.Extracted+tot.Reused+tot.Removed > 0 {
+		err = ix.CollectGarbage() // replaced and removed files left blobs behind
+	}
+	if stats, serr := ix.Stats(); serr == nil {
+		tot.Files, tot.Lines, tot.Bytes, tot.Defs, tot.Refs = stats.Files, stats.Lines, stats.Bytes, stats.Defs, stats.Refs
+	} else if err == nil {
+		err = serr
+	}
+	tot.Elapsed = time.Since(start)
+	return tot, err
+}
+
+// writeResults stores results in batches; it drains the channel even after a
+// write error so the workers can exit.
+func writeResults(ix *storage.Index, results <-chan result, tot *Totals, done func(result)) error {
+	var b *storage.Batch
+	var err error
+	files, size := 0, int64(0)
+	for r := range results {
+		done(r)
+		tot.ReadBytes += r.file.Size
+		switch r.outcome {
+		case unreadable:
+			tot.Skipped.Unreadable++
+			continue
+		case binary:
+			tot.Skipped.Binary++
+			continue
+		case malformed:
+			tot.Skipped.Malformed++
+			continue
+		case extracted:
+			tot.Extracted++
+		case reused:
+			tot.Reused++
+		case touched:
+			tot.Touched++
+		}
+		if err != nil {
+			continue
+		}
+		if b == nil {
+			b = ix.NewBatch()
+		}
+		if r.outcome == touched {
+			err = b.TouchFile(r.file.Path, r.file.ModTime)
+		} else {
+			err = b.PutFile(r.file.Path, r.file.ModTime, r.facts)
+		}
+		if files, size = files+1, size+r.file.Size; files >= batchFiles || size >= batchBytes {
+			err = errors.Join(err, b.Flush())
+			b, files, size = nil, 0, 0
+		}
+	}
+	if b != nil {
+		err = errors.Join(err, b.Flush())
+	}
+	return err
+}
+
+func removeGone(ix *storage.Index, gone map[string]storage.FileState, tot *Totals) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	b := ix.NewBatch()
+	var err error
+	for path := range gone {
+		if err = b.RemoveFile(path); err != nil {
+			break
+		}
+		tot.Removed++
+	}
+	return errors.Join(err, b.Flush())
+}
+
+// job is a file to read with its indexed state (zero if new).
+type job struct {
+	file scan.File
+	prev storage.FileState
+}
+
+type worker struct {
+	ix      *storage.Index
+	extract Extractor
+	lang    func(string) string
+}
+
+// start reads and extracts files on n goroutines and returns their results;
+// the channel closes when all are done or ctx is cancelled.
+func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan job)
+	results := make(chan result, 2*n)
+	go func() {
+		defer close(jobs)
+		for _, j := range todo {
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for j := range jobs {
+				results <- w.process(ctx, j)
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	return results
+}
+
+// process decides what a changed file needs: a new mtime only (same content),
+// stored facts of identical content, or extraction.
+func (w *worker) process(ctx context.Context, j job) result {
+	f := j.file
+	src, err := os.ReadFile(f.Path)
+	if err != nil {
+		return result{file: f, outcome: unreadable}
+	}
+	if scan.IsBinary(src) {
+		return result{file: f, outcome: binary}
+	}
+	f.Size = int64(len(src)) // the file may have changed since the scan
+	hash := storage.HashContent(src)
+	if !j.prev.Incomplete && j.prev.Hash == hash {
+		return result{file: f, outcome: touched}
+	}
+	if w.lang != nil {
+		if facts, ok, err := w.ix.FactsByHash(hash, w.lang(f.Path)); err == nil && ok {
+			facts.Path = f.Path
+			return result{file: f, outcome: reused, facts: facts}
+		}
+	}
+	facts, err := w.safeExtract(ctx, f.Path, src)
+	if err != nil || facts == nil {
+		return result{file: f, outcome: malformed}
+	}
+	facts.Path, facts.Hash, facts.Size = f.Path, hash, len(src)
+	if facts.Lines == 0 {
+		facts.Lines = countLines(src)
+	}
+	return result{file: f, outcome: extracted, facts: facts}
+}
+
+// safeExtract turns an extractor panic (say, on a pathological file) into an
+// error so one file cannot take the whole run down.
+func (w *worker) safeExtract(ctx context.Context, path string, src []byte) (facts *analysis.FileFacts, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("extracting %s: panic: %v", path, p)
+		}
+	}()
+	return w.extract(ctx, path, src)
+}
+
+func countLines(src []byte) int {
+	n := bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}

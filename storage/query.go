@@ -1,0 +1,368 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// storedFile is a file's committed rows as a writer needs them.
+type storedFile struct {
+	id       uint32
+	found    bool // the path has an id; row may still be zero after a crash
+	row      fileRow
+	postings []postingRef
+}
+
+func (ix *Index) loadFile(path string) (storedFile, error) {
+	var f storedFile
+	err := ix.db.View(func(txn *badger.Txn) error {
+		id, ok, err := getID(txn, pathKey(path))
+		if err != nil || !ok {
+			return err
+		}
+		f.id, f.found = id, true
+		if err := getValue(txn, fileKey(id), func(v []byte) (err error) {
+			f.row, err = decodeFileRow(v)
+			return err
+		}); err != nil {
+			return err
+		}
+		return getValue(txn, reverseKey(id), func(v []byte) (err error) {
+			f.postings, err = decodePostingRefs(v)
+			return err
+		})
+	})
+	if err != nil {
+		return f, fmt.Errorf("storage: reading %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// getValue calls fn with the value of key; a missing key is not an error.
+func getValue(txn *badger.Txn, key []byte, fn func([]byte) error) error {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(fn)
+}
+
+func getID(txn *badger.Txn, key []byte) (id uint32, ok bool, err error) {
+	err = getValue(txn, key, func(v []byte) error {
+		if len(v) != 4 {
+			return errCorrupt
+		}
+		id, ok = binary.BigEndian.Uint32(v), true
+		return nil
+	})
+	return id, ok, err
+}
+
+func (ix *Index) lookupName(name string) (id uint32, ok bool, err error) {
+	err = ix.db.View(func(txn *badger.Txn) error {
+		id, ok, err = getID(txn, nameKey(name))
+		return err
+	})
+	return id, ok, err
+}
+
+func (ix *Index) hasBlob(blob blobID) (bool, error) {
+	err := ix.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(blobKey(blob.hash, blob.lang))
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// File returns the indexed state of path.
+func (ix *Index) File(path string) (FileState, bool, error) {
+	f, err := ix.loadFile(path)
+	if err != nil || f.row.path == "" {
+		return FileState{}, false, err
+	}
+	return f.row.state(), true, nil
+}
+
+// Files lists every indexed file in file-id order.
+func (ix *Index) Files() ([]FileState, error) {
+	var files []FileState
+	err := ix.db.View(func(txn *badger.Txn) error {
+		return eachFileRow(txn, func(r fileRow) { files = append(files, r.state()) })
+	})
+	return files, err
+}
+
+func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{tagFile}})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		if err := it.Item().Value(func(v []byte) error {
+			r, err := decodeFileRow(v)
+			if err == nil {
+				fn(r)
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Facts returns the stored extraction result of path's indexed content.
+func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
+	var facts *analysis.FileFacts
+	err := ix.db.View(func(txn *badger.Txn) error {
+		id, ok, err := getID(txn, pathKey(path))
+		if err != nil {
+			return err
+		}
+		var row fileRow
+		if ok {
+			err = getValue(txn, fileKey(id), func(v []byte) (err error) {
+				row, err = decodeFileRow(v)
+				return err
+			})
+		}
+		if err != nil {
+			return err
+		}
+		if row.path == "" {
+			return ErrNotIndexed
+		}
+		return getValue(txn, blobKey(row.hash, row.lang), func(v []byte) (err error) {
+			facts, err = decodeFacts(v)
+			if facts != nil {
+				facts.Path, facts.Hash = path, row.state().Hash
+			}
+			return err
+		})
+	})
+	if err == nil && facts == nil {
+		err = ErrNotIndexed // an interrupted first write left no blob
+	}
+	return facts, err
+}
+
+// FactsByHash returns the stored extraction result of content with this hash
+// (see HashContent) in lang, if any file indexed such content before. The
+// result's Path is empty.
+func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, error) {
+	h, err := parseHash(hash)
+	if err != nil {
+		return nil, false, err
+	}
+	var facts *analysis.FileFacts
+	err = ix.db.View(func(txn *badger.Txn) error {
+		return getValue(txn, blobKey(h, lang), func(v []byte) (err error) {
+			facts, err = decodeFacts(v)
+			if facts != nil {
+				facts.Hash = hash
+			}
+			return err
+		})
+	})
+	return facts, facts != nil, err
+}
+
+// postingScan walks the posting rows of one table and name, resolving file ids
+// to their rows once per query.
+type postingScan struct {
+	txn   *badger.Txn
+	files map[uint32]fileRow
+}
+
+func (ix *Index) scan(fn func(s *postingScan) error) error {
+	return ix.db.View(func(txn *badger.Txn) error {
+		return fn(&postingScan{txn: txn, files: map[uint32]fileRow{}})
+	})
+}
+
+func (s *postingScan) nameID(name string) (uint32, bool, error) {
+	return getID(s.txn, nameKey(name))
+}
+
+func (s *postingScan) each(tag byte, nameID uint32, fn func(file fileRow, v []byte) error) error {
+	it := s.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 16, Prefix: idKey(tag, nameID)})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		fileID := postingFileID(item.Key())
+		file, ok := s.files[fileID]
+		if !ok {
+			if err := getValue(s.txn, fileKey(fileID), func(v []byte) (err error) {
+				file, err = decodeFileRow(v)
+				return err
+			}); err != nil {
+				return err
+			}
+			s.files[fileID] = file
+		}
+		if file.path == "" {
+			continue // removed while a posting lingers; the reverse index will drop it
+		}
+		if err := item.Value(func(v []byte) error { return fn(file, v) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// byName collects one table's postings for an exact name.
+func byName[T any](ix *Index, tag byte, name string, decode func([]byte, fileRow, []T) ([]T, error)) ([]T, error) {
+	var out []T
+	err := ix.scan(func(s *postingScan) error {
+		id, ok, err := s.nameID(name)
+		if err != nil || !ok {
+			return err
+		}
+		return s.each(tag, id, func(file fileRow, v []byte) (err error) {
+			out, err = decode(v, file, out)
+			return err
+		})
+	})
+	return out, err
+}
+
+// DefsNamed returns every definition named exactly name.
+func (ix *Index) DefsNamed(name string) ([]DefHit, error) {
+	return byName(ix, tagDef, name, func(v []byte, f fileRow, out []DefHit) ([]DefHit, error) {
+		return decodeDefPosting(v, name, f, out)
+	})
+}
+
+// RefsNamed returns every reference to name.
+func (ix *Index) RefsNamed(name string) ([]RefHit, error) {
+	return byName(ix, tagRef, name, func(v []byte, f fileRow, out []RefHit) ([]RefHit, error) {
+		return decodeRefPosting(v, name, f, out)
+	})
+}
+
+// Callers returns every call site whose callee is named name, with its caller.
+func (ix *Index) Callers(name string) ([]CallHit, error) {
+	return byName(ix, tagCall, name, func(v []byte, f fileRow, out []CallHit) ([]CallHit, error) {
+		return decodeCallPosting(v, name, f, out)
+	})
+}
+
+// Supertypes returns the edges from types named name to what they extend.
+func (ix *Index) Supertypes(name string) ([]TypeEdge, error) {
+	return byName(ix, tagSuper, name, decodeEdgePosting)
+}
+
+// Subtypes returns the edges from types naming name as a supertype.
+func (ix *Index) Subtypes(name string) ([]TypeEdge, error) {
+	return byName(ix, tagSub, name, decodeEdgePosting)
+}
+
+// indexedName is one entry of the case-insensitive name table.
+type indexedName struct {
+	id   uint32
+	name string
+}
+
+// eachName visits the names whose lowercase form starts with lowerPrefix,
+// reading keys only; fn returns false to stop.
+func eachName(txn *badger.Txn, lowerPrefix string, fn func(indexedName) bool) {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: append([]byte{tagNameLower}, lowerPrefix...)})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		if id, name, ok := parseLowerNameKey(it.Item().Key()); ok && !fn(indexedName{id, name}) {
+			return
+		}
+	}
+}
+
+// defsOfNames appends the definitions of each visited name until limit hits
+// are collected; it is the callback for eachName.
+func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(indexedName) bool {
+	return func(n indexedName) bool {
+		*err = s.each(tagDef, n.id, func(f fileRow, v []byte) (derr error) {
+			*out, derr = decodeDefPosting(v, n.name, f, *out)
+			return derr
+		})
+		return *err == nil && len(*out) < limit
+	}
+}
+
+// DefsWithPrefix returns up to limit definitions whose name starts with prefix,
+// ignoring case, in name order.
+func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
+	var out []DefHit
+	err := ix.scan(func(s *postingScan) (err error) {
+		eachName(s.txn, strings.ToLower(prefix), defsOfNames(s, limit, &out, &err))
+		return err
+	})
+	return truncate(out, limit), err
+}
+
+// DefsFuzzy returns up to limit definitions whose name contains the letters of
+// pattern in order, ignoring case, best matches first (see fuzzyScore).
+func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
+	var out []DefHit
+	err := ix.scan(func(s *postingScan) (err error) {
+		var matches []scoredName
+		eachName(s.txn, "", func(n indexedName) bool {
+			if score, ok := fuzzyScore(pattern, n.name); ok {
+				matches = append(matches, scoredName{n, score})
+			}
+			return true
+		})
+		visit := defsOfNames(s, limit, &out, &err)
+		for _, n := range rankNames(matches) {
+			if !visit(n) {
+				break
+			}
+		}
+		return err
+	})
+	return truncate(out, limit), err
+}
+
+func truncate[T any](s []T, n int) []T {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// Stats summarises the index.
+type Stats struct {
+	Files     int
+	Lines     int
+	Defs      int
+	Refs      int
+	Bytes     int64 // source bytes indexed
+	DiskBytes int64 // badger's LSM and value log on disk (0 in memory)
+}
+
+// Stats counts files, definitions, references and bytes from the file rows.
+func (ix *Index) Stats() (Stats, error) {
+	var st Stats
+	err := ix.db.View(func(txn *badger.Txn) error {
+		return eachFileRow(txn, func(r fileRow) {
+			st.Files++
+			st.Lines += r.lines
+			st.Defs += r.defs
+			st.Refs += r.refs
+			st.Bytes += r.size
+		})
+	})
+	if !ix.inMemory {
+		lsm, vlog := ix.db.Size()
+		st.DiskBytes = lsm + vlog
+	}
+	return st, err
+}

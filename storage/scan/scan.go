@@ -1,0 +1,177 @@
+// Package scan lists the source files of a workspace: it honours .gitignore
+// files at every level and .git/info/exclude, skips dependency and build
+// folders, and leaves out files that are too large or binary, counting why.
+package scan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// DefaultExcludes are directory names never entered, at any depth.
+var DefaultExcludes = []string{
+	".git", ".hg", ".svn", ".jj",
+	"node_modules", "bower_components", "vendor",
+	"build", "dist", "target", "out",
+	".gradle", ".idea", ".vscode", ".vs",
+	"__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+	".next", ".nuxt", ".svelte-kit", ".terraform", ".bundle", ".cache",
+}
+
+// DefaultMaxFileSize is the size above which a file is skipped: files that
+// large are generated or data, and parsing them would dominate indexing.
+const DefaultMaxFileSize = 2 << 20
+
+// sniffLen is how much of a file is checked for NUL bytes.
+const sniffLen = 8 << 10
+
+// Options tunes Walk. The zero value applies the defaults.
+type Options struct {
+	MaxFileSize int64    // 0 means DefaultMaxFileSize
+	Excludes    []string // directory names to skip; nil means DefaultExcludes
+	// Include, when set, selects files by path (e.g. known source extensions)
+	// before they are opened; files it rejects are not counted as skipped.
+	Include func(path string) bool
+}
+
+// File is one source file found by Walk.
+type File struct {
+	Path    string // root joined with the file's relative path
+	Size    int64
+	ModTime time.Time
+}
+
+// Skipped counts files left out, by reason.
+type Skipped struct {
+	TooLarge   int
+	Binary     int
+	Unreadable int // includes unreadable directories
+}
+
+// Result is the outcome of Walk, with Files in walk order (depth first,
+// directory entries sorted by name).
+type Result struct {
+	Files   []File
+	Skipped Skipped
+}
+
+// Walk lists the files below root.
+func Walk(ctx context.Context, root string, opts Options) (Result, error) {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.Excludes == nil {
+		opts.Excludes = DefaultExcludes
+	}
+	if info, err := os.Stat(root); err != nil {
+		return Result{}, err
+	} else if !info.IsDir() {
+		return Result{}, &fs.PathError{Op: "scan", Path: root, Err: errors.New("not a directory")}
+	}
+	w := &walker{ctx: ctx, root: root, opts: opts, sniff: make([]byte, sniffLen)}
+	var stack []*ignoreFile
+	if f, err := os.Open(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+		stack = append(stack, parseIgnore("", f))
+		f.Close()
+	}
+	err := w.dir("", stack)
+	return w.result, err
+}
+
+type walker struct {
+	ctx    context.Context
+	root   string
+	opts   Options
+	sniff  []byte
+	result Result
+}
+
+// dir walks the directory rel (slash-separated, "" for the root) with the
+// ignore files of its ancestors.
+func (w *walker) dir(rel string, stack []*ignoreFile) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		if rel == "" {
+			return err
+		}
+		w.result.Skipped.Unreadable++
+		return nil
+	}
+	if f, err := os.Open(filepath.Join(abs, ".gitignore")); err == nil {
+		stack = append(stack[:len(stack):len(stack)], parseIgnore(rel, f))
+		f.Close()
+	}
+	for _, e := range entries {
+		childRel := e.Name()
+		if rel != "" {
+			childRel = rel + "/" + e.Name()
+		}
+		switch {
+		case e.IsDir():
+			if slices.Contains(w.opts.Excludes, e.Name()) || ignored(stack, childRel, true) {
+				continue
+			}
+			if err := w.dir(childRel, stack); err != nil {
+				return err
+			}
+		case e.Type().IsRegular(): // symlinks are not followed: they may leave the workspace
+			if !ignored(stack, childRel, false) {
+				w.file(filepath.Join(abs, e.Name()), e)
+			}
+		}
+	}
+	return nil
+}
+
+func (w *walker) file(path string, e fs.DirEntry) {
+	if w.opts.Include != nil && !w.opts.Include(path) {
+		return
+	}
+	info, err := e.Info()
+	if err != nil {
+		w.result.Skipped.Unreadable++
+		return
+	}
+	if info.Size() > w.opts.MaxFileSize {
+		w.result.Skipped.TooLarge++
+		return
+	}
+	binary, err := w.isBinaryFile(path)
+	switch {
+	case err != nil:
+		w.result.Skipped.Unreadable++
+	case binary:
+		w.result.Skipped.Binary++
+	default:
+		w.result.Files = append(w.result.Files, File{Path: path, Size: info.Size(), ModTime: info.ModTime()})
+	}
+}
+
+func (w *walker) isBinaryFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	n, err := io.ReadFull(f, w.sniff)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, err
+	}
+	return IsBinary(w.sniff[:n]), nil
+}
+
+// IsBinary reports whether src looks binary: a NUL byte in its first 8 KB.
+func IsBinary(src []byte) bool {
+	return bytes.IndexByte(src[:min(len(src), sniffLen)], 0) >= 0
+}

@@ -1,0 +1,504 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// ErrNotIndexed is returned for a path the index does not hold.
+var ErrNotIndexed = errors.New("storage: file not indexed")
+
+var errBatchDone = errors.New("storage: batch already flushed")
+
+// HashContent is the content hash FileFacts.Hash must carry: lowercase hex SHA-256.
+func HashContent(src []byte) string {
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
+}
+
+func parseHash(s string) (contentHash, error) {
+	var h contentHash
+	if len(s) != 2*hashLen {
+		return h, fmt.Errorf("storage: content hash %q is not hex SHA-256", s)
+	}
+	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+		return h, fmt.Errorf("storage: content hash %q: %w", s, err)
+	}
+	return h, nil
+}
+
+// FileState is what the index knows about one file.
+type FileState struct {
+	Path    string
+	Lang    string
+	Package string // FileFacts.Package
+	Size    int64
+	ModTime time.Time
+	Hash    string // lowercase hex SHA-256 of the indexed content
+	Lines   int
+	Defs    int
+	Refs    int
+	// Incomplete marks a file whose last write was interrupted (the process
+	// died mid-batch): its rows may be partial and it must be reindexed.
+	Incomplete bool
+}
+
+// fileRow is the stored form of FileState.
+type fileRow struct {
+	path, lang, pkg   string
+	size, mtime       int64
+	hash              contentHash
+	lines, defs, refs int
+	incomplete        bool
+}
+
+func (r fileRow) encode() []byte {
+	e := &encoder{}
+	e.str(r.path)
+	e.str(r.lang)
+	e.str(r.pkg)
+	e.varint(r.size)
+	e.varint(r.mtime)
+	e.buf = append(e.buf, r.hash[:]...)
+	e.varint(int64(r.lines))
+	e.varint(int64(r.defs))
+	e.varint(int64(r.refs))
+	e.bool(r.incomplete)
+	return e.buf
+}
+
+func decodeFileRow(v []byte) (fileRow, error) {
+	d := &decoder{buf: v}
+	r := fileRow{path: d.str(), lang: d.str(), pkg: d.str(), size: d.varint(), mtime: d.varint()}
+	copy(r.hash[:], d.bytes(hashLen))
+	r.lines, r.defs, r.refs, r.incomplete = d.int(), d.int(), d.int(), d.bool()
+	return r, d.err
+}
+
+func (r fileRow) state() FileState {
+	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
+		Lines: r.lines, Defs: r.defs, Refs: r.refs, Incomplete: r.incomplete}
+	if r.mtime != 0 {
+		s.ModTime = time.Unix(0, r.mtime)
+	}
+	return s
+}
+
+// blobID names one stored extraction result.
+type blobID struct {
+	hash contentHash
+	lang string
+}
+
+// Batch groups writes of many files into one badger WriteBatch. It holds the
+// index's write lock from NewBatch until Flush, which must always be called.
+//
+// Every file write is ordered so that a process killed at any point leaves a
+// state the next run repairs: the file row is first rewritten as Incomplete,
+// then the reverse index is widened to cover old and new postings, then the
+// postings change, then the reverse index narrows to the new set and the file
+// row is completed. badger applies one writer's commits in order, so a crash
+// leaves a prefix of this sequence: an Incomplete file whose reverse index
+// lists every posting it may have left behind.
+type Batch struct {
+	ix     *Index
+	wb     *badger.WriteBatch
+	paths  map[string]bool // files written since the last commit
+	blobs  map[blobID]bool // blobs known to exist or written in this batch
+	unused []blobID        // blobs that lost a user; removed after commit if none is left
+	err    error
+	done   bool
+}
+
+// NewBatch starts a batch, waiting for any other batch to finish. Do not call
+// the Index's own write methods from the goroutine holding a Batch.
+func (ix *Index) NewBatch() *Batch {
+	ix.writeMu.Lock()
+	return &Batch{ix: ix, wb: ix.db.NewWriteBatch(), paths: map[string]bool{}, blobs: map[blobID]bool{}}
+}
+
+// PutFile replaces everything the index holds for path with facts, which must
+// carry Lang, Size and Hash (see HashContent). The blob of equal content is
+// reused when it already exists.
+func (b *Batch) PutFile(path string, mtime time.Time, facts *analysis.FileFacts) error {
+	hash, err := parseHash(facts.Hash)
+	if err != nil {
+		return err
+	}
+	if err := b.begin(path); err != nil {
+		return err
+	}
+	return b.fail(b.putFile(path, mtime, hash, facts))
+}
+
+func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *analysis.FileFacts) error {
+	cur, err := b.ix.loadFile(path)
+	if err != nil {
+		return err
+	}
+	wb := b.wb
+	if !cur.found {
+		if cur.id, err = b.allocFileID(); err != nil {
+			return err
+		}
+		if err := wb.Set(pathKey(path), binary.BigEndian.AppendUint32(nil, cur.id)); err != nil {
+			return err
+		}
+	}
+	if cur.row.path == "" { // new, or its first write died between the path and file rows
+		cur.row = fileRow{path: path, lang: facts.Lang}
+	}
+	pending := cur.row
+	pending.incomplete = true
+	if err := wb.Set(fileKey(cur.id), pending.encode()); err != nil {
+		return err
+	}
+
+	rows, err := b.encodePostings(facts)
+	if err != nil {
+		return err
+	}
+	refs := make([]postingRef, len(rows))
+	for i, r := range rows {
+		refs[i] = r.ref
+	}
+	covering := union(cur.postings, refs)
+	if len(covering) > 0 {
+		if err := wb.Set(reverseKey(cur.id), encodePostingRefs(covering)); err != nil {
+			return err
+		}
+	}
+	blob := blobID{hash, facts.Lang}
+	if err := b.ensureBlob(blob, facts); err != nil {
+		return err
+	}
+	if err := wb.Set(blobUserKey(hash, facts.Lang, cur.id), nil); err != nil {
+		return err
+	}
+	for _, r := range cur.postings {
+		if _, kept := slices.BinarySearchFunc(refs, r, comparePostingRefs); !kept {
+			if err := wb.Delete(postingKey(r.tag, r.nameID, cur.id)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range rows {
+		if err := wb.Set(postingKey(r.ref.tag, r.ref.nameID, cur.id), r.value); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(refs) == 0 && len(covering) > 0:
+		err = wb.Delete(reverseKey(cur.id))
+	case len(refs) < len(covering):
+		err = wb.Set(reverseKey(cur.id), encodePostingRefs(refs))
+	}
+	if err != nil {
+		return err
+	}
+	if old := (blobID{cur.row.hash, cur.row.lang}); cur.found && old != blob {
+		if err := b.dropBlobUser(old, cur.id); err != nil {
+			return err
+		}
+	}
+	final := fileRow{path: path, lang: facts.Lang, pkg: facts.Package, size: int64(facts.Size), mtime: mtime.UnixNano(),
+		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs)}
+	return wb.Set(fileKey(cur.id), final.encode())
+}
+
+// postingRow is one encoded posting row of the file being written.
+type postingRow struct {
+	ref   postingRef
+	value []byte
+}
+
+// encodePostings builds the posting rows of a file, interning their names,
+// in key order. Entries are grouped by sorting (nameID, index) pairs packed in
+// a uint64, which is much cheaper than a map of slices per name. All values
+// share one growing buffer: a WriteBatch keeps the slices until commit, and
+// appending never rewrites bytes already handed out.
+func (b *Batch) encodePostings(facts *analysis.FileFacts) ([]postingRow, error) {
+	var rows []postingRow
+	e := &encoder{buf: make([]byte, 0, 32*(len(facts.Refs)+len(facts.Defs)+len(facts.Calls)))}
+	var keys []uint64
+	var idx []int
+	// A file repeats its names: a small per-file map is cheaper than the
+	// index-wide cache, whose size makes every lookup a cache miss.
+	local := make(map[string]uint32, len(facts.Defs)+len(facts.Refs)/4)
+	for _, t := range postingTables(facts) {
+		keys = keys[:0]
+		for i := range t.n {
+			name := t.name(i)
+			if name == "" {
+				continue
+			}
+			id, ok := local[name]
+			if !ok {
+				var err error
+				if id, err = b.nameID(name); err != nil {
+					return nil, err
+				}
+				local[name] = id
+			}
+			keys = append(keys, uint64(id)<<32|uint64(i))
+		}
+		slices.Sort(keys)
+		for start := 0; start < len(keys); {
+			id := uint32(keys[start] >> 32)
+			idx = idx[:0]
+			end := start
+			for ; end < len(keys) && uint32(keys[end]>>32) == id; end++ {
+				idx = append(idx, int(uint32(keys[end])))
+			}
+			valueStart := len(e.buf)
+			postingEncoders[t.tag](e, facts, idx)
+			rows = append(rows, postingRow{postingRef{t.tag, id}, e.buf[valueStart:len(e.buf):len(e.buf)]})
+			start = end
+		}
+	}
+	return rows, nil
+}
+
+func comparePostingRefs(a, b postingRef) int {
+	if a.tag != b.tag {
+		return int(a.tag) - int(b.tag)
+	}
+	return int(int64(a.nameID) - int64(b.nameID))
+}
+
+func union(a, b []postingRef) []postingRef {
+	u := slices.Concat(a, b)
+	slices.SortFunc(u, comparePostingRefs)
+	return slices.Compact(u)
+}
+
+// ensureBlob writes the extraction blob unless equal content is stored already.
+func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
+	if b.blobs[blob] {
+		return nil
+	}
+	exists, err := b.ix.hasBlob(blob)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if err := b.wb.Set(blobKey(blob.hash, blob.lang), encodeFacts(facts)); err != nil {
+			return err
+		}
+	}
+	b.blobs[blob] = true
+	return nil
+}
+
+func (b *Batch) dropBlobUser(blob blobID, fileID uint32) error {
+	if blob.hash == (contentHash{}) {
+		return nil // the file never completed a write
+	}
+	b.unused = append(b.unused, blob)
+	return b.wb.Delete(blobUserKey(blob.hash, blob.lang, fileID))
+}
+
+// TouchFile records a new mtime for a file whose content hash is unchanged.
+func (b *Batch) TouchFile(path string, mtime time.Time) error {
+	if err := b.begin(path); err != nil {
+		return err
+	}
+	cur, err := b.ix.loadFile(path)
+	if err != nil {
+		return b.fail(err)
+	}
+	if cur.row.path == "" {
+		return ErrNotIndexed
+	}
+	cur.row.mtime = mtime.UnixNano()
+	return b.fail(b.wb.Set(fileKey(cur.id), cur.row.encode()))
+}
+
+// RemoveFile deletes a file and all its postings; a missing file is no error.
+func (b *Batch) RemoveFile(path string) error {
+	if err := b.begin(path); err != nil {
+		return err
+	}
+	cur, err := b.ix.loadFile(path)
+	if err != nil || !cur.found {
+		return b.fail(err)
+	}
+	// Postings go before the reverse index that lists them, and the file row
+	// before the path row, so an interrupted removal is simply repeated.
+	for _, r := range cur.postings {
+		if err := b.wb.Delete(postingKey(r.tag, r.nameID, cur.id)); err != nil {
+			return b.fail(err)
+		}
+	}
+	if err := b.wb.Delete(reverseKey(cur.id)); err != nil {
+		return b.fail(err)
+	}
+	if err := b.dropBlobUser(blobID{cur.row.hash, cur.row.lang}, cur.id); err != nil {
+		return b.fail(err)
+	}
+	if err := b.wb.Delete(fileKey(cur.id)); err != nil {
+		return b.fail(err)
+	}
+	return b.fail(b.wb.Delete(pathKey(path)))
+}
+
+// begin checks the batch is usable and commits first when path was already
+// written in this batch, since each write reads the file's committed rows.
+func (b *Batch) begin(path string) error {
+	if b.done {
+		return errBatchDone
+	}
+	if b.err != nil {
+		return b.err
+	}
+	if b.paths[path] {
+		if err := b.commit(); err != nil {
+			return err
+		}
+		b.wb = b.ix.db.NewWriteBatch()
+	}
+	b.paths[path] = true
+	return nil
+}
+
+// fail records the first write error: after it the batch's state is unknown,
+// so later writes are refused and names allocated in it are forgotten.
+func (b *Batch) fail(err error) error {
+	if err != nil && b.err == nil {
+		b.err = err
+		b.ix.forgetNames()
+	}
+	return err
+}
+
+// commit flushes the pending writes, then deletes blobs left without users.
+func (b *Batch) commit() error {
+	if err := b.fail(b.wb.Flush()); err != nil {
+		return err
+	}
+	clear(b.paths)
+	clear(b.blobs)
+	if len(b.unused) == 0 {
+		return nil
+	}
+	var orphans [][]byte
+	err := b.ix.db.View(func(txn *badger.Txn) error {
+		for _, blob := range b.unused {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
+			it.Rewind()
+			if !it.Valid() {
+				orphans = append(orphans, blobKey(blob.hash, blob.lang))
+			}
+			it.Close()
+		}
+		return nil
+	})
+	b.unused = b.unused[:0]
+	if err != nil || len(orphans) == 0 {
+		return b.fail(err)
+	}
+	return b.fail(b.ix.db.Update(func(txn *badger.Txn) error {
+		for _, k := range orphans {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// Flush commits the batch and releases the write lock. The batch cannot be
+// used afterwards.
+func (b *Batch) Flush() error {
+	if b.done {
+		return errBatchDone
+	}
+	b.done = true
+	defer b.ix.writeMu.Unlock()
+	if b.err != nil {
+		b.wb.Cancel()
+		return b.err
+	}
+	return b.commit()
+}
+
+func (b *Batch) allocFileID() (uint32, error) {
+	id := b.ix.nextFile
+	b.ix.nextFile++
+	return id, b.wb.Set(metaKey("nextFile"), binary.BigEndian.AppendUint32(nil, b.ix.nextFile))
+}
+
+// nameID interns name. A new id's counter is written before the rows that use
+// it, so a crash can never hand the same id out twice.
+func (b *Batch) nameID(name string) (uint32, error) {
+	if id, ok := b.ix.names[name]; ok {
+		return id, nil
+	}
+	var id uint32
+	found := false
+	if !b.ix.allNames {
+		var err error
+		if id, found, err = b.ix.lookupName(name); err != nil {
+			return 0, err
+		}
+	}
+	if !found {
+		id = b.ix.nextName
+		b.ix.nextName++
+		if err := b.wb.Set(metaKey("nextName"), binary.BigEndian.AppendUint32(nil, b.ix.nextName)); err != nil {
+			return 0, err
+		}
+		if err := b.wb.Set(nameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
+			return 0, err
+		}
+		if err := b.wb.Set(lowerNameKey(name, id), nil); err != nil {
+			return 0, err
+		}
+	}
+	if len(b.ix.names) >= maxCachedNames {
+		b.ix.forgetNames()
+	}
+	b.ix.names[name] = id
+	return id, nil
+}
+
+func (ix *Index) forgetNames() {
+	clear(ix.names)
+	ix.allNames = false
+}
+
+// maxCachedNames bounds the interning cache (a few tens of MB at most).
+const maxCachedNames = 1 << 19
+
+// PutFile writes one file in its own batch.
+func (ix *Index) PutFile(path string, mtime time.Time, facts *analysis.FileFacts) error {
+	return ix.write(func(b *Batch) error { return b.PutFile(path, mtime, facts) })
+}
+
+// TouchFile records a new mtime for a file whose content is unchanged.
+func (ix *Index) TouchFile(path string, mtime time.Time) error {
+	return ix.write(func(b *Batch) error { return b.TouchFile(path, mtime) })
+}
+
+// RemoveFile deletes a file from the index; a missing file is no error.
+func (ix *Index) RemoveFile(path string) error {
+	return ix.write(func(b *Batch) error { return b.RemoveFile(path) })
+}
+
+func (ix *Index) write(op func(*Batch) error) error {
+	b := ix.NewBatch()
+	err := op(b)
+	if ferr := b.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
