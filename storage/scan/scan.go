@@ -19,10 +19,34 @@ import (
 var DefaultExcludes = []string{
 	".git", ".hg", ".svn", ".jj",
 	"node_modules", "bower_components", "vendor",
-	"build", "dist", "target", "out",
 	".gradle", ".idea", ".vscode", ".vs",
 	"__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
 	".next", ".nuxt", ".svelte-kit", ".terraform", ".bundle", ".cache",
+}
+
+// buildOutputs are directory names that hold a build tool's output when one
+// of the tool's build files sits beside them. Elsewhere they may be source
+// (Go's go/build package), so they are skipped only next to such a file.
+var buildOutputs = map[string][]string{
+	"build":  {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "package.json", "setup.py", "pyproject.toml", "CMakeLists.txt"},
+	"target": {"pom.xml", "Cargo.toml", "build.sbt"},
+	"out":    {"build.gradle", "build.gradle.kts", "package.json", "tsconfig.json"},
+	"dist":   {"package.json", "setup.py", "pyproject.toml"},
+}
+
+// isBuildOutput reports whether dir, a child of a directory holding
+// siblings, is a build tool's output directory.
+func isBuildOutput(dir string, siblings []fs.DirEntry) bool {
+	markers, ok := buildOutputs[dir]
+	if !ok {
+		return false
+	}
+	for _, e := range siblings {
+		if !e.IsDir() && slices.Contains(markers, e.Name()) {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultMaxFileSize is the size above which a file is skipped: files that
@@ -119,7 +143,7 @@ func (w *walker) dir(rel string, stack []*ignoreFile) error {
 		}
 		switch {
 		case e.IsDir():
-			if slices.Contains(w.opts.Excludes, e.Name()) || ignored(stack, childRel, true) {
+			if slices.Contains(w.opts.Excludes, e.Name()) || isBuildOutput(e.Name(), entries) || ignored(stack, childRel, true) {
 				continue
 			}
 			if err := w.dir(childRel, stack); err != nil {

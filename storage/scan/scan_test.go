@@ -183,3 +183,24 @@ func TestWalkCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestBuildOutputsOnlyBesideTheirBuildFile(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{
+		"app/build.gradle.kts", "app/build/generated/Gen.kt", "app/src/Main.kt",
+		"lib/Cargo.toml", "lib/target/debug/build.rs", "lib/src/lib.rs",
+		"web/package.json", "web/dist/bundle.js", "web/out/x.js",
+		"go/build/build.go", "tools/target/target.go", "docs/out/page.md",
+	} {
+		write(t, root, rel, "x")
+	}
+	res, err := Walk(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"app/build.gradle.kts", "app/src/Main.kt", "docs/out/page.md", "go/build/build.go",
+		"lib/Cargo.toml", "lib/src/lib.rs", "tools/target/target.go", "web/package.json"}
+	if got := relPaths(t, root, res.Files); !slices.Equal(got, want) {
+		t.Errorf("files:\n got %v\nwant %v", got, want)
+	}
+}
