@@ -6,5 +6,6 @@ import "github.com/kast-dev/kast/server"
 // protocol family registers itself here and advertises its capabilities.
 func NewRegistry() *server.Registry {
 	reg := server.NewRegistry()
+	registerKward(reg)
 	return reg
 }

@@ -1,0 +1,431 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Behavior says what turns/start does with input while a turn may be running.
+type Behavior string
+
+// Streaming behaviors; "" picks newTurn when idle, else steer when the
+// provider steers natively, else followUp.
+const (
+	NewTurn  Behavior = "newTurn"
+	FollowUp Behavior = "followUp"
+	Steer    Behavior = "steer"
+)
+
+// InputError is input the session cannot accept; protocols report it as
+// invalid params.
+type InputError struct{ Message string }
+
+func (e *InputError) Error() string { return e.Message }
+
+// SessionOptions configures a Session.
+type SessionOptions struct {
+	ID        string
+	Workspace string
+	// Log persists messages; nil keeps the conversation in memory only.
+	Log *SessionLog
+	// History is the conversation so far (from Log when resuming).
+	History []Message
+	// Provider resolves the model provider when a turn starts, so configuration
+	// changes apply to the next turn; an error fails that turn at once.
+	Provider func() (Provider, error)
+	Tools    Toolset
+	// System is the system prompt; empty means DefaultSystemPrompt.
+	System string
+	// Sink receives every event of every turn, in order per turn.
+	Sink func(Event)
+	// OnQuestion is called when a tool asks the user; nil means the client
+	// cannot answer questions.
+	OnQuestion func(QuestionRequest)
+	// RetryDelays are the waits before each retry of a transient model failure;
+	// nil means 1s then 2s (three attempts).
+	RetryDelays []time.Duration
+	// MaxSteps caps model requests per turn; 0 means 100.
+	MaxSteps int
+}
+
+// QuestionRequest is a tool's question put to the user.
+type QuestionRequest struct {
+	SessionID string
+	TurnID    string
+	ID        string
+	Questions []Question
+}
+
+// Session runs one conversation's turns: a FIFO queue served by one worker,
+// so at most one turn runs at a time.
+type Session struct {
+	opts  SessionOptions
+	reads ReadSet
+
+	mu      sync.Mutex
+	history []Message
+	queue   []*Turn
+	running *Turn
+	working bool // a worker goroutine is serving the queue
+	closed  bool
+	idle    chan struct{} // closed when the worker exits; replaced when one starts
+}
+
+// DefaultSystemPrompt introduces the agent to the model.
+const DefaultSystemPrompt = `You are kast, a coding agent working in a local workspace.
+Use the tools to inspect and change files and to run commands. Read a file before editing it.
+Keep answers short and precise.`
+
+// NewSession returns a session ready to take turns.
+func NewSession(opts SessionOptions) *Session {
+	if opts.ID == "" {
+		opts.ID = NewID()
+	}
+	if opts.RetryDelays == nil {
+		opts.RetryDelays = []time.Duration{time.Second, 2 * time.Second}
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = 100
+	}
+	idle := make(chan struct{})
+	close(idle)
+	return &Session{opts: opts, history: append([]Message(nil), opts.History...), idle: idle}
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.opts.ID }
+
+// Workspace returns the session's workspace root.
+func (s *Session) Workspace() string { return s.opts.Workspace }
+
+// Log returns the session's log, or nil.
+func (s *Session) Log() *SessionLog { return s.opts.Log }
+
+// History returns a copy of the conversation.
+func (s *Session) History() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.history...)
+}
+
+// Busy reports whether a turn is running or queued.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running != nil || len(s.queue) > 0
+}
+
+// Running returns the running turn, or nil.
+func (s *Session) Running() *Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// Start queues a turn for in, or steers the running turn with it.
+func (s *Session) Start(in Input, behavior Behavior) (*Turn, error) {
+	if strings.TrimSpace(in.Text) == "" && len(in.Images) == 0 {
+		return nil, &InputError{"input is empty"}
+	}
+	switch behavior {
+	case "", NewTurn, FollowUp, Steer:
+	default:
+		return nil, &InputError{fmt.Sprintf("unsupported streamingBehavior: %s; want newTurn, followUp or steer", behavior)}
+	}
+	if behavior == "" || behavior == Steer {
+		if t, err := s.trySteer(in, behavior == Steer); t != nil || err != nil {
+			return t, err
+		}
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, &InputError{"the session is closed"}
+	}
+	t := newTurn(NewID(), s.opts.ID, in, s.opts.Sink)
+	s.mu.Unlock()
+	// turnQueued is emitted before the worker can see the turn, so it always
+	// precedes turnStarted.
+	t.emit(Event{Kind: EventQueued, Status: StatusQueued})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, t)
+	if !s.working {
+		s.working = true
+		s.idle = make(chan struct{})
+		go s.work(s.idle)
+	}
+	return t, nil
+}
+
+// trySteer routes in to the running turn when the provider steers natively.
+// With required unset it returns (nil, nil) when steering does not apply.
+func (s *Session) trySteer(in Input, required bool) (*Turn, error) {
+	running := s.Running()
+	if running == nil {
+		if required {
+			return nil, &InputError{"unsupported streamingBehavior: steer: no turn is running"}
+		}
+		return nil, nil
+	}
+	if !s.steerSupported() {
+		if required {
+			return nil, &InputError{"unsupported streamingBehavior: steer: the provider does not support steering a running turn"}
+		}
+		return nil, nil
+	}
+	if running.steer(in) {
+		return running, nil
+	}
+	return nil, nil // the turn ended meanwhile: queue a follow-up instead
+}
+
+func (s *Session) steerSupported() bool {
+	if s.opts.Provider == nil {
+		return false
+	}
+	p, err := s.opts.Provider()
+	return err == nil && p.Info().Steer
+}
+
+// Cancel cancels a turn of this session: a queued one never runs, a running
+// one stops at the next opportunity. It returns the turn's state.
+func (s *Session) Cancel(t *Turn) TurnInfo {
+	t.requestCancel()
+	return t.Info()
+}
+
+// Answer delivers answers to a pending question of the running turn.
+func (s *Session) Answer(questionID string, answers []Answer) bool {
+	t := s.Running()
+	return t != nil && t.answer(questionID, answers)
+}
+
+// Close cancels queued and running turns and waits (bounded) for the worker.
+func (s *Session) Close() {
+	s.mu.Lock()
+	s.closed = true
+	turns := append([]*Turn(nil), s.queue...)
+	if s.running != nil {
+		turns = append(turns, s.running)
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	for _, t := range turns {
+		t.requestCancel()
+	}
+	select {
+	case <-idle:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func (s *Session) work(idle chan struct{}) {
+	defer close(idle)
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.working = false
+			s.mu.Unlock()
+			return
+		}
+		t := s.queue[0]
+		s.queue = s.queue[1:]
+		s.running = t
+		s.mu.Unlock()
+
+		s.run(t)
+
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+	}
+}
+
+// run executes one turn to its terminal event.
+func (s *Session) run(t *Turn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if !t.begin(cancel) {
+		return // cancelled while queued
+	}
+	status, err := s.loop(ctx, t)
+	t.finish(status, err)
+}
+
+func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
+	if s.opts.Provider == nil {
+		return StatusFailed, &TurnError{Message: ErrNoProvider.Error(), Code: "PROVIDER_NOT_CONFIGURED"}
+	}
+	provider, err := s.opts.Provider()
+	if err != nil {
+		code := "PROVIDER_ERROR"
+		if errors.Is(err, ErrNoProvider) {
+			code = "PROVIDER_NOT_CONFIGURED"
+		}
+		return StatusFailed, &TurnError{Message: err.Error(), Code: code}
+	}
+	if err := s.record(ctx, Message{Role: RoleUser, Text: t.input.Text, Images: t.input.Images}); err != nil {
+		return StatusFailed, err
+	}
+	env := &ToolEnv{Workspace: s.opts.Workspace, Reads: &s.reads}
+	if s.opts.OnQuestion != nil {
+		env.Ask = func(ctx context.Context, qs []Question) ([]Answer, error) { return s.ask(ctx, t, qs) }
+	}
+	var specs []ToolSpec
+	if s.opts.Tools != nil {
+		specs = s.opts.Tools.Specs()
+	}
+	system := s.opts.System
+	if system == "" {
+		system = DefaultSystemPrompt
+	}
+	info := provider.Info()
+	for range s.opts.MaxSteps {
+		req := &ModelRequest{System: system, Messages: s.History(), Tools: specs}
+		resp, err := s.request(ctx, t, provider, req)
+		if ctx.Err() != nil {
+			return StatusCanceled, nil
+		}
+		if err != nil {
+			return StatusFailed, &TurnError{Message: err.Error(), Code: "PROVIDER_ERROR"}
+		}
+		usage := resp.Usage
+		msg := Message{ID: NewID(), Role: RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls,
+			ReasoningSummary: resp.Reasoning, Usage: &usage, Provider: info.Name, Model: info.Model}
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = "call_" + NewID()[:12]
+			}
+		}
+		if err := s.record(ctx, msg); err != nil {
+			return StatusFailed, err
+		}
+		t.emit(Event{Kind: EventMessage, Message: &msg})
+		for _, call := range msg.ToolCalls {
+			if err := s.runTool(ctx, t, env, call); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if ctx.Err() != nil {
+			return StatusCanceled, nil
+		}
+		steered := t.takeSteering()
+		for _, in := range steered {
+			if err := s.record(ctx, Message{Role: RoleUser, Text: in.Text, Images: in.Images}); err != nil {
+				return StatusFailed, err
+			}
+		}
+		if len(msg.ToolCalls) == 0 && len(steered) == 0 {
+			t.emit(Event{Kind: EventAnswer, Text: msg.Text})
+			return StatusCompleted, nil
+		}
+	}
+	return StatusFailed, &TurnError{Message: fmt.Sprintf("the turn stopped after %d model requests", s.opts.MaxSteps), Code: "MAX_STEPS"}
+}
+
+// runTool runs one call and records its result. Once the turn is cancelled the
+// call is answered "Cancelled." without running, so the history stays a valid
+// conversation for the next turn.
+func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolCall) *TurnError {
+	var result ToolResult
+	if ctx.Err() != nil {
+		result = ToolResult{Content: "Cancelled.", IsError: true}
+	} else {
+		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
+		if s.opts.Tools == nil {
+			result = ToolResult{Content: "Error: no tools are available", IsError: true}
+		} else {
+			result = s.opts.Tools.Run(ctx, env, call)
+		}
+		t.emit(Event{Kind: EventToolResult, Tool: &ToolEvent{Call: call, Result: &result}})
+	}
+	return s.recordNow(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Text: result.Content})
+}
+
+// request calls the model, retrying transient failures that happened before
+// anything was streamed (a retry after deltas would repeat them).
+func (s *Session) request(ctx context.Context, t *Turn, p Provider, req *ModelRequest) (*ModelResponse, error) {
+	maxAttempts := len(s.opts.RetryDelays) + 1
+	for attempt := 1; ; attempt++ {
+		streamed := false
+		sink := DeltaSink{
+			Text:      func(d string) { streamed = true; t.emit(Event{Kind: EventTextDelta, Delta: d}) },
+			Reasoning: func(d string) { streamed = true; t.emit(Event{Kind: EventReasoningDelta, Delta: d}) },
+		}
+		resp, err := p.Stream(ctx, req, sink)
+		if err == nil || ctx.Err() != nil {
+			return resp, err
+		}
+		var perr *ProviderError
+		if attempt >= maxAttempts || streamed || !errors.As(err, &perr) || !perr.Transient {
+			return nil, err
+		}
+		delay := s.opts.RetryDelays[attempt-1]
+		info := p.Info()
+		t.emit(Event{Kind: EventRetry, Retry: &RetryInfo{Provider: info.Name, Model: info.Model,
+			Attempt: attempt + 1, MaxAttempts: maxAttempts, Delay: delay, Error: err.Error()}})
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+// ask registers a question with the turn, tells the client and waits for the
+// answer, the turn's end or cancellation.
+func (s *Session) ask(ctx context.Context, t *Turn, qs []Question) ([]Answer, error) {
+	id := NewID()
+	ch := t.addQuestion(id)
+	if ch == nil {
+		return nil, context.Canceled
+	}
+	defer t.dropQuestion(id)
+	s.opts.OnQuestion(QuestionRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Questions: qs})
+	select {
+	case answers, ok := <-ch:
+		if !ok {
+			return nil, context.Canceled
+		}
+		return answers, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// record appends msg to the history and the log, unless the turn was
+// cancelled: a cancelled turn adds nothing more to the conversation.
+func (s *Session) record(ctx context.Context, msg Message) *TurnError {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return s.recordNow(msg)
+}
+
+func (s *Session) recordNow(msg Message) *TurnError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opts.Log != nil {
+		stored, err := s.opts.Log.AppendMessage(msg)
+		if err != nil {
+			return &TurnError{Message: "writing the session file: " + err.Error(), Code: "SESSION_WRITE_FAILED"}
+		}
+		msg = stored
+	}
+	s.history = append(s.history, msg)
+	return nil
+}
+
+// NewID returns a random 32-hex-digit id.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,398 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SessionVersion is the session file format version (Kward's store VERSION).
+const SessionVersion = 2
+
+// TimeFormat is how session files and protocols write timestamps: ISO-8601
+// in UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Header is the first record of a session file.
+type Header struct {
+	Type            string `json:"type"` // "session"
+	Version         int    `json:"version"`
+	ID              string `json:"id"`
+	Timestamp       string `json:"timestamp"`
+	Cwd             string `json:"cwd"`
+	Provider        string `json:"provider,omitempty"`
+	Model           string `json:"model,omitempty"`
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	ParentID        string `json:"parentId,omitempty"`
+	ParentPath      string `json:"parentPath,omitempty"`
+}
+
+// Store keeps session files under Dir, one folder per working directory, as
+// Kward lays them out.
+type Store struct {
+	Dir string
+}
+
+// DirFor returns the folder holding the sessions of workspace cwd.
+func (st *Store) DirFor(cwd string) string {
+	safe := strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimPrefix(cwd, "/"))
+	return filepath.Join(st.Dir, "--"+safe+"--")
+}
+
+// Create writes a new session file holding only its header. The file is
+// created with O_EXCL, 0600, in a 0700 folder.
+func (st *Store) Create(h Header) (*SessionLog, error) {
+	now := time.Now().UTC()
+	h.Type, h.Version = "session", SessionVersion
+	if h.ID == "" {
+		h.ID = newUUID()
+	}
+	if h.Timestamp == "" {
+		h.Timestamp = now.Format(TimeFormat)
+	}
+	dir := st.DirFor(h.Cwd)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	name := strings.ReplaceAll(now.Format(TimeFormat), ":", "-") + "_" + h.ID + ".jsonl"
+	path := filepath.Join(dir, name)
+	line, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &SessionLog{path: path, header: h}, nil
+}
+
+// SessionLog appends records to one session file. It never rewrites it.
+type SessionLog struct {
+	path   string
+	mu     sync.Mutex
+	header Header
+	leaf   string // id of the last tree entry
+	name   string
+}
+
+// Path returns the file's absolute path.
+func (l *SessionLog) Path() string { return l.path }
+
+// Header returns the file's header record.
+func (l *SessionLog) Header() Header { return l.header }
+
+// Name returns the session's current name.
+func (l *SessionLog) Name() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.name
+}
+
+// AppendMessage appends a message record whose parent is the previous
+// entry, and returns the message with its id stamped in.
+func (l *SessionLog) AppendMessage(m Message) (Message, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if m.ID == "" {
+		m.ID = NewID()
+	}
+	var parent *string
+	if l.leaf != "" {
+		parent = &l.leaf
+	}
+	rec := struct {
+		Type      string  `json:"type"`
+		ID        string  `json:"id"`
+		ParentID  *string `json:"parentId"`
+		Timestamp string  `json:"timestamp"`
+		Message   Message `json:"message"`
+	}{"message", m.ID, parent, time.Now().UTC().Format(TimeFormat), m}
+	if err := l.appendLocked(rec); err != nil {
+		return m, err
+	}
+	l.leaf = m.ID
+	return m, nil
+}
+
+// SetName appends a session_info record renaming the session ("" clears).
+func (l *SessionLog) SetName(name string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec := map[string]any{"type": "session_info", "timestamp": time.Now().UTC().Format(TimeFormat), "name": name}
+	if err := l.appendLocked(rec); err != nil {
+		return err
+	}
+	l.name = name
+	return nil
+}
+
+// appendLocked writes one record as one line with one write, so a process
+// killed at any moment leaves whole lines behind (and a torn last line is
+// skipped on load).
+func (l *SessionLog) appendLocked(rec any) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Loaded is a session file read back.
+type Loaded struct {
+	Path     string
+	Header   Header
+	Name     string
+	Messages []Message // the active branch, oldest first
+	ModTime  time.Time
+}
+
+// Open loads the session file at path and returns a log that appends to it.
+func Open(path string) (*SessionLog, *Loaded, error) {
+	ld, err := Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name}
+	if n := len(ld.Messages); n > 0 {
+		l.leaf = ld.Messages[n-1].ID
+	}
+	return l, ld, nil
+}
+
+type entry struct {
+	id, parent string
+	msg        Message
+	kind       string
+	firstKept  string
+}
+
+// Load reads a session file leniently: lines that do not parse and record
+// types it does not know are skipped, and the active branch is rebuilt by
+// walking parentId links back from the leaf.
+func Load(path string) (*Loaded, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	ld := &Loaded{Path: path, ModTime: fi.ModTime()}
+	entries := map[string]*entry{}
+	leaf := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for sc.Scan() {
+		var rec struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			ParentID  *string         `json:"parentId"`
+			TargetID  *string         `json:"targetId"`
+			Name      *string         `json:"name"`
+			Summary   string          `json:"summary"`
+			Message   json.RawMessage `json:"message"`
+			Timestamp string          `json:"timestamp"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		switch rec.Type {
+		case "session":
+			if json.Unmarshal(sc.Bytes(), &ld.Header) != nil {
+				continue
+			}
+		case "message", "compaction", "branch_summary":
+			e := &entry{id: rec.ID, kind: rec.Type}
+			if rec.ParentID != nil {
+				e.parent = *rec.ParentID
+			}
+			switch rec.Type {
+			case "message":
+				if json.Unmarshal(rec.Message, &e.msg) != nil {
+					continue
+				}
+			case "compaction":
+				var c struct {
+					Summary   string `json:"summary"`
+					FirstKept string `json:"first_kept_entry_id"`
+				}
+				_ = json.Unmarshal(rec.Message, &c)
+				e.msg = Message{Role: "compactionSummary", Text: c.Summary}
+				e.firstKept = c.FirstKept
+			case "branch_summary":
+				e.msg = Message{Role: "branchSummary", Text: rec.Summary}
+			}
+			if e.id == "" {
+				e.id = NewID()
+			}
+			e.msg.ID = e.id
+			entries[e.id] = e
+			leaf = e.id // the newest of a tree entry and a leaf record wins
+		case "leaf":
+			leaf = ""
+			if rec.TargetID != nil {
+				leaf = *rec.TargetID
+			}
+		case "session_info":
+			if rec.Name != nil {
+				ld.Name = *rec.Name
+			}
+		}
+	}
+	if ld.Header.ID == "" {
+		ld.Header = headerFromFilename(path)
+	}
+	ld.Messages = branch(entries, leaf)
+	return ld, nil
+}
+
+// branch walks from leaf to the root (cycle-safe) and replays the entries:
+// messages accumulate, a compaction keeps its summary and what follows its
+// first kept entry.
+func branch(entries map[string]*entry, leaf string) []Message {
+	var path []*entry
+	seen := map[string]bool{}
+	for id := leaf; id != "" && !seen[id]; {
+		e, ok := entries[id]
+		if !ok {
+			break
+		}
+		seen[id] = true
+		path = append(path, e)
+		id = e.parent
+	}
+	var msgs []Message
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
+		if e.kind == "compaction" {
+			kept := []Message{e.msg}
+			for j, m := range msgs {
+				if m.ID == e.firstKept {
+					kept = append(kept, msgs[j:]...)
+					break
+				}
+			}
+			msgs = kept
+			continue
+		}
+		msgs = append(msgs, e.msg)
+	}
+	return msgs
+}
+
+// headerFromFilename recovers a header from <created>_<id>.jsonl.
+func headerFromFilename(path string) Header {
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	created, id, _ := strings.Cut(base, "_")
+	h := Header{Type: "session", Version: SessionVersion, ID: id}
+	if date, clock, ok := strings.Cut(created, "T"); ok {
+		h.Timestamp = date + "T" + strings.Replace(strings.Replace(clock, "-", ":", 1), "-", ":", 1)
+	}
+	return h
+}
+
+// Summary describes a stored session for listings.
+type Summary struct {
+	Path         string
+	ID           string
+	Cwd          string
+	CreatedAt    string
+	ModifiedAt   time.Time
+	Name         string
+	FirstMessage string
+	MessageCount int
+	ParentID     string
+	ParentPath   string
+}
+
+// Summarize describes a loaded session.
+func (ld *Loaded) Summarize() Summary {
+	s := Summary{Path: ld.Path, ID: ld.Header.ID, Cwd: ld.Header.Cwd, CreatedAt: ld.Header.Timestamp,
+		ModifiedAt: ld.ModTime, Name: ld.Name, ParentID: ld.Header.ParentID, ParentPath: ld.Header.ParentPath}
+	for _, m := range ld.Messages {
+		switch m.Role {
+		case RoleUser, RoleAssistant, RoleTool:
+			s.MessageCount++
+			if m.Role == RoleUser && s.FirstMessage == "" {
+				s.FirstMessage = compact(m.Text, 200)
+			}
+		}
+	}
+	return s
+}
+
+// List returns the sessions stored for workspace cwd, newest first.
+func (st *Store) List(cwd string, limit int) ([]Summary, error) {
+	dir := st.DirFor(cwd)
+	names, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
+	for _, de := range names {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		ld, err := Load(filepath.Join(dir, de.Name()))
+		if err != nil {
+			continue
+		}
+		out = append(out, ld.Summarize())
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ModifiedAt.After(out[j].ModifiedAt) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// compact collapses whitespace and truncates s to max runes.
+func compact(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// newUUID returns a random version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

@@ -1,0 +1,86 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kast-dev/kast/agent"
+)
+
+// CodeIntel is the analysis core as the agent's tools use it. Each method
+// returns text for the model. Positions are 1-based lines and columns in
+// workspace files.
+type CodeIntel interface {
+	Resolve(ctx context.Context, path string, line, column int) (string, error)
+	References(ctx context.Context, path string, line, column int) (string, error)
+	Outline(ctx context.Context, path string) (string, error)
+	WorkspaceSymbols(ctx context.Context, query string) (string, error)
+	Diagnostics(ctx context.Context, path string) (string, error)
+}
+
+type position struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+var positionParams = object(map[string]any{
+	"path":   str("File path, relative to the workspace root."),
+	"line":   integer("1-based line."),
+	"column": integer("1-based column."),
+}, "path", "line", "column")
+
+// codeTools exposes code through the model's tools.
+func codeTools(code CodeIntel) []tool {
+	atPosition := func(f func(context.Context, string, int, int) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
+		return func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+			var p position
+			if err := decode(raw, &p); err != nil {
+				return errorf("%v", err)
+			}
+			abs, _, err := resolve(env, p.Path)
+			if err != nil {
+				return errorf("%v", err)
+			}
+			return textResult(f(ctx, abs, p.Line, p.Column))
+		}
+	}
+	inFile := func(f func(context.Context, string) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
+		return func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+			var p position
+			if err := decode(raw, &p); err != nil {
+				return errorf("%v", err)
+			}
+			abs, _, err := resolve(env, p.Path)
+			if err != nil {
+				return errorf("%v", err)
+			}
+			return textResult(f(ctx, abs))
+		}
+	}
+	pathOnly := object(map[string]any{"path": str("File path, relative to the workspace root.")}, "path")
+	return []tool{
+		{agent.ToolSpec{Name: "resolve_symbol", Description: "Find the declaration of the symbol at a position.", Parameters: positionParams}, atPosition(code.Resolve)},
+		{agent.ToolSpec{Name: "find_references", Description: "Find references to the symbol at a position.", Parameters: positionParams}, atPosition(code.References)},
+		{agent.ToolSpec{Name: "file_outline", Description: "Outline a file's declarations.", Parameters: pathOnly}, inFile(code.Outline)},
+		{agent.ToolSpec{Name: "file_diagnostics", Description: "Report a file's syntax diagnostics.", Parameters: pathOnly}, inFile(code.Diagnostics)},
+		{agent.ToolSpec{Name: "workspace_symbols", Description: "Search workspace declarations by name.",
+			Parameters: object(map[string]any{"query": str("Name or part of a name.")}, "query")},
+			func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+				var p struct {
+					Query string `json:"query"`
+				}
+				if err := decode(raw, &p); err != nil {
+					return errorf("%v", err)
+				}
+				return textResult(code.WorkspaceSymbols(ctx, p.Query))
+			}},
+	}
+}
+
+func textResult(text string, err error) agent.ToolResult {
+	if err != nil {
+		return errorf("%v", err)
+	}
+	return agent.ToolResult{Content: text}
+}

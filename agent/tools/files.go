@@ -1,0 +1,271 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kast-dev/kast/agent"
+)
+
+// maxListEntries caps a directory listing.
+const maxListEntries = 1000
+
+var readFileSpec = agent.ToolSpec{
+	Name:        ReadFile,
+	Description: "Read a text file in the workspace. offset is the first line (1-based), limit the number of lines.",
+	Parameters: object(map[string]any{
+		"path":   str("File path, relative to the workspace root or absolute inside it."),
+		"offset": integer("First line to read, 1-based."),
+		"limit":  integer("Maximum number of lines to read."),
+	}, "path"),
+}
+
+func readFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	abs, _, err := resolve(env, args.Path)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return errorf("%s is a binary file", args.Path)
+	}
+	env.Reads.Mark(abs)
+	text := string(data)
+	if args.Offset > 1 || args.Limit > 0 {
+		lines := strings.SplitAfter(text, "\n")
+		start := max(args.Offset, 1) - 1
+		if start >= len(lines) {
+			return errorf("%s has %d lines; offset %d is past the end", args.Path, len(lines), args.Offset)
+		}
+		end := len(lines)
+		if args.Limit > 0 && start+args.Limit < end {
+			end = start + args.Limit
+		}
+		text = strings.Join(lines[start:end], "")
+	}
+	return agent.ToolResult{Content: text}
+}
+
+var writeFileSpec = agent.ToolSpec{
+	Name:        WriteFile,
+	Description: "Create a file or replace its whole content. An existing file must be read first.",
+	Parameters: object(map[string]any{
+		"path":    str("File path, relative to the workspace root or absolute inside it."),
+		"content": str("The complete new content."),
+	}, "path", "content"),
+}
+
+func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	if args.Content == nil {
+		return errorf("content is required")
+	}
+	abs, rel, err := resolve(env, args.Path)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	old, err := os.ReadFile(abs)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errorf("%v", describe(err))
+	}
+	if exists && !env.Reads.Has(abs) {
+		return errorf("%s exists and was not read in this session; read it before overwriting it", args.Path)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return errorf("%v", describe(err))
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(abs); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.WriteFile(abs, []byte(*args.Content), mode); err != nil {
+		return errorf("%v", describe(err))
+	}
+	env.Reads.Mark(abs)
+	diff, first := UnifiedDiff(rel, string(old), *args.Content)
+	verb := "Created"
+	if exists {
+		verb = "Wrote"
+	}
+	return agent.ToolResult{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(*args.Content)),
+		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
+}
+
+var editFileSpec = agent.ToolSpec{
+	Name: EditFile,
+	Description: "Edit a file by exact replacements. Each old_text must occur exactly once in the file as last read; " +
+		"edits must not overlap. The file must be read first.",
+	Parameters: object(map[string]any{
+		"path": str("File path, relative to the workspace root or absolute inside it."),
+		"edits": map[string]any{
+			"type": "array",
+			"items": object(map[string]any{
+				"old_text": str("Exact text to replace; must match once."),
+				"new_text": str("Replacement text."),
+			}, "old_text", "new_text"),
+		},
+	}, "path", "edits"),
+}
+
+func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path  string `json:"path"`
+		Edits []struct {
+			OldText string `json:"old_text"`
+			NewText string `json:"new_text"`
+		} `json:"edits"`
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	if len(args.Edits) == 0 {
+		return errorf("edits is empty")
+	}
+	abs, rel, err := resolve(env, args.Path)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	if !env.Reads.Has(abs) {
+		return errorf("%s was not read in this session; read it before editing it", args.Path)
+	}
+	old := string(data)
+	type span struct {
+		start, end int
+		text       string
+	}
+	var spans []span
+	for i, e := range args.Edits {
+		if e.OldText == "" {
+			return errorf("edit %d: old_text is empty", i+1)
+		}
+		switch n := strings.Count(old, e.OldText); n {
+		case 0:
+			return errorf("edit %d: old_text was not found in %s", i+1, args.Path)
+		case 1:
+			start := strings.Index(old, e.OldText)
+			spans = append(spans, span{start, start + len(e.OldText), e.NewText})
+		default:
+			return errorf("edit %d: old_text occurs %d times in %s; include more context so it matches once", i+1, n, args.Path)
+		}
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
+	var b strings.Builder
+	pos := 0
+	for i, s := range spans {
+		if i > 0 && s.start < spans[i-1].end {
+			return errorf("edits overlap in %s", args.Path)
+		}
+		b.WriteString(old[pos:s.start])
+		b.WriteString(s.text)
+		pos = s.end
+	}
+	b.WriteString(old[pos:])
+	updated := b.String()
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	if err := os.WriteFile(abs, []byte(updated), fi.Mode().Perm()); err != nil {
+		return errorf("%v", describe(err))
+	}
+	diff, first := UnifiedDiff(rel, old, updated)
+	return agent.ToolResult{Content: fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(spans)),
+		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
+}
+
+var listDirectorySpec = agent.ToolSpec{
+	Name:        ListDirectory,
+	Description: "List a directory in the workspace; folders end with /.",
+	Parameters: object(map[string]any{
+		"path": str("Directory path, relative to the workspace root; default the root."),
+	}),
+}
+
+func listDirectory(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	if args.Path == "" {
+		args.Path = "."
+	}
+	abs, _, err := resolve(env, args.Path)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	var b strings.Builder
+	for i, e := range entries {
+		if i == maxListEntries {
+			fmt.Fprintf(&b, "… and %d more entries\n", len(entries)-i)
+			break
+		}
+		b.WriteString(e.Name())
+		if e.IsDir() {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	if len(entries) == 0 {
+		return agent.ToolResult{Content: "(empty directory)"}
+	}
+	return agent.ToolResult{Content: b.String()}
+}
+
+// describe drops the Go-specific "open /x:" noise while keeping the cause.
+func describe(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func object(props map[string]any, required ...string) map[string]any {
+	o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if required == nil {
+		required = []string{}
+	}
+	o["required"] = required
+	return o
+}
+
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+func integer(desc string) map[string]any {
+	return map[string]any{"type": "integer", "description": desc}
+}

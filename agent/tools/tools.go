@@ -1,0 +1,128 @@
+// Package tools implements the agent's tools: file reading, writing and
+// editing, shell commands, directory listings and questions to the user,
+// plus the code-intelligence tools when an analysis backend is plugged in.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kast-dev/kast/agent"
+)
+
+// MaxOutput caps the bytes of one tool result given to the model.
+const MaxOutput = 32 << 10
+
+// Raw tool names, as the model sees them.
+const (
+	ReadFile        = "read_file"
+	WriteFile       = "write_file"
+	EditFile        = "edit_file"
+	RunShellCommand = "run_shell_command"
+	ListDirectory   = "list_directory"
+	AskUserQuestion = "ask_user_question"
+)
+
+// Set is the agent's toolset. It implements agent.Toolset.
+type Set struct {
+	// Code backs the code-intelligence tools; nil leaves them out.
+	Code CodeIntel
+}
+
+type tool struct {
+	spec agent.ToolSpec
+	run  func(ctx context.Context, env *agent.ToolEnv, args json.RawMessage) agent.ToolResult
+}
+
+func (s *Set) tools() []tool {
+	ts := []tool{
+		{readFileSpec, readFile},
+		{writeFileSpec, writeFile},
+		{editFileSpec, editFile},
+		{runShellSpec, runShell},
+		{listDirectorySpec, listDirectory},
+		{askUserSpec, askUser},
+	}
+	if s.Code != nil {
+		ts = append(ts, codeTools(s.Code)...)
+	}
+	return ts
+}
+
+// Specs lists the tools offered to the model.
+func (s *Set) Specs() []agent.ToolSpec {
+	var specs []agent.ToolSpec
+	for _, t := range s.tools() {
+		specs = append(specs, t.spec)
+	}
+	return specs
+}
+
+// Run executes call. An unknown tool or bad arguments come back as an error
+// result for the model, never as a crash.
+func (s *Set) Run(ctx context.Context, env *agent.ToolEnv, call agent.ToolCall) agent.ToolResult {
+	for _, t := range s.tools() {
+		if t.spec.Name == call.Name {
+			args := json.RawMessage(call.Arguments)
+			if strings.TrimSpace(call.Arguments) == "" {
+				args = json.RawMessage("{}")
+			}
+			if !json.Valid(args) {
+				return errorf("the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
+			}
+			r := t.run(ctx, env, args)
+			r.Content = Sanitize(r.Content, MaxOutput)
+			return r
+		}
+	}
+	return errorf("unknown tool %q", call.Name)
+}
+
+// errorf is a failed result; the Error: prefix is how Kward-style clients and
+// models recognise failures in text.
+func errorf(format string, args ...any) agent.ToolResult {
+	return agent.ToolResult{Content: "Error: " + fmt.Sprintf(format, args...), IsError: true}
+}
+
+// decode unmarshals args into v or explains the problem.
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// resolve makes path absolute against the workspace and refuses paths that
+// leave it.
+func resolve(env *agent.ToolEnv, path string) (abs, rel string, err error) {
+	if path == "" {
+		return "", "", fmt.Errorf("path is required")
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Workspace, path)
+	}
+	abs = filepath.Clean(path)
+	rel, err = filepath.Rel(env.Workspace, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", "", fmt.Errorf("%s is outside the workspace %s", path, env.Workspace)
+	}
+	return abs, filepath.ToSlash(rel), nil
+}
+
+// Sanitize makes s valid UTF-8 and caps it at max bytes, cut on a rune
+// boundary, saying how much was left out.
+func Sanitize(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n… [output truncated: %d more bytes]", len(s)-cut)
+}

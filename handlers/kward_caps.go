@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"github.com/kast-dev/kast/agent"
+)
+
+// kwardProtocolVersion is the Kward RPC protocol version kast speaks.
+const kwardProtocolVersion = 1
+
+// kwardMethods are the Kward methods kast serves, advertised in capabilities.
+var kwardSessionMethods = []string{
+	"sessions/create", "sessions/resume", "sessions/list", "sessions/rename", "sessions/clone",
+	"sessions/forkMessages", "sessions/fork", "sessions/export", "sessions/delete", "sessions/close", "sessions/transcript",
+}
+
+// unsupported is a capability kast does not offer yet, with the reason.
+func unsupported(reason string) map[string]any {
+	return map[string]any{"supported": false, "reason": reason}
+}
+
+// kwardInitializeResult is Kward's initialize result: what `kast kward rpc`
+// answers to initialize, and what the LSP connection advertises in
+// capabilities.experimental.kward and answers to kward/initialize.
+func kwardInitializeResult() map[string]any {
+	const notYet = "notImplementedYet"
+	return map[string]any{
+		"protocolVersion": kwardProtocolVersion,
+		"serverName":      "kast",
+		"experimental":    false,
+		"capabilities": map[string]any{
+			"framing": "content-length",
+			"transcript": map[string]any{
+				"format": "kward-transcript-v1", "messagesNormalized": true, "supportsImages": true,
+				"supportsToolCalls": true, "supportsToolResults": true, "supportsCompactionSummaries": true,
+				"supportsReasoningRestore": true,
+			},
+			"sessions": map[string]any{
+				"mode": "explicit", "persistence": "jsonl", "methods": kwardSessionMethods,
+				"startupResume": unsupported(notYet),
+				"list":          map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
+				"active":        unsupported(notYet),
+				"fork": map[string]any{"supported": true, "methods": []string{"sessions/forkMessages", "sessions/fork"},
+					"entryIdFormat": "entry-id", "selectedMessage": "excludedFromForkComposerTextReturned"},
+				"compact":   unsupported(notYet),
+				"import":    unsupported("notPlanned"),
+				"tree":      unsupported(notYet),
+				"updates":   map[string]any{"supported": false, "notification": "session/updated", "reason": notYet},
+				"worktrees": unsupported("interactiveTuiOnly"),
+			},
+			"turns": map[string]any{
+				"mode": "async", "perSessionConcurrency": 1,
+				"busyInput": map[string]any{"steer": "unsupported", "followUp": "queue", "defaultWhenIdle": "newTurn", "defaultWhenBusy": "followUp"},
+				"cancellation": map[string]any{"behavior": "best-effort", "queuedTurns": "cancel-before-run",
+					"runningTurns": "stop-emitting-events-when-possible"},
+				"eventReplay": map[string]any{"behavior": "recent-in-memory", "persisted": false, "limit": agent.ReplayLimit},
+				"options":     unsupported(notYet),
+				"list":        unsupported(notYet),
+				"context":     unsupported(notYet),
+			},
+			"events": map[string]any{
+				"notification": "turn/event", "assistantText": "assistantDelta",
+				"reasoning":  map[string]any{"start": false, "delta": true, "boundary": false, "end": false},
+				"modelRetry": map[string]any{"supported": true, "event": "modelRetry"},
+				"steering":   map[string]any{"supported": false, "event": "turnSteered", "mode": "unsupported"},
+				"tools": map[string]any{"call": true, "update": false, "result": true, "normalizedMetadata": true, "diffs": true,
+					"firstChangedLine": true, "changedFiles": true, "workspaceGuardrails": true, "focusedContext": false, "contextBudgetStats": false},
+				"errors": true, "sessionUpdates": false,
+			},
+			"attachments": map[string]any{"input": map[string]any{"supported": true, "method": "turns/start", "encoding": "base64",
+				"mimeTypes": kwardImageTypes, "maxBytes": maxAttachmentBytes}},
+			"models":            unsupported(notYet),
+			"runtime":           map[string]any{"supported": true, "methods": []string{"runtime/state", "runtime/stats"}, "state": map[string]any{"supported": true}, "stats": map[string]any{"messageCounts": true, "tokens": true, "cost": false, "contextUsage": false}},
+			"runtimeSettings":   unsupported(notYet),
+			"auth":              unsupported(notYet),
+			"memory":            unsupported(notYet),
+			"commands":          unsupported(notYet),
+			"startupResources":  unsupported(notYet),
+			"starterPack":       unsupported("notPlanned"),
+			"shell":             unsupported("notPlanned"),
+			"scratchpad":        unsupported("notPlanned"),
+			"pluginChats":       unsupported("notPlanned"),
+			"transports":        unsupported("notPlanned"),
+			"lifecycleHooks":    unsupported(notYet),
+			"skillCapture":      unsupported(notYet),
+			"projectSkillTrust": unsupported(notYet),
+			"mcp":               unsupported(notYet),
+			"logging":           unsupported(notYet),
+			"extensionUi": map[string]any{
+				"question": map[string]any{"supported": true, "notification": "ui/question", "method": "ui/answerQuestion",
+					"maxQuestions": 4, "multiSelect": false, "preview": false},
+				"select": false, "confirm": false, "input": false, "editor": false, "widgets": false, "custom": false, "terminalInput": false,
+				"footer": unsupported(notYet),
+			},
+			"composer": map[string]any{"sessionDiff": unsupported("perToolDiffsOnly"), "copy": unsupported("clientOwnsClipboard")},
+			"security": map[string]any{"workspaceMutationGuard": "workspaceConfinedFileTools", "toolApproval": unsupported(notYet),
+				"canRunShell": true, "canWriteFiles": true, "sandbox": unsupported(notYet)},
+			"export":    map[string]any{"supported": true, "formats": []string{"markdown", "html"}, "defaultFormat": "markdown"},
+			"tools":     map[string]any{"supported": true, "methods": []string{"tools/list"}},
+			"workspace": map[string]any{"supported": true, "methods": []string{"workspace/validate", "workspace/info"}},
+			"stability": map[string]any{"protocol": "stable", "compatibility": "additive-fields-unless-protocol-version-changes",
+				"experimentalCapabilities": []string{}},
+		},
+	}
+}
