@@ -20,8 +20,11 @@ run: build
 test:
 	$(GO) test -race -count=1 ./...
 
-bench:
+# Go benchmarks, then indexing of the Go standard library beside a pure
+# tree-sitter parse and universal-ctags (apt-get install universal-ctags).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./cmd/kastbench -kast $(BIN)
 
 lint:
 	$(GO) vet ./...

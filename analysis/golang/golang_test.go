@@ -1,0 +1,110 @@
+package golang
+
+import (
+	"context"
+	"testing"
+
+	ft "github.com/kast-dev/kast/analysis/internal/factstest"
+)
+
+const sample = `// Package demo does things.
+package demo
+
+import (
+	"fmt"
+	str "strings"
+	. "os"
+)
+
+// Greeter greets.
+type Greeter struct {
+	Name string
+	inner
+}
+
+type Speaker interface {
+	Speak(x int) string
+	fmt.Stringer
+}
+
+type ID = int
+
+const Max, Min = 1, 2
+
+var global = &Greeter{Name: "x"}
+
+// Hello says hello.
+func (g *Greeter) Hello(who string) (string, error) {
+	msg := fmt.Sprintf("%s %s", g.Name, who)
+	g.Name = str.ToUpper(msg)
+	var n int = 3
+	n++
+	for i, v := range []int{1} {
+		_ = i + v
+	}
+	f := func(a int) int { return a }
+	msg, err := helper(msg, f(n)), error(nil)
+	return msg, err
+}
+
+func helper[T any](s string, n T) string {
+	x := Greeter{}
+	x.Hello(s)
+	return s
+}
+`
+
+func TestExtract(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want ft.Expect
+	}{
+		{"declarations", sample, ft.Expect{
+			Package: "demo",
+			Defs: []string{"struct Greeter", "field Greeter.Name", "field Greeter.inner", "interface Speaker",
+				"method Speaker.Speak", "parameter Speaker.Speak.x", "typeAlias ID", "constant Max", "constant Min", "variable global",
+				"method Hello", "parameter Hello.g", "parameter Hello.who", "variable Hello.msg", "variable Hello.n",
+				"variable Hello.i", "variable Hello.v", "variable Hello.f", "parameter Hello.a", "variable Hello.err",
+				"function helper", "typeParameter helper.T", "variable helper.x"},
+			Refs: []string{"call fmt.Sprintf", "read g.Name", "write g.Name", "call str.ToUpper", "read|write n",
+				"read i", "call helper", "call f", "write msg", "call x.Hello", "type Greeter", "type string",
+				"inheritance inner", "inheritance fmt.Stringer", "write Greeter{}.Name", "import fmt", "import strings"},
+			Absent:     []string{"read Name", "variable Hello._"},
+			Calls:      []string{"Hello -> Sprintf", "Hello -> ToUpper", "Hello -> helper", "helper -> Hello"},
+			Supertypes: []string{"Greeter <: inner", "Speaker <: Stringer"},
+			Imports:    []string{"fmt", "strings as str", "os.*"},
+		}},
+		{"syntax error", "package p\nfunc broken( {\n}\n", ft.Expect{Package: "p", Defs: []string{"function broken"}, Errors: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Extract(context.Background(), "a.go", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ft.Check(t, f, tt.want)
+		})
+	}
+}
+
+func TestDefDetails(t *testing.T) {
+	f, err := Extract(context.Background(), "a.go", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := ft.DefNamed(t, f, "Hello")
+	if hello.Receiver != "*Greeter" || hello.Doc != "Hello says hello." || hello.Visibility != "public" ||
+		hello.Signature != "func (g *Greeter) Hello(who string) (string, error)" || hello.TypeName != "(string, error)" {
+		t.Errorf("Hello = %+v", hello)
+	}
+	if g := ft.DefNamed(t, f, "Greeter"); g.Doc != "Greeter greets." {
+		t.Errorf("Greeter doc %q", g.Doc)
+	}
+	if g := ft.DefNamed(t, f, "global"); g.TypeName != "Greeter" || g.Visibility != "private" {
+		t.Errorf("global = %+v", g)
+	}
+	if x := ft.DefNamed(t, f, "helper.x"); x.TypeName != "Greeter" {
+		t.Errorf("x type %q", x.TypeName)
+	}
+}

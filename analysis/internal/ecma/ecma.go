@@ -1,0 +1,492 @@
+// Package ecma walks JavaScript, TypeScript and TSX trees: the TypeScript
+// grammars extend the JavaScript one, so one walker serves all three.
+package ecma
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/extract"
+	"github.com/kast-dev/kast/analysis/syntax"
+)
+
+// Walk records the facts of a JavaScript or TypeScript tree.
+func Walk(b *extract.Builder, root syntax.Node) {
+	w := &walker{b: b}
+	w.children(root)
+}
+
+type walker struct{ b *extract.Builder }
+
+func (w *walker) children(n syntax.Node) {
+	for _, c := range n.Children() {
+		if c.IsNamed() {
+			w.node(c)
+		}
+	}
+}
+
+func (w *walker) except(n syntax.Node, skip ...syntax.Node) {
+	for _, c := range n.NamedChildren() {
+		skipped := false
+		for _, s := range skip {
+			skipped = skipped || c.Same(s)
+		}
+		if !skipped {
+			w.node(c)
+		}
+	}
+}
+
+func (w *walker) node(n syntax.Node) {
+	switch n.Type() {
+	case "import_statement":
+		w.importStatement(n)
+	case "class_declaration", "abstract_class_declaration", "class":
+		w.class(n)
+	case "interface_declaration":
+		w.typeDecl(n, analysis.KindInterface)
+	case "type_alias_declaration":
+		d := w.typeDecl(n, analysis.KindTypeAlias)
+		w.b.D(d).TypeName = n.Field("value").Text()
+	case "enum_declaration":
+		w.typeDecl(n, analysis.KindEnum)
+	case "internal_module", "module":
+		w.typeDecl(n, analysis.KindModule)
+	case "function_declaration", "generator_function_declaration", "function_signature":
+		w.function(n, analysis.KindFunction, n.Field("name"))
+	case "function_expression", "function", "arrow_function", "generator_function":
+		w.b.Within(n, analysis.None, func() { w.signature(n) })
+	case "method_definition", "method_signature", "abstract_method_signature":
+		w.method(n)
+	case "public_field_definition", "field_definition", "property_signature":
+		w.field(n)
+	case "lexical_declaration", "variable_declaration":
+		w.variables(n)
+	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
+		w.b.Within(n, analysis.None, func() { w.scoped(n) })
+	case "assignment_expression":
+		w.pattern(n.Field("left"), analysis.RoleWrite, analysis.KindUnknown)
+		w.node(n.Field("right"))
+	case "augmented_assignment_expression":
+		w.pattern(n.Field("left"), analysis.RoleRead|analysis.RoleWrite, analysis.KindUnknown)
+		w.node(n.Field("right"))
+	case "update_expression":
+		w.pattern(n.Field("argument"), analysis.RoleRead|analysis.RoleWrite, analysis.KindUnknown)
+	case "call_expression":
+		w.call(n.Field("function"))
+		w.node(n.Field("type_arguments"))
+		w.node(n.Field("arguments"))
+	case "new_expression":
+		w.call(n.Field("constructor"))
+		w.node(n.Field("type_arguments"))
+		w.node(n.Field("arguments"))
+	case "member_expression":
+		w.member(n, analysis.RoleRead)
+	case "jsx_opening_element", "jsx_self_closing_element", "jsx_closing_element":
+		// Capitalised tags are components, called by the framework.
+		if name := n.Field("name"); n.Type() != "jsx_closing_element" && isUpper(name.Text()) {
+			w.call(name)
+		}
+		for _, a := range n.ChildrenOf("jsx_attribute") {
+			w.except(a, a.Child("property_identifier"))
+		}
+	case "type_parameter":
+		w.b.Def(analysis.KindTypeParameter, n.Field("name"), n)
+		w.except(n, n.Field("name"))
+	case "pair":
+		// Object literal keys are not names in scope.
+		w.node(n.Field("value"))
+	case "nested_type_identifier":
+		w.b.Ref(n.Field("name"), analysis.RoleType, n.Field("module").Text())
+	case "type_identifier":
+		w.b.Ref(n, analysis.RoleType, "")
+	case "identifier", "shorthand_property_identifier":
+		if n.Text() != "undefined" {
+			w.b.Ref(n, analysis.RoleRead, "")
+		}
+	case "comment", "string", "regex", "property_identifier", "number":
+	default:
+		w.children(n)
+	}
+}
+
+// scoped visits a block-like node, declaring the loop variable of a
+// for-in/of or the parameter of a catch.
+func (w *walker) scoped(n syntax.Node) {
+	switch n.Type() {
+	case "for_in_statement":
+		left := n.Field("left")
+		if n.Child("const", "let", "var").Valid() {
+			w.pattern(left, 0, analysis.KindVariable)
+		} else {
+			w.pattern(left, analysis.RoleWrite, analysis.KindUnknown)
+		}
+		w.except(n, left)
+	case "catch_clause":
+		w.pattern(n.Field("parameter"), 0, analysis.KindVariable)
+		w.except(n, n.Field("parameter"))
+	default:
+		w.children(n)
+	}
+}
+
+func (w *walker) importStatement(n syntax.Node) {
+	module := strings.Trim(n.Field("source").Text(), "\"'`")
+	clause := n.Child("import_clause")
+	if !clause.Valid() {
+		w.b.Import(analysis.Import{Path: module, Span: n.Span()}, syntax.Node{})
+		return
+	}
+	for _, c := range clause.NamedChildren() {
+		switch c.Type() {
+		case "identifier":
+			// A default import: assume the export is declared under the same name.
+			w.b.Import(analysis.Import{Path: module + "/" + c.Text(), Name: c.Text(), Span: n.Span()}, c)
+		case "namespace_import":
+			alias := c.Child("identifier")
+			w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Span: n.Span()}, syntax.Node{})
+		case "named_imports":
+			for _, s := range c.ChildrenOf("import_specifier") {
+				name := s.Field("name")
+				imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: s.Field("alias").Text(), Span: n.Span()}
+				w.b.Import(imp, name)
+			}
+		}
+	}
+}
+
+// typeDecl records an interface, type alias, enum or namespace.
+func (w *walker) typeDecl(n syntax.Node, kind analysis.Kind) int32 {
+	name := n.Field("name")
+	d := w.b.Def(kind, name, n)
+	body := n.Field("body")
+	w.decorate(d, n, body)
+	w.b.Within(n, d, func() {
+		for _, c := range n.NamedChildren() {
+			switch {
+			case c.Same(name):
+			case c.Type() == "extends_type_clause":
+				for _, t := range c.NamedChildren() {
+					w.supertype(d, t)
+				}
+			case c.Type() == "enum_body":
+				w.enumBody(c)
+			default:
+				w.node(c)
+			}
+		}
+	})
+	return d
+}
+
+func (w *walker) enumBody(n syntax.Node) {
+	for _, c := range n.NamedChildren() {
+		switch c.Type() {
+		case "property_identifier":
+			w.b.Def(analysis.KindEnumEntry, c, c)
+		case "enum_assignment":
+			w.b.Def(analysis.KindEnumEntry, c.Field("name"), c)
+			w.node(c.Field("value"))
+		default:
+			w.node(c)
+		}
+	}
+}
+
+func (w *walker) class(n syntax.Node) {
+	name := n.Field("name")
+	if !name.Valid() {
+		// An anonymous class expression only contributes references.
+		w.b.Within(n, analysis.None, func() { w.children(n) })
+		return
+	}
+	d := w.b.Def(analysis.KindClass, name, n)
+	body := n.Field("body")
+	w.decorate(d, n, body)
+	w.b.Within(n, d, func() {
+		for _, c := range n.NamedChildren() {
+			switch {
+			case c.Same(name):
+			case c.Type() == "class_heritage":
+				w.heritage(d, c)
+			default:
+				w.node(c)
+			}
+		}
+	})
+}
+
+func (w *walker) heritage(class int32, n syntax.Node) {
+	for _, c := range n.NamedChildren() {
+		switch c.Type() {
+		case "extends_clause":
+			for _, v := range c.NamedChildren() {
+				w.supertype(class, v)
+			}
+		case "implements_clause":
+			for _, t := range c.NamedChildren() {
+				w.supertype(class, t)
+			}
+		default:
+			// JavaScript puts the extended expression directly in the heritage.
+			w.supertype(class, c)
+		}
+	}
+}
+
+func (w *walker) supertype(class int32, t syntax.Node) {
+	switch t.Type() {
+	case "identifier", "type_identifier":
+		w.b.Supertype(class, t, "")
+	case "member_expression":
+		w.node(t.Field("object"))
+		w.b.Supertype(class, t.Field("property"), t.Field("object").Text())
+	case "nested_type_identifier":
+		w.b.Supertype(class, t.Field("name"), t.Field("module").Text())
+	case "generic_type":
+		w.supertype(class, t.Field("name"))
+		w.node(t.Field("type_arguments"))
+	default:
+		w.node(t)
+	}
+}
+
+func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) int32 {
+	d := w.b.Def(kind, name, n)
+	w.decorate(d, n, n.Field("body"))
+	w.b.D(d).TypeName = annotation(n.Field("return_type"))
+	w.b.Within(n, d, func() { w.signature(n) })
+	return d
+}
+
+// signature declares type parameters and parameters, then visits the rest.
+func (w *walker) signature(n syntax.Node) {
+	for _, c := range n.NamedChildren() {
+		switch {
+		case c.Same(n.Field("name")):
+		case c.Type() == "formal_parameters":
+			w.parameters(c)
+		case c.Type() == "identifier" && n.Type() == "arrow_function":
+			// `x => ...` has a bare parameter.
+			w.b.Def(analysis.KindParameter, c, c)
+		default:
+			w.node(c)
+		}
+	}
+}
+
+func (w *walker) parameters(list syntax.Node) {
+	class := w.enclosingClass()
+	for _, p := range list.NamedChildren() {
+		switch p.Type() {
+		case "required_parameter", "optional_parameter":
+			pattern := p.Field("pattern")
+			typeName := annotation(p.Field("type"))
+			// `constructor(private x: T)` declares a field of the class.
+			if p.Child("accessibility_modifier").Valid() && pattern.Type() == "identifier" && class != analysis.None {
+				d := w.b.Def(analysis.KindField, pattern, p)
+				def := w.b.D(d)
+				def.Container, def.Scope = class, w.b.Facts.Scopes[w.b.Scope()].Parent
+				def.TypeName = typeName
+				def.Visibility = p.Child("accessibility_modifier").Text()
+			} else {
+				w.declare(pattern, analysis.KindParameter, typeName)
+			}
+			w.node(p.Field("type"))
+			w.node(p.Field("value"))
+		default:
+			w.declare(p, analysis.KindParameter, "")
+		}
+	}
+}
+
+// enclosingClass is the class whose constructor is being walked, or None.
+func (w *walker) enclosingClass() int32 {
+	owner := w.b.OwnerDef()
+	if owner == nil || owner.Kind != analysis.KindConstructor {
+		return analysis.None
+	}
+	return owner.Container
+}
+
+func (w *walker) method(n syntax.Node) {
+	name := n.Field("name")
+	kind := analysis.KindMethod
+	switch {
+	case name.Text() == "constructor":
+		kind = analysis.KindConstructor
+	case n.Child("get", "set").Valid():
+		kind = analysis.KindProperty
+	}
+	d := w.b.Def(kind, name, n)
+	if owner := w.b.OwnerDef(); kind == analysis.KindConstructor && owner != nil && owner.Kind == analysis.KindClass {
+		w.b.D(d).Name = owner.Name
+	}
+	w.decorate(d, n, n.Field("body"))
+	w.b.D(d).TypeName = annotation(n.Field("return_type"))
+	w.b.Within(n, d, func() { w.signature(n) })
+}
+
+func (w *walker) field(n syntax.Node) {
+	name := n.Field("name")
+	if !name.Valid() {
+		name = n.Field("property")
+	}
+	d := w.b.Def(analysis.KindField, name, n)
+	value := n.Field("value")
+	w.decorate(d, n, syntax.Node{})
+	def := w.b.D(d)
+	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value))
+	w.node(n.Field("type"))
+	w.b.Owned(d, func() { w.node(value) })
+}
+
+func (w *walker) variables(n syntax.Node) {
+	constant := n.Child("const").Valid()
+	topLevel := w.b.Owner() == analysis.None || w.b.OwnerDef().Kind == analysis.KindModule
+	for _, v := range n.ChildrenOf("variable_declarator") {
+		name := v.Field("name")
+		value := v.Field("value")
+		if name.Type() != "identifier" {
+			w.node(value)
+			w.declare(name, analysis.KindVariable, "")
+			continue
+		}
+		kind := analysis.KindVariable
+		switch {
+		case value.Is("arrow_function", "function_expression", "function", "generator_function"):
+			kind = analysis.KindFunction
+		case constant && topLevel:
+			kind = analysis.KindConstant
+		}
+		d := w.b.Def(kind, name, v)
+		at := n
+		if p := n.Parent(); p.Type() == "export_statement" {
+			at = p
+		}
+		def := w.b.D(d)
+		def.Doc = w.b.Doc(at, extract.CStyle)
+		def.Signature = extract.Header(v, value.Field("body"))
+		def.TypeName = cmp.Or(annotation(v.Field("type")), constructedType(value))
+		if topLevel {
+			def.Visibility = exported(n)
+		}
+		w.node(v.Field("type"))
+		if kind == analysis.KindFunction {
+			// Calls in the function's body belong to the variable naming it.
+			w.b.Owned(d, func() { w.b.Within(value, analysis.None, func() { w.signature(value) }) })
+		} else {
+			w.node(value)
+		}
+	}
+}
+
+// declare records the names a parameter or destructuring pattern binds.
+func (w *walker) declare(p syntax.Node, kind analysis.Kind, typeName string) {
+	switch p.Type() {
+	case "identifier", "shorthand_property_identifier_pattern":
+		d := w.b.Def(kind, p, p)
+		w.b.D(d).TypeName = typeName
+	case "assignment_pattern":
+		w.node(p.Field("right"))
+		w.declare(p.Field("left"), kind, typeName)
+	case "pair_pattern":
+		w.declare(p.Field("value"), kind, "")
+	case "object_pattern", "array_pattern", "rest_pattern", "object_assignment_pattern":
+		for _, c := range p.NamedChildren() {
+			w.declare(c, kind, "")
+		}
+	default:
+		w.node(p)
+	}
+}
+
+// pattern records what an assignment's left side writes; with a kind it
+// declares instead (for-of variables).
+func (w *walker) pattern(p syntax.Node, role analysis.Role, kind analysis.Kind) {
+	if kind != analysis.KindUnknown {
+		w.declare(p, kind, "")
+		return
+	}
+	switch p.Type() {
+	case "identifier", "shorthand_property_identifier_pattern":
+		w.b.Ref(p, role, "")
+	case "member_expression":
+		w.member(p, role)
+	case "object_pattern", "array_pattern", "pair_pattern", "assignment_pattern", "rest_pattern", "parenthesized_expression":
+		for _, c := range p.NamedChildren() {
+			w.pattern(c, role, kind)
+		}
+	default:
+		w.node(p)
+	}
+}
+
+func (w *walker) call(f syntax.Node) {
+	switch f.Type() {
+	case "identifier":
+		w.b.Call(f, "")
+	case "member_expression":
+		w.member(f, analysis.RoleCall)
+	case "super", "import":
+	default:
+		w.node(f)
+	}
+}
+
+func (w *walker) member(n syntax.Node, role analysis.Role) {
+	obj := n.Field("object")
+	prop := n.Field("property")
+	w.node(obj)
+	qualifier := extract.Qualifier(obj)
+	if role == analysis.RoleCall {
+		w.b.Call(prop, qualifier)
+	} else {
+		w.b.Ref(prop, role, qualifier)
+	}
+}
+
+func (w *walker) decorate(d int32, decl, body syntax.Node) {
+	def := w.b.D(d)
+	def.Signature = extract.Header(decl, body)
+	at := decl
+	if p := decl.Parent(); p.Type() == "export_statement" {
+		at = p
+	}
+	def.Doc = w.b.Doc(at, extract.CStyle)
+	switch {
+	case def.Container == analysis.None:
+		def.Visibility = exported(decl)
+	case decl.Child("accessibility_modifier").Valid():
+		def.Visibility = decl.Child("accessibility_modifier").Text()
+	case strings.HasPrefix(def.Name, "#"):
+		def.Visibility = "private"
+	default:
+		def.Visibility = "public"
+	}
+}
+
+// exported is "public" for declarations under an export statement.
+func exported(decl syntax.Node) string {
+	if decl.Parent().Type() == "export_statement" {
+		return "public"
+	}
+	return "private"
+}
+
+// annotation strips the colon of a type annotation.
+func annotation(t syntax.Node) string {
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text()), ":"))
+}
+
+// constructedType infers Foo from `new Foo(...)`.
+func constructedType(v syntax.Node) string {
+	if v.Type() != "new_expression" {
+		return ""
+	}
+	return v.Field("constructor").Text()
+}
+
+func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }

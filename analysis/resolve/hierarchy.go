@@ -1,0 +1,149 @@
+package resolve
+
+import (
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Reference is a use of a definition somewhere in the workspace.
+type Reference struct {
+	Ref        RefID
+	Span       analysis.Span
+	Role       analysis.Role
+	Confidence float64
+	Uncertain  bool
+}
+
+// References finds the references that resolve to def: those where def is
+// the best candidate. Guesses come back flagged Uncertain.
+func (r *Resolver) References(def DefID) []Reference {
+	f := r.ws.File(def.Path)
+	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
+		return nil
+	}
+	var out []Reference
+	for _, id := range r.ws.RefsNamed(f.Defs[def.Index].Name) {
+		for _, c := range best(r.Resolve(id)) {
+			if c.Def == def {
+				ref := r.ws.File(id.Path).Refs[id.Index]
+				out = append(out, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
+			}
+		}
+	}
+	return out
+}
+
+// CallSite is one call of a definition.
+type CallSite struct {
+	// Caller is the calling definition; its Index is analysis.None for a call
+	// at the top level of a file.
+	Caller     DefID
+	Site       RefID
+	Span       analysis.Span
+	Confidence float64
+	Uncertain  bool
+}
+
+// Callers lists the call sites of def with their calling definitions.
+func (r *Resolver) Callers(def DefID) []CallSite {
+	var out []CallSite
+	for _, ref := range r.References(def) {
+		if ref.Role&analysis.RoleCall == 0 {
+			continue
+		}
+		f := r.ws.File(ref.Ref.Path)
+		for _, c := range f.Calls {
+			if c.Ref == ref.Ref.Index {
+				out = append(out, CallSite{
+					Caller: DefID{ref.Ref.Path, c.Caller}, Site: ref.Ref, Span: ref.Span,
+					Confidence: ref.Confidence, Uncertain: ref.Uncertain,
+				})
+			}
+		}
+	}
+	return out
+}
+
+// Callee is a call made by a definition and what it may call.
+type Callee struct {
+	Name    string
+	Site    RefID
+	Span    analysis.Span
+	Targets []Candidate // best first; empty when nothing in the workspace matches
+}
+
+// Callees lists the calls made directly in def's body.
+func (r *Resolver) Callees(def DefID) []Callee {
+	f := r.ws.File(def.Path)
+	if f == nil {
+		return nil
+	}
+	var out []Callee
+	for _, c := range f.Calls {
+		if c.Caller == def.Index {
+			id := RefID{def.Path, c.Ref}
+			out = append(out, Callee{Name: c.Callee, Site: id, Span: c.Site, Targets: r.Resolve(id)})
+		}
+	}
+	return out
+}
+
+// TypeEdge is a declared supertype and what it resolves to.
+type TypeEdge struct {
+	Name    string
+	Span    analysis.Span
+	Targets []Candidate // best first; empty for types outside the workspace
+}
+
+// Supertypes lists the direct supertypes of a type definition.
+func (r *Resolver) Supertypes(def DefID) []TypeEdge {
+	edges := r.supertypes(def, 0)
+	for i := range edges {
+		edges[i].Targets = r.finish(edges[i].Targets)
+	}
+	return edges
+}
+
+func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
+	f := r.ws.File(def.Path)
+	if f == nil {
+		return nil
+	}
+	var out []TypeEdge
+	for i, s := range f.Supertypes {
+		if s.Def == def.Index {
+			out = append(out, TypeEdge{Name: s.Name, Span: s.Span, Targets: r.resolveSupertype(f, int32(i), depth)})
+		}
+	}
+	return out
+}
+
+// resolveSupertype resolves an inheritance edge through the inheritance
+// reference recorded at the same place, which carries scope and qualifier.
+func (r *Resolver) resolveSupertype(f *analysis.FileFacts, edge int32, depth int) []Candidate {
+	s := f.Supertypes[edge]
+	d := f.Defs[s.Def]
+	ref := analysis.Ref{Name: baseTypeName(s.Name), Span: s.Span, Role: analysis.RoleInheritance, Scope: d.Scope, Enclosing: d.Container}
+	if i := r.inheritanceRef(f, s.Span); i != analysis.None {
+		ref = f.Refs[i]
+	}
+	return r.resolve(f, ref, depth+1)
+}
+
+// Subtypes lists the definitions that name def as a direct supertype.
+func (r *Resolver) Subtypes(def DefID) []Candidate {
+	f := r.ws.File(def.Path)
+	if f == nil {
+		return nil
+	}
+	var out []Candidate
+	for _, id := range r.ws.SupertypesNamed(f.Defs[def.Index].Name) {
+		g := r.ws.File(id.Path)
+		for _, c := range best(r.finish(r.resolveSupertype(g, id.Index, 0))) {
+			if c.Def == def {
+				sub := DefID{id.Path, g.Supertypes[id.Index].Def}
+				out = append(out, r.candidate(sub, c.Confidence, c.Via))
+			}
+		}
+	}
+	return r.finish(out)
+}

@@ -1,0 +1,241 @@
+package resolve
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// qualified resolves `q.name`: as a member of q's inferred type, then as a
+// declaration of the module or package q names, and failing both as any
+// member with the name, uncertain.
+func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	var members []Candidate
+	for _, t := range r.receiverTypes(f, ref, depth) {
+		members = append(members, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
+	}
+	// Members of a guessed receiver type must not hide an imported module
+	// that shares the qualifier's name.
+	if len(members) > 0 && best(members)[0].Confidence >= r.threshold {
+		return members
+	}
+	if out := r.inModule(f, ref); len(out) > 0 {
+		return out
+	}
+	if len(members) > 0 {
+		return members
+	}
+	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool {
+		return d.Container != analysis.None || d.Receiver != ""
+	})
+}
+
+// receiverTypes infers the type definitions a qualifier denotes: the
+// enclosing type for this/self, the supertypes for super, the class of a
+// constructor call, the type itself for static access, or the declared or
+// inferred type of a variable, parameter, property or field.
+func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	q := strings.TrimRight(ref.Qualifier, "!?")
+	switch q {
+	case "this", "self", "Self", "@":
+		return r.enclosingTypes(f, ref.Enclosing, depth)
+	case "super":
+		var out []Candidate
+		for _, t := range r.enclosingTypes(f, ref.Enclosing, depth) {
+			for _, e := range r.Supertypes(t.Def) {
+				out = append(out, best(e.Targets)...)
+			}
+		}
+		return out
+	}
+	if name := constructedName(q); name != "" {
+		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
+	}
+	if !isName(q) {
+		return nil
+	}
+	qref := ref
+	qref.Role = analysis.RoleRead
+	qref.Qualifier, qref.Name = splitQualifier(q)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		g := r.ws.File(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		switch {
+		case d.Kind.IsType():
+			out = append(out, c)
+		case d.TypeName != "":
+			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// enclosingTypes finds the type a this/self inside def refers to: the
+// nearest containing type, or the receiver of a Go method or extension.
+func (r *Resolver) enclosingTypes(f *analysis.FileFacts, def int32, depth int) []Candidate {
+	for ; def != analysis.None; def = f.Defs[def].Container {
+		d := f.Defs[def]
+		if d.Kind.IsType() {
+			return []Candidate{r.candidate(DefID{f.Path, def}, 1, ViaScope)}
+		}
+		if d.Receiver != "" {
+			return r.typesNamed(f, d.Receiver, d.Scope, d.NameSpan, depth+1)
+		}
+	}
+	return nil
+}
+
+// typesNamed resolves a written type ("List<Foo>", "*Foo", "pkg.Foo?") as
+// seen from a scope of f.
+func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
+	name := baseTypeName(typeName)
+	if name == "" {
+		return nil
+	}
+	ref := analysis.Ref{Name: name, Span: at, Role: analysis.RoleType, Scope: scope, Enclosing: analysis.None}
+	return best(r.resolve(f, ref, depth+1))
+}
+
+// members finds the members named name of type t: declared inside it or in
+// its companion object, declared outside with t as receiver (Go methods,
+// Kotlin extensions, Rust impls), or inherited.
+func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	g := r.ws.File(t.Path)
+	var out []Candidate
+	for _, i := range r.named(g, name) {
+		// Constructor parameters are in the class scope but are not members.
+		d := g.Defs[i]
+		if d.Container == analysis.None || d.Kind == analysis.KindParameter {
+			continue
+		}
+		if d.Container == t.Index || isCompanion(g, d.Container) && g.Defs[d.Container].Container == t.Index {
+			out = r.add(out, t.Path, i, conf, ViaMember, role)
+		}
+	}
+	typeName := g.Defs[t.Index].Name
+	for _, id := range r.ws.DefsNamed(name) {
+		d := r.ws.File(id.Path).Defs[id.Index]
+		if d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
+			out = r.add(out, id.Path, id.Index, conf, ViaMember, role)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return r.inherited(t, name, role, conf*confInherited, depth+1)
+}
+
+func isCompanion(f *analysis.FileFacts, i int32) bool {
+	d := f.Defs[i]
+	return d.Kind == analysis.KindObject && strings.Contains(d.Signature, "companion")
+}
+
+// inherited finds name among the members of t's supertypes.
+func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	var out []Candidate
+	for _, e := range r.supertypes(t, depth+1) {
+		for _, s := range best(e.Targets) {
+			out = append(out, r.members(s.Def, name, role, conf*s.Confidence, depth+1)...)
+		}
+	}
+	return out
+}
+
+// inModule resolves `q.name` where q is an imported module or package
+// (`fmt.Println`, `os.path.join`, `sample.greet`).
+func (r *Resolver) inModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	for _, imp := range f.Imports {
+		if ref.Qualifier != imp.Path && ref.Qualifier != imp.Alias && ref.Qualifier != imp.Name {
+			continue
+		}
+		if out := r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport); len(out) > 0 {
+			return out
+		}
+		var out []Candidate
+		for _, id := range r.ws.DefsNamed(ref.Name) {
+			g := r.ws.File(id.Path)
+			if g.Defs[id.Index].Container == analysis.None && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, imp.Path) {
+				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
+}
+
+// best keeps the candidates tied with the most confident one.
+func best(c []Candidate) []Candidate {
+	top := 0.0
+	for _, x := range c {
+		top = max(top, x.Confidence)
+	}
+	var out []Candidate
+	for _, x := range c {
+		if x.Confidence == top {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+var (
+	nameRE        = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*$`)
+	constructedRE = regexp.MustCompile(`^(?:new\s+)?&?([\p{L}_$][\p{L}\p{N}_$.:]*?)(?:::new)?(?:<[^()]*>)?(?:\(.*\)|\{.*\}|\.new(?:\(.*\))?)$`)
+)
+
+func isName(q string) bool { return nameRE.MatchString(q) }
+
+// constructedName returns Foo for `Foo(...)`, `new Foo(...)`, `Foo{...}`,
+// `&Foo{...}`, `Foo.new` and `Foo::new(...)`: by convention in every
+// supported language only type names start with an upper-case letter.
+func constructedName(q string) string {
+	m := constructedRE.FindStringSubmatch(q)
+	if m == nil {
+		return ""
+	}
+	name := m[1]
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" || !strings.HasPrefix(q, "new") && (name[0] < 'A' || name[0] > 'Z') {
+		return ""
+	}
+	return name
+}
+
+func splitQualifier(q string) (qualifier, name string) {
+	if i := strings.LastIndex(q, "."); i >= 0 {
+		return q[:i], q[i+1:]
+	}
+	return "", q
+}
+
+// baseTypeName reduces a written type to the name of its type definition:
+// "*pkg.Foo[T]" → "Foo", "List<String>?" → "List", "&mut Foo" → "Foo".
+func baseTypeName(t string) string {
+	t = strings.Trim(t, " \"'")
+	t = strings.TrimLeft(t, "*&")
+	t = strings.TrimPrefix(t, "mut ")
+	t = strings.TrimPrefix(t, "dyn ")
+	if i := strings.IndexAny(t, "<[({ "); i >= 0 {
+		t = t[:i]
+	}
+	t = strings.TrimRight(t, "?!")
+	if i := strings.LastIndexAny(t, ".:"); i >= 0 {
+		t = t[i+1:]
+	}
+	return t
+}

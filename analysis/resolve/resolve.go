@@ -1,0 +1,423 @@
+package resolve
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// DefaultThreshold is the confidence below which a candidate is uncertain.
+const DefaultThreshold = 0.5
+
+// Confidence of each way a name can be found, before kind and proximity
+// adjustments. A name only found by searching the whole workspace stays
+// below DefaultThreshold.
+const (
+	confScope     = 1.0
+	confMember    = 0.95
+	confImport    = 0.9
+	confPackage   = 0.85
+	confInherited = 0.85
+	confWildcard  = 0.75
+	confWorkspace = 0.4
+)
+
+// Via says how a candidate was found.
+type Via string
+
+const (
+	ViaScope     Via = "scope"     // a local, parameter or declaration in an enclosing scope
+	ViaMember    Via = "member"    // a member of the receiver's type or an enclosing type
+	ViaPackage   Via = "package"   // a top-level declaration of the same package
+	ViaImport    Via = "import"    // named by an import
+	ViaWorkspace Via = "workspace" // only the name matches
+	ViaSelf      Via = "self"      // the offset is on the definition's own name
+)
+
+// Candidate is a definition a reference may resolve to.
+type Candidate struct {
+	Def        DefID
+	Name       string
+	Kind       analysis.Kind
+	NameSpan   analysis.Span
+	Confidence float64 // 0..1
+	// Uncertain is set when Confidence is below the resolver's threshold:
+	// the candidate is a guess and must not be presented as the answer.
+	Uncertain bool
+	Via       Via
+}
+
+// Resolver resolves references against a workspace. It is safe for
+// concurrent use; it caches per-file name tables, so make a new one after
+// the workspace changes.
+type Resolver struct {
+	ws        Workspace
+	threshold float64
+
+	mu           sync.Mutex
+	names        map[*analysis.FileFacts]map[string][]int32
+	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
+}
+
+// New returns a resolver over ws with DefaultThreshold.
+func New(ws Workspace) *Resolver {
+	return &Resolver{
+		ws:           ws,
+		threshold:    DefaultThreshold,
+		names:        map[*analysis.FileFacts]map[string][]int32{},
+		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
+	}
+}
+
+// inheritanceRef returns the inheritance reference of f at span, or None.
+func (r *Resolver) inheritanceRef(f *analysis.FileFacts, span analysis.Span) int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	table, ok := r.inheritances[f]
+	if !ok {
+		table = map[analysis.Span]int32{}
+		for i, ref := range f.Refs {
+			if ref.Role&analysis.RoleInheritance != 0 {
+				table[ref.Span] = int32(i)
+			}
+		}
+		r.inheritances[f] = table
+	}
+	if i, ok := table[span]; ok {
+		return i
+	}
+	return analysis.None
+}
+
+// named returns the indexes of f's definitions called name.
+func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	table, ok := r.names[f]
+	if !ok {
+		table = map[string][]int32{}
+		for i, d := range f.Defs {
+			table[d.Name] = append(table[d.Name], int32(i))
+		}
+		r.names[f] = table
+	}
+	return table[name]
+}
+
+// Resolve returns the candidates for a reference, best first.
+func (r *Resolver) Resolve(id RefID) []Candidate {
+	f := r.ws.File(id.Path)
+	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
+		return nil
+	}
+	return r.finish(r.resolve(f, f.Refs[id.Index], 0))
+}
+
+// DefinitionAt resolves the name at a byte offset of a file: the innermost
+// reference there, or the definition whose name is there.
+func (r *Resolver) DefinitionAt(file string, offset int) []Candidate {
+	f := r.ws.File(file)
+	if f == nil {
+		return nil
+	}
+	for i, d := range f.Defs {
+		if d.NameSpan.Contains(offset) && d.NameSpan.End > d.NameSpan.Start {
+			return []Candidate{r.candidate(DefID{file, int32(i)}, confScope, ViaSelf)}
+		}
+	}
+	if ref := refAt(f, offset); ref != analysis.None {
+		return r.Resolve(RefID{file, ref})
+	}
+	return nil
+}
+
+// refAt is the innermost reference covering offset.
+func refAt(f *analysis.FileFacts, offset int) int32 {
+	best := analysis.None
+	for i, ref := range f.Refs {
+		if !ref.Span.Contains(offset) {
+			continue
+		}
+		if best == analysis.None || ref.Span.End-ref.Span.Start < f.Refs[best].Span.End-f.Refs[best].Span.Start {
+			best = int32(i)
+		}
+	}
+	return best
+}
+
+// maxDepth bounds recursion through qualifiers and supertypes.
+const maxDepth = 6
+
+// resolve runs the stages in order of precedence and returns the first
+// stage's candidates.
+func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	if ref.Role&analysis.RoleImport != 0 {
+		return r.imported(f, ref.Name, ref.Qualifier, ref.Role, confImport)
+	}
+	if ref.Qualifier != "" {
+		return r.qualified(f, ref, depth)
+	}
+	if c := r.inScope(f, ref, depth); len(c) > 0 {
+		return c
+	}
+	if c := r.inPackage(f, ref); len(c) > 0 {
+		return c
+	}
+	if c := r.viaImports(f, ref); len(c) > 0 {
+		return c
+	}
+	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
+}
+
+// inScope walks the scope chain outwards. In a scope owned by a type, the
+// type's inherited members and, for extension functions, the receiver's
+// members are visible too.
+func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	var out []Candidate
+	for s := ref.Scope; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		owner := f.Scopes[s].Def
+		local := owner != analysis.None && !f.Defs[owner].Kind.IsType() || owner == analysis.None && s != 0
+		for _, i := range r.named(f, ref.Name) {
+			d := f.Defs[i]
+			if d.Scope != s {
+				continue
+			}
+			// Locals are visible after their declaration only.
+			if local && d.NameSpan.Start > ref.Span.Start {
+				continue
+			}
+			via := ViaScope
+			conf := confScope
+			if owner != analysis.None && f.Defs[owner].Kind.IsType() {
+				via = ViaMember
+				conf = confMember
+			}
+			out = r.add(out, f.Path, i, conf, via, ref.Role)
+		}
+		if len(out) > 0 {
+			return out
+		}
+		// A supertype's name is never one of the members it brings in.
+		if owner == analysis.None || ref.Role&analysis.RoleInheritance != 0 {
+			continue
+		}
+		if od := f.Defs[owner]; od.Kind.IsType() {
+			out = append(out, r.inherited(DefID{f.Path, owner}, ref.Name, ref.Role, confInherited, depth+1)...)
+		} else if od.Receiver != "" {
+			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {
+				out = append(out, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// inPackage looks at top-level declarations of the other files of the same
+// package (same directory for Go, whose packages are directories). It scans
+// whichever is shorter: the package's files or the definitions of the name.
+func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if f.Package == "" {
+		return nil
+	}
+	samePackage := func(g *analysis.FileFacts) bool {
+		return g.Path != f.Path && g.Lang == f.Lang && g.Package == f.Package && (f.Lang != "go" || sameDir(g.Path, f.Path))
+	}
+	topLevel := func(d analysis.Def) bool { return d.Container == analysis.None && d.Receiver == "" }
+	var out []Candidate
+	files := r.ws.FilesInPackage(f.Lang, f.Package)
+	defs := r.ws.DefsNamed(ref.Name)
+	if len(files) < len(defs) {
+		for _, p := range files {
+			g := r.ws.File(p)
+			if !samePackage(g) {
+				continue
+			}
+			for _, i := range r.named(g, ref.Name) {
+				if topLevel(g.Defs[i]) {
+					out = r.add(out, p, i, confPackage, ViaPackage, ref.Role)
+				}
+			}
+		}
+		return out
+	}
+	for _, id := range defs {
+		g := r.ws.File(id.Path)
+		if topLevel(g.Defs[id.Index]) && samePackage(g) {
+			out = r.add(out, id.Path, id.Index, confPackage, ViaPackage, ref.Role)
+		}
+	}
+	return out
+}
+
+// viaImports follows the file's imports that bring the name in, explicitly or
+// by alias, and then its wildcard imports.
+func (r *Resolver) viaImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	for _, imp := range f.Imports {
+		local := cmp.Or(imp.Alias, imp.Name)
+		if !imp.Wildcard && local == ref.Name {
+			return r.imported(f, imp.Name, importModule(imp), ref.Role, confImport)
+		}
+	}
+	var out []Candidate
+	for _, imp := range f.Imports {
+		if imp.Wildcard {
+			out = append(out, r.imported(f, ref.Name, imp.Path, ref.Role, confWildcard)...)
+		}
+	}
+	return out
+}
+
+// importModule is the package or module an import takes its name from:
+// the path without its last segment.
+func importModule(imp analysis.Import) string {
+	return strings.TrimRight(strings.TrimSuffix(imp.Path, imp.Name), "./:")
+}
+
+// imported finds the top-level declaration name of an imported package or
+// module: one declared in package pkg, or in a file whose path ends like the
+// module path.
+func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64) []Candidate {
+	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
+	if len(out) > 0 {
+		return out
+	}
+	for _, id := range r.ws.DefsNamed(name) {
+		g := r.ws.File(id.Path)
+		d := g.Defs[id.Index]
+		if d.Container == analysis.None && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, pkg) {
+			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
+		}
+	}
+	return out
+}
+
+// topLevelIn finds top-level declarations named name in package pkg.
+func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, p := range r.ws.FilesInPackage(lang, pkg) {
+		g := r.ws.File(p)
+		for _, i := range r.named(g, name) {
+			if g.Defs[i].Container == analysis.None {
+				out = r.add(out, p, i, conf, ViaImport, role)
+			}
+		}
+	}
+	return out
+}
+
+// moduleMatches reports whether an import path such as "pkg.mod", "./mod",
+// "crate::a::b" or "example.com/x/y" names the file target, imported from
+// the file from.
+func moduleMatches(from, target, importPath string) bool {
+	if importPath == "" {
+		return false
+	}
+	if strings.HasPrefix(importPath, ".") && strings.Contains(importPath, "/") {
+		importPath = path.Join(path.Dir(from), importPath)
+		return stripExt(target) == importPath || path.Dir(target) == importPath
+	}
+	segs := strings.FieldsFunc(importPath, func(r rune) bool { return r == '.' || r == '/' || r == ':' })
+	if len(segs) > 0 && (segs[0] == "crate" || segs[0] == "self" || segs[0] == "super") {
+		segs = segs[1:]
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	suffix := "/" + strings.Join(segs, "/")
+	t := "/" + stripExt(target)
+	return strings.HasSuffix(t, suffix) || strings.HasSuffix(path.Dir(t), suffix) ||
+		strings.HasSuffix(t, suffix+"/__init__") || strings.HasSuffix(t, suffix+"/mod")
+}
+
+func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
+
+// byName is the last resort: every definition with the name, each with a
+// confidence below the threshold that shrinks with the number of candidates.
+func (r *Resolver) byName(name string, role analysis.Role, keep func(analysis.Def) bool) []Candidate {
+	ids := r.ws.DefsNamed(name)
+	var out []Candidate
+	for _, id := range ids {
+		d := r.ws.File(id.Path).Defs[id.Index]
+		if d.Kind == analysis.KindParameter || d.Kind == analysis.KindVariable && d.Container != analysis.None || !keep(d) {
+			continue
+		}
+		out = r.add(out, id.Path, id.Index, confWorkspace, ViaWorkspace, role)
+	}
+	for i := range out {
+		out[i].Confidence /= float64(len(out))
+	}
+	return out
+}
+
+// add appends the candidate when its kind fits the reference's role.
+func (r *Resolver) add(out []Candidate, file string, index int32, conf float64, via Via, role analysis.Role) []Candidate {
+	d := r.ws.File(file).Defs[index]
+	fit := kindFit(role, d.Kind)
+	if fit == 0 {
+		return out
+	}
+	return append(out, r.candidate(DefID{file, index}, conf*fit, via))
+}
+
+func (r *Resolver) candidate(id DefID, conf float64, via Via) Candidate {
+	d := r.ws.File(id.Path).Defs[id.Index]
+	return Candidate{Def: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan, Confidence: conf, Via: via}
+}
+
+// kindFit scores how well a definition kind fits a reference role: 1 is a
+// natural fit, 0 excludes the kind.
+func kindFit(role analysis.Role, k analysis.Kind) float64 {
+	switch {
+	case role&(analysis.RoleType|analysis.RoleInheritance) != 0:
+		if k.IsType() || k == analysis.KindTypeParameter {
+			return 1
+		}
+		if k == analysis.KindPackage || k == analysis.KindModule {
+			return 0.8
+		}
+		return 0
+	case role&analysis.RoleCall != 0:
+		switch k {
+		case analysis.KindFunction, analysis.KindMethod:
+			return 1
+		case analysis.KindClass, analysis.KindStruct, analysis.KindObject, analysis.KindEnum, analysis.KindEnumEntry:
+			return 0.98 // constructor calls such as Foo() name the class
+		case analysis.KindConstructor:
+			return 0.96
+		case analysis.KindInterface, analysis.KindTrait, analysis.KindTypeAlias, analysis.KindTypeParameter:
+			return 0.6
+		}
+		return 0.8 // a variable holding a function
+	}
+	if k == analysis.KindConstructor {
+		return 0
+	}
+	return 1
+}
+
+// finish sorts candidates best first, drops duplicates and flags the
+// uncertain ones.
+func (r *Resolver) finish(c []Candidate) []Candidate {
+	slices.SortStableFunc(c, func(a, b Candidate) int { return cmp.Compare(b.Confidence, a.Confidence) })
+	seen := map[DefID]bool{}
+	out := c[:0]
+	for _, x := range c {
+		if seen[x.Def] {
+			continue
+		}
+		seen[x.Def] = true
+		x.Uncertain = x.Confidence < r.threshold
+		out = append(out, x)
+	}
+	return out
+}

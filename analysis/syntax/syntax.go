@@ -1,0 +1,421 @@
+// Package syntax is the only place that touches github.com/smacker/go-tree-sitter.
+// It owns parser pools and trees and hands out Node values that keep their
+// tree private, so no tree-sitter type leaks into the rest of kast.
+//
+// After a parse the whole tree is copied into a flat Go array in one cgo
+// call: walking it then costs no cgo calls and none of the binding's per-node
+// Go allocations. A Tree's nodes are immutable, so Nodes may be read from
+// several goroutines; parsing and editing a Tree must not be concurrent.
+package syntax
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+
+	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Language is a tree-sitter grammar with a bounded pool of parsers.
+type Language struct {
+	ID string
+
+	grammar *sitter.Language
+	// symbolNames caches node type names by symbol: the binding's Type()
+	// allocates a Go string on every call.
+	symbolNames []string
+	fieldIDs    map[string]uint16
+	// ignoredMissing lists MISSING node types that are not real errors, such as
+	// Kotlin's _automatic_semicolon.
+	ignoredMissing map[string]bool
+	parsers        chan *sitter.Parser
+}
+
+// NewLanguage wraps a grammar. ignoredMissing names MISSING node types that
+// Errors must not report.
+func NewLanguage(id string, grammar *sitter.Language, ignoredMissing ...string) *Language {
+	l := &Language{
+		ID:             id,
+		grammar:        grammar,
+		ignoredMissing: map[string]bool{},
+		parsers:        make(chan *sitter.Parser, runtime.GOMAXPROCS(0)),
+	}
+	for _, t := range ignoredMissing {
+		l.ignoredMissing[t] = true
+	}
+	count := grammar.SymbolCount()
+	l.symbolNames = make([]string, count)
+	for s := range count {
+		l.symbolNames[s] = grammar.SymbolName(sitter.Symbol(s))
+	}
+	l.fieldIDs = map[string]uint16{}
+	// Field ids run from 1 up to the grammar's field count.
+	for id := 1; ; id++ {
+		name := grammar.FieldName(id)
+		if name == "" {
+			break
+		}
+		l.fieldIDs[name] = uint16(id)
+	}
+	return l
+}
+
+func (l *Language) acquire() *sitter.Parser {
+	select {
+	case p := <-l.parsers:
+		return p
+	default:
+		p := sitter.NewParser()
+		p.SetLanguage(l.grammar)
+		return p
+	}
+}
+
+// release returns a parser to the pool, or closes it when the pool is full.
+func (l *Language) release(p *sitter.Parser) {
+	select {
+	case l.parsers <- p:
+	default:
+		p.Close()
+	}
+}
+
+// Parse parses src from scratch. The caller must Close the tree.
+func (l *Language) Parse(ctx context.Context, src []byte) (*Tree, error) {
+	return l.parse(ctx, nil, src)
+}
+
+// Reparse applies edits to old (which is modified in place and stays owned by
+// the caller) and parses newSrc reusing old's unchanged subtrees. The caller
+// must Close both trees.
+func (l *Language) Reparse(ctx context.Context, old *Tree, newSrc []byte, edits ...Edit) (*Tree, error) {
+	for _, e := range edits {
+		edit(old.tree, e)
+	}
+	return l.parse(ctx, old, newSrc)
+}
+
+func (l *Language) parse(ctx context.Context, old *Tree, src []byte) (*Tree, error) {
+	p := l.acquire()
+	var base *sitter.Tree
+	if old != nil {
+		base = old.tree
+	}
+	t, err := p.ParseCtx(ctx, base, src)
+	if err != nil && ctx.Err() == nil {
+		// The binding's cancellation watcher can raise the parser's cancel
+		// flag after a parse finished, failing this one: drop that parser
+		// and try once more with a fresh one.
+		p.Close()
+		p = l.acquire()
+		t, err = p.ParseCtx(ctx, base, src)
+	}
+	if err != nil {
+		// A cancelled parse would be resumed by the next call on this parser.
+		p.Reset()
+		l.release(p)
+		return nil, fmt.Errorf("parse %s: %w", l.ID, err)
+	}
+	l.release(p)
+	nodes, err := flatten(t)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return &Tree{tree: t, nodes: nodes, src: src, text: string(src), lang: l, lines: lineStarts(src)}, nil
+}
+
+// Edit describes one text change: the range [Start, OldEnd) of the text
+// before the change became [Start, NewEnd). Successive edits each refer to
+// the text left by the previous one, as LSP content changes do. Points use
+// UTF-8 byte columns.
+type Edit struct {
+	Start, OldEnd, NewEnd                int
+	StartPoint, OldEndPoint, NewEndPoint analysis.Point
+}
+
+// Tree is a parsed file. Close it when done; nothing relies on finalizers.
+type Tree struct {
+	tree  *sitter.Tree // kept for incremental reparsing
+	nodes []flatNode   // preorder; nodes[0] is the root
+	src   []byte
+	// text is src as one string: node texts are substrings of it, which
+	// saves an allocation per name but keeps the text alive while they are.
+	text string
+	lang *Language
+	// lines holds the byte offset of each line start: points are computed
+	// from it, so nodes need not carry them.
+	lines []int
+}
+
+// Close frees the tree.
+func (t *Tree) Close() {
+	t.tree.Close()
+	t.nodes = nil
+}
+
+// Source returns the text the tree was parsed from.
+func (t *Tree) Source() []byte { return t.src }
+
+// Language returns the tree's language.
+func (t *Tree) Language() *Language { return t.lang }
+
+// Root returns the root node.
+func (t *Tree) Root() Node { return Node{t: t, i: 0} }
+
+// Span converts a byte range of the source to a Span.
+func (t *Tree) Span(start, end int) analysis.Span {
+	return analysis.Span{Start: start, End: end, StartPoint: pointAt(t.lines, start), EndPoint: pointAt(t.lines, end)}
+}
+
+// Errors lists ERROR nodes and MISSING nodes other than the language's
+// ignored ones.
+func (t *Tree) Errors() []analysis.SyntaxError {
+	var errs []analysis.SyntaxError
+	var visit func(n Node)
+	visit = func(n Node) {
+		switch {
+		case n.IsMissing():
+			if !t.lang.ignoredMissing[n.Type()] {
+				errs = append(errs, analysis.SyntaxError{Span: n.Span(), Message: "missing " + n.Type()})
+			}
+			return
+		case n.IsError():
+			errs = append(errs, analysis.SyntaxError{Span: n.Span(), Message: "syntax error"})
+			return
+		}
+		for _, c := range n.Children() {
+			if c.HasError() {
+				visit(c)
+			}
+		}
+	}
+	if root := t.Root(); root.HasError() {
+		visit(root)
+	}
+	return errs
+}
+
+// Node is a syntax node. The zero Node is invalid and every accessor on it
+// returns a zero value, so field lookups chain without nil checks.
+type Node struct {
+	t *Tree
+	i uint32
+}
+
+// Valid reports whether the node exists.
+func (n Node) Valid() bool { return n.t != nil }
+
+func (n Node) flat() *flatNode { return &n.t.nodes[n.i] }
+
+// Type is the grammar's node type, "ERROR" for an error node.
+func (n Node) Type() string {
+	if n.t == nil {
+		return ""
+	}
+	if s := int(n.flat().symbol); s < len(n.t.lang.symbolNames) {
+		return n.t.lang.symbolNames[s]
+	}
+	return "ERROR" // ts_builtin_sym_error is the largest symbol
+}
+
+// Is reports whether the node's type is one of types.
+func (n Node) Is(types ...string) bool {
+	typ := n.Type()
+	for _, t := range types {
+		if typ == t {
+			return true
+		}
+	}
+	return false
+}
+
+// IsNamed reports whether the node is a named grammar rule rather than a token literal.
+func (n Node) IsNamed() bool { return n.t != nil && n.flat().flags&flagNamed != 0 }
+
+// IsMissing reports whether the parser inserted the node to recover from an error.
+func (n Node) IsMissing() bool { return n.t != nil && n.flat().flags&flagMissing != 0 }
+
+// IsError reports whether the node is an ERROR node.
+func (n Node) IsError() bool { return n.t != nil && int(n.flat().symbol) >= len(n.t.lang.symbolNames) }
+
+// HasError reports whether the node is or contains an error.
+func (n Node) HasError() bool { return n.t != nil && n.flat().flags&flagHasError != 0 }
+
+// Start is the node's first byte offset.
+func (n Node) Start() int {
+	if n.t == nil {
+		return 0
+	}
+	return int(n.flat().start)
+}
+
+// End is the node's end byte offset (exclusive).
+func (n Node) End() int {
+	if n.t == nil {
+		return 0
+	}
+	return int(n.flat().end)
+}
+
+// Same reports whether two nodes are the same node.
+func (n Node) Same(o Node) bool { return n.t != nil && n == o }
+
+// Text is the node's source text.
+func (n Node) Text() string {
+	if n.t == nil {
+		return ""
+	}
+	return n.t.text[n.Start():n.End()]
+}
+
+// Span is the node's byte range and points.
+func (n Node) Span() analysis.Span {
+	if n.t == nil {
+		return analysis.Span{}
+	}
+	return n.t.Span(n.Start(), n.End())
+}
+
+// Field returns the first child with the given field name.
+func (n Node) Field(name string) Node {
+	if n.t == nil {
+		return Node{}
+	}
+	id, ok := n.t.lang.fieldIDs[name]
+	if !ok {
+		return Node{}
+	}
+	for c := n.first(); c.Valid(); c = c.next() {
+		if uint16(c.flat().field) == id {
+			return c
+		}
+	}
+	return Node{}
+}
+
+// Parent returns the parent node.
+func (n Node) Parent() Node {
+	if n.t == nil || n.i == 0 {
+		return Node{}
+	}
+	return Node{t: n.t, i: uint32(n.flat().parent)}
+}
+
+// PrevSibling returns the previous sibling, named or not.
+func (n Node) PrevSibling() Node {
+	p := n.Parent()
+	if !p.Valid() {
+		return Node{}
+	}
+	prev := Node{}
+	for c := p.first(); c.Valid() && c.i != n.i; c = c.next() {
+		prev = c
+	}
+	return prev
+}
+
+func (n Node) first() Node {
+	if n.flat().children == 0 {
+		return Node{}
+	}
+	return Node{t: n.t, i: n.i + 1}
+}
+
+func (n Node) next() Node {
+	if next := n.flat().next; next != 0 {
+		return Node{t: n.t, i: uint32(next)}
+	}
+	return Node{}
+}
+
+// Children returns all children, named and anonymous.
+func (n Node) Children() []Node {
+	if n.t == nil || n.flat().children == 0 {
+		return nil
+	}
+	out := make([]Node, 0, n.flat().children)
+	for c := n.first(); c.Valid(); c = c.next() {
+		out = append(out, c)
+	}
+	return out
+}
+
+// NamedChildren returns the named children.
+func (n Node) NamedChildren() []Node {
+	if n.t == nil || n.flat().children == 0 {
+		return nil
+	}
+	var out []Node
+	for c := n.first(); c.Valid(); c = c.next() {
+		if c.IsNamed() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Child returns the first child of one of the given types.
+func (n Node) Child(types ...string) Node {
+	if n.t == nil || n.flat().children == 0 {
+		return Node{}
+	}
+	for c := n.first(); c.Valid(); c = c.next() {
+		if c.Is(types...) {
+			return c
+		}
+	}
+	return Node{}
+}
+
+// ChildrenOf returns the children of the given types.
+func (n Node) ChildrenOf(types ...string) []Node {
+	if n.t == nil || n.flat().children == 0 {
+		return nil
+	}
+	var out []Node
+	for c := n.first(); c.Valid(); c = c.next() {
+		if c.Is(types...) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// String is the node's S-expression of named nodes, for debugging and tests.
+func (n Node) String() string {
+	if n.t == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	var write func(n Node)
+	write = func(n Node) {
+		b.WriteString("(" + n.Type())
+		for _, c := range n.NamedChildren() {
+			b.WriteString(" ")
+			write(c)
+		}
+		b.WriteString(")")
+	}
+	write(n)
+	return b.String()
+}
+
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+func pointAt(lines []int, offset int) analysis.Point {
+	line := sort.SearchInts(lines, offset+1) - 1
+	return analysis.Point{Line: line, Col: offset - lines[line]}
+}

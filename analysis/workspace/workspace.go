@@ -1,0 +1,113 @@
+// Package workspace is the engine façade over one workspace root: its
+// persistent index, kept up to date by scanning the tree and extracting
+// changed files with the language packages.
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/storage"
+	"github.com/kast-dev/kast/storage/indexer"
+	"github.com/kast-dev/kast/storage/scan"
+)
+
+// grammarVersion names the grammars and extraction rules the index was built
+// with; changing it rebuilds every index. Bump it when extraction changes.
+const grammarVersion = "go-tree-sitter-20240827/extract-1"
+
+// Options configures Open.
+type Options struct {
+	// Version is the binary's version; a different version rebuilds the index.
+	Version string
+	// InMemory keeps the index in RAM only.
+	InMemory bool
+	// IndexDir overrides the index directory.
+	IndexDir string
+	Logger   *slog.Logger
+}
+
+// Workspace is an open workspace.
+type Workspace struct {
+	Root  string
+	Index *storage.Index
+	view  *view
+}
+
+// Open opens (or creates) the index of the workspace at root. When another
+// process holds the index, it is opened in memory and Notice says so.
+func Open(root string, opts Options) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := storage.Open(abs, storage.Options{
+		Dir:            opts.IndexDir,
+		InMemory:       opts.InMemory,
+		GrammarVersion: grammarVersion,
+		BinaryVersion:  opts.Version,
+		Logger:         opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the index of %s: %w", abs, err)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Workspace{Root: abs, Index: ix, view: newView(ix, logger)}, nil
+}
+
+// Notice is a message for the user about how the index was opened (for
+// example the in-memory fallback), or "".
+func (w *Workspace) Notice() string { return w.Index.Notice() }
+
+// Close closes the index.
+func (w *Workspace) Close() error { return w.Index.Close() }
+
+// Refresh scans the tree and brings the index up to date: new and changed
+// files are extracted in parallel, deleted ones removed. progress may be nil.
+func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)) (indexer.Totals, scan.Skipped, error) {
+	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: Supported})
+	if err != nil {
+		return indexer.Totals{}, scan.Skipped{}, err
+	}
+	totals, err := indexer.Run(ctx, w.Index, found.Files, lang.Extract, indexer.Options{
+		Lang:     languageOf,
+		Progress: progress,
+	})
+	w.view.invalidate()
+	return totals, found.Skipped, err
+}
+
+// Reindex extracts one file's new content and replaces its entry in the
+// index: the work behind a save or a change on disk.
+func (w *Workspace) Reindex(ctx context.Context, path string, src []byte, mtime time.Time) error {
+	facts, err := lang.Extract(ctx, path, src)
+	if err != nil {
+		return err
+	}
+	defer w.view.forget(path)
+	return w.Index.PutFile(path, mtime, facts)
+}
+
+// Resolver returns a resolver over the index.
+func (w *Workspace) Resolver() *resolve.Resolver { return resolve.New(w.view) }
+
+// Supported reports whether kast has a language for path.
+func Supported(path string) bool {
+	_, ok := lang.ForPath(path)
+	return ok
+}
+
+func languageOf(path string) string {
+	if l, ok := lang.ForPath(path); ok {
+		return l.ID
+	}
+	return ""
+}

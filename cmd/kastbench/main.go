@@ -1,0 +1,230 @@
+// Command kastbench measures kast's indexing on a source tree (by default the
+// Go standard library, which every machine with Go has) beside two reference
+// points run on the same files in the same run: a pure tree-sitter parse (the
+// floor no syntax-based indexer can beat) and universal-ctags.
+//
+//	go run ./cmd/kastbench -kast bin/kast [-root DIR]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/storage/scan"
+)
+
+func main() {
+	kast := flag.String("kast", "bin/kast", "the kast binary to measure")
+	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "the tree to index")
+	flag.Parse()
+	if err := run(*kast, *root); err != nil {
+		fmt.Fprintln(os.Stderr, "kastbench:", err)
+		os.Exit(1)
+	}
+}
+
+type row struct {
+	name    string
+	elapsed time.Duration
+	bytes   int64
+	rssKB   int64 // 0 when not measured
+	note    string
+}
+
+func run(kast, root string) error {
+	ctx := context.Background()
+	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	if err != nil {
+		return err
+	}
+	var total int64
+	paths := make([]string, len(found.Files))
+	for i, f := range found.Files {
+		paths[i] = f.Path
+		total += f.Size
+	}
+	fmt.Printf("tree %s: %d files kast indexes, %.1f MB, %d cores\n\n", root, len(paths), float64(total)/1e6, runtime.GOMAXPROCS(0))
+
+	var rows []row
+	floor, err := parseFloor(ctx, paths)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{name: "tree-sitter parse (floor)", elapsed: floor, bytes: total})
+
+	cache, err := os.MkdirTemp("", "kastbench-cache-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cache)
+	for _, pass := range []string{"kast index (cold)", "kast index (warm)"} {
+		r, err := kastIndex(kast, root, cache)
+		if err != nil {
+			return err
+		}
+		r.name = pass
+		rows = append(rows, r)
+	}
+	if r, err := ctags(paths, total); err != nil {
+		rows = append(rows, row{name: "universal-ctags", note: "not run: " + err.Error()})
+	} else {
+		rows = append(rows, r)
+	}
+
+	fmt.Printf("%-28s %10s %9s %12s\n", "", "time", "MB/s", "peak RSS")
+	for _, r := range rows {
+		if r.note != "" {
+			fmt.Printf("%-28s %s\n", r.name, r.note)
+			continue
+		}
+		rss := "-"
+		if r.rssKB > 0 {
+			rss = fmt.Sprintf("%d MB", r.rssKB/1024)
+		}
+		fmt.Printf("%-28s %10s %9.1f %12s\n", r.name, r.elapsed.Round(time.Millisecond), float64(r.bytes)/1e6/r.elapsed.Seconds(), rss)
+	}
+	fmt.Printf("\ncold index / parse floor: %.2fx\n", rows[1].elapsed.Seconds()/floor.Seconds())
+
+	one, err := reindexOne(kast, cache, root, paths)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("reindex after editing one file: %s\n", one.Round(time.Microsecond))
+	return nil
+}
+
+// parseFloor parses every file on all cores and drops the trees: the cost of
+// tree-sitter alone, without extraction or storage.
+func parseFloor(ctx context.Context, paths []string) (time.Duration, error) {
+	start := time.Now()
+	jobs := make(chan string)
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				src, err := os.ReadFile(p)
+				if err != nil {
+					continue
+				}
+				l, _ := lang.ForPath(p)
+				tree, err := l.Syntax.Parse(ctx, src)
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", p, err)
+					return
+				}
+				tree.Close()
+			}
+		}()
+	}
+	for _, p := range paths {
+		jobs <- p
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return 0, err
+	default:
+	}
+	return time.Since(start), nil
+}
+
+// kastIndex runs `kast index --json` with its own cache and measures it.
+func kastIndex(kast, root, cache string) (row, error) {
+	cmd := exec.Command(kast, "index", "--json", root)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return row{}, fmt.Errorf("%s index: %v\n%s", kast, err, stderr.String())
+	}
+	elapsed := time.Since(start)
+	var rep struct {
+		Files  int   `json:"files"`
+		Bytes  int64 `json:"bytes"`
+		Parsed int   `json:"parsed"`
+		Defs   int   `json:"definitions"`
+		Refs   int   `json:"references"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return row{}, fmt.Errorf("kast index --json: %v", err)
+	}
+	fmt.Printf("kast index: %d files (%d parsed), %d definitions, %d references\n", rep.Files, rep.Parsed, rep.Defs, rep.Refs)
+	return row{elapsed: elapsed, bytes: rep.Bytes, rssKB: maxRSS(cmd)}, nil
+}
+
+// ctags indexes the same files with universal-ctags, when it is installed.
+func ctags(paths []string, total int64) (row, error) {
+	bin, err := exec.LookPath("ctags")
+	if err != nil {
+		return row{}, fmt.Errorf("ctags is not installed (apt-get install universal-ctags)")
+	}
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "Universal") {
+		return row{}, fmt.Errorf("%s is not universal-ctags", bin)
+	}
+	cmd := exec.Command(bin, "-L", "-", "-f", os.DevNull)
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n"))
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return row{}, fmt.Errorf("ctags: %v: %s", err, out)
+	}
+	return row{name: "universal-ctags", elapsed: time.Since(start), bytes: total, rssKB: maxRSS(cmd)}, nil
+}
+
+func maxRSS(cmd *exec.Cmd) int64 {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}
+
+// reindexOne times extracting and storing one edited file in the warm index,
+// the work behind a save in the editor, then restores the original.
+func reindexOne(kast, cache, root string, paths []string) (time.Duration, error) {
+	// The index records the binary's version; open it as that version.
+	out, err := exec.Command(kast, "version").Output()
+	fields := strings.Fields(string(out))
+	if err != nil || len(fields) < 2 {
+		return 0, fmt.Errorf("%s version: %v", kast, err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	ws, err := workspace.Open(root, workspace.Options{Version: fields[1]})
+	if err != nil {
+		return 0, err
+	}
+	defer ws.Close()
+	path := paths[len(paths)/2]
+	for _, p := range paths {
+		if strings.HasSuffix(p, filepath.Join("net", "http", "server.go")) {
+			path = p
+		}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	edited := append(append([]byte(nil), src...), "\n// edited\nfunc editedByBenchmark() {}\n"...)
+	start := time.Now()
+	if err := ws.Reindex(context.Background(), path, edited, time.Now()); err != nil {
+		return 0, err
+	}
+	elapsed := time.Since(start)
+	return elapsed, ws.Reindex(context.Background(), path, src, time.Now())
+}
