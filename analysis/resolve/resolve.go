@@ -167,10 +167,15 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	if c := r.inScope(f, ref, depth); len(c) > 0 {
 		return c
 	}
+	// An explicit import shadows a same-package declaration (Kotlin, Java);
+	// a wildcard import does not.
+	if c := r.explicitImport(f, ref); len(c) > 0 {
+		return c
+	}
 	if c := r.inPackage(f, ref); len(c) > 0 {
 		return c
 	}
-	if c := r.viaImports(f, ref); len(c) > 0 {
+	if c := r.wildcardImports(f, ref); len(c) > 0 {
 		return c
 	}
 	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
@@ -259,15 +264,20 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 	return out
 }
 
-// viaImports follows the file's imports that bring the name in, explicitly or
-// by alias, and then its wildcard imports.
-func (r *Resolver) viaImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+// explicitImport follows the file's import that brings the name in by name
+// or by alias.
+func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	for _, imp := range f.Imports {
 		local := cmp.Or(imp.Alias, imp.Name)
 		if !imp.Wildcard && local == ref.Name {
 			return r.imported(f, imp.Name, importModule(imp), ref.Role, confImport)
 		}
 	}
+	return nil
+}
+
+// wildcardImports looks for the name in the packages the file imports whole.
+func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, imp := range f.Imports {
 		if imp.Wildcard {

@@ -65,13 +65,21 @@ UTF-8 byte column, as compilers print them. Exit status 1 means nothing was foun
 	}
 	cmd.AddCommand(
 		&cobra.Command{Use: "def FILE:LINE:COL", Short: "Where the name at a position is defined", Args: cobra.ExactArgs(1),
-			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error { return queryDef(ws, out, args[0], q) })},
+			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error {
+				return queryDef(ws, out, args[0], q)
+			})},
 		&cobra.Command{Use: "refs FILE:LINE:COL", Short: "References of the definition at or named at a position", Args: cobra.ExactArgs(1),
-			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error { return queryRefs(ws, out, args[0], q) })},
+			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error {
+				return queryRefs(ws, out, args[0], q)
+			})},
 		&cobra.Command{Use: "symbols PATTERN", Short: "Workspace symbols matching a fuzzy pattern, best first", Args: cobra.ExactArgs(1),
-			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error { return querySymbols(ws, out, args[0], q) })},
+			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error {
+				return querySymbols(ws, out, args[0], q)
+			})},
 		&cobra.Command{Use: "outline FILE", Short: "The declarations of a file, nested", Args: cobra.ExactArgs(1),
-			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error { return queryOutline(ws, out, args[0], q) })},
+			RunE: run(func(ws *workspace.Workspace, out io.Writer, args []string) error {
+				return queryOutline(ws, out, args[0], q)
+			})},
 	)
 	cmd.PersistentFlags().IntVar(&q.limit, "limit", 50, "maximum number of symbols")
 	return cmd
