@@ -24,7 +24,8 @@ test:
 # tree-sitter parse and universal-ctags (apt-get install universal-ctags).
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	$(GO) run ./cmd/kastbench -kast $(BIN)
+	$(GO) build -o bin/kastbench ./cmd/kastbench
+	./bin/kastbench -kast $(BIN)
 
 lint:
 	$(GO) vet ./...

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func registerKward(reg *server.Registry) {
 	k := &kward{
 		env:       env,
 		store:     &agent.Store{Dir: filepath.Join(agent.DataDir(env), "sessions")},
-		tools:     &tools.Set{},
+		tools:     &tools.Set{Code: codeIntel{workspaces: newWorkspaces(slog.Default())}},
 		launchDir: cwd,
 		sessions:  map[string]*kwardSession{},
 		turns:     map[string]*kwardSession{},

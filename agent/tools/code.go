@@ -11,11 +11,11 @@ import (
 // returns text for the model. Positions are 1-based lines and columns in
 // workspace files.
 type CodeIntel interface {
-	Resolve(ctx context.Context, path string, line, column int) (string, error)
-	References(ctx context.Context, path string, line, column int) (string, error)
-	Outline(ctx context.Context, path string) (string, error)
-	WorkspaceSymbols(ctx context.Context, query string) (string, error)
-	Diagnostics(ctx context.Context, path string) (string, error)
+	Resolve(ctx context.Context, root, path string, line, column int) (string, error)
+	References(ctx context.Context, root, path string, line, column int) (string, error)
+	Outline(ctx context.Context, root, path string) (string, error)
+	WorkspaceSymbols(ctx context.Context, root, query string) (string, error)
+	Diagnostics(ctx context.Context, root, path string) (string, error)
 }
 
 type position struct {
@@ -32,7 +32,7 @@ var positionParams = object(map[string]any{
 
 // codeTools exposes code through the model's tools.
 func codeTools(code CodeIntel) []tool {
-	atPosition := func(f func(context.Context, string, int, int) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
+	atPosition := func(f func(context.Context, string, string, int, int) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
 		return func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 			var p position
 			if err := decode(raw, &p); err != nil {
@@ -42,10 +42,10 @@ func codeTools(code CodeIntel) []tool {
 			if err != nil {
 				return errorf("%v", err)
 			}
-			return textResult(f(ctx, abs, p.Line, p.Column))
+			return textResult(f(ctx, env.Workspace, abs, p.Line, p.Column))
 		}
 	}
-	inFile := func(f func(context.Context, string) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
+	inFile := func(f func(context.Context, string, string) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
 		return func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 			var p position
 			if err := decode(raw, &p); err != nil {
@@ -55,7 +55,7 @@ func codeTools(code CodeIntel) []tool {
 			if err != nil {
 				return errorf("%v", err)
 			}
-			return textResult(f(ctx, abs))
+			return textResult(f(ctx, env.Workspace, abs))
 		}
 	}
 	pathOnly := object(map[string]any{"path": str("File path, relative to the workspace root.")}, "path")
@@ -73,7 +73,7 @@ func codeTools(code CodeIntel) []tool {
 				if err := decode(raw, &p); err != nil {
 					return errorf("%v", err)
 				}
-				return textResult(code.WorkspaceSymbols(ctx, p.Query))
+				return textResult(code.WorkspaceSymbols(ctx, env.Workspace, p.Query))
 			}},
 	}
 }

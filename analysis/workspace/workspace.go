@@ -4,10 +4,12 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/lang"
@@ -23,7 +25,8 @@ const grammarVersion = "go-tree-sitter-20240827/extract-1"
 
 // Options configures Open.
 type Options struct {
-	// Version is the binary's version; a different version rebuilds the index.
+	// Version names the code that builds the index; a different one rebuilds
+	// it. Empty means the running binary's build version.
 	Version string
 	// InMemory keeps the index in RAM only.
 	InMemory bool
@@ -50,7 +53,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 		Dir:            opts.IndexDir,
 		InMemory:       opts.InMemory,
 		GrammarVersion: grammarVersion,
-		BinaryVersion:  opts.Version,
+		BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
 		Logger:         opts.Logger,
 	})
 	if err != nil {
@@ -61,6 +64,23 @@ func Open(root string, opts Options) (*Workspace, error) {
 		logger = slog.Default()
 	}
 	return &Workspace{Root: abs, Index: ix, view: newView(ix, logger)}, nil
+}
+
+// buildVersion identifies the running binary's code for the index: the
+// module version, or the VCS revision it was built from. Every entry point
+// (CLI, language server, agent) opens the shared index under the same one.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" || (s.Key == "vcs.modified" && s.Value == "true") {
+			v += "+" + s.Value
+		}
+	}
+	return v
 }
 
 // Notice is a message for the user about how the index was opened (for

@@ -38,7 +38,7 @@ A second run only re-reads files whose size or modification time changed.`,
 			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 				return fmt.Errorf("%s is not a directory", root)
 			}
-			ws, err := workspace.Open(root, workspace.Options{Version: kastVersion(), InMemory: inMemory, Logger: logger})
+			ws, err := workspace.Open(root, workspace.Options{InMemory: inMemory, Logger: logger})
 			if err != nil {
 				return err
 			}

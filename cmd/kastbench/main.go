@@ -98,7 +98,7 @@ func run(kast, root string) error {
 	}
 	fmt.Printf("\ncold index / parse floor: %.2fx\n", rows[1].elapsed.Seconds()/floor.Seconds())
 
-	one, err := reindexOne(kast, cache, root, paths)
+	one, err := reindexOne(cache, root, paths)
 	if err != nil {
 		return err
 	}
@@ -197,15 +197,11 @@ func maxRSS(cmd *exec.Cmd) int64 {
 
 // reindexOne times extracting and storing one edited file in the warm index,
 // the work behind a save in the editor, then restores the original.
-func reindexOne(kast, cache, root string, paths []string) (time.Duration, error) {
-	// The index records the binary's version; open it as that version.
-	out, err := exec.Command(kast, "version").Output()
-	fields := strings.Fields(string(out))
-	if err != nil || len(fields) < 2 {
-		return 0, fmt.Errorf("%s version: %v", kast, err)
-	}
+func reindexOne(cache, root string, paths []string) (time.Duration, error) {
+	// Built from the same tree, this program opens the index under the
+	// same build version as the kast binary that wrote it.
 	os.Setenv("XDG_CACHE_HOME", cache)
-	ws, err := workspace.Open(root, workspace.Options{Version: fields[1]})
+	ws, err := workspace.Open(root, workspace.Options{})
 	if err != nil {
 		return 0, err
 	}
