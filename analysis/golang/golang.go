@@ -26,15 +26,16 @@ func Extract(ctx context.Context, path string, src []byte) (*analysis.FileFacts,
 
 // Walk records the facts of a Go tree.
 func Walk(b *extract.Builder, root syntax.Node) {
-	w := &walker{b: b, declared: map[scopedName]bool{}}
+	w := &walker{b: b, declared: map[scopedName]string{}}
 	w.children(root)
 }
 
 type walker struct {
 	b *extract.Builder
-	// declared holds the names declared in each scope, for telling
-	// redeclarations in `a, err := ...` from new variables.
-	declared map[scopedName]bool
+	// declared holds the names declared in each scope with their types as
+	// written, for telling redeclarations in `a, err := ...` from new
+	// variables and for typing range variables.
+	declared map[scopedName]string
 }
 
 type scopedName struct {
@@ -80,7 +81,7 @@ func (w *walker) node(n syntax.Node) {
 		w.shortVar(n, n.Field("left"), n.Field("right"))
 	case "range_clause":
 		if n.Child(":=").Valid() {
-			w.shortVar(n, n.Field("left"), n.Field("right"))
+			w.rangeVars(n)
 		} else {
 			w.assign(n.Field("left"), analysis.RoleWrite)
 			w.node(n.Field("right"))
@@ -262,8 +263,15 @@ func (w *walker) signature(n syntax.Node) {
 		w.node(tp.Field("type"))
 	}
 	w.parameters(n.Field("parameters"))
-	w.node(n.Field("result"))
-	w.node(n.Field("body"))
+	// Named results are variables of the body.
+	if result := n.Field("result"); result.Type() == "parameter_list" {
+		w.parameters(result)
+	} else {
+		w.node(result)
+	}
+	// The body's outermost block is the parameters' scope: `err :=` there
+	// assigns a named result rather than declaring a new variable.
+	w.children(n.Field("body"))
 }
 
 func (w *walker) parameters(list syntax.Node) {
@@ -272,13 +280,17 @@ func (w *walker) parameters(list syntax.Node) {
 			continue
 		}
 		typ := p.Field("type")
+		typeName := typ.Text()
+		if p.Type() == "variadic_parameter_declaration" {
+			typeName = "[]" + typeName
+		}
 		for _, name := range p.ChildrenOf("identifier") {
 			if name.Text() == "_" {
 				continue
 			}
 			d := w.b.Def(analysis.KindParameter, name, p)
-			w.declared[scopedName{w.b.Scope(), name.Text()}] = true
-			w.b.D(d).TypeName = typ.Text()
+			w.declared[scopedName{w.b.Scope(), name.Text()}] = typeName
+			w.b.D(d).TypeName = typeName
 		}
 		w.node(typ)
 	}
@@ -297,13 +309,13 @@ func (w *walker) valueSpec(n syntax.Node) {
 			continue
 		}
 		d := w.b.Def(kind, name, n)
-		w.declared[scopedName{w.b.Scope(), name.Text()}] = true
 		w.decorate(d, n, syntax.Node{})
 		def := w.b.D(d)
 		def.TypeName = typ.Text()
 		if def.TypeName == "" {
 			def.TypeName = literalType(value, i, len(names))
 		}
+		w.declared[scopedName{w.b.Scope(), name.Text()}] = def.TypeName
 	}
 	w.node(typ)
 	w.node(value)
@@ -314,22 +326,74 @@ func (w *walker) valueSpec(n syntax.Node) {
 func (w *walker) shortVar(n, left, right syntax.Node) {
 	w.node(right)
 	names := left.NamedChildren()
+	w.declare(n, names, func(i int) string { return literalType(right, i, len(names)) })
+}
+
+// rangeVars declares `k, v := range x`, typed from x's declared type when x
+// is a slice, array or map variable of an enclosing scope.
+func (w *walker) rangeVars(n syntax.Node) {
+	right := n.Field("right")
+	w.node(right)
+	key, elem := "", ""
+	if right.Type() == "identifier" {
+		key, elem = rangeTypes(w.typeOf(right.Text()))
+	}
+	w.declare(n, n.Field("left").NamedChildren(), func(i int) string {
+		if i == 0 {
+			return key
+		}
+		return elem
+	})
+}
+
+// declare records the new names among names, typed by typeOf(i).
+func (w *walker) declare(n syntax.Node, names []syntax.Node, typeOf func(i int) string) {
 	for i, name := range names {
 		if name.Type() != "identifier" || name.Text() == "_" {
 			continue
 		}
-		if w.declaredHere(name.Text()) {
+		if _, ok := w.declared[scopedName{w.b.Scope(), name.Text()}]; ok {
 			w.b.Ref(name, analysis.RoleWrite, "")
 			continue
 		}
 		d := w.b.Def(analysis.KindVariable, name, n)
-		w.b.D(d).TypeName = literalType(right, i, len(names))
-		w.declared[scopedName{w.b.Scope(), name.Text()}] = true
+		w.b.D(d).TypeName = typeOf(i)
+		w.declared[scopedName{w.b.Scope(), name.Text()}] = w.b.D(d).TypeName
 	}
 }
 
-func (w *walker) declaredHere(name string) bool {
-	return w.declared[scopedName{w.b.Scope(), name}]
+// typeOf is the declared type of name in the innermost open scope that
+// declares it.
+func (w *walker) typeOf(name string) string {
+	for s := w.b.Scope(); s != analysis.None; s = w.b.Facts.Scopes[s].Parent {
+		if t, ok := w.declared[scopedName{s, name}]; ok {
+			return t
+		}
+	}
+	return ""
+}
+
+// rangeTypes are the key and element types of ranging over a value of type t.
+func rangeTypes(t string) (key, elem string) {
+	switch {
+	case strings.HasPrefix(t, "map["):
+		depth := 0
+		for i, c := range t {
+			switch c {
+			case '[':
+				depth++
+			case ']':
+				if depth--; depth == 0 {
+					return t[len("map["):i], t[i+1:]
+				}
+			}
+		}
+	case strings.HasPrefix(t, "["):
+		if i := strings.IndexByte(t, ']'); i >= 0 {
+			return "int", t[i+1:]
+		}
+	}
+	return "", ""
 }
 
 // literalType infers the type of the i-th of n names from a composite

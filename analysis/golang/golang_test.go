@@ -108,3 +108,36 @@ func TestDefDetails(t *testing.T) {
 		t.Errorf("x type %q", x.TypeName)
 	}
 }
+
+// Named results live in the body's scope, so `n, err :=` there assigns err;
+// range variables take their types from the ranged variable's declaration.
+func TestNamedResultsAndRangeTypes(t *testing.T) {
+	src := `package p
+
+func Sum(byName map[string]*Item, items ...Item) (total int, err error) {
+	n, err := count()
+	for k, v := range byName {
+		_, _ = k, v
+	}
+	for _, it := range items {
+		total += it.N + n
+	}
+	return
+}
+`
+	f, err := Extract(context.Background(), "a.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.Check(t, f, ft.Expect{
+		Package: "p",
+		Defs:    []string{"parameter Sum.total", "parameter Sum.err", "variable Sum.n"},
+		Refs:    []string{"write err"},
+		Absent:  []string{"variable Sum.err"},
+	})
+	for name, want := range map[string]string{"Sum.items": "[]Item", "Sum.k": "string", "Sum.v": "*Item", "Sum.it": "Item"} {
+		if got := ft.DefNamed(t, f, name).TypeName; got != want {
+			t.Errorf("%s type %q, want %q", name, got, want)
+		}
+	}
+}

@@ -40,6 +40,14 @@ func TestExtract(t *testing.T) {
 			Supertypes: []string{"C <: A"},
 			Imports:    []string{"react/React", "./util.js/helper as h"},
 		}},
+		{"re-exports and constructor fields", `export { a as b, c } from "./m.js";
+export * from "./n.js";
+class K { constructor(x) { this.x = x; this.x = 2; } }
+`, ft.Expect{
+			Defs:    []string{"class K", "constructor K.K", "parameter K.K.x", "field K.x"},
+			Refs:    []string{"import ./m.js.a", "import ./m.js.c", "read x", "write this.x"},
+			Imports: []string{"./m.js/a as b", "./m.js/c", "./n.js.*"},
+		}},
 		{"syntax error", "function broken() { return (1 + ; }\n", ft.Expect{Defs: []string{"function broken"}, Errors: 1}},
 	}
 	for _, tt := range tests {

@@ -375,8 +375,9 @@ func visibility(name string) string {
 	return "public"
 }
 
-// constructedType infers `Foo` from `Foo(...)`: by convention only classes
-// start with an upper-case letter.
+// constructedType infers `Foo` from `Foo(...)` and `mod.Foo` from
+// `mod.Foo(...)`, keeping the module so the resolver looks there: by
+// convention only classes start with an upper-case letter.
 func constructedType(v syntax.Node) string {
 	if v.Type() != "call" {
 		return ""
@@ -386,8 +387,22 @@ func constructedType(v syntax.Node) string {
 	if f.Type() == "attribute" {
 		name = f.Field("attribute").Text()
 	}
-	if name != "" && name[0] >= 'A' && name[0] <= 'Z' {
-		return name
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
 	}
-	return ""
+	if f.Type() == "attribute" && isDotted(f.Field("object")) {
+		return f.Text()
+	}
+	return name
+}
+
+// isDotted reports whether n is a name or a chain of attribute names.
+func isDotted(n syntax.Node) bool {
+	switch n.Type() {
+	case "identifier":
+		return true
+	case "attribute":
+		return isDotted(n.Field("object"))
+	}
+	return false
 }

@@ -109,3 +109,18 @@ func TestDefDetails(t *testing.T) {
 		t.Errorf("g type %q", g.TypeName)
 	}
 }
+
+// A class constructed through a module keeps the module in the type, so
+// the resolver looks for the class there.
+func TestConstructedTypeKeepsModule(t *testing.T) {
+	src := "import app.mem as mem\n\ns = mem.Store()\nu = User()\nv = make()\n"
+	f, err := Extract(context.Background(), "a.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"s": "mem.Store", "u": "User", "v": ""} {
+		if got := ft.DefNamed(t, f, name).TypeName; got != want {
+			t.Errorf("%s type %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package resolve
 
 import (
+	"cmp"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -40,7 +43,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	switch q {
 	case "this", "self", "Self", "@":
 		return r.enclosingTypes(f, ref.Enclosing, depth)
-	case "super":
+	case "super", "super()": // Python's super() too
 		var out []Candidate
 		for _, t := range r.enclosingTypes(f, ref.Enclosing, depth) {
 			for _, e := range r.Supertypes(t.Def) {
@@ -63,7 +66,8 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		g := r.ws.File(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
-		case d.Kind.IsType():
+		case d.Kind.IsType(), d.Kind == analysis.KindModule:
+			// A module or namespace qualifies its own declarations.
 			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
@@ -91,13 +95,21 @@ func (r *Resolver) enclosingTypes(f *analysis.FileFacts, def int32, depth int) [
 }
 
 // typesNamed resolves a written type ("List<Foo>", "*Foo", "pkg.Foo?") as
-// seen from a scope of f.
+// seen from a scope of f. A qualified type is looked up in the package or
+// type its qualifier names first, so `geo.Circle` is not any Circle.
 func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
 	name := baseTypeName(typeName)
 	if name == "" {
 		return nil
 	}
 	ref := analysis.Ref{Name: name, Span: at, Role: analysis.RoleType, Scope: scope, Enclosing: analysis.None}
+	if q := typeQualifier(typeName); q != "" {
+		qref := ref
+		qref.Qualifier = q
+		if out := best(r.resolve(f, qref, depth+1)); len(out) > 0 && out[0].Confidence >= r.threshold {
+			return out
+		}
+	}
 	return best(r.resolve(f, ref, depth+1))
 }
 
@@ -108,6 +120,14 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	if depth > maxDepth {
 		return nil
 	}
+	if out := r.declared(t, name, role, conf); len(out) > 0 {
+		return out
+	}
+	return r.inherited(t, name, role, conf*confInherited, depth+1)
+}
+
+// declared finds the members named name that t declares itself.
+func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float64) []Candidate {
 	g := r.ws.File(t.Path)
 	var out []Candidate
 	for _, i := range r.named(g, name) {
@@ -127,10 +147,7 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 			out = r.add(out, id.Path, id.Index, conf, ViaMember, role)
 		}
 	}
-	if len(out) > 0 {
-		return out
-	}
-	return r.inherited(t, name, role, conf*confInherited, depth+1)
+	return out
 }
 
 func isCompanion(f *analysis.FileFacts, i int32) bool {
@@ -138,7 +155,10 @@ func isCompanion(f *analysis.FileFacts, i int32) bool {
 	return d.Kind == analysis.KindObject && strings.Contains(d.Signature, "companion")
 }
 
-// inherited finds name among the members of t's supertypes.
+// inherited finds name among the members of t's supertypes, nearest first.
+// The caller pays the inheritance penalty once, whatever the depth, and a
+// supertype costs its resolution's confidence only when that is a guess:
+// a deep hierarchy of confidently resolved types is as sure as a shallow one.
 func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	if depth > maxDepth {
 		return nil
@@ -146,7 +166,15 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 	var out []Candidate
 	for _, e := range r.supertypes(t, depth+1) {
 		for _, s := range best(e.Targets) {
-			out = append(out, r.members(s.Def, name, role, conf*s.Confidence, depth+1)...)
+			c := conf
+			if s.Confidence < r.threshold {
+				c *= s.Confidence
+			}
+			found := r.declared(s.Def, name, role, c)
+			if len(found) == 0 {
+				found = r.inherited(s.Def, name, role, c, depth+1)
+			}
+			out = append(out, found...)
 		}
 	}
 	return out
@@ -156,24 +184,78 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 // (`fmt.Println`, `os.path.join`, `sample.greet`).
 func (r *Resolver) inModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	for _, imp := range f.Imports {
-		if ref.Qualifier != imp.Path && ref.Qualifier != imp.Alias && ref.Qualifier != imp.Name {
+		// An alias hides the name the import would otherwise bring in.
+		if ref.Qualifier != imp.Path && ref.Qualifier != cmp.Or(imp.Alias, imp.Name) {
 			continue
 		}
-		if out := r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport); len(out) > 0 {
+		// Methods (Go, extensions, impls) are not reached through a package.
+		if out := withoutReceivers(r.ws, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
 			return out
 		}
 		var out []Candidate
 		for _, id := range r.ws.DefsNamed(ref.Name) {
 			g := r.ws.File(id.Path)
-			if g.Defs[id.Index].Container == analysis.None && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, imp.Path) {
+			d := g.Defs[id.Index]
+			if d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, imp.Path) {
 				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
 			}
 		}
 		if len(out) > 0 {
 			return out
 		}
+		if f.Lang == "go" {
+			if out := r.goImported(imp.Path, ref.Name, ref.Role); len(out) > 0 {
+				return out
+			}
+		}
+		if out := r.reexported(f, ref.Name, imp.Path, ref.Role, confImport, 1); len(out) > 0 {
+			return out
+		}
 	}
 	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
+}
+
+// goImported finds a top-level name of the Go package imported as
+// importPath. Without the module path from go.mod, the package is the
+// directory whose trailing path segments match the import path the
+// longest, then the one nearest the root: "example.com/app/legacy/geo" is
+// legacy/geo and "example.com/app/geo" is geo, not legacy/geo.
+func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Candidate {
+	segs := strings.Split(importPath, "/")
+	var out []Candidate
+	bestScore, bestRest := 0, 0
+	for _, id := range r.ws.DefsNamed(name) {
+		g := r.ws.File(id.Path)
+		d := g.Defs[id.Index]
+		if g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
+			continue
+		}
+		dir := strings.Split(path.Dir(filepath.ToSlash(id.Path)), "/")
+		score := 0
+		for score < len(segs) && score < len(dir) && segs[len(segs)-1-score] == dir[len(dir)-1-score] {
+			score++
+		}
+		rest := len(dir) - score
+		if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
+			continue
+		}
+		if score > bestScore || rest < bestRest {
+			out, bestScore, bestRest = out[:0], score, rest
+		}
+		out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
+	}
+	return out
+}
+
+// withoutReceivers drops methods declared outside their type.
+func withoutReceivers(ws Workspace, c []Candidate) []Candidate {
+	out := c[:0]
+	for _, x := range c {
+		if ws.File(x.Def.Path).Defs[x.Def.Index].Receiver == "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // best keeps the candidates tied with the most confident one.
@@ -198,9 +280,10 @@ var (
 
 func isName(q string) bool { return nameRE.MatchString(q) }
 
-// constructedName returns Foo for `Foo(...)`, `new Foo(...)`, `Foo{...}`,
-// `&Foo{...}`, `Foo.new` and `Foo::new(...)`: by convention in every
-// supported language only type names start with an upper-case letter.
+// constructedName returns Foo, or pkg.Foo as written, for `Foo(...)`,
+// `new Foo(...)`, `Foo{...}`, `&Foo{...}`, `Foo.new` and `Foo::new(...)`: by
+// convention in every supported language only type names start with an
+// upper-case letter.
 func constructedName(q string) string {
 	m := constructedRE.FindStringSubmatch(q)
 	if m == nil {
@@ -213,7 +296,21 @@ func constructedName(q string) string {
 	if name == "" || !strings.HasPrefix(q, "new") && (name[0] < 'A' || name[0] > 'Z') {
 		return ""
 	}
-	return name
+	return m[1]
+}
+
+// typeQualifier is the dotted package or type qualifier of a written type:
+// "geo" for "*geo.Circle", "" for "Circle" or "a::b::C".
+func typeQualifier(t string) string {
+	t = strings.TrimLeft(strings.Trim(t, " \"'"), "*&")
+	if i := strings.IndexAny(t, "<[({ "); i >= 0 {
+		t = t[:i]
+	}
+	q, _ := splitQualifier(strings.TrimRight(t, "?!"))
+	if !isName(q) {
+		return ""
+	}
+	return q
 }
 
 func splitQualifier(q string) (qualifier, name string) {

@@ -194,8 +194,13 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			if d.Scope != s {
 				continue
 			}
-			// Locals are visible after their declaration only.
-			if local && d.NameSpan.Start > ref.Span.Start {
+			// Locals are visible after their declaration only, and a
+			// variable not in its own initializer (`let x = x + 1`). Local
+			// functions are visible in the whole block: JavaScript hoists
+			// them, Rust items are unordered, and elsewhere a use before
+			// the declaration is an error.
+			if local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction ||
+				s == ref.Scope && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start)) {
 				continue
 			}
 			via := ViaScope
@@ -205,6 +210,10 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 				conf = confMember
 			}
 			out = r.add(out, f.Path, i, conf, via, ref.Role)
+		}
+		if local && len(out) > 1 {
+			// A later binding in the same block shadows an earlier one.
+			out = out[len(out)-1:]
 		}
 		if len(out) > 0 {
 			return out
@@ -297,6 +306,11 @@ func importModule(imp analysis.Import) string {
 // module: one declared in package pkg, or in a file whose path ends like the
 // module path.
 func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64) []Candidate {
+	return r.importedFrom(f, name, pkg, role, conf, 0)
+}
+
+// importedFrom is imported after depth re-export hops.
+func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
 	if len(out) > 0 {
 		return out
@@ -306,6 +320,55 @@ func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analys
 		d := g.Defs[id.Index]
 		if d.Container == analysis.None && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, pkg) {
 			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
+		}
+	}
+	if len(out) == 0 {
+		out = r.typeMembers(f, name, pkg, role, conf, depth+1)
+	}
+	if len(out) == 0 {
+		out = r.reexported(f, name, pkg, role, conf, depth+1)
+	}
+	return out
+}
+
+// typeMembers finds name among the members of the type that a path such as
+// "com.acme.Format" names: Java's static imports and Kotlin's imports of
+// object members.
+func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, role analysis.Role, conf float64, depth int) []Candidate {
+	pkg, typeName := splitQualifier(typePath)
+	if pkg == "" || !isName(typePath) {
+		return nil
+	}
+	var out []Candidate
+	for _, t := range r.topLevelIn(f.Lang, pkg, typeName, analysis.RoleType, conf) {
+		out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
+	}
+	return out
+}
+
+// reexported follows a relative module that declares no such name to the
+// module it passes the name on from: `export {a as name} from "./b"` or
+// `export * from "./b"` in the module file or its index file.
+func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth || !strings.HasPrefix(module, ".") {
+		return nil
+	}
+	base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+	var out []Candidate
+	for _, p := range []string{base, base + ext, base + "/index" + ext} {
+		g := r.ws.File(p)
+		if g == nil {
+			continue
+		}
+		for _, imp := range g.Imports {
+			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
+				return r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth)
+			}
+		}
+		for _, imp := range g.Imports {
+			if imp.Wildcard {
+				out = append(out, r.importedFrom(g, name, imp.Path, role, conf, depth)...)
+			}
 		}
 	}
 	return out
@@ -334,10 +397,14 @@ func moduleMatches(from, target, importPath string) bool {
 	}
 	if strings.HasPrefix(importPath, ".") && strings.Contains(importPath, "/") {
 		importPath = path.Join(path.Dir(from), importPath)
-		return stripExt(target) == importPath || path.Dir(target) == importPath
+		// ES modules name files with their extension: "./date.js".
+		return stripExt(target) == importPath || stripExt(target) == stripExt(importPath) || path.Dir(target) == importPath
 	}
 	segs := strings.FieldsFunc(importPath, func(r rune) bool { return r == '.' || r == '/' || r == ':' })
-	if len(segs) > 0 && (segs[0] == "crate" || segs[0] == "self" || segs[0] == "super") {
+	if len(segs) > 0 && (segs[0] == "self" || segs[0] == "super") && path.Ext(from) == ".rs" {
+		return rustRelative(from, target, segs)
+	}
+	if len(segs) > 0 && segs[0] == "crate" {
 		segs = segs[1:]
 	}
 	if len(segs) == 0 {
@@ -347,6 +414,29 @@ func moduleMatches(from, target, importPath string) bool {
 	t := "/" + stripExt(target)
 	return strings.HasSuffix(t, suffix) || strings.HasSuffix(path.Dir(t), suffix) ||
 		strings.HasSuffix(t, suffix+"/__init__") || strings.HasSuffix(t, suffix+"/mod")
+}
+
+// rustRelative reports whether a Rust path starting with self:: or super::
+// names the file target, seen from the file from.
+func rustRelative(from, target string, segs []string) bool {
+	mod := stripExt(from)
+	switch path.Base(mod) {
+	case "mod", "lib", "main":
+		mod = path.Dir(mod)
+	}
+	for len(segs) > 0 && (segs[0] == "self" || segs[0] == "super") {
+		if segs[0] == "super" {
+			mod = path.Dir(mod)
+		}
+		segs = segs[1:]
+	}
+	want := path.Join(append([]string{mod}, segs...)...)
+	t := stripExt(target)
+	switch path.Base(t) {
+	case "mod", "lib", "main":
+		t = path.Dir(t)
+	}
+	return t == want
 }
 
 func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }

@@ -79,7 +79,7 @@ func (w *walker) node(n syntax.Node) {
 		w.node(n.Field("body"))
 	case "scope_resolution":
 		w.node(n.Field("scope"))
-		w.b.Ref(n.Field("name"), analysis.RoleRead, extract.Qualifier(n.Field("scope")))
+		w.b.Ref(n.Field("name"), analysis.RoleRead, rubyQualifier(n.Field("scope")))
 	case "identifier":
 		switch name := n.Text(); {
 		case w.isLocal(name):
@@ -89,6 +89,8 @@ func (w *walker) node(n syntax.Node) {
 		default:
 			w.b.Call(n, "")
 		}
+	case "super":
+		w.superCall(n)
 	case "constant", "instance_variable", "class_variable", "global_variable":
 		w.b.Ref(n, analysis.RoleRead, "")
 	case "comment", "string_content", "simple_symbol", "hash_key_symbol":
@@ -228,7 +230,7 @@ func (w *walker) target(t syntax.Node, role analysis.Role, typeName string) {
 	case "call":
 		// `obj.attr = v` calls the writer attr=.
 		w.node(t.Field("receiver"))
-		w.b.Ref(t.Field("method"), role, extract.Qualifier(t.Field("receiver")))
+		w.b.Ref(t.Field("method"), role, rubyQualifier(t.Field("receiver")))
 	case "left_assignment_list", "destructured_left_assignment":
 		for _, c := range t.NamedChildren() {
 			w.target(c, role, "")
@@ -257,9 +259,12 @@ func (w *walker) call(n syntax.Node) {
 	w.node(receiver)
 	qualifier := ""
 	if receiver.Valid() {
-		qualifier = extract.Qualifier(receiver)
+		qualifier = rubyQualifier(receiver)
 	}
-	if method.Valid() {
+	switch {
+	case method.Type() == "super":
+		w.superCall(method)
+	case method.Valid():
 		w.b.Call(method, qualifier)
 	}
 	w.node(args)
@@ -313,6 +318,18 @@ func (w *walker) declaration(method string, args syntax.Node) bool {
 	return false
 }
 
+// superCall records `super` as a call of the enclosing method's name on
+// the superclass.
+func (w *walker) superCall(n syntax.Node) {
+	owner := w.b.OwnerDef()
+	if owner == nil || owner.Kind != analysis.KindMethod {
+		return
+	}
+	name := owner.Name
+	ref := w.b.RefNamed(name, n.Span(), analysis.RoleCall, "super")
+	w.b.Facts.Calls = append(w.b.Facts.Calls, analysis.Call{Caller: w.b.Owner(), Callee: name, Site: n.Span(), Ref: ref})
+}
+
 func (w *walker) decorate(d int32, decl, body syntax.Node) {
 	def := w.b.D(d)
 	def.Signature = extract.Header(decl, body)
@@ -322,7 +339,13 @@ func (w *walker) decorate(d int32, decl, body syntax.Node) {
 // constructedType infers Foo from `Foo.new(...)`.
 func constructedType(v syntax.Node) string {
 	if v.Type() == "call" && v.Field("method").Text() == "new" && v.Field("receiver").Is("constant", "scope_resolution") {
-		return v.Field("receiver").Text()
+		return rubyQualifier(v.Field("receiver"))
 	}
 	return ""
+}
+
+// rubyQualifier is a receiver's text as a qualifier, with `A::B` written
+// `A.B` so the resolver can follow it one constant at a time.
+func rubyQualifier(n syntax.Node) string {
+	return strings.ReplaceAll(strings.TrimPrefix(extract.Qualifier(n), "::"), "::", ".")
 }

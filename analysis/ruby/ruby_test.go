@@ -59,12 +59,16 @@ func TestExtract(t *testing.T) {
 				"parameter App.Greeter.greet.loud", "variable App.Greeter.greet.msg", "variable App.Greeter.greet.g",
 				"parameter App.Greeter.greet.x", "method App.Greeter.create", "method App.Greeter.helper"},
 			Refs: []string{"read name", "read @name", "read who", "call Greeter.new", "call g.greet", "call self.helper",
-				"call puts", "read x", "read|write @count", "call Util::Helper.run", "read Util.Helper", "call helper",
+				"call puts", "read x", "read|write @count", "call Util.Helper.run", "read Util.Helper", "call helper",
 				"call new", "read s", "inheritance Base", "inheritance Comparable"},
 			Absent:     []string{"call private", "call s", "read loud", "call require"},
 			Calls:      []string{"App.Greeter.greet -> new", "App.Greeter.greet -> greet", "App.Greeter.greet -> helper", "App.Greeter.greet -> puts", "App.Greeter.create -> new"},
 			Supertypes: []string{"App.Greeter <: Base", "App.Greeter <: Comparable"},
 			Imports:    []string{"json.*", "./lib/util.*"},
+		}},
+		{"super", "class B < A\n  def price(x)\n    super(x) + super\n  end\nend\n", ft.Expect{
+			Refs:  []string{"call super.price", "read x", "call super.price"},
+			Calls: []string{"B.price -> price", "B.price -> price"},
 		}},
 		{"syntax error", "def broken(\n", ft.Expect{Errors: 1}},
 	}

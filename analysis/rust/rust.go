@@ -215,6 +215,10 @@ func (w *walker) use(n syntax.Node, prefix string, span analysis.Span) {
 func (w *walker) item(n syntax.Node, kind analysis.Kind) {
 	name := n.Field("name")
 	d := w.b.Def(kind, name, n)
+	if kind == analysis.KindModule && !n.Field("body").Valid() {
+		// `mod x;` brings in the file of module x, as `use self::x` would.
+		w.b.Import(analysis.Import{Path: "self::" + name.Text(), Name: name.Text(), Span: n.Span()}, syntax.Node{})
+	}
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	if kind == analysis.KindTypeAlias || kind == analysis.KindConstant || kind == analysis.KindVariable {

@@ -56,6 +56,10 @@ func TestExtract(t *testing.T) {
 			Supertypes: []string{"Speak <: Display", "Speak <: Clone", "Greeter <: Speak"},
 			Imports:    []string{"std::collections::HashMap", "crate::util::helper as h", "crate::util::other", "super.*"},
 		}},
+		{"mod declarations", "mod cli;\nmod inline { fn f() {} }\n", ft.Expect{
+			Defs:    []string{"module cli", "module inline", "function inline.f"},
+			Imports: []string{"self::cli"},
+		}},
 		{"syntax error", "fn broken( { }\n", ft.Expect{Defs: []string{"function broken"}, Errors: 1}},
 	}
 	for _, tt := range tests {

@@ -25,7 +25,7 @@ import (
 //	def("text", target)           the name at "text" resolves, confidently, to the definition at target
 //	nodef("text")                 the name at "text" has no confident definition
 //	refs(target, loc...)          the confident references of the definition at target are exactly locs
-//	callers(target, "name"...)    the definitions calling target, by name
+//	callers(target, "name"...)    the definitions confidently calling target, by name
 //	supers(target, loc...)        the direct supertypes of target resolve to the definitions at locs
 //	subs(target, loc...)          the direct subtypes of target are the definitions at locs
 //
@@ -224,6 +224,9 @@ func (e *markerEnv) checkCallers(m servertest.Marker) {
 		want = append(want, a.Str)
 	}
 	for _, c := range e.r.Callers(def) {
+		if c.Uncertain {
+			continue // a guessed call site is not a caller
+		}
 		name := "<top level>"
 		if f := e.facts.File(c.Caller.Path); f != nil && c.Caller.Index >= 0 {
 			name = f.Defs[c.Caller.Index].Name

@@ -43,6 +43,12 @@ func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
 	case "import_statement":
 		w.importStatement(n)
+	case "export_statement":
+		if n.Field("source").Valid() {
+			w.reexport(n)
+		} else {
+			w.children(n)
+		}
 	case "class_declaration", "abstract_class_declaration", "class":
 		w.class(n)
 	case "interface_declaration":
@@ -64,10 +70,20 @@ func (w *walker) node(n syntax.Node) {
 		w.field(n)
 	case "lexical_declaration", "variable_declaration":
 		w.variables(n)
+	case "object_type":
+		// The members of an inline object type are not names of the
+		// enclosing scope: `({ title }: { title: string })`.
+		if n.Parent().Type() == "interface_declaration" {
+			w.children(n)
+		} else {
+			w.b.Within(n, analysis.None, func() { w.children(n) })
+		}
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
 	case "assignment_expression":
-		w.pattern(n.Field("left"), analysis.RoleWrite, analysis.KindUnknown)
+		if !w.constructorField(n.Field("left"), n.Field("right")) {
+			w.pattern(n.Field("left"), analysis.RoleWrite, analysis.KindUnknown)
+		}
 		w.node(n.Field("right"))
 	case "augmented_assignment_expression":
 		w.pattern(n.Field("left"), analysis.RoleRead|analysis.RoleWrite, analysis.KindUnknown)
@@ -154,6 +170,24 @@ func (w *walker) importStatement(n syntax.Node) {
 				w.b.Import(imp, name)
 			}
 		}
+	}
+}
+
+// reexport records `export {a as b} from "m"` and `export * from "m"` as
+// imports, so the re-exporting module answers for what it passes on.
+func (w *walker) reexport(n syntax.Node) {
+	module := strings.Trim(n.Field("source").Text(), "\"'`")
+	clause := n.Child("export_clause")
+	if !clause.Valid() {
+		// `export * from "m"` passes on every name; `export * as ns` names a namespace.
+		alias := n.Child("namespace_export").Child("identifier", "string")
+		w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Wildcard: !alias.Valid(), Span: n.Span()}, syntax.Node{})
+		return
+	}
+	for _, s := range clause.ChildrenOf("export_specifier") {
+		name := s.Field("name")
+		imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: s.Field("alias").Text(), Span: n.Span()}
+		w.b.Import(imp, name)
 	}
 }
 
@@ -300,6 +334,32 @@ func (w *walker) parameters(list syntax.Node) {
 			w.declare(p, analysis.KindParameter, "")
 		}
 	}
+}
+
+// constructorField declares the field of `this.x = v` in a constructor
+// when the class has not declared x: JavaScript classes declare their
+// fields this way.
+func (w *walker) constructorField(left, right syntax.Node) bool {
+	class := w.enclosingClass()
+	if class == analysis.None || left.Type() != "member_expression" || left.Field("object").Type() != "this" {
+		return false
+	}
+	prop := left.Field("property")
+	for _, d := range w.b.Facts.Defs {
+		if d.Container == class && d.Name == prop.Text() {
+			return false
+		}
+	}
+	ctor := w.b.OwnerDef()
+	d := w.b.Def(analysis.KindField, prop, left.Parent())
+	def := w.b.D(d)
+	def.Container, def.Scope = class, ctor.Scope
+	def.TypeName = constructedType(right)
+	def.Visibility = "public"
+	if strings.HasPrefix(def.Name, "#") {
+		def.Visibility = "private"
+	}
+	return true
 }
 
 // enclosingClass is the class whose constructor is being walked, or None.
