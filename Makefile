@@ -20,12 +20,15 @@ run: build
 test:
 	$(GO) test -race -count=1 ./...
 
-# Go benchmarks, then indexing of the Go standard library beside a pure
-# tree-sitter parse and universal-ctags (apt-get install universal-ctags).
+# Go benchmarks; indexing of the Go standard library beside a pure
+# tree-sitter parse and universal-ctags (apt-get install universal-ctags);
+# then LSP request latencies beside gopls on the same positions.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) build -o bin/kastbench ./cmd/kastbench
 	./bin/kastbench -kast $(BIN)
+	GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/tools/gopls@v0.23.0
+	./bin/kastbench -lsp -kast $(BIN) -gopls bin/gopls
 
 lint:
 	$(GO) vet ./...

@@ -25,6 +25,47 @@ type Config struct {
 	BaseURL  string `json:"baseUrl,omitempty"`
 	// Providers defines new providers or overrides built-in ones' fields.
 	Providers map[string]ProviderConfig `json:"providers,omitempty"`
+	// ReasoningEffort is the thinking level asked of reasoning models
+	// (minimal, low, medium, high); empty leaves the provider's default.
+	ReasoningEffort string                 `json:"reasoningEffort,omitempty"`
+	Memory          MemoryConfig           `json:"memory,omitzero"`
+	Compaction      CompactionConfig       `json:"compaction,omitzero"`
+	Logging         LoggingConfig          `json:"logging,omitzero"`
+	OAuth           map[string]OAuthConfig `json:"oauth,omitempty"`
+
+	// Credentials are stored API keys and OAuth tokens by provider (from
+	// auth.json, never from config.json), used when no other key is set.
+	Credentials map[string]string `json:"-"`
+}
+
+// MemoryConfig switches structured memory; both are off by default.
+type MemoryConfig struct {
+	Enabled     bool `json:"enabled,omitempty"`
+	AutoSummary bool `json:"autoSummary,omitempty"`
+}
+
+// CompactionConfig tunes automatic compaction; zero values take defaults.
+type CompactionConfig struct {
+	Disabled         bool `json:"disabled,omitempty"`
+	ReserveTokens    int  `json:"reserveTokens,omitempty"`
+	KeepRecentTokens int  `json:"keepRecentTokens,omitempty"`
+	// ContextWindow overrides the model's known context window.
+	ContextWindow int `json:"contextWindow,omitempty"`
+}
+
+// LoggingConfig enables local telemetry (metadata only) by category:
+// tokens, performance, tools, errors. Enabled alone turns on all four.
+type LoggingConfig struct {
+	Enabled    bool     `json:"enabled,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+}
+
+// OAuthConfig overrides a provider's OAuth endpoints, for self-hosted or test
+// authorization servers.
+type OAuthConfig struct {
+	Issuer       string `json:"issuer,omitempty"`
+	ClientID     string `json:"clientId,omitempty"`
+	CallbackPort int    `json:"callbackPort,omitempty"`
 }
 
 // ProviderConfig is one provider's settings.
@@ -59,6 +100,8 @@ type Resolved struct {
 	BaseURL string
 	Model   string
 	APIKey  string
+	// ReasoningEffort is the configured thinking level, or "".
+	ReasoningEffort string
 }
 
 // Env reads environment variables; os.Getenv in production.
@@ -158,6 +201,10 @@ func (c *Config) Resolve(env Env, configPath string) (Resolved, error) {
 	if pc.KeyEnv != "" && env(pc.KeyEnv) != "" {
 		r.APIKey = env(pc.KeyEnv)
 	}
+	if r.APIKey == "" {
+		r.APIKey = c.Credentials[name]
+	}
+	r.ReasoningEffort = c.ReasoningEffort
 	switch {
 	case r.APIKey == "" && !pc.NoKey && pc.KeyEnv != "":
 		return Resolved{}, fmt.Errorf("%w: provider %s needs an API key: set %s or \"apiKey\" under providers.%s in %s",

@@ -11,6 +11,8 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+	// RoleCompactionSummary marks the summary that replaced compacted history.
+	RoleCompactionSummary = "compactionSummary"
 )
 
 // Message is one conversation message. Its JSON form is the OpenAI-chat-like

@@ -25,3 +25,10 @@ func (r *ReadSet) Has(path string) bool {
 	defer r.mu.Unlock()
 	return r.paths[path]
 }
+
+// Clear forgets every read, so files must be read again before writes.
+func (r *ReadSet) Clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paths = nil
+}

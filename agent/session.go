@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,6 +54,28 @@ type SessionOptions struct {
 	RetryDelays []time.Duration
 	// MaxSteps caps model requests per turn; 0 means 100.
 	MaxSteps int
+	// Context returns extra system-prompt text for a turn (workspace
+	// instructions, retrieved memories); nil adds nothing.
+	Context func(in Input) string
+	// Compaction returns the automatic compaction policy, read before each
+	// model request; nil never compacts on its own.
+	Compaction func() CompactionPolicy
+	// OnCompaction is told when a compaction starts and ends.
+	OnCompaction func(CompactionEvent)
+	// OnApproval is called when a turn run with approval mode ask needs the
+	// user's approval of a tool call; nil denies every such call.
+	OnApproval func(ApprovalRequest)
+}
+
+// ApprovalMode "ask" asks the user before each tool call runs.
+const ApprovalAsk = "ask"
+
+// ApprovalRequest is a tool call waiting for the user's approval.
+type ApprovalRequest struct {
+	SessionID string
+	TurnID    string
+	ID        string
+	Call      ToolCall
 }
 
 // QuestionRequest is a tool's question put to the user.
@@ -67,6 +91,10 @@ type QuestionRequest struct {
 type Session struct {
 	opts  SessionOptions
 	reads ReadSet
+	// runMu is held by the running turn and by a compaction, so the two never
+	// change the history at once.
+	runMu      sync.Mutex
+	compacting atomic.Bool
 
 	mu      sync.Mutex
 	history []Message
@@ -229,10 +257,12 @@ func (s *Session) Close() {
 func (s *Session) work(idle chan struct{}) {
 	defer close(idle)
 	for {
+		s.runMu.Lock() // waits for a compaction in progress
 		s.mu.Lock()
 		if len(s.queue) == 0 {
 			s.working = false
 			s.mu.Unlock()
+			s.runMu.Unlock()
 			return
 		}
 		t := s.queue[0]
@@ -245,6 +275,7 @@ func (s *Session) work(idle chan struct{}) {
 		s.mu.Lock()
 		s.running = nil
 		s.mu.Unlock()
+		s.runMu.Unlock()
 	}
 }
 
@@ -271,8 +302,11 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 		}
 		return StatusFailed, &TurnError{Message: err.Error(), Code: code}
 	}
-	if err := s.record(ctx, Message{Role: RoleUser, Text: t.input.Text, Images: t.input.Images}); err != nil {
+	if err := s.record(ctx, userMessage(t.input)); err != nil {
 		return StatusFailed, err
+	}
+	if t.input.Run != nil {
+		return s.runCommand(ctx, t, provider.Info())
 	}
 	env := &ToolEnv{Workspace: s.opts.Workspace, Reads: &s.reads}
 	if s.opts.OnQuestion != nil {
@@ -286,10 +320,28 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if system == "" {
 		system = DefaultSystemPrompt
 	}
+	if s.opts.Context != nil {
+		if extra := s.opts.Context(t.input); extra != "" {
+			system += "\n\n" + extra
+		}
+	}
 	info := provider.Info()
+	retried := false
 	for range s.opts.MaxSteps {
+		if pol := s.policy(); pol.Auto && pol.ContextWindow > 0 && EstimateTokens(s.History()) > pol.threshold() {
+			// A failed automatic compaction is reported by its end event;
+			// the request is still tried.
+			_, _ = s.compact(ctx, provider, "", true)
+		}
 		req := &ModelRequest{System: system, Messages: s.History(), Tools: specs}
 		resp, err := s.request(ctx, t, provider, req)
+		if err != nil && !retried && ctx.Err() == nil && IsContextOverflow(err) {
+			retried = true
+			if _, cerr := s.compact(ctx, provider, overflowInstructions, true); cerr == nil {
+				req.Messages = s.History()
+				resp, err = s.request(ctx, t, provider, req)
+			}
+		}
 		if ctx.Err() != nil {
 			return StatusCanceled, nil
 		}
@@ -318,7 +370,7 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 		}
 		steered := t.takeSteering()
 		for _, in := range steered {
-			if err := s.record(ctx, Message{Role: RoleUser, Text: in.Text, Images: in.Images}); err != nil {
+			if err := s.record(ctx, userMessage(in)); err != nil {
 				return StatusFailed, err
 			}
 		}
@@ -339,9 +391,15 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		result = ToolResult{Content: "Cancelled.", IsError: true}
 	} else {
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
-		if s.opts.Tools == nil {
+		switch {
+		case s.opts.Tools == nil:
 			result = ToolResult{Content: "Error: no tools are available", IsError: true}
-		} else {
+		case t.input.ApprovalMode == ApprovalAsk && call.Name != "ask_user_question" && !s.approve(ctx, t, call):
+			result = ToolResult{Content: "Declined: the user did not approve this tool call.", IsError: true}
+			if ctx.Err() != nil {
+				result.Content = "Cancelled."
+			}
+		default:
 			result = s.opts.Tools.Run(ctx, env, call)
 		}
 		t.emit(Event{Kind: EventToolResult, Tool: &ToolEvent{Call: call, Result: &result}})
@@ -379,9 +437,80 @@ func (s *Session) request(ctx context.Context, t *Turn, p Provider, req *ModelRe
 	}
 }
 
+// approve asks the user to approve call and waits for the answer; the
+// turn's end, cancellation or a missing client deny it.
+func (s *Session) approve(ctx context.Context, t *Turn, call ToolCall) bool {
+	if s.opts.OnApproval == nil {
+		return false
+	}
+	id := NewID()
+	ch := t.addApproval(id)
+	if ch == nil {
+		return false
+	}
+	defer t.dropApproval(id)
+	s.opts.OnApproval(ApprovalRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Call: call})
+	select {
+	case approved := <-ch:
+		return approved
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Approve answers a pending approval of the running turn.
+func (s *Session) Approve(approvalID string, approved bool) bool {
+	t := s.Running()
+	return t != nil && t.approve(approvalID, approved)
+}
+
+// runCommand runs a command turn: its output is the answer, without the
+// model.
+func (s *Session) runCommand(ctx context.Context, t *Turn, info ProviderInfo) (TurnStatus, *TurnError) {
+	out, err := t.input.Run(ctx)
+	if ctx.Err() != nil {
+		return StatusCanceled, nil
+	}
+	if err != nil {
+		return StatusFailed, &TurnError{Message: err.Error(), Code: "COMMAND_FAILED"}
+	}
+	if out != "" {
+		t.emit(Event{Kind: EventTextDelta, Delta: out})
+	}
+	msg := Message{ID: NewID(), Role: RoleAssistant, Text: out, Provider: info.Name, Model: info.Model}
+	if err := s.record(ctx, msg); err != nil {
+		return StatusFailed, err
+	}
+	t.emit(Event{Kind: EventMessage, Message: &msg})
+	t.emit(Event{Kind: EventAnswer, Text: out})
+	return StatusCompleted, nil
+}
+
+func (s *Session) policy() CompactionPolicy {
+	var p CompactionPolicy
+	if s.opts.Compaction != nil {
+		p = s.opts.Compaction()
+	}
+	return p.withDefaults()
+}
+
+// userMessage is the stored form of input; the typed text, when it differs
+// from what the model sees (an expanded slash command), is kept for display.
+func userMessage(in Input) Message {
+	m := Message{Role: RoleUser, Text: in.Text, Images: in.Images}
+	if in.Display != "" && in.Display != in.Text {
+		d, _ := json.Marshal(in.Display)
+		m.Extra = map[string]json.RawMessage{"display_content": d}
+	}
+	return m
+}
+
 // ask registers a question with the turn, tells the client and waits for the
 // answer, the turn's end or cancellation.
 func (s *Session) ask(ctx context.Context, t *Turn, qs []Question) ([]Answer, error) {
+	if err := ValidateQuestions(qs); err != nil {
+		return nil, &InputError{err.Error()}
+	}
 	id := NewID()
 	ch := t.addQuestion(id)
 	if ch == nil {

@@ -543,7 +543,7 @@ type askTools struct{}
 
 func (askTools) Specs() []ToolSpec { return []ToolSpec{{Name: "ask"}} }
 func (askTools) Run(ctx context.Context, env *ToolEnv, _ ToolCall) ToolResult {
-	if _, err := env.Ask(ctx, []Question{{Question: "q"}}); err != nil {
+	if _, err := env.Ask(ctx, []Question{{Question: "q", Options: []QuestionOption{{Label: "a"}, {Label: "b"}}}}); err != nil {
 		return ToolResult{Content: "Cancelled.", IsError: true}
 	}
 	return ToolResult{Content: "answered"}

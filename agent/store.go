@@ -131,6 +131,56 @@ func (l *SessionLog) AppendMessage(m Message) (Message, error) {
 	return m, nil
 }
 
+// CompactionDetails are the files a compacted conversation touched.
+type CompactionDetails struct {
+	ReadFiles     []string `json:"read_files"`
+	ModifiedFiles []string `json:"modified_files"`
+}
+
+// AppendCompaction appends a compaction record: a tree entry whose message
+// is the summary, replacing on load everything before firstKept. The
+// summarized records stay in the file.
+func (l *SessionLog) AppendCompaction(summary, firstKept string, tokensBefore int, details CompactionDetails) (Message, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := NewID()
+	var parent *string
+	if l.leaf != "" {
+		parent = &l.leaf
+	}
+	body := compactionBody{Role: RoleCompactionSummary, Summary: summary, FirstKept: firstKept, TokensBefore: tokensBefore, Details: details}
+	rec := struct {
+		Type      string         `json:"type"`
+		ID        string         `json:"id"`
+		ParentID  *string        `json:"parentId"`
+		Timestamp string         `json:"timestamp"`
+		Message   compactionBody `json:"message"`
+	}{"compaction", id, parent, time.Now().UTC().Format(TimeFormat), body}
+	if err := l.appendLocked(rec); err != nil {
+		return Message{}, err
+	}
+	l.leaf = id
+	return body.message(id), nil
+}
+
+// compactionBody is the message of a compaction record.
+type compactionBody struct {
+	Role         string            `json:"role"`
+	Summary      string            `json:"summary"`
+	FirstKept    string            `json:"first_kept_entry_id"`
+	TokensBefore int               `json:"tokens_before"`
+	FromHook     bool              `json:"from_hook"`
+	Details      CompactionDetails `json:"details"`
+}
+
+// message is the summary as it sits in the conversation.
+func (b compactionBody) message(id string) Message {
+	tb, _ := json.Marshal(b.TokensBefore)
+	details, _ := json.Marshal(b.Details)
+	return Message{ID: id, Role: RoleCompactionSummary, Text: b.Summary,
+		Extra: map[string]json.RawMessage{"tokens_before": tb, "details": details}}
+}
+
 // SetName appends a session_info record renaming the session ("" clears).
 func (l *SessionLog) SetName(name string) error {
 	l.mu.Lock()
@@ -242,12 +292,9 @@ func Load(path string) (*Loaded, error) {
 					continue
 				}
 			case "compaction":
-				var c struct {
-					Summary   string `json:"summary"`
-					FirstKept string `json:"first_kept_entry_id"`
-				}
+				var c compactionBody
 				_ = json.Unmarshal(rec.Message, &c)
-				e.msg = Message{Role: "compactionSummary", Text: c.Summary}
+				e.msg = c.message(rec.ID)
 				e.firstKept = c.FirstKept
 			case "branch_summary":
 				e.msg = Message{Role: "branchSummary", Text: rec.Summary}

@@ -1,6 +1,10 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strings"
+)
 
 // ToolSpec describes a tool to the model; Parameters is a JSON Schema object.
 type ToolSpec struct {
@@ -48,6 +52,36 @@ type Question struct {
 type QuestionOption struct {
 	Label       string `json:"label"`
 	Description string `json:"description"`
+	// Preview is decoded only to be rejected: clients show no previews.
+	Preview string `json:"preview,omitempty"`
+}
+
+// ValidateQuestions checks the limits clients rely on: 1–4 questions with
+// 2–4 labelled options each, single choice, no previews.
+func ValidateQuestions(qs []Question) error {
+	if len(qs) < 1 || len(qs) > 4 {
+		return fmt.Errorf("ask 1 to 4 questions, not %d", len(qs))
+	}
+	for i, q := range qs {
+		if strings.TrimSpace(q.Question) == "" {
+			return fmt.Errorf("question %d is empty", i+1)
+		}
+		if len(q.Options) < 2 || len(q.Options) > 4 {
+			return fmt.Errorf("question %d needs 2 to 4 options, not %d", i+1, len(q.Options))
+		}
+		if q.MultiSelect {
+			return fmt.Errorf("question %d: multiSelect is not supported", i+1)
+		}
+		for j, o := range q.Options {
+			if strings.TrimSpace(o.Label) == "" {
+				return fmt.Errorf("question %d, option %d has no label", i+1, j+1)
+			}
+			if o.Preview != "" {
+				return fmt.Errorf("question %d, option %d: previews are not supported", i+1, j+1)
+			}
+		}
+	}
+	return nil
 }
 
 // Answer is the user's answer to one question.

@@ -13,6 +13,14 @@ const ReplayLimit = 1000
 type Input struct {
 	Text   string
 	Images []Image
+	// Display is what the user typed when Text is its expansion (a slash
+	// command); "" means Text.
+	Display string
+	// ApprovalMode ApprovalAsk asks before each tool call; "" runs them.
+	ApprovalMode string
+	// Run, when set, produces the turn's answer instead of the model (a
+	// plugin command).
+	Run func(ctx context.Context) (string, error)
 }
 
 // TurnInfo is a consistent snapshot of a turn's state.
@@ -53,6 +61,7 @@ type Turn struct {
 	cancel          context.CancelFunc
 	steering        []Input
 	questions       map[string]chan []Answer
+	approvals       map[string]chan bool
 }
 
 func newTurn(id, sessionID string, in Input, sink func(Event)) *Turn {
@@ -148,6 +157,10 @@ func (t *Turn) finishLocked(status TurnStatus, err *TurnError) {
 		close(ch) // a closed channel reads as "no answer": cancelled
 		delete(t.questions, id)
 	}
+	for id, ch := range t.approvals {
+		close(ch) // reads as false: denied
+		delete(t.approvals, id)
+	}
 	if t.cancel != nil {
 		t.cancel()
 	}
@@ -225,4 +238,37 @@ func (t *Turn) dropQuestion(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.questions, id)
+}
+
+// addApproval registers a pending approval; nil if the turn is ending.
+func (t *Turn) addApproval(id string) chan bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status.Terminal() || t.cancelRequested {
+		return nil
+	}
+	if t.approvals == nil {
+		t.approvals = map[string]chan bool{}
+	}
+	ch := make(chan bool, 1)
+	t.approvals[id] = ch
+	return ch
+}
+
+// approve answers a pending approval; false if none is pending.
+func (t *Turn) approve(id string, approved bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch, ok := t.approvals[id]
+	if ok {
+		delete(t.approvals, id)
+		ch <- approved
+	}
+	return ok
+}
+
+func (t *Turn) dropApproval(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.approvals, id)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,19 @@ type kward struct {
 	store     *agent.Store
 	tools     *tools.Set
 	launchDir string
+	configDir string
+
+	secrets   *agent.Redactor
+	memory    *agent.MemoryStore
+	telemetry *agent.Telemetry
+	catalog   *agent.Catalog
+	logins    *agent.Logins
+	// loginConns routes auth/loginFinished to the connection that started
+	// the login.
+	loginConns sync.Map // login id → *server.Conn
+	logCats    atomic.Pointer[[]string]
+	// lastRetrieval is the manager-wide latest memory explanation.
+	lastRetrieval atomic.Pointer[agent.Retrieval]
 
 	mu       sync.Mutex
 	sessions map[string]*kwardSession // by RPC session id
@@ -49,46 +63,61 @@ type kwardSession struct {
 	// created, resumed or started a turn in it.
 	conn  atomic.Pointer[server.Conn]
 	turns sync.Map // turn id → *agent.Turn
+	// retrieval is the memory retrieval of the session's latest turn.
+	retrieval atomic.Pointer[agent.Retrieval]
+	k         *kward
 }
 
 // registerKward registers Kward RPC (specs/kward-rpc.md) on reg.
 func registerKward(reg *server.Registry) {
 	cwd, _ := os.Getwd()
 	env := agent.Env(os.Getenv)
+	data := agent.DataDir(env)
 	k := &kward{
 		env:       env,
-		store:     &agent.Store{Dir: filepath.Join(agent.DataDir(env), "sessions")},
+		store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
 		tools:     &tools.Set{Code: codeIntel{workspaces: newWorkspaces(slog.Default())}},
 		launchDir: cwd,
+		configDir: filepath.Dir(agent.ConfigPath(env)),
+		secrets:   &agent.Redactor{},
+		catalog:   &agent.Catalog{CachePath: filepath.Join(data, "cache", "openrouter_models.json"), TTL: time.Hour},
 		sessions:  map[string]*kwardSession{},
 		turns:     map[string]*kwardSession{},
 	}
+	k.memory = &agent.MemoryStore{Dir: filepath.Join(data, "memory"), Redact: k.secrets}
+	k.telemetry = &agent.Telemetry{Dir: filepath.Join(data, "logs"), Enabled: k.logCategories}
+	k.logins = &agent.Logins{Store: agent.AuthStore{Path: agent.AuthPath(env)}, OnFinish: k.loginFinished}
+	k.reload()
 	reg.Family("kward", kwardInitializeResult())
-	server.Handle(reg, "kward/initialize", server.Ordered, func(context.Context, struct{}) (map[string]any, error) {
+	handle(k, reg, "kward/initialize", server.Ordered, func(context.Context, struct{}) (map[string]any, error) {
 		return kwardInitializeResult(), nil
 	})
-	server.Handle(reg, "workspace/validate", server.Concurrent, k.workspaceValidate)
-	server.Handle(reg, "workspace/info", server.Concurrent, k.workspaceInfo)
-	server.Handle(reg, "sessions/create", server.Ordered, k.sessionsCreate)
-	server.Handle(reg, "sessions/resume", server.Ordered, k.sessionsResume)
-	server.Handle(reg, "sessions/list", server.Concurrent, k.sessionsList)
-	server.Handle(reg, "sessions/rename", server.Ordered, k.sessionsRename)
-	server.Handle(reg, "sessions/clone", server.Ordered, k.sessionsClone)
-	server.Handle(reg, "sessions/forkMessages", server.Concurrent, k.sessionsForkMessages)
-	server.Handle(reg, "sessions/fork", server.Ordered, k.sessionsFork)
-	server.Handle(reg, "sessions/export", server.Concurrent, k.sessionsExport)
+	handle(k, reg, "workspace/validate", server.Concurrent, k.workspaceValidate)
+	handle(k, reg, "workspace/info", server.Concurrent, k.workspaceInfo)
+	handle(k, reg, "sessions/create", server.Ordered, k.sessionsCreate)
+	handle(k, reg, "sessions/resume", server.Ordered, k.sessionsResume)
+	handle(k, reg, "sessions/list", server.Concurrent, k.sessionsList)
+	handle(k, reg, "sessions/rename", server.Ordered, k.sessionsRename)
+	handle(k, reg, "sessions/clone", server.Ordered, k.sessionsClone)
+	handle(k, reg, "sessions/forkMessages", server.Concurrent, k.sessionsForkMessages)
+	handle(k, reg, "sessions/fork", server.Ordered, k.sessionsFork)
+	handle(k, reg, "sessions/export", server.Concurrent, k.sessionsExport)
 	// Closing waits (bounded) for running turns to stop: off the read loop.
-	server.Handle(reg, "sessions/delete", server.Concurrent, k.sessionsDelete)
-	server.Handle(reg, "sessions/close", server.Concurrent, k.sessionsClose)
-	server.Handle(reg, "sessions/transcript", server.Concurrent, k.sessionsTranscript)
-	server.Handle(reg, "turns/start", server.Ordered, k.turnsStart)
-	server.Handle(reg, "turns/cancel", server.Ordered, k.turnsCancel)
-	server.Handle(reg, "turns/status", server.Concurrent, k.turnsStatus)
-	server.Handle(reg, "turns/events", server.Concurrent, k.turnsEvents)
-	server.Handle(reg, "tools/list", server.Concurrent, k.toolsList)
-	server.Handle(reg, "runtime/state", server.Concurrent, k.runtimeState)
-	server.Handle(reg, "runtime/stats", server.Concurrent, k.runtimeStats)
-	server.Handle(reg, "ui/answerQuestion", server.Ordered, k.answerQuestion)
+	handle(k, reg, "sessions/delete", server.Concurrent, k.sessionsDelete)
+	handle(k, reg, "sessions/close", server.Concurrent, k.sessionsClose)
+	handle(k, reg, "sessions/transcript", server.Concurrent, k.sessionsTranscript)
+	// Compaction calls the model: never on the read loop.
+	handle(k, reg, "sessions/compact", server.Concurrent, k.sessionsCompact)
+	handle(k, reg, "turns/start", server.Ordered, k.turnsStart)
+	handle(k, reg, "turns/cancel", server.Ordered, k.turnsCancel)
+	handle(k, reg, "turns/status", server.Concurrent, k.turnsStatus)
+	handle(k, reg, "turns/events", server.Concurrent, k.turnsEvents)
+	handle(k, reg, "tools/list", server.Concurrent, k.toolsList)
+	handle(k, reg, "ui/answerQuestion", server.Ordered, k.answerQuestion)
+	handle(k, reg, "tool/answerApproval", server.Ordered, k.answerApproval)
+	k.registerSettings(reg)
+	k.registerMemory(reg)
+	k.registerCommands(reg)
 }
 
 // KwardProfile turns reg into the registry of `kast kward rpc`: initialize
@@ -97,9 +126,7 @@ func registerKward(reg *server.Registry) {
 func KwardProfile(reg *server.Registry) {
 	reg.Alias("initialize", "kward/initialize")
 	server.Handle(reg, "shutdown", server.Ordered, func(ctx context.Context, _ struct{}) (okResult, error) {
-		if conn := server.ConnOf(ctx); conn != nil {
-			go conn.Close() // Close waits until this reply is written
-		}
+		server.CloseAfterReply(ctx)
 		return okResult{OK: true}, nil
 	})
 }
@@ -111,16 +138,33 @@ type okResult struct {
 // provider resolves the configured provider for each turn, so edits to the
 // config file or environment apply without a restart.
 func (k *kward) provider() (agent.Provider, error) {
-	path := agent.ConfigPath(k.env)
-	cfg, err := agent.LoadConfig(path)
+	cfg, err := k.config()
 	if err != nil {
 		return nil, err
 	}
-	r, err := cfg.Resolve(k.env, path)
+	r, err := cfg.Resolve(k.env, agent.ConfigPath(k.env))
 	if err != nil {
 		return nil, err
 	}
+	k.secrets.Add(r.APIKey)
 	return provider.New(r, provider.Options{})
+}
+
+// config loads the config file with the stored credentials.
+func (k *kward) config() (*agent.Config, error) {
+	cfg, err := agent.LoadConfig(agent.ConfigPath(k.env))
+	if err != nil {
+		return nil, err
+	}
+	creds, err := k.logins.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Credentials = map[string]string{}
+	for name, c := range creds {
+		cfg.Credentials[name] = c.Secret()
+	}
+	return cfg, nil
 }
 
 // Errors.
@@ -188,17 +232,21 @@ func (k *kward) workspaceInfo(ctx context.Context, p workspaceParams) (map[strin
 // open starts an RPC session over log with history, bound to the caller's
 // connection.
 func (k *kward) open(ctx context.Context, log *agent.SessionLog, workspace string, history []agent.Message) *kwardSession {
-	ks := &kwardSession{id: agent.NewID(), log: log, workspace: workspace}
+	ks := &kwardSession{id: agent.NewID(), log: log, workspace: workspace, k: k}
 	ks.conn.Store(server.ConnOf(ctx))
 	ks.rt = agent.NewSession(agent.SessionOptions{
-		ID:         ks.id,
-		Workspace:  workspace,
-		Log:        log,
-		History:    history,
-		Provider:   k.provider,
-		Tools:      k.tools,
-		Sink:       ks.notifyEvent,
-		OnQuestion: ks.notifyQuestion,
+		ID:           ks.id,
+		Workspace:    workspace,
+		Log:          log,
+		History:      history,
+		Provider:     k.provider,
+		Tools:        k.tools,
+		Sink:         ks.notifyEvent,
+		OnQuestion:   ks.notifyQuestion,
+		OnApproval:   ks.notifyApproval,
+		OnCompaction: ks.notifyCompaction,
+		Compaction:   k.compactionPolicy,
+		Context:      ks.turnContext,
 	})
 	k.mu.Lock()
 	k.sessions[ks.id] = ks
@@ -207,14 +255,28 @@ func (k *kward) open(ctx context.Context, log *agent.SessionLog, workspace strin
 }
 
 func (ks *kwardSession) notify(method string, params any) {
-	if conn := ks.conn.Load(); conn != nil {
-		if err := conn.RPC().Notify(context.Background(), method, params); err != nil {
-			conn.Logger().Debug("kward notification not delivered", "method", method, "err", err)
-		}
+	ks.k.notify(ks.conn.Load(), method, params)
+}
+
+// notify sends a redacted notification on conn.
+func (k *kward) notify(conn *server.Conn, method string, params any) {
+	if conn == nil {
+		return
+	}
+	if err := conn.RPC().Notify(context.Background(), method, k.redactParams(params)); err != nil {
+		conn.Logger().Debug("kward notification not delivered", "method", method, "err", err)
 	}
 }
 
-func (ks *kwardSession) notifyEvent(ev agent.Event) { ks.notify("turn/event", projectEvent(ev)) }
+// notifyEvent projects ev; a completed turn's memories are summarized
+// before its terminal event goes out, so clients see them once it has.
+func (ks *kwardSession) notifyEvent(ev agent.Event) {
+	ks.k.telemetry.Observe(ev)
+	if ev.Kind == agent.EventFinished && ev.Status == agent.StatusCompleted {
+		ks.k.autoSummarize(ks)
+	}
+	ks.notify("turn/event", projectEvent(ev))
+}
 
 func (ks *kwardSession) notifyQuestion(q agent.QuestionRequest) {
 	ks.notify("ui/question", map[string]any{"sessionId": ks.id, "questionRequestId": q.ID, "questions": q.Questions})
@@ -442,7 +504,7 @@ func (k *kward) sessionsForkMessages(ctx context.Context, p sessionParams) (map[
 	msgs := []map[string]any{}
 	for _, m := range ks.rt.History() {
 		if m.Role == agent.RoleUser {
-			msgs = append(msgs, map[string]any{"entryId": m.ID, "text": compactText(m.Text)})
+			msgs = append(msgs, map[string]any{"entryId": m.ID, "text": compactText(typedText(m))})
 		}
 	}
 	return map[string]any{"messages": msgs}, nil
@@ -468,7 +530,7 @@ func (k *kward) sessionsFork(ctx context.Context, p forkParams) (map[string]any,
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"session": fork.payload(), "text": m.Text, "cancelled": false}, nil
+			return map[string]any{"session": fork.payload(), "text": typedText(m), "cancelled": false}, nil
 		}
 	}
 	return nil, server.Error(jsonrpc2.InvalidParams, "ENTRY_NOT_FOUND",
@@ -522,6 +584,16 @@ func (k *kward) sessionsTranscript(ctx context.Context, p sessionParams) (map[st
 	return map[string]any{"session": ks.payload(), "messages": transcriptMessages(ks.rt.History())}, nil
 }
 
+// typedText is what the user typed: the slash command rather than its
+// expansion.
+func typedText(m agent.Message) string {
+	var display string
+	if json.Unmarshal(m.Extra["display_content"], &display) == nil && display != "" {
+		return display
+	}
+	return m.Text
+}
+
 // compactText is display text: whitespace collapsed, at most 200 runes.
 func compactText(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -546,6 +618,9 @@ type startParams struct {
 	Input             string       `json:"input"`
 	StreamingBehavior string       `json:"streamingBehavior"`
 	Attachments       []attachment `json:"attachments"`
+	Options           struct {
+		ApprovalMode string `json:"approvalMode"`
+	} `json:"options"`
 }
 
 // images validates attachments: images only, four MIME types, raw base64
@@ -595,10 +670,17 @@ func (k *kward) turnsStart(ctx context.Context, p startParams) (kwardTurn, error
 	if err != nil {
 		return kwardTurn{}, err
 	}
+	switch p.Options.ApprovalMode {
+	case "", "none", agent.ApprovalAsk:
+	default:
+		return kwardTurn{}, server.InvalidParams("unsupported options.approvalMode %q; want none or ask", p.Options.ApprovalMode)
+	}
 	if conn := server.ConnOf(ctx); conn != nil {
 		ks.conn.Store(conn)
 	}
-	turn, err := ks.rt.Start(agent.Input{Text: p.Input, Images: imgs}, agent.Behavior(p.StreamingBehavior))
+	in := k.expandInput(ks, p.Input)
+	in.Images, in.ApprovalMode = imgs, p.Options.ApprovalMode
+	turn, err := ks.rt.Start(in, agent.Behavior(p.StreamingBehavior))
 	var inputErr *agent.InputError
 	if errors.As(err, &inputErr) {
 		return kwardTurn{}, server.InvalidParams("%s", inputErr.Message)
@@ -675,60 +757,6 @@ func (k *kward) toolsList(ctx context.Context, _ struct{}) (map[string]any, erro
 		})
 	}
 	return map[string]any{"tools": list}, nil
-}
-
-func (k *kward) runtimeState(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	model := map[string]any(nil)
-	defaultProvider, defaultModel := "", ""
-	if prov, err := k.provider(); err == nil {
-		info := prov.Info()
-		model = map[string]any{"provider": info.Name, "id": info.Model, "name": info.Model, "reasoning": false, "reasoningEffort": nil}
-		defaultProvider, defaultModel = info.Name, info.Name+"/"+info.Model
-	}
-	h := ks.log.Header()
-	return map[string]any{
-		"model": model, "thinkingLevel": "off", "isStreaming": ks.rt.Running() != nil, "isCompacting": false,
-		"steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
-		"sessionFile": ks.log.Path(), "sessionId": h.ID, "rpcSessionId": ks.id, "persistentSessionId": h.ID,
-		"sessionName": nilIfEmpty(ks.log.Name()), "autoCompactionEnabled": false, "autoRetryEnabled": true,
-		"defaultProvider": defaultProvider, "defaultModel": defaultModel, "defaultThinkingLevel": "off",
-		"transport": "kward-rpc", "messageCount": len(ks.rt.History()), "pendingMessageCount": 0,
-	}, nil
-}
-
-func (k *kward) runtimeStats(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	var user, assistant, calls, results int
-	var usage agent.Usage
-	for _, m := range ks.rt.History() {
-		switch m.Role {
-		case agent.RoleUser:
-			user++
-		case agent.RoleAssistant:
-			assistant++
-			calls += len(m.ToolCalls)
-			if m.Usage != nil {
-				usage.Add(*m.Usage)
-			}
-		case agent.RoleTool:
-			results++
-		}
-	}
-	h := ks.log.Header()
-	return map[string]any{
-		"sessionFile": ks.log.Path(), "sessionId": h.ID, "sessionName": nilIfEmpty(ks.log.Name()),
-		"rpcSessionId": ks.id, "persistentSessionId": h.ID,
-		"userMessages": user, "assistantMessages": assistant, "toolCalls": calls, "toolResults": results,
-		"totalMessages": user + assistant + results, "usingSubscription": false,
-		"tokens": map[string]any{"input": usage.InputTokens, "output": usage.OutputTokens, "total": usage.TotalTokens},
-	}, nil
 }
 
 type answerParams struct {

@@ -10,7 +10,17 @@ const kwardProtocolVersion = 1
 // kwardMethods are the Kward methods kast serves, advertised in capabilities.
 var kwardSessionMethods = []string{
 	"sessions/create", "sessions/resume", "sessions/list", "sessions/rename", "sessions/clone",
-	"sessions/forkMessages", "sessions/fork", "sessions/export", "sessions/delete", "sessions/close", "sessions/transcript",
+	"sessions/forkMessages", "sessions/fork", "sessions/export", "sessions/delete", "sessions/close", "sessions/transcript", "sessions/compact",
+}
+
+var kwardMemoryMethods = []string{
+	"memory/status", "memory/enable", "memory/disable", "memory/autoSummary/enable", "memory/autoSummary/disable",
+	"memory/list", "memory/add", "memory/addCore", "memory/forget", "memory/promote", "memory/inspect", "memory/why", "memory/summarize",
+}
+
+var kwardAuthMethods = []string{
+	"auth/status", "auth/providers", "auth/loginWithApiKey", "auth/logoutProvider", "auth/loginWithOAuth",
+	"auth/startOpenAILogin", "auth/submitOpenAICode", "auth/loginStatus",
 }
 
 // unsupported is a capability kast does not offer yet, with the reason.
@@ -41,7 +51,8 @@ func kwardInitializeResult() map[string]any {
 				"active":        unsupported(notYet),
 				"fork": map[string]any{"supported": true, "methods": []string{"sessions/forkMessages", "sessions/fork"},
 					"entryIdFormat": "entry-id", "selectedMessage": "excludedFromForkComposerTextReturned"},
-				"compact":   unsupported(notYet),
+				"compact": map[string]any{"supported": true, "method": "sessions/compact", "notification": "session/event",
+					"events": []string{"compactionStart", "compactionEnd"}, "automatic": true, "retryOnContextOverflow": true},
 				"import":    unsupported("notPlanned"),
 				"tree":      unsupported(notYet),
 				"updates":   map[string]any{"supported": false, "notification": "session/updated", "reason": notYet},
@@ -53,9 +64,10 @@ func kwardInitializeResult() map[string]any {
 				"cancellation": map[string]any{"behavior": "best-effort", "queuedTurns": "cancel-before-run",
 					"runningTurns": "stop-emitting-events-when-possible"},
 				"eventReplay": map[string]any{"behavior": "recent-in-memory", "persisted": false, "limit": agent.ReplayLimit},
-				"options":     unsupported(notYet),
-				"list":        unsupported(notYet),
-				"context":     unsupported(notYet),
+				"options": map[string]any{"supported": true, "method": "turns/start", "fields": []string{"approvalMode"},
+					"perTurnModel": false, "perTurnReasoning": false, "perTurnToolScope": false},
+				"list":    unsupported(notYet),
+				"context": unsupported(notYet),
 			},
 			"events": map[string]any{
 				"notification": "turn/event", "assistantText": "assistantDelta",
@@ -68,13 +80,27 @@ func kwardInitializeResult() map[string]any {
 			},
 			"attachments": map[string]any{"input": map[string]any{"supported": true, "method": "turns/start", "encoding": "base64",
 				"mimeTypes": kwardImageTypes, "maxBytes": maxAttachmentBytes}},
-			"models":            unsupported(notYet),
-			"runtime":           map[string]any{"supported": true, "methods": []string{"runtime/state", "runtime/stats"}, "state": map[string]any{"supported": true}, "stats": map[string]any{"messageCounts": true, "tokens": true, "cost": false, "contextUsage": false}},
-			"runtimeSettings":   unsupported(notYet),
-			"auth":              unsupported(notYet),
-			"memory":            unsupported(notYet),
-			"commands":          unsupported(notYet),
-			"startupResources":  unsupported(notYet),
+			"models": map[string]any{"supported": true,
+				"methods":      []string{"models/list", "models/current", "models/set", "reasoning/set", "openrouter/catalog"},
+				"fields":       []string{"provider", "id", "name", "reasoning", "reasoningEffort", "contextWindow"},
+				"scopedModels": false, "refresh": unsupported(notYet),
+				"catalog": map[string]any{"supported": true, "method": "openrouter/catalog", "cached": true}},
+			"runtime": map[string]any{"supported": true, "methods": []string{"runtime/state", "runtime/stats"}, "state": map[string]any{"supported": true},
+				"stats": map[string]any{"messageCounts": true, "tokens": true, "cost": false, "contextUsage": true, "contextUsageEstimated": true}},
+			"runtimeSettings": map[string]any{"supported": true, "methods": []string{"runtime/updateSetting", "runtime/reload"},
+				"settings": []string{"defaultModel", "defaultThinkingLevel"}},
+			"auth": map[string]any{"supported": true, "providerFormat": "kward-auth-v2", "methods": kwardAuthMethods,
+				"notification": "auth/loginFinished", "authenticationMethods": []string{"api_key", "oauth"},
+				"oauthProviders": []string{"openai"}, "apiKeyProviders": apiKeyProviders,
+				"unsupportedOAuthProviders": map[string]any{"anthropic": notYet, "openrouter": "apiKeyOnly"},
+				"privateCredentialStorage":  true, "sanitizedStatus": true, "logout": true},
+			"memory": map[string]any{"supported": true, "optIn": true, "defaultEnabled": false, "autoSummaryDefaultEnabled": false,
+				"promptInjection": "interactive", "storage": map[string]any{"core": "json", "soft": "jsonl", "events": "jsonl"},
+				"methods": kwardMemoryMethods},
+			"commands": map[string]any{"supported": true, "methods": []string{"commands/list", "commands/run"}, "method": "commands/list",
+				"runMethod": "commands/run", "sources": []string{"prompt", "skill", "plugin"}, "executableSources": []string{"plugin"}},
+			"startupResources":  map[string]any{"supported": true, "method": "resources/startup"},
+			"prompts":           map[string]any{"supported": true, "methods": []string{"prompts/list", "prompts/expand"}, "slashExpansion": true},
 			"starterPack":       unsupported("notPlanned"),
 			"shell":             unsupported("notPlanned"),
 			"scratchpad":        unsupported("notPlanned"),
@@ -84,7 +110,9 @@ func kwardInitializeResult() map[string]any {
 			"skillCapture":      unsupported(notYet),
 			"projectSkillTrust": unsupported(notYet),
 			"mcp":               unsupported(notYet),
-			"logging":           unsupported(notYet),
+			"logging": map[string]any{"supported": true, "defaultEnabled": false, "methods": []string{"logging/stats"},
+				"config": "logging", "env": "KAST_LOGGING", "format": "jsonl", "categories": agent.LogCategories,
+				"rotation": map[string]any{"maxBytes": 10 << 20, "retention": "manual"}, "content": "redacted-metadata-only"},
 			"extensionUi": map[string]any{
 				"question": map[string]any{"supported": true, "notification": "ui/question", "method": "ui/answerQuestion",
 					"maxQuestions": 4, "multiSelect": false, "preview": false},
@@ -92,7 +120,8 @@ func kwardInitializeResult() map[string]any {
 				"footer": unsupported(notYet),
 			},
 			"composer": map[string]any{"sessionDiff": unsupported("perToolDiffsOnly"), "copy": unsupported("clientOwnsClipboard")},
-			"security": map[string]any{"workspaceMutationGuard": "workspaceConfinedFileTools", "toolApproval": unsupported(notYet),
+			"security": map[string]any{"workspaceMutationGuard": "workspaceConfinedFileTools", "toolApproval": map[string]any{"supported": true, "defaultMode": "none",
+				"modes": []string{"none", "ask"}, "requestNotification": "tool/approvalRequested", "answerMethod": "tool/answerApproval"},
 				"canRunShell": true, "canWriteFiles": true, "sandbox": unsupported(notYet)},
 			"export":    map[string]any{"supported": true, "formats": []string{"markdown", "html"}, "defaultFormat": "markdown"},
 			"tools":     map[string]any{"supported": true, "methods": []string{"tools/list"}},

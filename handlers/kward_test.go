@@ -163,8 +163,8 @@ func TestKwardInitialize(t *testing.T) {
 	if res.ProtocolVersion != 1 || turns["eventReplay"].(map[string]any)["limit"].(float64) != 1000 {
 		t.Fatalf("initialize: %+v", res)
 	}
-	if memory := res.Capabilities["memory"].(map[string]any); memory["supported"] != false || memory["reason"] == "" {
-		t.Fatalf("unsupported capability lacks a reason: %v", memory)
+	if mcp := res.Capabilities["mcp"].(map[string]any); mcp["supported"] != false || mcp["reason"] == "" {
+		t.Fatalf("unsupported capability lacks a reason: %v", mcp)
 	}
 
 	// On the LSP connection the same result is an experimental capability

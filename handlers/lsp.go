@@ -5,6 +5,8 @@ package handlers
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -13,38 +15,69 @@ import (
 )
 
 // LSP answers the standard Language Server Protocol methods. Methods it does
-// not override answer -32601 through the embedded UnimplementedServer.
+// not override answer -32601 through the embedded UnimplementedServer. One
+// LSP serves every connection of a server; each connection has its session.
 type LSP struct {
 	protocol.UnimplementedServer
+	pool *workspaces
+
+	mu       sync.Mutex
+	sessions map[*server.Conn]*session
 }
+
+// processWorkspaces is the pool every language-server connection of the
+// process shares, so two editors on one root share its index.
+var processWorkspaces = newWorkspaces(slog.Default())
 
 // NewLSP returns the standard LSP handler.
-func NewLSP() *LSP { return &LSP{} }
+func NewLSP() *LSP { return newLSP(processWorkspaces) }
 
-// Initialize advertises what kast serves; the transport adds the position
-// encoding and each protocol family's experimental capabilities.
-func (*LSP) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	change := protocol.TextDocumentSyncKindIncremental
-	openClose, save := true, protocol.SaveOptions{IncludeText: ptr(false)}
-	return &protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &openClose, Change: &change, Save: &save},
-		},
-	}, nil
+func newLSP(pool *workspaces) *LSP {
+	return &LSP{pool: pool, sessions: map[*server.Conn]*session{}}
 }
 
-// Shutdown has nothing to release yet; the transport records the state.
-func (*LSP) Shutdown(context.Context) error { return nil }
+// Initialize advertises what kast serves and records the workspace roots;
+// the transport adds the position encoding and each protocol family's
+// experimental capabilities.
+func (l *LSP) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	var roots []string
+	folders, _ := params.WorkspaceFolders.Get()
+	for _, f := range folders {
+		roots = append(roots, uriPath(f.URI))
+	}
+	if len(roots) == 0 && params.RootURI != nil {
+		roots = append(roots, uriPath(*params.RootURI))
+	}
+	l.session(ctx).pending = roots
+	return &protocol.InitializeResult{Capabilities: capabilities()}, nil
+}
+
+// Initialized opens the workspace roots and indexes them in the background.
+func (l *LSP) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	s := l.session(ctx)
+	for _, root := range s.pending {
+		s.addRoot(root)
+	}
+	s.pending = nil
+	return nil
+}
+
+// Shutdown stops background work; the connection's end releases the rest.
+func (l *LSP) Shutdown(ctx context.Context) error {
+	l.session(ctx).stop()
+	return nil
+}
 
 // DidOpen records the document's text.
-func (*LSP) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+func (l *LSP) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	item := params.TextDocument
 	server.ConnOf(ctx).Documents().Open(document.New(string(item.URI), string(item.LanguageID), item.Version, []byte(item.Text)))
+	l.session(ctx).diagnose(string(item.URI))
 	return nil
 }
 
 // DidChange applies incremental or whole-document changes in order.
-func (*LSP) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+func (l *LSP) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
 	conn := server.ConnOf(ctx)
 	changes := make([]document.Change, 0, len(params.ContentChanges))
 	for _, ev := range params.ContentChanges {
@@ -59,16 +92,47 @@ func (*LSP) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumen
 			changes = append(changes, document.Change{Text: ev.Text})
 		}
 	}
-	_, err := conn.Documents().Change(string(params.TextDocument.URI), params.TextDocument.Version, changes, conn.Encoding())
-	return err
+	if _, err := conn.Documents().Change(string(params.TextDocument.URI), params.TextDocument.Version, changes, conn.Encoding()); err != nil {
+		return err
+	}
+	l.session(ctx).diagnose(string(params.TextDocument.URI))
+	return nil
 }
 
-// DidClose forgets the document.
-func (*LSP) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+// DidClose forgets the document; the index's version of the file shows
+// through again.
+func (l *LSP) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	s := l.session(ctx)
+	s.engine.Forget(uriPath(params.TextDocument.URI))
+	s.clearDiagnostics(string(params.TextDocument.URI))
 	return server.ConnOf(ctx).Documents().Close(string(params.TextDocument.URI))
 }
 
-// DidSave needs nothing until the index watches saved files.
-func (*LSP) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
+// DidSave reindexes the saved file from disk.
+func (l *LSP) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	l.session(ctx).reindex(uriPath(params.TextDocument.URI), false)
+	return nil
+}
+
+// DidChangeWatchedFiles reindexes files changed on disk and drops deleted ones.
+func (l *LSP) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
+	s := l.session(ctx)
+	for _, ev := range params.Changes {
+		s.reindex(uriPath(ev.URI), ev.Type == protocol.FileChangeTypeDeleted)
+	}
+	return nil
+}
+
+// DidChangeWorkspaceFolders adds and removes roots.
+func (l *LSP) DidChangeWorkspaceFolders(ctx context.Context, params *protocol.DidChangeWorkspaceFoldersParams) error {
+	s := l.session(ctx)
+	for _, f := range params.Event.Removed {
+		s.removeRoot(uriPath(f.URI))
+	}
+	for _, f := range params.Event.Added {
+		s.addRoot(uriPath(f.URI))
+	}
+	return nil
+}
 
 func ptr[T any](v T) *T { return &v }

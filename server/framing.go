@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -49,6 +50,14 @@ type Stream struct {
 	framing Framing
 	out     jsonrpc2.Stream
 	ready   chan struct{} // closed once framing is known and out is set
+
+	// afterReply runs once the response with a given id has been written.
+	afterReply atomic.Pointer[replyHook]
+}
+
+type replyHook struct {
+	id []byte // the request id as it appeared on the wire
+	fn func()
 }
 
 // NewStream returns a stream over conn. With FramingAuto the framing is taken
@@ -335,7 +344,24 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
-	return s.out.Write(ctx, msg)
+	n, err := s.out.Write(ctx, msg)
+	if hook := s.afterReply.Load(); hook != nil && err == nil {
+		// Only while a hook is pending is the message re-encoded to see
+		// whether it is the awaited response.
+		if raw, encErr := jsonrpc2.EncodeMessage(msg); encErr == nil && isResponseTo(raw, hook.id) && s.afterReply.CompareAndSwap(hook, nil) {
+			go hook.fn()
+		}
+	}
+	return n, err
+}
+
+// isResponseTo reports whether raw is a response (no method) with the id.
+func isResponseTo(raw, id []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	return json.Unmarshal(raw, &m) == nil && m.Method == nil && bytes.Equal(bytes.TrimSpace(m.ID), id)
 }
 
 // WriteFrame writes an already encoded message; the connection uses it for

@@ -173,6 +173,31 @@ func (c *Conn) Logger() *slog.Logger { return c.log }
 
 type connKey struct{}
 type snapshotKey struct{}
+type requestIDKey struct{}
+
+// CloseAfterReply ends the connection once the reply to ctx's request has
+// been written. Closing from inside the handler would race the reply:
+// jsonrpc2 refuses writes once Close has begun.
+func CloseAfterReply(ctx context.Context) {
+	c := ConnOf(ctx)
+	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
+	if c == nil || !ok {
+		return
+	}
+	raw, err := json.Marshal(idValue(id))
+	if err != nil {
+		return
+	}
+	c.stream.afterReply.Store(&replyHook{id: raw, fn: func() { _ = c.rpc.Close() }})
+}
+
+func idValue(id jsonrpc2.ID) any {
+	if n, ok := id.Number(); ok {
+		return n
+	}
+	s, _ := id.StringValue()
+	return s
+}
 
 // ConnOf returns the connection serving ctx's request, or nil.
 func ConnOf(ctx context.Context) *Conn {
@@ -216,6 +241,9 @@ func (c *Conn) recover(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}()
 		ctx, cancel := detach(ctx)
 		defer cancel()
+		if isCall {
+			ctx = context.WithValue(ctx, requestIDKey{}, req.ID())
+		}
 		result, err = next(ctx, req)
 		return result, wireError(ctx, err)
 	}

@@ -560,3 +560,25 @@ func TestHeaderNamesCaseInsensitive(t *testing.T) {
 		}
 	}
 }
+
+// The reply to a request that ends the connection is always delivered.
+func TestCloseAfterReply(t *testing.T) {
+	reg := server.NewRegistry()
+	server.Handle(reg, "test/bye", server.Ordered, func(ctx context.Context, _ struct{}) (string, error) {
+		server.CloseAfterReply(ctx)
+		return "bye", nil
+	})
+	for i := 0; i < 50; i++ {
+		ctx := ctxT(t)
+		c, conn := servertest.Pipe(t, server.New(server.Options{Registry: reg}), servertest.NDJSON)
+		var out string
+		if err := c.Call(ctx, "test/bye", nil, &out); err != nil || out != "bye" {
+			t.Fatalf("run %d: reply lost: %q %v", i, out, err)
+		}
+		select {
+		case <-conn.Done():
+		case <-ctx.Done():
+			t.Fatalf("run %d: connection did not close after the reply", i)
+		}
+	}
+}

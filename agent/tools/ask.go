@@ -30,26 +30,6 @@ var askUserSpec = agent.ToolSpec{
 	}, "questions"),
 }
 
-// ValidateQuestions checks the limits clients rely on: 1–4 questions with
-// 2–4 options each, single choice, no previews.
-func ValidateQuestions(qs []agent.Question) error {
-	if len(qs) < 1 || len(qs) > 4 {
-		return fmt.Errorf("ask 1 to 4 questions, not %d", len(qs))
-	}
-	for i, q := range qs {
-		if strings.TrimSpace(q.Question) == "" {
-			return fmt.Errorf("question %d is empty", i+1)
-		}
-		if len(q.Options) < 2 || len(q.Options) > 4 {
-			return fmt.Errorf("question %d needs 2 to 4 options, not %d", i+1, len(q.Options))
-		}
-		if q.MultiSelect {
-			return fmt.Errorf("question %d: multiSelect is not supported", i+1)
-		}
-	}
-	return nil
-}
-
 func askUser(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 	var args struct {
 		Questions []agent.Question `json:"questions"`
@@ -57,7 +37,7 @@ func askUser(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent
 	if err := decode(raw, &args); err != nil {
 		return errorf("%v", err)
 	}
-	if err := ValidateQuestions(args.Questions); err != nil {
+	if err := agent.ValidateQuestions(args.Questions); err != nil {
 		return errorf("%v", err)
 	}
 	if env.Ask == nil {

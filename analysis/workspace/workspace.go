@@ -97,9 +97,20 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}
+	// Queries during the run answer from what is indexed so far: let them see
+	// newly written files now and then.
+	var last time.Time
 	totals, err := indexer.Run(ctx, w.Index, found.Files, lang.Extract, indexer.Options{
-		Lang:     languageOf,
-		Progress: progress,
+		Lang: languageOf,
+		Progress: func(p indexer.Progress) {
+			if time.Since(last) > time.Second {
+				last = time.Now()
+				w.view.invalidate()
+			}
+			if progress != nil {
+				progress(p)
+			}
+		},
 	})
 	w.view.invalidate()
 	return totals, found.Skipped, err
@@ -114,6 +125,12 @@ func (w *Workspace) Reindex(ctx context.Context, path string, src []byte, mtime 
 	}
 	defer w.view.forget(path)
 	return w.Index.PutFile(path, mtime, facts)
+}
+
+// Remove drops a deleted file from the index.
+func (w *Workspace) Remove(path string) error {
+	defer w.view.forget(path)
+	return w.Index.RemoveFile(path)
 }
 
 // Resolver returns a resolver over the index.

@@ -3,7 +3,13 @@
 // points run on the same files in the same run: a pure tree-sitter parse (the
 // floor no syntax-based indexer can beat) and universal-ctags.
 //
-//	go run ./cmd/kastbench -kast bin/kast [-root DIR]
+//	kastbench -kast bin/kast [-root DIR]
+//
+// With -lsp it instead compares language-server request latencies of kast
+// and gopls on the same sampled positions, and how often their first
+// definitions agree:
+//
+//	kastbench -lsp -kast bin/kast -gopls bin/gopls [-samples 1000]
 package main
 
 import (
@@ -29,11 +35,32 @@ import (
 func main() {
 	kast := flag.String("kast", "bin/kast", "the kast binary to measure")
 	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "the tree to index")
+	lsp := flag.Bool("lsp", false, "compare LSP request latencies with gopls instead of indexing")
+	gopls := flag.String("gopls", "", "the gopls binary for -lsp")
+	samples := flag.Int("samples", 1000, "positions to sample for -lsp")
 	flag.Parse()
-	if err := run(*kast, *root); err != nil {
+	var err error
+	if *lsp {
+		err = runLSPMode(*kast, *gopls, *root, *samples)
+	} else {
+		err = run(*kast, *root)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "kastbench:", err)
 		os.Exit(1)
 	}
+}
+
+func runLSPMode(kast, gopls, root string, n int) error {
+	found, err := scan.Walk(context.Background(), root, scan.Options{Include: workspace.Supported})
+	if err != nil {
+		return err
+	}
+	paths := make([]string, len(found.Files))
+	for i, f := range found.Files {
+		paths[i] = f.Path
+	}
+	return runLSP(kast, gopls, root, paths, n)
 }
 
 type row struct {

@@ -1,0 +1,397 @@
+// Package complete proposes completions at a place in a file: members after
+// a dot from the receiver's inferred type, else the names in scope, the
+// package's and imports' names, workspace symbols with the import they need,
+// and the language's keywords, ranked in that order.
+package complete
+
+import (
+	"cmp"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/navigate"
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// Snapshot is what completion reads.
+type Snapshot interface {
+	navigate.Snapshot
+	DefsMatching(pattern string, fuzzy bool, limit int) []resolve.DefID
+	RootOf(path string) string
+}
+
+// Rank orders items: lower is better.
+type Rank int
+
+const (
+	RankLocal Rank = iota
+	RankMember
+	RankFile
+	RankPackage
+	RankImported
+	RankWorkspace
+	RankKeyword
+)
+
+// Item is one proposal.
+type Item struct {
+	Label   string
+	Kind    analysis.Kind // KindUnknown for a keyword
+	Keyword bool
+	Detail  string
+	Def     resolve.DefID // Def.Path is "" for keywords
+	Rank    Rank
+	Score   int // how well Label matches the prefix
+	// Import, when set, is an edit adding the import the name needs.
+	Import *Edit
+}
+
+// Edit inserts Text at Offset.
+type Edit struct {
+	Offset int
+	Text   string
+}
+
+// Result is the proposals and the span of text they replace.
+type Result struct {
+	Replace analysis.Span // Start..End byte offsets of the prefix typed so far
+	Items   []Item
+}
+
+// maxItems bounds a result; the editor asks again as the prefix grows.
+const maxItems = 200
+
+// Complete proposes completions at offset of path, whose text is text.
+func Complete(s Snapshot, file string, offset int, text []byte) Result {
+	offset = max(0, min(offset, len(text)))
+	start := offset
+	for start > 0 && isIdent(text[start-1]) {
+		start--
+	}
+	res := Result{Replace: analysis.Span{Start: start, End: offset}}
+	f := s.File(file)
+	if f == nil {
+		return res
+	}
+	prefix := string(text[start:offset])
+	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
+	if q := qualifierBefore(text, start); q != "" {
+		c.members(q, start)
+	} else {
+		c.scope(start)
+		c.packageNames()
+		c.imported()
+		c.workspace(text)
+		c.keywords()
+	}
+	slices.SortFunc(c.items, func(a, b Item) int {
+		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Score, a.Score), cmp.Compare(a.Label, b.Label))
+	})
+	res.Items = c.items[:min(len(c.items), maxItems)]
+	return res
+}
+
+type collector struct {
+	s      Snapshot
+	f      *analysis.FileFacts
+	prefix string
+	items  []Item
+	seen   map[string]int // label → index in items
+}
+
+func (c *collector) add(it Item) {
+	it.Score = workspace.FuzzyScore(c.prefix, it.Label)
+	if it.Score == 0 || it.Label == "" {
+		return
+	}
+	if i, ok := c.seen[it.Label]; ok {
+		if c.items[i].Rank <= it.Rank {
+			return
+		}
+		c.items[i] = it
+		return
+	}
+	c.seen[it.Label] = len(c.items)
+	c.items = append(c.items, it)
+}
+
+func (c *collector) addDef(id resolve.DefID, rank Rank) {
+	d := c.s.File(id.Path).Defs[id.Index]
+	switch d.Kind {
+	case analysis.KindLambda, analysis.KindConstructor:
+		return
+	}
+	c.add(Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: id, Rank: rank})
+}
+
+// scope adds the names visible at offset: locals and parameters declared
+// before it, members of enclosing types, the file's top-level names.
+func (c *collector) scope(offset int) {
+	inner := innermostScope(c.f, offset)
+	for sc := inner; sc != analysis.None && int(sc) < len(c.f.Scopes); sc = c.f.Scopes[sc].Parent {
+		owner := c.f.Scopes[sc].Def
+		rank := RankLocal
+		switch {
+		case sc == 0 || c.f.Scopes[sc].Parent == analysis.None:
+			rank = RankFile
+		case owner != analysis.None && c.f.Defs[owner].Kind.IsType():
+			rank = RankMember
+		}
+		for i, d := range c.f.Defs {
+			if d.Scope != sc || d.NameSpan.Contains(offset) || d.NameSpan.End == offset {
+				continue
+			}
+			if rank == RankLocal && d.NameSpan.Start > offset {
+				continue
+			}
+			c.addDef(resolve.DefID{Path: c.f.Path, Index: int32(i)}, rank)
+		}
+	}
+}
+
+func innermostScope(f *analysis.FileFacts, offset int) int32 {
+	best := analysis.None
+	for i, sc := range f.Scopes {
+		if sc.Span.Start <= offset && offset <= sc.Span.End &&
+			(best == analysis.None || sc.Span.End-sc.Span.Start <= f.Scopes[best].Span.End-f.Scopes[best].Span.Start) {
+			best = int32(i)
+		}
+	}
+	if best == analysis.None && len(f.Scopes) > 0 {
+		return 0
+	}
+	return best
+}
+
+func innermostDef(f *analysis.FileFacts, offset int) int32 {
+	best := analysis.None
+	for i, d := range f.Defs {
+		if d.Kind != analysis.KindParameter && d.FullSpan.Start <= offset && offset <= d.FullSpan.End &&
+			(best == analysis.None || d.FullSpan.End-d.FullSpan.Start <= f.Defs[best].FullSpan.End-f.Defs[best].FullSpan.Start) {
+			best = int32(i)
+		}
+	}
+	return best
+}
+
+// packageNames adds the top-level names of the package's other files.
+func (c *collector) packageNames() {
+	if c.f.Package == "" {
+		return
+	}
+	for _, p := range c.s.FilesInPackage(c.f.Lang, c.f.Package) {
+		g := c.s.File(p)
+		if g == nil || p == c.f.Path || c.f.Lang == "go" && filepath.Dir(p) != filepath.Dir(c.f.Path) {
+			continue
+		}
+		for i, d := range g.Defs {
+			if d.Container == analysis.None && d.Receiver == "" {
+				c.addDef(resolve.DefID{Path: p, Index: int32(i)}, RankPackage)
+			}
+		}
+	}
+}
+
+// imported adds the names the file's imports bring in.
+func (c *collector) imported() {
+	for _, imp := range c.f.Imports {
+		if imp.Wildcard {
+			continue
+		}
+		name := cmp.Or(imp.Alias, imp.Name)
+		it := Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankImported}
+		for _, id := range c.s.DefsNamed(imp.Name) {
+			if d := c.s.File(id.Path).Defs[id.Index]; d.Container == analysis.None {
+				it.Kind, it.Def = d.Kind, id
+				break
+			}
+		}
+		c.add(it)
+	}
+}
+
+// workspace adds top-level names declared anywhere in the workspace in the
+// file's language, each with the import it needs.
+func (c *collector) workspace(text []byte) {
+	if c.prefix == "" {
+		return
+	}
+	for _, id := range c.s.DefsMatching(c.prefix, false, maxItems) {
+		g := c.s.File(id.Path)
+		if g == nil || g.Lang != c.f.Lang || id.Path == c.f.Path {
+			continue
+		}
+		d := g.Defs[id.Index]
+		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" {
+			continue
+		}
+		if _, ok := c.seen[d.Name]; ok {
+			continue
+		}
+		it := Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: id, Rank: RankWorkspace}
+		it.Import = c.importEdit(g, d.Name, text)
+		if it.Import != nil {
+			it.Detail = strings.TrimSpace(it.Import.Text)
+		}
+		c.add(it)
+	}
+}
+
+var packageLine = regexp.MustCompile(`(?m)^package\s+[\w.]+;?[ \t]*$`)
+
+// importEdit is the import statement that brings name from file g into the
+// file, where it goes; nil when the language needs none or kast cannot say.
+func (c *collector) importEdit(g *analysis.FileFacts, name string, text []byte) *Edit {
+	var stmt string
+	switch c.f.Lang {
+	case "kotlin", "java":
+		if g.Package == "" || g.Package == c.f.Package {
+			return nil
+		}
+		stmt = "import " + g.Package + "." + name
+		if c.f.Lang == "java" {
+			stmt += ";"
+		}
+	case "python":
+		root := c.s.RootOf(g.Path)
+		rel, err := filepath.Rel(root, strings.TrimSuffix(g.Path, filepath.Ext(g.Path)))
+		if root == "" || err != nil {
+			return nil
+		}
+		mod := strings.TrimSuffix(strings.ReplaceAll(filepath.ToSlash(rel), "/", "."), ".__init__")
+		stmt = "from " + mod + " import " + name
+	case "typescript", "tsx", "javascript":
+		rel, err := filepath.Rel(filepath.Dir(c.f.Path), strings.TrimSuffix(g.Path, filepath.Ext(g.Path)))
+		if err != nil {
+			return nil
+		}
+		rel = path.Clean(filepath.ToSlash(rel))
+		if !strings.HasPrefix(rel, ".") {
+			rel = "./" + rel
+		}
+		stmt = "import { " + name + " } from \"" + rel + "\";"
+	default:
+		return nil
+	}
+	if n := len(c.f.Imports); n > 0 {
+		return &Edit{Offset: lineEnd(text, c.f.Imports[n-1].Span.End), Text: "\n" + stmt}
+	}
+	if loc := packageLine.FindIndex(text); loc != nil {
+		return &Edit{Offset: loc[1], Text: "\n\n" + stmt}
+	}
+	return &Edit{Offset: 0, Text: stmt + "\n"}
+}
+
+func lineEnd(text []byte, i int) int {
+	for i < len(text) && text[i] != '\n' {
+		i++
+	}
+	return i
+}
+
+func (c *collector) keywords() {
+	for _, k := range keywords[c.f.Lang] {
+		c.add(Item{Label: k, Keyword: true, Rank: RankKeyword})
+	}
+}
+
+// members adds the members of the types the qualifier before a dot denotes.
+func (c *collector) members(qualifier string, offset int) {
+	r := c.s.Resolver()
+	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
+	seen := map[resolve.DefID]bool{}
+	var visit func(t resolve.DefID, depth int)
+	visit = func(t resolve.DefID, depth int) {
+		if seen[t] || depth > 6 {
+			return
+		}
+		seen[t] = true
+		g := c.s.File(t.Path)
+		if g == nil {
+			return
+		}
+		rank := RankLocal + Rank(min(depth, 1)) // own members before inherited ones
+		for i, d := range g.Defs {
+			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
+				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
+			}
+		}
+		// Members declared outside the type: Go methods, Kotlin extensions.
+		name := g.Defs[t.Index].Name
+		for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
+			h := c.s.File(p)
+			for i, d := range h.Defs {
+				if d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == name {
+					c.addDef(resolve.DefID{Path: p, Index: int32(i)}, rank)
+				}
+			}
+		}
+		for _, sup := range navigate.Supertypes(c.s, t) {
+			visit(sup.Def, depth+1)
+		}
+	}
+	for _, t := range types {
+		if !t.Uncertain {
+			visit(t.Def, 0)
+		}
+	}
+}
+
+// qualifierBefore returns the expression before a member access ending at
+// start ("a.b" for "a.b.", "Foo()" for "Foo()."), or "".
+func qualifierBefore(text []byte, start int) string {
+	end := start
+	switch {
+	case end >= 2 && string(text[end-2:end]) == "?.", end >= 2 && string(text[end-2:end]) == "::":
+		end -= 2
+	case end >= 1 && text[end-1] == '.':
+		end--
+	default:
+		return ""
+	}
+	i, depth := end, 0
+	for i > 0 {
+		b := text[i-1]
+		switch {
+		case b == ')':
+			depth++
+		case b == '(' && depth > 0:
+			depth--
+		case depth > 0, isIdent(b), b == '.':
+		default:
+			return strings.TrimRight(string(text[i:end]), "?!")
+		}
+		i--
+	}
+	return strings.TrimRight(string(text[i:end]), "?!")
+}
+
+func isIdent(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+var keywords = map[string][]string{
+	"kotlin": {"abstract", "class", "data", "else", "enum", "false", "for", "fun", "if", "import", "in", "interface",
+		"is", "null", "object", "open", "override", "package", "private", "return", "sealed", "this", "true", "val", "var", "when", "while"},
+	"go": {"break", "case", "chan", "const", "continue", "default", "defer", "else", "for", "func", "go", "if",
+		"import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"},
+	"python": {"and", "as", "class", "def", "elif", "else", "False", "for", "from", "if", "import", "in", "is",
+		"lambda", "None", "not", "or", "pass", "raise", "return", "True", "try", "while", "with", "yield"},
+	"typescript": {"class", "const", "else", "export", "extends", "function", "if", "import", "interface", "let",
+		"new", "return", "this", "type", "while"},
+	"tsx": {"class", "const", "else", "export", "extends", "function", "if", "import", "interface", "let", "new",
+		"return", "this", "type", "while"},
+	"javascript": {"class", "const", "else", "export", "extends", "function", "if", "import", "let", "new",
+		"return", "this", "while"},
+	"java": {"abstract", "class", "else", "enum", "extends", "final", "for", "if", "implements", "import",
+		"interface", "new", "package", "private", "protected", "public", "return", "static", "this", "void", "while"},
+	"rust": {"enum", "fn", "for", "if", "impl", "let", "match", "mod", "mut", "pub", "return", "self", "struct",
+		"trait", "use", "while"},
+	"ruby": {"class", "def", "do", "else", "elsif", "end", "if", "module", "nil", "require", "return", "self",
+		"unless", "while", "yield"},
+}

@@ -1,0 +1,286 @@
+// Package navigate answers the editor's navigation questions about a
+// snapshot: where a name is defined, where it is used, what it is, who calls
+// it and how types relate. Everything is in byte offsets; only confident
+// resolutions are answered, since a wrong jump is worse than none.
+package navigate
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// Snapshot is what navigation reads: a workspace view with one resolver.
+type Snapshot interface {
+	resolve.Workspace
+	Resolver() *resolve.Resolver
+}
+
+// Loc is a span of a file.
+type Loc struct {
+	Path string
+	Span analysis.Span
+}
+
+// Symbol is a definition with what features show about it. For a call at the
+// top level of a file, Def.Index is analysis.None and the spans are the file's.
+type Symbol struct {
+	Def      resolve.DefID
+	Name     string
+	Kind     analysis.Kind
+	NameSpan analysis.Span
+	FullSpan analysis.Span
+	Detail   string // signature or type
+}
+
+// SymbolOf describes a definition.
+func SymbolOf(ws resolve.Workspace, id resolve.DefID) (Symbol, bool) {
+	f := ws.File(id.Path)
+	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Defs) {
+		return Symbol{}, false
+	}
+	d := f.Defs[id.Index]
+	return Symbol{Def: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan, FullSpan: d.FullSpan, Detail: cmp.Or(d.Signature, d.TypeName)}, true
+}
+
+// At is the definition the name at offset confidently resolves to (the
+// definition itself when offset is on its name).
+func At(s Snapshot, path string, offset int) (Symbol, bool) {
+	for _, c := range s.Resolver().DefinitionAt(path, offset) {
+		if !c.Uncertain {
+			return SymbolOf(s, c.Def)
+		}
+	}
+	return Symbol{}, false
+}
+
+// Definition lists the definitions the name at offset confidently resolves
+// to, best first.
+func Definition(s Snapshot, path string, offset int) []Symbol {
+	return symbols(s, s.Resolver().DefinitionAt(path, offset))
+}
+
+func symbols(s Snapshot, cands []resolve.Candidate) []Symbol {
+	var out []Symbol
+	for _, c := range cands {
+		if c.Uncertain {
+			continue
+		}
+		if sym, ok := SymbolOf(s, c.Def); ok {
+			out = append(out, sym)
+		}
+	}
+	return out
+}
+
+// TypeDefinition lists the type of the name at offset: a variable's,
+// parameter's or property's declared type, a function's return type.
+func TypeDefinition(s Snapshot, path string, offset int) []Symbol {
+	sym, ok := At(s, path, offset)
+	if !ok {
+		return nil
+	}
+	return symbols(s, s.Resolver().TypeOf(sym.Def))
+}
+
+// Implementation lists, for a type, every type below it; for a member of a
+// type, the members of the same name that types below it declare.
+func Implementation(s Snapshot, path string, offset int) []Symbol {
+	sym, ok := At(s, path, offset)
+	if !ok {
+		return nil
+	}
+	if sym.Kind.IsType() {
+		return descendants(s, sym.Def)
+	}
+	f := s.File(sym.Def.Path)
+	owner := f.Defs[sym.Def.Index].Container
+	if owner == analysis.None || !f.Defs[owner].Kind.IsType() {
+		return nil
+	}
+	var out []Symbol
+	for _, sub := range descendants(s, resolve.DefID{Path: sym.Def.Path, Index: owner}) {
+		g := s.File(sub.Def.Path)
+		for i, d := range g.Defs {
+			if d.Container == sub.Def.Index && d.Name == sym.Name {
+				if m, ok := SymbolOf(s, resolve.DefID{Path: sub.Def.Path, Index: int32(i)}); ok {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxHierarchy bounds walks of the type graph, which may have cycles in
+// broken code.
+const maxHierarchy = 1000
+
+// descendants lists the types below t, nearest first.
+func descendants(s Snapshot, t resolve.DefID) []Symbol {
+	seen := map[resolve.DefID]bool{t: true}
+	queue := []resolve.DefID{t}
+	var out []Symbol
+	for len(queue) > 0 && len(out) < maxHierarchy {
+		next := queue[0]
+		queue = queue[1:]
+		for _, sub := range Subtypes(s, next) {
+			if !seen[sub.Def] {
+				seen[sub.Def] = true
+				out = append(out, sub)
+				queue = append(queue, sub.Def)
+			}
+		}
+	}
+	return out
+}
+
+// Supertypes lists the confidently resolved direct supertypes of a type.
+func Supertypes(s Snapshot, t resolve.DefID) []Symbol {
+	var out []Symbol
+	for _, e := range s.Resolver().Supertypes(t) {
+		if len(e.Targets) > 0 {
+			out = append(out, symbols(s, e.Targets[:1])...)
+		}
+	}
+	return out
+}
+
+// Subtypes lists the types that confidently name t as a direct supertype.
+func Subtypes(s Snapshot, t resolve.DefID) []Symbol {
+	return symbols(s, s.Resolver().Subtypes(t))
+}
+
+// References lists the confident uses of the definition the name at offset
+// resolves to, with its declaration first when includeDecl is set.
+func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
+	sym, ok := At(s, path, offset)
+	if !ok {
+		return nil
+	}
+	var out []Loc
+	if includeDecl {
+		out = append(out, Loc{sym.Def.Path, sym.NameSpan})
+	}
+	for _, r := range s.Resolver().References(sym.Def) {
+		if !r.Uncertain {
+			out = append(out, Loc{r.Ref.Path, r.Span})
+		}
+	}
+	sortLocs(out[min(len(out), btoi(includeDecl)):])
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortLocs(l []Loc) {
+	slices.SortFunc(l, func(a, b Loc) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start))
+	})
+}
+
+// Highlight is a use of a name within one file.
+type Highlight struct {
+	Span  analysis.Span
+	Write bool // a declaration or an assignment
+}
+
+// Highlights lists the uses in path of the definition at offset.
+func Highlights(s Snapshot, path string, offset int) []Highlight {
+	sym, ok := At(s, path, offset)
+	if !ok {
+		return nil
+	}
+	var out []Highlight
+	if sym.Def.Path == path {
+		out = append(out, Highlight{sym.NameSpan, true})
+	}
+	for _, r := range s.Resolver().References(sym.Def) {
+		if r.Ref.Path == path && !r.Uncertain {
+			out = append(out, Highlight{r.Span, r.Role&analysis.RoleWrite != 0})
+		}
+	}
+	slices.SortFunc(out, func(a, b Highlight) int { return cmp.Compare(a.Span.Start, b.Span.Start) })
+	return out
+}
+
+// Call is one edge of the call graph: the other end and the call sites.
+type Call struct {
+	Symbol Symbol
+	Sites  []Loc
+}
+
+// Callers lists who calls def, grouped by calling definition.
+func Callers(s Snapshot, def resolve.DefID) []Call {
+	var out []Call
+	at := map[resolve.DefID]int{}
+	for _, c := range s.Resolver().Callers(def) {
+		if c.Uncertain {
+			continue
+		}
+		i, ok := at[c.Caller]
+		if !ok {
+			sym, found := SymbolOf(s, c.Caller)
+			if !found {
+				sym = fileSymbol(s, c.Caller)
+			}
+			i = len(out)
+			at[c.Caller] = i
+			out = append(out, Call{Symbol: sym})
+		}
+		out[i].Sites = append(out[i].Sites, Loc{c.Site.Path, c.Span})
+	}
+	return out
+}
+
+// fileSymbol stands for the top level of a file as a caller.
+func fileSymbol(s Snapshot, id resolve.DefID) Symbol {
+	var span analysis.Span
+	if f := s.File(id.Path); f != nil {
+		span.End = f.Size
+		span.EndPoint = analysis.Point{Line: max(0, f.Lines-1)}
+	}
+	return Symbol{Def: id, Name: filepath.Base(id.Path), Kind: analysis.KindModule, FullSpan: span}
+}
+
+// Callees lists what def calls, grouped by callee; calls that resolve to
+// nothing confidently are left out.
+func Callees(s Snapshot, def resolve.DefID) []Call {
+	var out []Call
+	at := map[resolve.DefID]int{}
+	for _, c := range s.Resolver().Callees(def) {
+		if len(c.Targets) == 0 || c.Targets[0].Uncertain {
+			continue
+		}
+		t := c.Targets[0].Def
+		i, ok := at[t]
+		if !ok {
+			sym, found := SymbolOf(s, t)
+			if !found {
+				continue
+			}
+			i = len(out)
+			at[t] = i
+			out = append(out, Call{Symbol: sym})
+		}
+		out[i].Sites = append(out[i].Sites, Loc{c.Site.Path, c.Span})
+	}
+	return out
+}
+
+// IsCallable reports whether a kind can appear in a call hierarchy.
+func IsCallable(k analysis.Kind) bool {
+	switch k {
+	case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor, analysis.KindLambda:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+// Package rename plans renames: the edits that rename a definition and every
+// use of it, refused when kast cannot be sure it has found them all.
+package rename
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/navigate"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// Snapshot is what renaming reads.
+type Snapshot interface {
+	navigate.Snapshot
+	InWorkspace(path string) bool
+}
+
+// Edit replaces a span of a file with NewText.
+type Edit struct {
+	Path    string
+	Span    analysis.Span
+	NewText string
+}
+
+// Error says why a rename is refused, in words for the user.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func refuse(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+
+// Prepare checks that the name at offset can be renamed and returns its span
+// there and the current name.
+func Prepare(s Snapshot, path string, offset int) (analysis.Span, string, error) {
+	f := s.File(path)
+	if f == nil {
+		return analysis.Span{}, "", refuse("cannot rename: kast has no facts for this file (unsupported language or unknown file)")
+	}
+	span, name, ok := nameAt(f, offset)
+	if !ok {
+		return analysis.Span{}, "", refuse("cannot rename: there is no name at this position")
+	}
+	if _, err := target(s, path, offset, name); err != nil {
+		return analysis.Span{}, "", err
+	}
+	return span, name, nil
+}
+
+// Rename returns the edits that rename the definition at offset, and every
+// confident use of it, to newName.
+func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error) {
+	f := s.File(path)
+	if f == nil {
+		return nil, refuse("cannot rename: kast has no facts for this file (unsupported language or unknown file)")
+	}
+	_, name, ok := nameAt(f, offset)
+	if !ok {
+		return nil, refuse("cannot rename: there is no name at this position")
+	}
+	if !validName(newName) {
+		return nil, refuse("cannot rename %s: %q is not a valid identifier", name, newName)
+	}
+	def, err := target(s, path, offset, name)
+	if err != nil {
+		return nil, err
+	}
+	d := s.File(def.Path).Defs[def.Index]
+	edits := []Edit{{def.Path, d.NameSpan, newName}}
+	for _, r := range s.Resolver().References(def) {
+		if r.Uncertain {
+			continue
+		}
+		if !s.InWorkspace(r.Ref.Path) {
+			return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
+		}
+		edits = append(edits, Edit{r.Ref.Path, r.Span, newName})
+	}
+	slices.SortFunc(edits, func(a, b Edit) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start))
+	})
+	return slices.CompactFunc(edits, func(a, b Edit) bool { return a.Path == b.Path && a.Span == b.Span }), nil
+}
+
+// target is the definition to rename, when it is confidently resolved and
+// inside the workspace.
+func target(s Snapshot, path string, offset int, name string) (resolve.DefID, error) {
+	cands := s.Resolver().DefinitionAt(path, offset)
+	if len(cands) == 0 {
+		return resolve.DefID{}, refuse("cannot rename %s: kast cannot find its declaration", name)
+	}
+	if cands[0].Uncertain || len(cands) > 1 && !cands[1].Uncertain && cands[1].Def != cands[0].Def {
+		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved", name)
+	}
+	c := cands[0]
+	if !s.InWorkspace(c.Def.Path) {
+		return resolve.DefID{}, refuse("cannot rename %s: it is declared in %s, outside the workspace", name, c.Def.Path)
+	}
+	if c.Name != name {
+		// An alias or a constructor named after its class: renaming the use
+		// alone would break the link.
+		return resolve.DefID{}, refuse("cannot rename %s: it refers to %s by another name", name, c.Name)
+	}
+	return c.Def, nil
+}
+
+// nameAt finds the definition name or reference under offset.
+func nameAt(f *analysis.FileFacts, offset int) (analysis.Span, string, bool) {
+	for _, d := range f.Defs {
+		if d.NameSpan.Contains(offset) {
+			return d.NameSpan, d.Name, true
+		}
+	}
+	best := analysis.None
+	for i, r := range f.Refs {
+		if r.Span.Contains(offset) && (best == analysis.None || r.Span.End-r.Span.Start < f.Refs[best].Span.End-f.Refs[best].Span.Start) {
+			best = int32(i)
+		}
+	}
+	if best == analysis.None {
+		return analysis.Span{}, "", false
+	}
+	return f.Refs[best].Span, f.Refs[best].Name, true
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(unicode.IsLetter(r) || r == '_' || r == '$' || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}

@@ -1,0 +1,355 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// Doc is an open document's current, possibly unsaved, text.
+type Doc struct {
+	Path    string
+	Version int32
+	Text    []byte
+}
+
+// Session is one editor's view of code: the indexes of its workspace roots
+// and the facts of its open documents, extracted from their current text.
+// Snapshots of it are immutable and answer every query.
+type Session struct {
+	mu       sync.Mutex
+	roots    []*Workspace
+	overlays map[string]*overlay
+}
+
+// overlay is the facts of one version of an open document, with its name
+// tables so lookups need not scan it.
+type overlay struct {
+	version int32
+	size    int
+	facts   *analysis.FileFacts
+	defs    map[string][]int32
+	refs    map[string][]int32
+	supers  map[string][]int32
+}
+
+// NewSession returns a session with no roots.
+func NewSession() *Session { return &Session{overlays: map[string]*overlay{}} }
+
+// AddRoot adds a workspace root; adding one twice does nothing.
+func (s *Session) AddRoot(ws *Workspace) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.roots {
+		if w.Root == ws.Root {
+			return
+		}
+	}
+	s.roots = append(s.roots, ws)
+	// Longest root first, so a nested root owns its files.
+	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
+}
+
+// RemoveRoot drops the root at path and returns its workspace, or nil.
+func (s *Session) RemoveRoot(root string) *Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.roots {
+		if w.Root == root {
+			s.roots = slices.Delete(s.roots, i, i+1)
+			return w
+		}
+	}
+	return nil
+}
+
+// Roots lists the session's workspaces.
+func (s *Session) Roots() []*Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.roots)
+}
+
+// Owner returns the workspace whose root holds path, or nil.
+func (s *Session) Owner(path string) *Workspace { return owner(s.Roots(), path) }
+
+func owner(roots []*Workspace, path string) *Workspace {
+	for _, w := range roots {
+		if within(w.Root, path) {
+			return w
+		}
+	}
+	return nil
+}
+
+func within(root, path string) bool {
+	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// Forget drops what the session extracted from a closed document.
+func (s *Session) Forget(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.overlays, path)
+}
+
+// Facts returns the facts of an open document's text, extracting them once
+// per version; nil for languages kast does not know.
+func (s *Session) Facts(d Doc) *analysis.FileFacts {
+	if o := s.overlay(d); o != nil {
+		return o.facts
+	}
+	return nil
+}
+
+func (s *Session) overlay(d Doc) *overlay {
+	if _, ok := lang.ForPath(d.Path); !ok || d.Path == "" {
+		return nil
+	}
+	s.mu.Lock()
+	o, ok := s.overlays[d.Path]
+	s.mu.Unlock()
+	if ok && o.version == d.Version && o.size == len(d.Text) {
+		return o
+	}
+	// Extraction outlives the request that triggers it: the result is shared.
+	facts, err := lang.Extract(context.Background(), d.Path, d.Text)
+	if err != nil {
+		return nil
+	}
+	o = newOverlay(d, facts)
+	s.mu.Lock()
+	s.overlays[d.Path] = o
+	s.mu.Unlock()
+	return o
+}
+
+func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
+	o := &overlay{version: d.Version, size: len(d.Text), facts: f,
+		defs: map[string][]int32{}, refs: map[string][]int32{}, supers: map[string][]int32{}}
+	for i, x := range f.Defs {
+		o.defs[x.Name] = append(o.defs[x.Name], int32(i))
+	}
+	for i, x := range f.Refs {
+		o.refs[x.Name] = append(o.refs[x.Name], int32(i))
+	}
+	for i, x := range f.Supertypes {
+		name := resolve.BaseTypeName(x.Name)
+		o.supers[name] = append(o.supers[name], int32(i))
+	}
+	return o
+}
+
+// Snapshot returns an immutable view: the roots' indexes as they are now,
+// shadowed by the facts of docs.
+func (s *Session) Snapshot(docs []Doc) *Snapshot {
+	snap := &Snapshot{roots: s.Roots(), open: map[string]*overlay{}, texts: map[string][]byte{}}
+	for _, d := range docs {
+		if d.Path == "" {
+			continue
+		}
+		snap.texts[d.Path] = d.Text
+		if o := s.overlay(d); o != nil {
+			snap.open[d.Path] = o
+			snap.openPaths = append(snap.openPaths, d.Path)
+		}
+	}
+	slices.Sort(snap.openPaths)
+	return snap
+}
+
+// Snapshot is what one request sees. It implements resolve.Workspace.
+type Snapshot struct {
+	roots     []*Workspace
+	open      map[string]*overlay
+	openPaths []string
+	texts     map[string][]byte
+
+	once     sync.Once
+	resolver *resolve.Resolver
+}
+
+var _ resolve.Workspace = (*Snapshot)(nil)
+
+// Resolver returns the snapshot's resolver, made once.
+func (s *Snapshot) Resolver() *resolve.Resolver {
+	s.once.Do(func() { s.resolver = resolve.New(s) })
+	return s.resolver
+}
+
+// InWorkspace reports whether path lies under one of the roots.
+func (s *Snapshot) InWorkspace(path string) bool { return owner(s.roots, path) != nil }
+
+// RootOf returns the root holding path, or "".
+func (s *Snapshot) RootOf(path string) string {
+	if w := owner(s.roots, path); w != nil {
+		return w.Root
+	}
+	return ""
+}
+
+// Roots lists the roots' paths.
+func (s *Snapshot) Roots() []string {
+	out := make([]string, len(s.roots))
+	for i, w := range s.roots {
+		out[i] = w.Root
+	}
+	return out
+}
+
+// Text returns a file's text: the open document's, else the file on disk.
+func (s *Snapshot) Text(path string) ([]byte, bool) {
+	if t, ok := s.texts[path]; ok {
+		return t, true
+	}
+	b, err := os.ReadFile(path)
+	return b, err == nil
+}
+
+// IsOpen reports whether path is an open document.
+func (s *Snapshot) IsOpen(path string) bool {
+	_, ok := s.texts[path]
+	return ok
+}
+
+// File implements resolve.Workspace.
+func (s *Snapshot) File(path string) *analysis.FileFacts {
+	if o, ok := s.open[path]; ok {
+		return o.facts
+	}
+	if w := owner(s.roots, path); w != nil {
+		return w.view.File(path)
+	}
+	return nil
+}
+
+// Files implements resolve.Workspace.
+func (s *Snapshot) Files() []string {
+	out := slices.Clone(s.openPaths)
+	for _, w := range s.roots {
+		out = append(out, w.view.Files()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// FilesInPackage implements resolve.Workspace.
+func (s *Snapshot) FilesInPackage(lang, pkg string) []string {
+	var out []string
+	for _, w := range s.roots {
+		for _, p := range w.view.FilesInPackage(lang, pkg) {
+			if _, shadowed := s.open[p]; !shadowed {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		if f := s.open[p].facts; f.Lang == lang && f.Package == pkg {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefsNamed implements resolve.Workspace.
+func (s *Snapshot) DefsNamed(name string) []resolve.DefID {
+	var out []resolve.DefID
+	for _, w := range s.roots {
+		for _, id := range w.view.DefsNamed(name) {
+			if s.fromIndex(w, id.Path) {
+				out = append(out, id)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		for _, i := range s.open[p].defs[name] {
+			out = append(out, resolve.DefID{Path: p, Index: i})
+		}
+	}
+	return out
+}
+
+// RefsNamed implements resolve.Workspace.
+func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
+	var out []resolve.RefID
+	for _, w := range s.roots {
+		for _, id := range w.view.RefsNamed(name) {
+			if s.fromIndex(w, id.Path) {
+				out = append(out, id)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		for _, i := range s.open[p].refs[name] {
+			out = append(out, resolve.RefID{Path: p, Index: i})
+		}
+	}
+	return out
+}
+
+// SupertypesNamed implements resolve.Workspace.
+func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
+	var out []resolve.SupertypeID
+	for _, w := range s.roots {
+		for _, id := range w.view.SupertypesNamed(name) {
+			if s.fromIndex(w, id.Path) {
+				out = append(out, id)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		for _, i := range s.open[p].supers[name] {
+			out = append(out, resolve.SupertypeID{Path: p, Index: i})
+		}
+	}
+	return out
+}
+
+// fromIndex reports whether w's index is the source of truth for path: the
+// file is not open, and no nested root owns it (so it is counted once).
+func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
+	if _, shadowed := s.open[path]; shadowed {
+		return false
+	}
+	return owner(s.roots, path) == w
+}
+
+// DefsMatching lists up to limit definitions whose names match: by prefix
+// (ignoring case) when fuzzy is false, as a fuzzy subsequence otherwise.
+// Open documents shadow their indexed versions.
+func (s *Snapshot) DefsMatching(pattern string, fuzzy bool, limit int) []resolve.DefID {
+	var out []resolve.DefID
+	for _, w := range s.roots {
+		lookup := w.Index.DefsWithPrefix
+		if fuzzy {
+			lookup = w.Index.DefsFuzzy
+		}
+		hits, err := lookup(pattern, limit)
+		if err != nil {
+			w.view.log.Warn("symbol lookup failed", "pattern", pattern, "err", err)
+		}
+		for _, h := range hits {
+			if s.fromIndex(w, h.Path) {
+				out = append(out, resolve.DefID{Path: h.Path, Index: int32(h.Index)})
+			}
+		}
+	}
+	lower := strings.ToLower(pattern)
+	for _, p := range s.openPaths {
+		for name, idx := range s.open[p].defs {
+			if fuzzy && FuzzyScore(pattern, name) > 0 || !fuzzy && strings.HasPrefix(strings.ToLower(name), lower) {
+				for _, i := range idx {
+					out = append(out, resolve.DefID{Path: p, Index: i})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/lang"
+)
+
+// sample is one identifier position in a Go file.
+type sample struct {
+	path      string
+	text      string
+	name      string
+	line, col int // 0-based, col in UTF-16 units
+}
+
+// samplePositions picks n references in Go files under root, the same ones
+// on every run (fixed seed), skipping test data and vendored code.
+func samplePositions(ctx context.Context, paths []string, n int) ([]sample, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var goFiles []string
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".go") && !strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") {
+			goFiles = append(goFiles, p)
+		}
+	}
+	var out []sample
+	for len(out) < n && len(goFiles) > 0 {
+		i := rng.IntN(len(goFiles))
+		path := goFiles[i]
+		goFiles = slices.Delete(goFiles, i, i+1)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		facts, err := lang.Extract(ctx, path, src)
+		if err != nil {
+			return nil, err
+		}
+		doc := document.New("", "go", 0, src)
+		var refs []analysis.Ref
+		for _, r := range facts.Refs {
+			if r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1 {
+				refs = append(refs, r)
+			}
+		}
+		for range min(3, len(refs)) { // a few per file spreads the sample over packages
+			r := refs[rng.IntN(len(refs))]
+			pos := doc.Position(r.Span.Start, document.UTF16)
+			out = append(out, sample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character})
+		}
+	}
+	return out[:min(n, len(out))], nil
+}
+
+// lspServer is a language server subprocess driven through jsonrpc2.
+type lspServer struct {
+	name string
+	cmd  *exec.Cmd
+	conn jsonrpc2.Conn
+}
+
+func startServer(ctx context.Context, name, root string, argv ...string) (*lspServer, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = root
+	cmd.Stderr = io.Discard
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(procIO{stdout, stdin}))
+	conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		// Answer what servers ask editors: configuration gets one empty
+		// section per item; everything else a null result.
+		if req.Method() == "workspace/configuration" {
+			var p struct{ Items []any }
+			_ = json.Unmarshal(req.Params(), &p)
+			return make([]any, len(p.Items)), nil
+		}
+		return nil, nil
+	})
+	s := &lspServer{name: name, cmd: cmd, conn: conn}
+	rootURI := uri.File(root)
+	err = s.call(ctx, "initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": rootURI,
+		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
+		"capabilities": map[string]any{"textDocument": map[string]any{
+			"completion": map[string]any{"completionItem": map[string]any{"snippetSupport": false}},
+		}},
+	}, nil)
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("%s initialize: %w", name, err)
+	}
+	return s, s.conn.Notify(ctx, "initialized", map[string]any{})
+}
+
+type procIO struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p procIO) Close() error { p.WriteCloser.Close(); return p.ReadCloser.Close() }
+
+func (s *lspServer) call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	_, err := s.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (s *lspServer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.call(ctx, "shutdown", nil, nil)
+	_ = s.conn.Notify(ctx, "exit", nil)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+	}
+	s.conn.Close()
+}
+
+type lspLocation struct {
+	URI       string `json:"uri"`
+	TargetURI string `json:"targetUri"`
+	Range     struct {
+		Start struct{ Line, Character int } `json:"start"`
+	} `json:"range"`
+	TargetSelectionRange struct {
+		Start struct{ Line, Character int } `json:"start"`
+	} `json:"targetSelectionRange"`
+}
+
+func (l lspLocation) key() string {
+	if l.TargetURI != "" {
+		return fmt.Sprintf("%s:%d", l.TargetURI, l.TargetSelectionRange.Start.Line)
+	}
+	return fmt.Sprintf("%s:%d", l.URI, l.Range.Start.Line)
+}
+
+// timings are the latencies of each method, and the first definition found
+// at each sample for the agreement count.
+type timings struct {
+	byMethod map[string][]time.Duration
+	firstDef []string
+}
+
+// measure sends definition, references, completion and workspace/symbol at
+// every sample. A first pass over a few samples warms the server up (gopls
+// type-checks on first use; kast indexes in the background).
+func measure(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
+	t := timings{byMethod: map[string][]time.Duration{}, firstDef: make([]string, len(samples))}
+	if err := waitReady(ctx, s, samples[0]); err != nil {
+		return t, err
+	}
+	for i, smp := range samples {
+		u := uri.File(smp.path)
+		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": u, "languageId": "go", "version": 1, "text": smp.text}}); err != nil {
+			return t, err
+		}
+		at := map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}
+		var defs json.RawMessage
+		for _, req := range []struct {
+			method string
+			params any
+			result any
+		}{
+			{"textDocument/definition", at, &defs},
+			{"textDocument/references", map[string]any{"textDocument": at["textDocument"], "position": at["position"], "context": map[string]bool{"includeDeclaration": false}}, nil},
+			{"textDocument/completion", at, nil},
+			{"workspace/symbol", map[string]string{"query": smp.name}, nil},
+		} {
+			start := time.Now()
+			if err := s.call(ctx, req.method, req.params, req.result); err != nil {
+				t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
+				continue
+			}
+			t.byMethod[req.method] = append(t.byMethod[req.method], time.Since(start))
+		}
+		t.firstDef[i] = firstLocation(defs)
+		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+	}
+	return t, nil
+}
+
+func firstLocation(raw json.RawMessage) string {
+	var many []lspLocation
+	if json.Unmarshal(raw, &many) == nil && len(many) > 0 {
+		return many[0].key()
+	}
+	var one lspLocation
+	if json.Unmarshal(raw, &one) == nil && (one.URI != "" || one.TargetURI != "") {
+		return one.key()
+	}
+	return ""
+}
+
+// waitReady asks for a definition until the server answers one, so
+// measurements start on a loaded (warm) server.
+func waitReady(ctx context.Context, s *lspServer, smp sample) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	u := uri.File(smp.path)
+	_ = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": u, "languageId": "go", "version": 1, "text": smp.text}})
+	defer s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+	for time.Now().Before(deadline) {
+		var defs json.RawMessage
+		err := s.call(ctx, "textDocument/definition", map[string]any{
+			"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}, &defs)
+		if err == nil && firstLocation(defs) != "" {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("%s never answered a definition", s.name)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+// runLSP compares kast and gopls request latencies on the same positions.
+func runLSP(kast, gopls, root string, paths []string, n int) error {
+	ctx := context.Background()
+	samples, err := samplePositions(ctx, paths, n)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nLSP requests at %d sampled identifier positions in %s (warm servers)\n", len(samples), root)
+	results := map[string]timings{}
+	servers := []struct {
+		name string
+		argv []string
+	}{{"kast", []string{kast, "lsp", "--stdio"}}}
+	if gopls != "" {
+		servers = append(servers, struct {
+			name string
+			argv []string
+		}{"gopls", []string{gopls}})
+	} else {
+		fmt.Println("gopls: not run (go install golang.org/x/tools/gopls@v0.23.0, then -gopls PATH)")
+	}
+	for _, srv := range servers {
+		s, err := startServer(ctx, srv.name, root, srv.argv...)
+		if err != nil {
+			return err
+		}
+		t, err := measure(ctx, s, samples)
+		s.close()
+		if err != nil {
+			return err
+		}
+		results[srv.name] = t
+	}
+	fmt.Printf("%-26s %-6s %9s %9s %9s %7s\n", "method", "server", "p50", "p95", "p99", "errors")
+	for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/completion", "workspace/symbol"} {
+		for _, srv := range servers {
+			t := results[srv.name]
+			d := t.byMethod[m]
+			fmt.Printf("%-26s %-6s %9s %9s %9s %7d\n", m, srv.name, percentile(d, .5).Round(10*time.Microsecond),
+				percentile(d, .95).Round(10*time.Microsecond), percentile(d, .99).Round(10*time.Microsecond), len(t.byMethod[m+" errors"]))
+		}
+	}
+	if g, ok := results["gopls"]; ok {
+		k := results["kast"]
+		agree, both := 0, 0
+		for i := range samples {
+			if g.firstDef[i] == "" {
+				continue // gopls found nothing either: not a comparison point
+			}
+			both++
+			if k.firstDef[i] == g.firstDef[i] {
+				agree++
+			}
+		}
+		fmt.Printf("definition agreement with gopls: %d of %d positions gopls resolves (%.1f%%)\n", agree, both, 100*float64(agree)/float64(max(both, 1)))
+	}
+	return nil
+}

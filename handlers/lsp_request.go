@@ -1,0 +1,162 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/server"
+)
+
+// request is what one LSP request works with: the engine snapshot (indexes
+// overlaid with the open documents as they were when the request arrived)
+// and the position encoding, converting between byte offsets and positions
+// at the edge.
+type request struct {
+	ctx     context.Context
+	session *session
+	snap    *workspace.Snapshot
+	enc     document.Encoding
+	open    map[string]*document.Document // by path
+	disk    map[string]*document.Document // files read for conversions
+}
+
+// errSkip means the request names a file kast cannot answer for (unknown,
+// unreadable or not a file URI): the answer is empty, not an error.
+var errSkip = errors.New("no such file")
+
+// empty turns errSkip into an empty answer.
+func empty[T any](v T, err error) (T, error) {
+	if errors.Is(err, errSkip) {
+		var zero T
+		return zero, nil
+	}
+	return v, err
+}
+
+func (l *LSP) request(ctx context.Context) *request {
+	s := l.session(ctx)
+	r := &request{ctx: ctx, session: s, enc: server.ConnOf(ctx).Encoding(), open: map[string]*document.Document{}, disk: map[string]*document.Document{}}
+	docs := server.SnapshotOf(ctx)
+	var overlay []workspace.Doc
+	for _, u := range docs.URIs() {
+		d, _ := docs.Document(u)
+		if p := uriPath(uri.URI(u)); p != "" {
+			r.open[p] = d
+			overlay = append(overlay, workspace.Doc{Path: p, Version: d.Version, Text: d.Text})
+		}
+	}
+	r.snap = s.engine.Snapshot(overlay)
+	return r
+}
+
+// uriPath is the file path of a file URI, or "" for other schemes.
+func uriPath(u uri.URI) string {
+	if !u.IsFile() {
+		return ""
+	}
+	return u.FsPath()
+}
+
+// document returns a file's text for conversions: the open document, else
+// the file on disk.
+func (r *request) document(path string) (*document.Document, bool) {
+	if d, ok := r.open[path]; ok {
+		return d, true
+	}
+	if d, ok := r.disk[path]; ok {
+		return d, d != nil
+	}
+	src, err := os.ReadFile(path)
+	var d *document.Document
+	if err == nil {
+		d = document.New("", "", 0, src)
+	}
+	r.disk[path] = d
+	return d, d != nil
+}
+
+// at converts a document position to a file path and byte offset. Unknown
+// files give errSkip; a position outside the document is invalid params.
+func (r *request) at(u uri.URI, p protocol.Position) (string, int, error) {
+	path := uriPath(u)
+	if path == "" {
+		return "", 0, errSkip
+	}
+	d, ok := r.document(path)
+	if !ok {
+		return "", 0, errSkip
+	}
+	off, err := d.Offset(document.Position{Line: int(p.Line), Character: int(p.Character)}, r.enc)
+	if err != nil {
+		return "", 0, server.InvalidParams("%s: %v", u, err)
+	}
+	return path, off, nil
+}
+
+// file returns the facts and text of the document at u, or errSkip.
+func (r *request) file(u uri.URI) (string, *analysis.FileFacts, *document.Document, error) {
+	path := uriPath(u)
+	if path == "" {
+		return "", nil, nil, errSkip
+	}
+	f := r.snap.File(path)
+	d, ok := r.document(path)
+	if f == nil || !ok {
+		return "", nil, nil, errSkip
+	}
+	return path, f, d, nil
+}
+
+// position converts a byte offset of a file to a position.
+func (r *request) position(path string, offset int, p analysis.Point) protocol.Position {
+	if r.enc != document.UTF8 {
+		if d, ok := r.document(path); ok {
+			pos := d.Position(offset, r.enc)
+			return protocol.Position{Line: uint32(pos.Line), Character: uint32(pos.Character)}
+		}
+	}
+	return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Col)}
+}
+
+func (r *request) rng(path string, s analysis.Span) protocol.Range {
+	return protocol.Range{Start: r.position(path, s.Start, s.StartPoint), End: r.position(path, s.End, s.EndPoint)}
+}
+
+// between converts a byte range of a file known to be readable.
+func (r *request) between(path string, start, end int) protocol.Range {
+	d, _ := r.document(path)
+	s, e := d.Position(start, r.enc), d.Position(end, r.enc)
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(s.Line), Character: uint32(s.Character)},
+		End:   protocol.Position{Line: uint32(e.Line), Character: uint32(e.Character)},
+	}
+}
+
+func (r *request) loc(path string, s analysis.Span) protocol.Location {
+	return protocol.Location{URI: uri.File(path), Range: r.rng(path, s)}
+}
+
+// diagnostics converts a file's syntax errors.
+func diagnostics(f *analysis.FileFacts, d *document.Document, enc document.Encoding) []protocol.Diagnostic {
+	out := []protocol.Diagnostic{}
+	for _, e := range f.Errors {
+		start, end := d.Position(e.Span.Start, enc), d.Position(e.Span.End, enc)
+		out = append(out, protocol.Diagnostic{
+			Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(start.Line), Character: uint32(start.Character)},
+				End:   protocol.Position{Line: uint32(end.Line), Character: uint32(end.Character)},
+			},
+			Severity: protocol.DiagnosticSeverityError,
+			Source:   protocol.NewOptional("kast"),
+			Message:  protocol.String(e.Message),
+		})
+	}
+	return out
+}
