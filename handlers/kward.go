@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +75,7 @@ func registerKward(reg *server.Registry) {
 	k := &kward{
 		env:       env,
 		store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
-		tools:     &tools.Set{Code: codeIntel{workspaces: newWorkspaces(slog.Default())}},
+		tools:     &tools.Set{Code: codeIntel{workspaces: processWorkspaces}},
 		launchDir: cwd,
 		configDir: filepath.Dir(agent.ConfigPath(env)),
 		secrets:   &agent.Redactor{},

@@ -25,8 +25,8 @@ type LSP struct {
 	sessions map[*server.Conn]*session
 }
 
-// processWorkspaces is the pool every language-server connection of the
-// process shares, so two editors on one root share its index.
+// processWorkspaces is the pool every connection of the process shares (the
+// language server and the agent's code tools), so one root has one index.
 var processWorkspaces = newWorkspaces(slog.Default())
 
 // NewLSP returns the standard LSP handler.
