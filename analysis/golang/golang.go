@@ -43,25 +43,8 @@ type scopedName struct {
 	name  string
 }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
-
-func (w *walker) except(n syntax.Node, skip ...syntax.Node) {
-	for _, c := range n.NamedChildren() {
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || c.Same(s)
-		}
-		if !skipped {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
@@ -189,7 +172,7 @@ func (w *walker) fields(owner int32, list syntax.Node) {
 			w.decorate(d, f, syntax.Node{})
 			w.b.D(d).TypeName = typ.Text()
 		}
-		w.except(f, names...)
+		w.children(f, names...)
 	}
 }
 

@@ -31,25 +31,8 @@ func Walk(b *extract.Builder, root syntax.Node) {
 
 type walker struct{ b *extract.Builder }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
-
-func (w *walker) except(n syntax.Node, skip ...syntax.Node) {
-	for _, c := range n.NamedChildren() {
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || c.Same(s)
-		}
-		if !skipped {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 var typeKinds = map[string]analysis.Kind{
 	"class_declaration":           analysis.KindClass,
@@ -79,11 +62,11 @@ func (w *walker) node(n syntax.Node) {
 		name := n.Field("name")
 		d := w.b.Def(analysis.KindEnumEntry, name, n)
 		w.decorate(d, n, n.Field("body"))
-		w.b.Owned(d, func() { w.except(n, name) })
+		w.b.Owned(d, func() { w.children(n, name) })
 	case "type_parameter":
 		name := n.Child("type_identifier")
 		w.b.Def(analysis.KindTypeParameter, name, n)
-		w.except(n, name)
+		w.children(n, name)
 	case "block", "for_statement", "enhanced_for_statement", "catch_clause", "try_with_resources_statement", "switch_block_statement_group", "lambda_expression":
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
 	case "formal_parameter", "spread_parameter", "catch_formal_parameter":
@@ -126,7 +109,7 @@ func (w *walker) scoped(n syntax.Node) {
 		name := n.Field("name")
 		d := w.b.Def(analysis.KindVariable, name, n)
 		w.b.D(d).TypeName = n.Field("type").Text()
-		w.except(n, name)
+		w.children(n, name)
 	case "lambda_expression":
 		params := n.Field("parameters")
 		if params.Type() == "identifier" {
@@ -212,7 +195,7 @@ func (w *walker) method(n syntax.Node) {
 	d := w.b.Def(kind, name, n)
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = n.Field("type").Text()
-	w.b.Within(n, d, func() { w.except(n, name) })
+	w.b.Within(n, d, func() { w.children(n, name) })
 }
 
 func (w *walker) parameter(p syntax.Node) {

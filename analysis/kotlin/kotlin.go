@@ -45,13 +45,8 @@ type lambda struct {
 	it       int32 // the implicit parameter's def once seen, or None
 }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
@@ -94,7 +89,7 @@ func (w *walker) node(n syntax.Node) {
 		})
 	case "type_parameter":
 		w.b.Def(analysis.KindTypeParameter, n.Child("type_identifier"), n)
-		w.childrenExcept(n, n.Child("type_identifier"))
+		w.children(n, n.Child("type_identifier"))
 	case "variable_declaration":
 		// for-loop variables, lambda parameters and when subjects.
 		w.variable(n, analysis.KindVariable, n)
@@ -137,18 +132,6 @@ func (w *walker) node(n syntax.Node) {
 	case "this_expression", "super_expression", "line_comment", "multiline_comment", "string_content":
 	default:
 		w.children(n)
-	}
-}
-
-func (w *walker) childrenExcept(n syntax.Node, skip ...syntax.Node) {
-	for _, c := range n.NamedChildren() {
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || c.Same(s)
-		}
-		if !skipped {
-			w.node(c)
-		}
 	}
 }
 
@@ -236,7 +219,7 @@ func (w *walker) primaryConstructor(class int32, n syntax.Node) {
 			w.b.D(d).Signature = extract.Header(p, syntax.Node{})
 			w.b.D(d).Visibility = visibility(p)
 		}
-		w.childrenExcept(p, name)
+		w.children(p, name)
 	}
 }
 
@@ -250,7 +233,7 @@ func (w *walker) delegation(class int32, n syntax.Node) {
 			w.supertype(class, c)
 		case "explicit_delegation":
 			w.supertype(class, c.Child("user_type"))
-			w.childrenExcept(c, c.Child("user_type"))
+			w.children(c, c.Child("user_type"))
 		default:
 			w.node(c)
 		}
@@ -339,7 +322,7 @@ func (w *walker) parameters(n syntax.Node) {
 		name := p.Child("simple_identifier")
 		d := w.b.Def(analysis.KindParameter, name, p)
 		w.b.D(d).TypeName = typeText(p.Child("user_type", "nullable_type", "function_type"))
-		w.childrenExcept(p, name)
+		w.children(p, name)
 	}
 }
 
@@ -443,7 +426,7 @@ func (w *walker) declare(v syntax.Node, kind analysis.Kind, full syntax.Node) in
 
 // typeOf visits the type annotation of a variable_declaration.
 func (w *walker) typeOf(v syntax.Node) {
-	w.childrenExcept(v, v.Child("simple_identifier"))
+	w.children(v, v.Child("simple_identifier"))
 }
 
 func (w *walker) variable(v syntax.Node, kind analysis.Kind, full syntax.Node) {
@@ -462,7 +445,7 @@ func (w *walker) lambda(n syntax.Node) {
 				w.node(p)
 			}
 		}
-		w.childrenExcept(n, params)
+		w.children(n, params)
 		w.lambdas = w.lambdas[:len(w.lambdas)-1]
 	})
 }

@@ -49,13 +49,8 @@ type classField struct {
 	name  string
 }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {

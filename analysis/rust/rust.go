@@ -36,25 +36,8 @@ type walker struct {
 	implType string
 }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
-
-func (w *walker) except(n syntax.Node, skip ...syntax.Node) {
-	for _, c := range n.NamedChildren() {
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || c.Same(s)
-		}
-		if !skipped {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 var itemKinds = map[string]analysis.Kind{
 	"struct_item":      analysis.KindStruct,
@@ -85,7 +68,7 @@ func (w *walker) node(n syntax.Node) {
 		name := n.Field("name")
 		d := w.b.Def(analysis.KindEnumEntry, name, n)
 		w.decorate(d, n, n.Field("body"))
-		w.b.Within(n, d, func() { w.except(n, name) })
+		w.b.Within(n, d, func() { w.children(n, name) })
 	case "field_declaration":
 		name := n.Field("name")
 		d := w.b.Def(analysis.KindField, name, n)
@@ -110,7 +93,7 @@ func (w *walker) node(n syntax.Node) {
 	case "match_arm":
 		w.b.Within(n, analysis.None, func() {
 			w.pattern(n.Field("pattern"), analysis.KindVariable, "")
-			w.except(n, n.Field("pattern"))
+			w.children(n, n.Field("pattern"))
 		})
 	case "closure_expression":
 		w.b.Within(n, analysis.None, func() {
@@ -129,7 +112,7 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			w.call(m)
 		}
-		w.except(n, n.Field("macro"))
+		w.children(n, n.Field("macro"))
 	case "field_expression":
 		w.field(n, analysis.RoleRead)
 	case "scoped_identifier":
@@ -269,7 +252,7 @@ func (w *walker) impl(n syntax.Node) {
 			w.b.Ref(trait, analysis.RoleInheritance, "")
 		}
 	}
-	w.b.Within(n, analysis.None, func() { w.except(n, trait) })
+	w.b.Within(n, analysis.None, func() { w.children(n, trait) })
 	w.implType = outer
 }
 

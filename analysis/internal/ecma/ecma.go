@@ -19,25 +19,8 @@ func Walk(b *extract.Builder, root syntax.Node) {
 
 type walker struct{ b *extract.Builder }
 
-func (w *walker) children(n syntax.Node) {
-	for _, c := range n.Children() {
-		if c.IsNamed() {
-			w.node(c)
-		}
-	}
-}
-
-func (w *walker) except(n syntax.Node, skip ...syntax.Node) {
-	for _, c := range n.NamedChildren() {
-		skipped := false
-		for _, s := range skip {
-			skipped = skipped || c.Same(s)
-		}
-		if !skipped {
-			w.node(c)
-		}
-	}
-}
+// children walks the named children of n, leaving out skip.
+func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
@@ -106,11 +89,11 @@ func (w *walker) node(n syntax.Node) {
 			w.call(name)
 		}
 		for _, a := range n.ChildrenOf("jsx_attribute") {
-			w.except(a, a.Child("property_identifier"))
+			w.children(a, a.Child("property_identifier"))
 		}
 	case "type_parameter":
 		w.b.Def(analysis.KindTypeParameter, n.Field("name"), n)
-		w.except(n, n.Field("name"))
+		w.children(n, n.Field("name"))
 	case "pair":
 		// Object literal keys are not names in scope.
 		w.node(n.Field("value"))
@@ -139,10 +122,10 @@ func (w *walker) scoped(n syntax.Node) {
 		} else {
 			w.pattern(left, analysis.RoleWrite, analysis.KindUnknown)
 		}
-		w.except(n, left)
+		w.children(n, left)
 	case "catch_clause":
 		w.pattern(n.Field("parameter"), 0, analysis.KindVariable)
-		w.except(n, n.Field("parameter"))
+		w.children(n, n.Field("parameter"))
 	default:
 		w.children(n)
 	}
