@@ -12,7 +12,6 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/imports"
-	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 )
 
@@ -43,7 +42,7 @@ func (l *LSP) Symbols(ctx context.Context, p *protocol.WorkspaceSymbolParams) (p
 		if d.Container != analysis.None {
 			s.ContainerName = ptr(f.Defs[d.Container].Name)
 		}
-		hits = append(hits, hit{s, workspace.FuzzyScore(p.Query, d.Name)})
+		hits = append(hits, hit{s, analysis.FuzzyScore(p.Query, d.Name)})
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.sym.Name, b.sym.Name)) })
 	out := protocol.WorkspaceSymbolSlice{}

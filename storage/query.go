@@ -309,13 +309,13 @@ func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
 }
 
 // DefsFuzzy returns up to limit definitions whose name contains the letters of
-// pattern in order, ignoring case, best matches first (see fuzzyScore).
+// pattern in order, ignoring case, best matches first (see analysis.FuzzyScore).
 func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
 	var out []DefHit
 	err := ix.scan(func(s *postingScan) (err error) {
 		var matches []scoredName
 		eachName(s.txn, "", func(n indexedName) bool {
-			if score, ok := fuzzyScore(pattern, n.name); ok {
+			if score := analysis.FuzzyScore(pattern, n.name); score > 0 {
 				matches = append(matches, scoredName{n, score})
 			}
 			return true

@@ -15,7 +15,6 @@ import (
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/resolve"
-	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 // Snapshot is what completion reads.
@@ -105,7 +104,7 @@ type collector struct {
 }
 
 func (c *collector) add(it Item) {
-	it.Score = workspace.FuzzyScore(c.prefix, it.Label)
+	it.Score = analysis.FuzzyScore(c.prefix, it.Label)
 	if it.Score == 0 || it.Label == "" {
 		return
 	}

@@ -344,7 +344,7 @@ func (s *Snapshot) DefsMatching(pattern string, fuzzy bool, limit int) []resolve
 	lower := strings.ToLower(pattern)
 	for _, p := range s.openPaths {
 		for name, idx := range s.open[p].defs {
-			if fuzzy && FuzzyScore(pattern, name) > 0 || !fuzzy && strings.HasPrefix(strings.ToLower(name), lower) {
+			if fuzzy && analysis.FuzzyScore(pattern, name) > 0 || !fuzzy && strings.HasPrefix(strings.ToLower(name), lower) {
 				for _, i := range idx {
 					out = append(out, resolve.DefID{Path: p, Index: i})
 				}
