@@ -7,5 +7,6 @@ import "github.com/kast-dev/kast/server"
 func NewRegistry() *server.Registry {
 	reg := server.NewRegistry()
 	registerKward(reg)
+	registerKast(reg)
 	return reg
 }

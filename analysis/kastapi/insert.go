@@ -1,0 +1,53 @@
+package kastapi
+
+import (
+	"bytes"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// InsertionPoint returns the byte offset where a new declaration goes for a
+// Kast insertion target. The class targets use the innermost type whose body
+// encloses offset; ok is false when there is none.
+func InsertionPoint(f *analysis.FileFacts, text []byte, offset int, target string) (int, bool) {
+	switch target {
+	case "FILE_TOP":
+		return 0, true
+	case "FILE_BOTTOM":
+		return len(text), true
+	case "AFTER_IMPORTS":
+		end := 0
+		for _, imp := range f.Imports {
+			end = max(end, lineAfter(text, imp.Span.End))
+		}
+		if end == 0 && bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte("package ")) {
+			end = lineAfter(text, bytes.Index(text, []byte("package ")))
+		}
+		return end, true
+	}
+	best := analysis.None
+	for i, d := range f.Defs {
+		if d.Kind.IsType() && d.FullSpan.Start <= offset && offset <= d.FullSpan.End &&
+			(best == analysis.None || d.FullSpan.End-d.FullSpan.Start < f.Defs[best].FullSpan.End-f.Defs[best].FullSpan.Start) {
+			if bytes.IndexByte(text[d.NameSpan.End:d.FullSpan.End], '{') >= 0 {
+				best = int32(i)
+			}
+		}
+	}
+	if best == analysis.None {
+		return 0, false
+	}
+	d := f.Defs[best]
+	if target == "CLASS_BODY_START" {
+		return lineAfter(text, d.NameSpan.End+bytes.IndexByte(text[d.NameSpan.End:d.FullSpan.End], '{')), true
+	}
+	return d.FullSpan.Start + bytes.LastIndexByte(text[d.FullSpan.Start:d.FullSpan.End], '}'), true
+}
+
+// lineAfter is the offset of the line after the one holding i.
+func lineAfter(text []byte, i int) int {
+	if j := bytes.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(text)
+}

@@ -1,0 +1,92 @@
+// Package kastapi holds the engine side of the Kast analysis API that is more
+// than a call into navigation: input checks on paths and byte offsets, edit
+// plans applied atomically with conflict detection, and text search over the
+// workspace's files. It knows nothing of JSON-RPC; handlers map its errors.
+package kastapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Kind classifies an Error the way Kast's API errors are classified.
+type Kind int
+
+const (
+	Validation Kind = iota
+	NotFound
+	Conflict
+	PartialFailure
+)
+
+// Error is a refused request with details for the client.
+type Error struct {
+	Kind    Kind
+	Msg     string
+	Details map[string]string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(kind Kind, details map[string]string, format string, args ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Details: details}
+}
+
+// Hash is the lowercase hex SHA-256 of b: the hash Kast compares in edit plans.
+func Hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// CheckPath validates a request path: absolute, already normalized, inside
+// root. It returns the cleaned path.
+func CheckPath(root, p string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) {
+		return "", errorf(Validation, map[string]string{"filePath": p}, "File paths must be absolute")
+	}
+	clean := filepath.Clean(p)
+	if clean != root && !strings.HasPrefix(clean, root+string(filepath.Separator)) {
+		return "", errorf(Validation, map[string]string{"filePath": p, "workspaceRoot": root}, "File path is outside the workspace root")
+	}
+	return clean, nil
+}
+
+// CheckOffset validates a 0-based UTF-8 byte offset into text: within the
+// file (the end included) and on a character boundary.
+func CheckOffset(path string, text []byte, offset int) error {
+	details := map[string]string{"filePath": path, "offset": fmt.Sprint(offset)}
+	if offset < 0 || offset > len(text) {
+		return errorf(Validation, details, "Offset %d is outside the file (%d bytes)", offset, len(text))
+	}
+	if offset < len(text) && !utf8.RuneStart(text[offset]) {
+		return errorf(Validation, details, "Offset %d is inside a multi-byte UTF-8 character", offset)
+	}
+	return nil
+}
+
+// Point is a 1-based line and a 1-based byte column.
+type Point struct{ Line, Column int }
+
+// PointAt returns the 1-based line and column of a byte offset.
+func PointAt(text []byte, offset int) Point {
+	offset = max(0, min(offset, len(text)))
+	start := bytes.LastIndexByte(text[:offset], '\n') + 1
+	return Point{Line: bytes.Count(text[:offset], []byte{'\n'}) + 1, Column: offset - start + 1}
+}
+
+// LineAt returns the whole line holding offset, trailing space trimmed: the
+// preview Kast shows for a location.
+func LineAt(text []byte, offset int) string {
+	offset = max(0, min(offset, len(text)))
+	start := bytes.LastIndexByte(text[:offset], '\n') + 1
+	end := len(text)
+	if i := bytes.IndexByte(text[offset:], '\n'); i >= 0 {
+		end = offset + i
+	}
+	return strings.TrimRight(string(text[start:end]), " \t\r")
+}
