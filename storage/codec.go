@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/klauspost/compress/s2"
+
 	"github.com/kast-dev/kast/analysis"
 )
 
@@ -11,7 +13,9 @@ import (
 // flat, fixed shape, so a hand-written layout is several times smaller than gob
 // (which repeats type descriptors per stream and encodes through reflection),
 // decodes without reflection on the hot path of every query, and needs no second
-// compression layer because badger already Snappy-compresses each SST block.
+// compression layer for posting rows because badger already Snappy-compresses
+// each SST block. Extraction blobs live in the value log, which badger stores
+// raw, so encodeFacts compresses them with S2 itself (see there).
 // The price is that a new FileFacts field must be added here and schemaVersion
 // bumped; TestBlobRoundTripCoversEveryField fails until that is done.
 
@@ -124,7 +128,12 @@ func (d *decoder) span() analysis.Span {
 }
 
 // encodeFacts encodes everything but Path and Hash, which come from the key and
-// the file row: one blob serves every path with the same content.
+// the file row: one blob serves every path with the same content. The result
+// is S2-compressed: badger writes value-log entries raw, and S2 makes the Go
+// standard library's blobs a third smaller (116 → 79 MB) for about 0.3 s of
+// CPU, which cuts the bytes written and the memory-mapped log pages a cold
+// index keeps resident. (S2's better mode and zstd shrink them further but
+// cost two to four times the CPU, and more to decode on every query.)
 func encodeFacts(f *analysis.FileFacts) []byte {
 	e := &encoder{buf: make([]byte, 0, 64+16*len(f.Refs)+48*len(f.Defs))}
 	e.str(f.Lang)
@@ -186,11 +195,23 @@ func encodeFacts(f *analysis.FileFacts) []byte {
 		e.span(s.Span)
 		e.str(s.Message)
 	}
-	return e.buf
+	return s2.Encode(nil, e.buf)
 }
 
+// maxBlobSize bounds a blob's decoded length so that a corrupt length header
+// cannot make decodeFacts allocate gigabytes: real blobs are a few times the
+// size of their file, and the scanner skips files above a few megabytes.
+const maxBlobSize = 256 << 20
+
 // decodeFacts is the inverse of encodeFacts. Empty slices decode as nil.
-func decodeFacts(b []byte) (*analysis.FileFacts, error) {
+func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
+	if n, err := s2.DecodedLen(blob); err != nil || n > maxBlobSize {
+		return nil, errCorrupt
+	}
+	b, err := s2.Decode(nil, blob)
+	if err != nil {
+		return nil, errCorrupt
+	}
 	d := &decoder{buf: b}
 	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int()}
 	if n := d.count(); n > 0 {

@@ -4,6 +4,9 @@ package syntax
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 // Declarations from tree-sitter 0.22's api.h; the definitions are compiled
 // into github.com/smacker/go-tree-sitter, which this package links with.
@@ -110,6 +113,12 @@ done:
 	return n;
 }
 
+static void kast_trim(void) {
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static void kast_edit(TSTree *tree, uint32_t start, uint32_t old_end, uint32_t new_end,
 		uint32_t start_row, uint32_t start_col, uint32_t old_row, uint32_t old_col,
 		uint32_t new_row, uint32_t new_col) {
@@ -121,6 +130,7 @@ import "C"
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -149,11 +159,38 @@ var errFlatten = errors.New("syntax: flattening the tree failed")
 func flatten(t *sitter.Tree) ([]flatNode, error) {
 	ct := cTree(t)
 	count := C.kast_count(ct)
-	nodes := make([]flatNode, count)
+	var nodes []flatNode
+	if p, ok := nodePool.Get().(*[]flatNode); ok && cap(*p) >= int(count) {
+		nodes = (*p)[:count]
+	} else {
+		nodes = make([]flatNode, count)
+	}
 	if count == 0 || C.kast_flatten(ct, &nodes[0], count) != count {
 		return nil, errFlatten
 	}
 	return nodes, nil
+}
+
+// bigTree is the node count above which a tree is treated as huge: closing
+// it hands the C heap's free pages back to the OS (glibc keeps freed memory
+// in its arenas, so the few huge generated files would otherwise pin their
+// peak for the whole run), and its node array is not pooled.
+const bigTree = 1 << 16
+
+// nodePool recycles node arrays of closed trees: the next parse overwrites
+// every node, so reuse saves zeroing a fresh array and the garbage.
+var nodePool sync.Pool // of *[]flatNode
+
+// release frees the C tree of a closed Tree and recycles its node array,
+// which nothing may use afterwards.
+func release(t *sitter.Tree, nodes []flatNode) {
+	t.Close()
+	switch {
+	case len(nodes) > bigTree:
+		C.kast_trim()
+	case nodes != nil:
+		nodePool.Put(&nodes)
+	}
 }
 
 // edit applies an edit with correct points; the binding's Tree.Edit passes

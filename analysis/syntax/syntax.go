@@ -154,7 +154,7 @@ type Tree struct {
 
 // Close frees the tree.
 func (t *Tree) Close() {
-	t.tree.Close()
+	release(t.tree, t.nodes)
 	t.nodes = nil
 }
 
@@ -350,11 +350,33 @@ func (n Node) NamedChildren() []Node {
 	if n.t == nil || n.flat().children == 0 {
 		return nil
 	}
-	var out []Node
-	for c := n.first(); c.Valid(); c = c.next() {
-		if c.IsNamed() {
-			out = append(out, c)
+	// This is the walkers' hottest call: count first so the result is one
+	// allocation of the exact size, and index the flat array directly.
+	nodes := n.t.nodes
+	named := 0
+	for i := n.i + 1; ; {
+		c := &nodes[i]
+		if c.flags&flagNamed != 0 {
+			named++
 		}
+		if c.next == 0 {
+			break
+		}
+		i = uint32(c.next)
+	}
+	if named == 0 {
+		return nil
+	}
+	out := make([]Node, 0, named)
+	for i := n.i + 1; ; {
+		c := &nodes[i]
+		if c.flags&flagNamed != 0 {
+			out = append(out, Node{t: n.t, i: i})
+		}
+		if c.next == 0 {
+			break
+		}
+		i = uint32(c.next)
 	}
 	return out
 }

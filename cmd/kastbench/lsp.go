@@ -76,7 +76,16 @@ type lspServer struct {
 }
 
 func startServer(ctx context.Context, name, root string, argv ...string) (*lspServer, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
+	// The server runs in the workspace root, so a relative binary path must
+	// be made absolute first.
+	bin, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, err
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Dir = root
 	cmd.Stderr = io.Discard
 	stdin, err := cmd.StdinPipe()
@@ -172,11 +181,10 @@ type timings struct {
 }
 
 // measure sends definition, references, completion and workspace/symbol at
-// every sample. A first pass over a few samples warms the server up (gopls
-// type-checks on first use; kast indexes in the background).
+// every sample, once the server is ready.
 func measure(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
 	t := timings{byMethod: map[string][]time.Duration{}, firstDef: make([]string, len(samples))}
-	if err := waitReady(ctx, s, samples[0]); err != nil {
+	if err := waitReady(ctx, s, samples); err != nil {
 		return t, err
 	}
 	for i, smp := range samples {
@@ -222,20 +230,26 @@ func firstLocation(raw json.RawMessage) string {
 	return ""
 }
 
-// waitReady asks for a definition until the server answers one, so
-// measurements start on a loaded (warm) server.
-func waitReady(ctx context.Context, s *lspServer, smp sample) error {
+// waitReady returns once the server is loaded: kast when its first index is
+// complete (kast.reindex waits for it), gopls when it resolves a definition
+// at any of the first samples (it type-checks on first use).
+func waitReady(ctx context.Context, s *lspServer, samples []sample) error {
+	if s.name == "kast" {
+		return s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil)
+	}
 	deadline := time.Now().Add(10 * time.Minute)
-	u := uri.File(smp.path)
-	_ = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": u, "languageId": "go", "version": 1, "text": smp.text}})
-	defer s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 	for time.Now().Before(deadline) {
-		var defs json.RawMessage
-		err := s.call(ctx, "textDocument/definition", map[string]any{
-			"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}, &defs)
-		if err == nil && firstLocation(defs) != "" {
-			return nil
+		for _, smp := range samples[:min(20, len(samples))] {
+			u := uri.File(smp.path)
+			_ = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+				"uri": u, "languageId": "go", "version": 1, "text": smp.text}})
+			var defs json.RawMessage
+			err := s.call(ctx, "textDocument/definition", map[string]any{
+				"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}, &defs)
+			_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+			if err == nil && firstLocation(defs) != "" {
+				return nil
+			}
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
