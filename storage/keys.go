@@ -19,6 +19,7 @@ import (
 //	D|R|C|S|B <nameID> <fileID>           → posting: one file's defs, refs, calls by callee,
 //	                                        supertype edges by subtype, subtype edges by supertype
 //	X <fileID>                            → reverse index: the posting keys the file wrote
+//	Q <sub> …                             search tables, owned by analysis/search (searchstore.go)
 //
 // Postings aggregate one name's entries within one file into a single row, so a
 // file writes one row per distinct name per table instead of one per reference:

@@ -20,8 +20,27 @@ func (r *Resolver) References(def DefID) []Reference {
 	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
 		return nil
 	}
+	name := f.Defs[def.Index].Name
+	candidates := func(yield func(RefID) bool) {
+		if declaredInBody(f, def.Index) {
+			// A parameter, local or local function is visible only in its
+			// own file: skip the workspace-wide list of the name, which for
+			// names like err or i holds tens of thousands of references.
+			for i, ref := range f.Refs {
+				if ref.Name == name && !yield(RefID{def.Path, int32(i)}) {
+					return
+				}
+			}
+			return
+		}
+		for _, id := range r.ws.RefsNamed(name) {
+			if !yield(id) {
+				return
+			}
+		}
+	}
 	var out []Reference
-	for _, id := range r.ws.RefsNamed(f.Defs[def.Index].Name) {
+	for id := range candidates {
 		for _, c := range best(r.Resolve(id)) {
 			if c.Def == def {
 				ref := r.ws.File(id.Path).Refs[id.Index]
@@ -30,6 +49,18 @@ func (r *Resolver) References(def DefID) []Reference {
 		}
 	}
 	return out
+}
+
+// declaredInBody reports whether def i is declared inside a function, method
+// or lambda body (a parameter, a local, a local function or class).
+func declaredInBody(f *analysis.FileFacts, i int32) bool {
+	for c := f.Defs[i].Container; c >= 0 && int(c) < len(f.Defs); c = f.Defs[c].Container {
+		switch f.Defs[c].Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor, analysis.KindLambda:
+			return true
+		}
+	}
+	return false
 }
 
 // CallSite is one call of a definition.

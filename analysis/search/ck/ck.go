@@ -1,0 +1,600 @@
+// Package ck is the ck-compatible tool layer over the search engine: tool
+// names, argument names and defaults as ck's MCP server has them, paging
+// with opaque cursors, and paths confined to the workspace roots. It knows no
+// transport: `kast mcp` serves it over MCP and handlers/ck.go as `ck/<tool>`
+// requests on the LSP connection.
+package ck
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kast-dev/kast/analysis/search"
+)
+
+// Error codes, JSON-RPC's, as ck uses them.
+const (
+	CodeInvalidParams = -32602
+	CodeInternal      = -32603
+)
+
+// Error is a tool failure to answer as a JSON-RPC error.
+type Error struct {
+	Code    int
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func invalid(format string, a ...any) error {
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, a...)}
+}
+
+// Defaults, as ck's MCP server has them.
+const (
+	DefaultTopK           = 10
+	DefaultPageSize       = 50
+	MaxPageSize           = 200
+	DefaultSnippetLength  = 500
+	MaxSnippetLength      = 2000
+	DefaultHybridMin      = 0.02
+	CursorTTL             = 5 * time.Minute
+	maxSessions           = 100
+	ServerName            = "kast-ck"
+	ProtocolCompatVersion = "2024-11-05"
+)
+
+// Service answers the ck tools for the workspaces under Roots.
+type Service struct {
+	// Roots are the absolute directories tool paths must lie in; RootsFunc,
+	// when set, is asked instead on every call (an editor's folders change).
+	Roots     []string
+	RootsFunc func() []string
+	// Engine returns the search engine of the workspace holding dir (one of
+	// Roots).
+	Engine  func(root string) (*search.Engine, error)
+	Version string
+	// Now and TTL govern cursor expiry (tests shorten them).
+	Now func() time.Time
+	TTL time.Duration
+
+	once     sync.Once
+	key      []byte
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+type session struct {
+	id       string
+	params   string // hash of the query's parameters
+	results  []Match
+	pageSize int
+	summary  map[string]any
+	created  time.Time
+}
+
+func (s *Service) init() {
+	s.once.Do(func() {
+		s.key = make([]byte, 32)
+		rand.Read(s.key)
+		s.sessions = map[string]*session{}
+		if s.Now == nil {
+			s.Now = time.Now
+		}
+		if s.TTL == 0 {
+			s.TTL = CursorTTL
+		}
+	})
+}
+
+// Result is a tool's answer: a text summary for people and a JSON object
+// for programs (MCP structuredContent).
+type Result struct {
+	Text string
+	JSON map[string]any
+}
+
+// Progress reports indexing done on a tool's behalf.
+type Progress func(search.Progress)
+
+// Call runs one tool with its JSON arguments.
+func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, progress Progress) (*Result, error) {
+	s.init()
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	switch tool {
+	case "health_check":
+		wd, _ := os.Getwd()
+		return jsonResult(map[string]any{"status": "healthy", "server": ServerName, "version": s.Version,
+			"protocol": "mcp", "timestamp": s.Now().UTC().Format(time.RFC3339), "cwd": wd}), nil
+	case "index_status":
+		var a struct {
+			Path string `json:"path"`
+		}
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		eng, _, err := s.engine(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		st, err := eng.Status()
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "failed to load index: " + err.Error()}
+		}
+		return jsonResult(map[string]any{"indexed": st.Indexed, "root": st.Root, "file_count": st.Files,
+			"chunk_count": st.Chunks, "embedded_chunks": st.Embedded, "embedding_model": st.Model,
+			"embedding_dimensions": st.Dim, "index_size_bytes": st.IndexBytes, "index_size_mb": float64(st.IndexBytes) / 1e6,
+			"source_size_bytes": st.SourceBytes, "last_updated": st.Updated}), nil
+	case "reindex":
+		var a struct {
+			Path  string `json:"path"`
+			Force *bool  `json:"force"`
+		}
+		if err := decode(args, &a); err != nil {
+			return nil, err
+		}
+		eng, _, err := s.engine(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := eng.Refresh(ctx, a.Force == nil || *a.Force, progress)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "reindex failed: " + err.Error()}
+		}
+		return jsonResult(map[string]any{"status": "success", "files_indexed": rep.Indexed, "files": rep.Files,
+			"chunks_created": rep.NewChunks, "chunks_embedded": rep.Embedded, "time_seconds": rep.Duration.Seconds()}), nil
+	case "regex_search", "semantic_search", "lexical_search", "hybrid_search":
+		return s.search(ctx, tool, args, progress)
+	}
+	return nil, invalid("unknown tool %q", tool)
+}
+
+func decode(args json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+func jsonResult(v map[string]any) *Result {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return &Result{Text: string(b), JSON: v}
+}
+
+// engine confines path to the roots and returns its workspace's engine.
+func (s *Service) engine(path string) (*search.Engine, string, error) {
+	if path == "" {
+		return nil, "", invalid("missing required parameter: path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, "", invalid("invalid path: %s", path)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else {
+		return nil, "", invalid("invalid path: %s: does not exist or is not readable", path)
+	}
+	roots := s.Roots
+	if s.RootsFunc != nil {
+		roots = s.RootsFunc()
+	}
+	for _, root := range roots {
+		r := root
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			r = real
+		}
+		if abs == r || strings.HasPrefix(abs, r+string(filepath.Separator)) {
+			eng, err := s.Engine(root)
+			if err != nil {
+				return nil, "", &Error{Code: CodeInternal, Message: "failed to load index: " + err.Error()}
+			}
+			// Report paths under the root as the engine knows it.
+			rel, _ := filepath.Rel(r, abs)
+			return eng, filepath.Join(eng.Root(), rel), nil
+		}
+	}
+	return nil, "", invalid("invalid path: %s is outside the workspace roots %v", path, roots)
+}
+
+// searchArgs are the arguments of the four search tools.
+type searchArgs struct {
+	Query           string   `json:"query"`
+	Pattern         string   `json:"pattern"`
+	Path            string   `json:"path"`
+	TopK            *int     `json:"top_k"`
+	Threshold       *float64 `json:"threshold"`
+	IgnoreCase      bool     `json:"ignore_case"`
+	CaseInsensitive bool     `json:"case_insensitive"`
+	WholeWord       bool     `json:"whole_word"`
+	FixedString     bool     `json:"fixed_string"`
+	Context         int      `json:"context"`
+	ContextLines    int      `json:"context_lines"`
+	Before          int      `json:"before_context_lines"`
+	After           int      `json:"after_context_lines"`
+	Include         []string `json:"include_patterns"`
+	Exclude         []string `json:"exclude_patterns"`
+	Cursor          string   `json:"cursor"`
+	PageSize        *int     `json:"page_size"`
+	IncludeSnippet  *bool    `json:"include_snippet"`
+	SnippetLength   *int     `json:"snippet_length"`
+	// Accepted for ck compatibility; the built-in embedders need neither.
+	RespectGitignore   *bool  `json:"respect_gitignore"`
+	UseDefaultExcludes *bool  `json:"use_default_excludes"`
+	Rerank             *bool  `json:"rerank"`
+	RerankModel        string `json:"rerank_model"`
+}
+
+// Match is one result, in ck's JSON shape.
+type Match struct {
+	File struct {
+		Path     string `json:"path"`
+		Language string `json:"language,omitempty"`
+	} `json:"file"`
+	Match struct {
+		Span struct {
+			ByteStart int `json:"byte_start"`
+			ByteEnd   int `json:"byte_end"`
+			LineStart int `json:"line_start"`
+			LineEnd   int `json:"line_end"`
+		} `json:"span"`
+		Content    string   `json:"content,omitempty"`
+		Score      *float64 `json:"score,omitempty"`
+		RRFScore   *float64 `json:"rrf_score,omitempty"`
+		LineNumber int      `json:"line_number"`
+		Name       string   `json:"name,omitempty"`
+		Kind       string   `json:"kind,omitempty"`
+	} `json:"match"`
+	Type string `json:"type"`
+}
+
+type cursor struct {
+	Session string `json:"session_id"`
+	Offset  int    `json:"offset"`
+	Params  string `json:"search_params_hash"`
+	Time    int64  `json:"timestamp"`
+	Version int    `json:"version"`
+	Mac     string `json:"mac"`
+}
+
+func (s *Service) sign(c cursor) string {
+	m := hmac.New(sha256.New, s.key)
+	fmt.Fprintf(m, "%s|%d|%s|%d|%d", c.Session, c.Offset, c.Params, c.Time, c.Version)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (s *Service) encodeCursor(c cursor) string {
+	c.Version = 1
+	c.Mac = s.sign(c)
+	b, _ := json.Marshal(c)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func (s *Service) decodeCursor(text, params string) (*session, int, error) {
+	b, err := base64.StdEncoding.DecodeString(text)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Version != 1 {
+		return nil, 0, invalid("invalid cursor")
+	}
+	if !hmac.Equal([]byte(c.Mac), []byte(s.sign(c))) {
+		return nil, 0, invalid("invalid cursor: not issued by this server")
+	}
+	if c.Params != params {
+		return nil, 0, invalid("invalid cursor: it belongs to a different query")
+	}
+	if s.Now().Sub(time.Unix(c.Time, 0)) > s.TTL {
+		return nil, 0, invalid("cursor expired: repeat the search without a cursor")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.sessions[c.Session]
+	if sess == nil || sess.params != params {
+		return nil, 0, invalid("cursor expired: repeat the search without a cursor")
+	}
+	return sess, c.Offset, nil
+}
+
+func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, progress Progress) (*Result, error) {
+	var a searchArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	mode := strings.TrimSuffix(tool, "_search")
+	text := a.Query
+	if mode == "regex" {
+		text = a.Pattern
+		if text == "" {
+			return nil, invalid("missing required parameter: pattern")
+		}
+	} else if text == "" {
+		return nil, invalid("missing required parameter: query")
+	}
+	pageSize := DefaultPageSize
+	if a.PageSize != nil {
+		pageSize = min(max(*a.PageSize, 1), MaxPageSize)
+	}
+	snippetLen := DefaultSnippetLength
+	if a.SnippetLength != nil {
+		snippetLen = min(max(*a.SnippetLength, 1), MaxSnippetLength)
+	}
+	withSnippet := a.IncludeSnippet == nil || *a.IncludeSnippet
+	// The cursor is bound to everything that shapes the result list.
+	normalized := a
+	normalized.Cursor, normalized.PageSize = "", nil
+	nb, _ := json.Marshal(struct {
+		Tool string
+		Args searchArgs
+	}{tool, normalized})
+	sum := sha256.Sum256(nb)
+	params := base64.RawURLEncoding.EncodeToString(sum[:16])
+
+	if a.Cursor != "" {
+		sess, offset, err := s.decodeCursor(a.Cursor, params)
+		if err != nil {
+			return nil, err
+		}
+		return s.page(sess, offset, sess.pageSize, 0, nil), nil
+	}
+	eng, scopePath, err := s.engine(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	scope := search.Scope{Paths: []string{scopePath}, Include: a.Include, Exclude: a.Exclude}
+	rep, err := eng.Refresh(ctx, false, progress)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "failed to update the index: " + err.Error()}
+	}
+	start := time.Now()
+	var matches []Match
+	if mode == "regex" {
+		ctxLines := max(a.Context, a.ContextLines)
+		res, err := eng.Regex(ctx, search.RegexQuery{Pattern: text, IgnoreCase: a.IgnoreCase || a.CaseInsensitive,
+			WholeWord: a.WholeWord, Fixed: a.FixedString, Before: max(ctxLines, a.Before), After: max(ctxLines, a.After), Scope: scope})
+		if err != nil {
+			return nil, invalid("%v", err)
+		}
+		for _, l := range res.Lines {
+			matches = append(matches, lineMatch(l, withSnippet, snippetLen))
+		}
+	} else {
+		q := search.RankedQuery{Query: text, TopK: DefaultTopK, Scope: scope}
+		if a.TopK != nil {
+			q.TopK = max(*a.TopK, 1)
+		}
+		var hits []search.Hit
+		switch mode {
+		case "semantic":
+			q.Threshold = -1
+			if a.Threshold != nil {
+				q.Threshold = *a.Threshold
+			}
+			hits, err = eng.Semantic(ctx, q)
+		case "lexical":
+			if a.Threshold != nil {
+				q.Threshold = *a.Threshold
+			}
+			hits, err = eng.Lexical(ctx, q)
+		default:
+			q.Threshold = DefaultHybridMin
+			if a.Threshold != nil {
+				q.Threshold = *a.Threshold
+			}
+			hits, err = eng.Hybrid(ctx, q)
+		}
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: err.Error()}
+		}
+		ctxLines := max(a.ContextLines, a.Context)
+		for _, h := range hits {
+			matches = append(matches, hitMatch(h, mode, withSnippet, snippetLen, max(ctxLines, a.Before), max(ctxLines, a.After)))
+		}
+	}
+	elapsed := time.Since(start)
+	summary := map[string]any{
+		"search": map[string]any{"query": text, "mode": mode, "parameters": json.RawMessage(nb)},
+		"metadata": map[string]any{
+			"search_time_ms": elapsed.Milliseconds(),
+			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
+				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
+		},
+	}
+	sess := s.newSession(params, matches, pageSize, summary)
+	return s.page(sess, 0, pageSize, elapsed, rep.Duration.Round(time.Millisecond).String()), nil
+}
+
+func (s *Service) newSession(params string, matches []Match, pageSize int, summary map[string]any) *session {
+	id := make([]byte, 16)
+	rand.Read(id)
+	sess := &session{id: base64.RawURLEncoding.EncodeToString(id), params: params, results: matches,
+		pageSize: pageSize, summary: summary, created: s.Now()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.sessions {
+		if s.Now().Sub(v.created) > s.TTL {
+			delete(s.sessions, k)
+		}
+	}
+	if len(s.sessions) >= maxSessions { // drop the oldest
+		var oldest *session
+		for _, v := range s.sessions {
+			if oldest == nil || v.created.Before(oldest.created) {
+				oldest = v
+			}
+		}
+		delete(s.sessions, oldest.id)
+	}
+	s.sessions[sess.id] = sess
+	return sess
+}
+
+// page renders results [offset, offset+size) of a session.
+func (s *Service) page(sess *session, offset, size int, elapsed time.Duration, indexing any) *Result {
+	end := min(offset+size, len(sess.results))
+	offset = min(offset, end)
+	items := sess.results[offset:end]
+	hasMore := end < len(sess.results)
+	pag := map[string]any{"page_size": size, "current_page": offset/max(size, 1) + 1, "next_cursor": nil}
+	if hasMore {
+		pag["next_cursor"] = s.encodeCursor(cursor{Session: sess.id, Offset: end, Params: sess.params, Time: sess.created.Unix()})
+	}
+	out := map[string]any{}
+	for k, v := range sess.summary {
+		out[k] = v
+	}
+	out["results"] = map[string]any{"matches": items, "count": len(items), "total_count": len(sess.results),
+		"has_more": hasMore, "truncated": hasMore}
+	out["pagination"] = pag
+	var b strings.Builder
+	for i, m := range items {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		sp := m.Match.Span
+		score := m.Match.Score
+		if m.Match.RRFScore != nil {
+			score = m.Match.RRFScore
+		}
+		if m.Type == "regex_match" {
+			fmt.Fprintf(&b, "%s:%d:%s\n", m.File.Path, m.Match.LineNumber, m.Match.Content)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:%d-%d", m.File.Path, sp.LineStart, sp.LineEnd)
+		if score != nil {
+			fmt.Fprintf(&b, " (%.4f)", *score)
+		}
+		b.WriteString("\n")
+		if m.Match.Content != "" {
+			b.WriteString(strings.TrimRight(m.Match.Content, "\n") + "\n")
+		}
+	}
+	if len(items) == 0 {
+		b.WriteString("No matches.\n")
+	}
+	if hasMore {
+		fmt.Fprintf(&b, "\n%d of %d results shown; pass next_cursor for more.\n", end, len(sess.results))
+	}
+	if indexing != nil {
+		fmt.Fprintf(&b, "(search %dms, indexing %v)\n", elapsed.Milliseconds(), indexing)
+	}
+	return &Result{Text: b.String(), JSON: out}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func lineMatch(l search.LineMatch, snippet bool, n int) Match {
+	var m Match
+	m.File.Path = l.Path
+	m.File.Language = language(l.Path)
+	m.Match.Span.ByteStart, m.Match.Span.ByteEnd = l.Offset, l.Offset+len(l.Text)
+	m.Match.Span.LineStart, m.Match.Span.LineEnd = l.Line, l.Line
+	m.Match.LineNumber = l.Line
+	if snippet {
+		var b strings.Builder
+		for _, c := range l.Before {
+			b.WriteString(c.Text + "\n")
+		}
+		b.WriteString(l.Text)
+		for _, c := range l.After {
+			b.WriteString("\n" + c.Text)
+		}
+		m.Match.Content = clip(b.String(), n)
+	}
+	m.Type = "regex_match"
+	return m
+}
+
+func hitMatch(h search.Hit, mode string, snippet bool, n, before, after int) Match {
+	var m Match
+	m.File.Path = h.Path
+	m.File.Language = language(h.Path)
+	c := h.Chunk
+	m.Match.Span.ByteStart, m.Match.Span.ByteEnd = c.Start, c.End
+	m.Match.Span.LineStart, m.Match.Span.LineEnd = c.StartLine, c.EndLine
+	m.Match.LineNumber = c.StartLine
+	m.Match.Name, m.Match.Kind = c.Name, c.Kind
+	score := h.Score
+	if mode == "hybrid" {
+		m.Match.RRFScore = &score
+	} else {
+		m.Match.Score = &score
+	}
+	if snippet {
+		text := h.Text
+		if before+after > 0 {
+			text = withContext(h, before, after)
+		}
+		m.Match.Content = clip(text, n)
+	}
+	m.Type = mode + "_match"
+	return m
+}
+
+// withContext adds lines around a chunk's text.
+func withContext(h search.Hit, before, after int) string {
+	src, err := os.ReadFile(h.Path)
+	if err != nil || h.Chunk.End > len(src) {
+		return h.Text
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	from := max(0, h.Chunk.StartLine-1-before)
+	to := min(len(lines), h.Chunk.EndLine+after)
+	return strings.Join(lines[from:to], "")
+}
+
+func language(p string) string {
+	ext := strings.TrimPrefix(filepath.Ext(p), ".")
+	switch ext {
+	case "go":
+		return "go"
+	case "kt", "kts":
+		return "kotlin"
+	case "py":
+		return "python"
+	case "ts", "tsx":
+		return "typescript"
+	case "js", "jsx", "mjs", "cjs":
+		return "javascript"
+	case "java":
+		return "java"
+	case "rs":
+		return "rust"
+	case "rb":
+		return "ruby"
+	}
+	return ""
+}
+
+// ErrorOf unwraps err into a tool Error (internal unless it is one).
+func ErrorOf(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}

@@ -1,0 +1,666 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scope narrows a search to files under some paths and matching globs. It is
+// applied to candidates before ranking, so top-k is taken within the scope.
+type Scope struct {
+	Paths   []string // absolute files or directories; empty means the whole root
+	Include []string // globs on the relative path or the base name; empty means all
+	Exclude []string
+}
+
+func (e *Engine) inScope(sc Scope, rel string) bool {
+	if len(sc.Paths) > 0 {
+		ok := false
+		for _, p := range sc.Paths {
+			r := e.rel(p)
+			if r == "." || r == rel || strings.HasPrefix(rel, r+"/") {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(sc.Include) > 0 && !matchAny(sc.Include, rel) {
+		return false
+	}
+	return !matchAny(sc.Exclude, rel)
+}
+
+func matchAny(globs []string, rel string) bool {
+	base := path.Base(rel)
+	for _, g := range globs {
+		g = strings.TrimSuffix(g, "/")
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, base); ok {
+			return true
+		}
+		// A directory name or path excludes everything below it.
+		if !strings.ContainsAny(g, "*?[") && (strings.HasPrefix(rel, g+"/") || strings.Contains(rel, "/"+g+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// RegexQuery is a grep-like search.
+type RegexQuery struct {
+	Pattern    string
+	IgnoreCase bool
+	WholeWord  bool
+	Fixed      bool // the pattern is a literal string
+	Before     int  // context lines
+	After      int
+	Scope      Scope
+}
+
+// Compile builds the regexp the query runs.
+func (q RegexQuery) Compile() (*regexp.Regexp, error) {
+	p := q.Pattern
+	if q.Fixed {
+		p = regexp.QuoteMeta(p)
+	}
+	if q.WholeWord {
+		p = `\b(?:` + p + `)\b`
+	}
+	// Multi-line mode: ^ and $ match at line boundaries, as in grep.
+	p = `(?m)` + p
+	if q.IgnoreCase {
+		p = `(?i)` + p
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regex pattern: %w", err)
+	}
+	return re, nil
+}
+
+// Line is one line of a file.
+type Line struct {
+	Number int    `json:"line"` // 1-based
+	Text   string `json:"text"`
+}
+
+// LineMatch is one matching line with the byte columns of its matches.
+type LineMatch struct {
+	Path    string   `json:"path"` // absolute
+	Line    int      `json:"line"`
+	Text    string   `json:"text"`
+	Offset  int      `json:"byte_offset"` // of the line in the file
+	Matches [][2]int `json:"matches"`     // byte columns [start, end) within Text
+	Before  []Line   `json:"before,omitempty"`
+	After   []Line   `json:"after,omitempty"`
+}
+
+// RegexResult lists matching lines by file, in path order.
+type RegexResult struct {
+	Lines      []LineMatch
+	Files      []string // files with a match
+	Searched   []string // every file in scope, for files-without-match
+	Candidates int      // files the trigram index left to the regexp
+	Elapsed    time.Duration
+}
+
+// Regex runs a regular-expression search on the indexed files.
+func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) {
+	start := time.Now()
+	re, err := q.Compile()
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regex pattern: %w", err)
+	}
+	st, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	res := &RegexResult{}
+	for rel := range st.files {
+		if e.inScope(q.Scope, rel) {
+			res.Searched = append(res.Searched, rel)
+		}
+	}
+	sort.Strings(res.Searched)
+	cands, err := e.evalQuery(st, TrigramQuery(parsed))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, rel := range res.Searched {
+		if cands == nil || cands[st.files[rel].id] {
+			files = append(files, rel)
+		}
+	}
+	res.Candidates = len(files)
+	lit := requiredLiteral(parsed)
+	perFile := make([][]LineMatch, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				perFile[i] = grepFile(e.abs(files[i]), re, lit, q.Before, q.After)
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, lines := range perFile {
+		if len(lines) > 0 {
+			res.Files = append(res.Files, e.abs(files[i]))
+			res.Lines = append(res.Lines, lines...)
+		}
+	}
+	for i, rel := range res.Searched {
+		res.Searched[i] = e.abs(rel)
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// literal is a string every match contains; fold means ASCII case folded.
+type literal struct {
+	text []byte
+	fold bool
+}
+
+// requiredLiteral finds the longest literal of at least three bytes that a
+// match must contain, or nil.
+func requiredLiteral(re *syntax.Regexp) *literal {
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var best *literal
+	for _, s := range subs {
+		for s.Op == syntax.OpCapture {
+			s = s.Sub[0]
+		}
+		if s.Op != syntax.OpLiteral {
+			continue
+		}
+		l := &literal{text: []byte(string(s.Rune)), fold: s.Flags&syntax.FoldCase != 0}
+		if l.fold {
+			if slices.ContainsFunc(s.Rune, func(r rune) bool { return r >= 0x80 }) {
+				continue // non-ASCII folding is not a byte search
+			}
+			l.text = asciiLower(l.text)
+		}
+		if len(l.text) >= 3 && (best == nil || len(l.text) > len(best.text)) {
+			best = l
+		}
+	}
+	return best
+}
+
+// grepFile finds the lines of one file matching re. With a required literal
+// the regexp runs only on the lines holding it, line by line as grep does;
+// otherwise on the whole file.
+func grepFile(p string, re *regexp.Regexp, lit *literal, before, after int) []LineMatch {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var locs [][]int
+	if lit != nil {
+		hay := src
+		if lit.fold {
+			hay = asciiLower(src) // keeps byte offsets, unlike Unicode lowering
+		}
+		for off := 0; off < len(hay); {
+			i := bytes.Index(hay[off:], lit.text)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			ls := bytes.LastIndexByte(src[:start], '\n') + 1
+			le := len(src)
+			if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
+				le = start + j
+			}
+			for _, m := range re.FindAllIndex(src[ls:le], -1) {
+				locs = append(locs, []int{ls + m[0], ls + m[1]})
+			}
+			off = le + 1
+		}
+	} else {
+		locs = re.FindAllIndex(src, -1)
+	}
+	if len(locs) == 0 {
+		return nil
+	}
+	lines := lineStarts(src)
+	lineText := func(l int) string {
+		end := len(src)
+		if l+1 < len(lines) {
+			end = lines[l+1]
+		}
+		return strings.TrimRight(string(src[lines[l]:end]), "\r\n")
+	}
+	var out []LineMatch
+	for _, loc := range locs {
+		if loc[0] == loc[1] && loc[0] == len(src) && len(src) > 0 && src[len(src)-1] == '\n' {
+			continue // an empty match after the final newline is not a line
+		}
+		l := lineOf(lines, loc[0])
+		if len(out) == 0 || out[len(out)-1].Line != l+1 {
+			out = append(out, LineMatch{Path: p, Line: l + 1, Text: lineText(l), Offset: lines[l]})
+		}
+		m := &out[len(out)-1]
+		end := min(loc[1]-lines[l], len(m.Text))
+		m.Matches = append(m.Matches, [2]int{loc[0] - lines[l], max(end, loc[0]-lines[l])})
+	}
+	for i := range out {
+		l := out[i].Line - 1
+		for c := max(0, l-before); c < l; c++ {
+			out[i].Before = append(out[i].Before, Line{c + 1, lineText(c)})
+		}
+		for c := l + 1; c <= min(len(lines)-1, l+after); c++ {
+			out[i].After = append(out[i].After, Line{c + 1, lineText(c)})
+		}
+	}
+	return out
+}
+
+// evalQuery returns the live file ids satisfying q, or nil for "every file".
+func (e *Engine) evalQuery(st *state, q *Query) (map[uint32]bool, error) {
+	cache := map[uint32][]uint32{}
+	var eval func(q *Query) ([]uint32, bool, error) // ids, all
+	eval = func(q *Query) ([]uint32, bool, error) {
+		switch q.Op {
+		case QAll:
+			return nil, true, nil
+		case QNone:
+			return nil, false, nil
+		}
+		var acc []uint32
+		all := q.Op == QAnd
+		combine := func(ids []uint32, isAll bool) {
+			switch {
+			case q.Op == QAnd && isAll:
+			case q.Op == QAnd && all:
+				acc, all = ids, false
+			case q.Op == QAnd:
+				acc = intersect(acc, ids)
+			case isAll:
+				all = true
+			default:
+				acc = unionIDs(acc, ids)
+			}
+		}
+		for _, t := range q.Trigrams {
+			ids, ok := cache[t]
+			if !ok {
+				var err error
+				if ids, err = e.trigramIDs(st, t); err != nil {
+					return nil, false, err
+				}
+				cache[t] = ids
+			}
+			combine(ids, false)
+			if q.Op == QAnd && len(acc) == 0 {
+				return nil, false, nil
+			}
+		}
+		for _, s := range q.Sub {
+			ids, isAll, err := eval(s)
+			if err != nil {
+				return nil, false, err
+			}
+			combine(ids, isAll)
+		}
+		return acc, all, nil
+	}
+	ids, all, err := eval(q)
+	if err != nil || all {
+		return nil, err
+	}
+	m := make(map[uint32]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m, nil
+}
+
+// trigramIDs reads a trigram's postings across segments, live ids only.
+func (e *Engine) trigramIDs(st *state, t uint32) ([]uint32, error) {
+	var ids []uint32
+	err := e.store.Scan(trigramPrefix(t), false, func(_, v []byte) error {
+		var err error
+		ids, err = decodeIDs(v, ids)
+		return err
+	})
+	ids = slices.DeleteFunc(ids, func(id uint32) bool { return st.byID[id] == nil })
+	slices.Sort(ids)
+	return slices.Compact(ids), err
+}
+
+func intersect(a, b []uint32) []uint32 {
+	var out []uint32
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+func unionIDs(a, b []uint32) []uint32 {
+	return slices.Compact(slices.Sorted(slices.Values(slices.Concat(a, b))))
+}
+
+// RankedQuery is a lexical, semantic or hybrid search.
+type RankedQuery struct {
+	Query     string
+	TopK      int     // 0 means 10
+	Threshold float64 // minimum score; for semantic, <0 means the embedder's default
+	Scope     Scope
+}
+
+// Hit is one ranked chunk.
+type Hit struct {
+	Path  string  `json:"path"` // absolute
+	Chunk Chunk   `json:"chunk"`
+	Score float64 `json:"score"`
+	Text  string  `json:"text"`
+}
+
+// Key identifies a hit's chunk by its span: fusion joins the arms on it.
+func (h Hit) Key() string { return fmt.Sprintf("%s:%d-%d", h.Path, h.Chunk.Start, h.Chunk.End) }
+
+type ranked struct {
+	f     *fileEntry
+	chunk int
+	score float64
+}
+
+// Lexical ranks chunks by BM25 (k1 1.2, b 0.75) over the query's terms.
+func (e *Engine) Lexical(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	st, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.bm25(st, q)
+	if err != nil {
+		return nil, err
+	}
+	return e.hits(st, rs, q)
+}
+
+func (e *Engine) bm25(st *state, q RankedQuery) ([]ranked, error) {
+	terms := map[string]bool{}
+	Terms(q.Query, func(t string) { terms[t] = true })
+	n := float64(max(1, st.totalChunks))
+	avgdl := float64(st.totalTerms) / n
+	type key struct {
+		f     uint32
+		chunk uint32
+	}
+	scores := map[key]float64{}
+	for term := range terms {
+		var ps []termPosting
+		err := e.store.Scan(termPrefix(term), false, func(_, v []byte) error {
+			var err error
+			ps, err = decodeTermPostings(v, ps)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		ps = slices.DeleteFunc(ps, func(p termPosting) bool {
+			f := st.byID[p.file]
+			return f == nil || int(p.chunk) >= len(f.chunks)
+		})
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			f := st.byID[p.file]
+			if !e.inScope(q.Scope, f.path) {
+				continue
+			}
+			dl := float64(f.chunks[p.chunk].Terms)
+			tf := float64(p.tf)
+			scores[key{p.file, p.chunk}] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*dl/max(avgdl, 1)))
+		}
+	}
+	out := make([]ranked, 0, len(scores))
+	for k, s := range scores {
+		out = append(out, ranked{st.byID[k.f], int(k.chunk), s})
+	}
+	return out, nil
+}
+
+// vectorSet is every vector of the index in one slab, loaded once per state.
+type vectorSet struct {
+	dim    int
+	index  map[uint64]int // chunk hash → row
+	scales []float32
+	slab   []int8
+}
+
+func (e *Engine) vectors(st *state) (*vectorSet, error) {
+	e.mu.RLock()
+	vs := st.vecs
+	e.mu.RUnlock()
+	if vs != nil {
+		return vs, nil
+	}
+	vs = &vectorSet{dim: st.meta.dim, index: map[uint64]int{}}
+	err := e.store.Scan([]byte{subVector}, false, func(k, v []byte) error {
+		if len(v) != 4+vs.dim {
+			return nil // another model's leftover: never compared
+		}
+		vs.index[beUint64(k[1:])] = len(vs.scales)
+		vs.scales = append(vs.scales, math.Float32frombits(binary.BigEndian.Uint32(v)))
+		for _, b := range v[4:] {
+			vs.slab = append(vs.slab, int8(b))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	st.vecs = vs
+	e.mu.Unlock()
+	return vs, nil
+}
+
+// Semantic ranks chunks by cosine similarity to the query's embedding.
+func (e *Engine) Semantic(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	st, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	if q.Threshold < 0 {
+		q.Threshold = e.emb.DefaultThreshold()
+	}
+	rs, err := e.semantic(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	return e.hits(st, rs, q)
+}
+
+func (e *Engine) semantic(ctx context.Context, st *state, q RankedQuery) ([]ranked, error) {
+	if st.meta.model != e.emb.Model() || st.meta.dim != e.emb.Dim() {
+		return nil, fmt.Errorf("search: the index holds %s vectors (%d dimensions), not %s: reindex", st.meta.model, st.meta.dim, e.emb.Model())
+	}
+	qv, err := e.emb.Embed(ctx, []string{q.Query})
+	if err != nil {
+		return nil, err
+	}
+	vs, err := e.vectors(st)
+	if err != nil {
+		return nil, err
+	}
+	// One sequential pass over the slab, then a lookup per chunk.
+	dots := make([]float32, len(vs.scales))
+	for row := range dots {
+		v := vs.slab[row*vs.dim : (row+1)*vs.dim : (row+1)*vs.dim]
+		var dot float32
+		for i, x := range qv[0][:len(v)] {
+			dot += x * float32(v[i])
+		}
+		dots[row] = dot * vs.scales[row]
+	}
+	var out []ranked
+	for _, f := range st.files {
+		if !e.inScope(q.Scope, f.path) {
+			continue
+		}
+		for ci, c := range f.chunks {
+			if row, ok := vs.index[c.Hash]; ok {
+				out = append(out, ranked{f, ci, float64(dots[row])})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Hybrid fuses the semantic and lexical rankings by reciprocal rank fusion
+// (k = 60), keyed on chunk spans; each arm contributes 1/(60+rank). Each arm
+// ranks max(5×top_k, 50) candidates within the scope.
+func (e *Engine) Hybrid(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	st, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	k := max(5*topK(q), 50)
+	sem, err := e.semantic(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	lex, err := e.bm25(st, q)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		f     *fileEntry
+		chunk int
+	}
+	fused := map[key]float64{}
+	for _, arm := range [][]ranked{sem, lex} {
+		for i, r := range best(arm, k) {
+			fused[key{r.f, r.chunk}] += 1 / float64(60+i+1)
+		}
+	}
+	out := make([]ranked, 0, len(fused))
+	for k, s := range fused {
+		out = append(out, ranked{k.f, k.chunk, s})
+	}
+	return e.hits(st, out, q)
+}
+
+func topK(q RankedQuery) int {
+	if q.TopK <= 0 {
+		return 10
+	}
+	return q.TopK
+}
+
+// better orders hits: higher score, then path and chunk for stable output.
+func better(a, b ranked) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.f.path != b.f.path {
+		return a.f.path < b.f.path
+	}
+	return a.chunk < b.chunk
+}
+
+// best returns the k best of rs in order, without sorting all of rs: a
+// semantic arm scores every chunk in scope.
+func best(rs []ranked, k int) []ranked {
+	if len(rs) > 4*k {
+		// A sorted window of the k best so far; most hits fail the first test.
+		top := make([]ranked, 0, k+1)
+		for _, r := range rs {
+			if len(top) == k && !better(r, top[k-1]) {
+				continue
+			}
+			i := sort.Search(len(top), func(i int) bool { return better(r, top[i]) })
+			top = slices.Insert(top, i, r)
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		return top
+	}
+	sort.Slice(rs, func(i, j int) bool { return better(rs[i], rs[j]) })
+	return rs[:min(k, len(rs))]
+}
+
+// hits applies the threshold and top-k and reads the chunks' text.
+func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
+	rs = best(slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold }), topK(q))
+	out := make([]Hit, 0, len(rs))
+	srcs := map[string][]byte{}
+	for _, r := range rs {
+		src, ok := srcs[r.f.path]
+		if !ok {
+			src, _ = os.ReadFile(e.abs(r.f.path))
+			srcs[r.f.path] = src
+		}
+		c := r.f.chunks[r.chunk]
+		text := ""
+		if c.End <= len(src) {
+			text = string(bytes.ToValidUTF8(src[c.Start:c.End], []byte("\uFFFD")))
+		}
+		out = append(out, Hit{Path: e.abs(r.f.path), Chunk: c, Score: r.score, Text: text})
+	}
+	return out, nil
+}
+
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = foldByte(c)
+	}
+	return out
+}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kast-dev/kast/analysis/search"
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// embedFlags choose the embedder for semantic and hybrid search.
+type embedFlags struct {
+	provider string // hashed, ollama or openai
+	url      string
+	model    string
+}
+
+func (f *embedFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.provider, "embedder", cmp.Or(os.Getenv("KAST_EMBEDDER"), "hashed"),
+		"embedder for --sem/--hybrid: hashed (built in, offline, lexical similarity only), ollama or openai")
+	cmd.Flags().StringVar(&f.url, "embed-url", os.Getenv("KAST_EMBED_URL"), "embedding service base URL (default http://127.0.0.1:11434 for ollama, https://api.openai.com for openai)")
+	cmd.Flags().StringVar(&f.model, "embed-model", os.Getenv("KAST_EMBED_MODEL"), "embedding model name (default nomic-embed-text for ollama, text-embedding-3-small for openai)")
+}
+
+// embedder builds the chosen embedder; an HTTP one is probed for its dimension.
+// The API key comes from KAST_EMBED_API_KEY, never a flag (shell history).
+func (f *embedFlags) embedder(ctx context.Context) (search.Embedder, error) {
+	switch f.provider {
+	case "", "hashed":
+		return search.NewHashed(), nil
+	case "ollama", "openai":
+		e := &search.HTTPEmbedder{Kind: f.provider, BaseURL: f.url, Name: f.model, APIKey: os.Getenv("KAST_EMBED_API_KEY")}
+		if f.provider == "ollama" {
+			e.BaseURL, e.Name = cmp.Or(e.BaseURL, "http://127.0.0.1:11434"), cmp.Or(e.Name, "nomic-embed-text")
+		} else {
+			e.BaseURL, e.Name = cmp.Or(e.BaseURL, "https://api.openai.com"), cmp.Or(e.Name, "text-embedding-3-small")
+		}
+		return e, e.Probe(ctx)
+	}
+	return nil, fmt.Errorf("unknown --embedder %q: want hashed, ollama or openai", f.provider)
+}
+
+// workspaceRoot is the nearest ancestor of path holding .git, else path
+// itself (or its directory): searching a subdirectory shares the
+// repository's index.
+func workspaceRoot(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	start := abs
+	if !fi.IsDir() {
+		start = filepath.Dir(abs)
+	}
+	for d := start; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return start, nil
+		}
+	}
+}
+
+type searchFlags struct {
+	lineNumbers, ignoreCase, wholeWord, fixed bool
+	filesWith, filesWithout                   bool
+	context, after, before                    int
+	regex, lex, sem, hybrid                   bool
+	topK                                      int
+	threshold                                 float64
+	asJSON, asJSONL, reindex                  bool
+	include, exclude                          []string
+	embed                                     embedFlags
+}
+
+func newSearchCmd(g *globalFlags, exit *int) *cobra.Command {
+	var f searchFlags
+	cmd := &cobra.Command{
+		Use:   "search PATTERN [PATH]",
+		Short: "Search code: regex (default, grep-like), lexical BM25, semantic or hybrid",
+		Long: `Search the files under PATH (default: the current directory) of the workspace that
+contains it (the nearest directory with .git). .gitignore and the default excludes
+apply. The search index is brought up to date first; only changed files are read.
+
+--regex (default) is grep-like, narrowed by a trigram index; --lex ranks chunks
+(functions, methods, types, blocks) by BM25 over identifier parts; --sem by vector
+similarity; --hybrid fuses the two by reciprocal rank. The built-in embedder is
+offline and deterministic but only measures shared vocabulary; use --embedder
+ollama or openai for a real embedding model. Exit status 1 means nothing matched.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			found, err := runSearch(cmd, g, &f, args)
+			if err == nil && !found {
+				*exit = 1
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&f.lineNumbers, "line-number", "n", false, "print line numbers")
+	fl.BoolVarP(&f.ignoreCase, "ignore-case", "i", false, "match case-insensitively")
+	fl.BoolVarP(&f.wholeWord, "word-regexp", "w", false, "match whole words only")
+	fl.BoolVarP(&f.fixed, "fixed-strings", "F", false, "treat PATTERN as a literal string")
+	fl.BoolVarP(&f.filesWith, "files-with-matches", "l", false, "print only the names of files with a match")
+	fl.BoolVarP(&f.filesWithout, "files-without-match", "L", false, "print only the names of files without a match")
+	fl.IntVarP(&f.context, "context", "C", 0, "lines of context around each match")
+	fl.IntVarP(&f.after, "after-context", "A", 0, "lines of context after each match")
+	fl.IntVarP(&f.before, "before-context", "B", 0, "lines of context before each match")
+	fl.BoolVar(&f.regex, "regex", false, "regular-expression search (the default)")
+	fl.BoolVar(&f.lex, "lex", false, "lexical search: BM25 over identifier-split terms")
+	fl.BoolVar(&f.sem, "sem", false, "semantic search by embedding similarity")
+	fl.BoolVar(&f.hybrid, "hybrid", false, "semantic and lexical rankings fused (RRF, k=60)")
+	fl.IntVar(&f.topK, "topk", 10, "maximum results for --lex, --sem and --hybrid")
+	fl.Float64Var(&f.threshold, "threshold", -1, "minimum score (default: the embedder's for --sem, 0 otherwise)")
+	fl.BoolVar(&f.asJSON, "json", false, "print a JSON array")
+	fl.BoolVar(&f.asJSONL, "jsonl", false, "print one JSON object per line")
+	fl.BoolVar(&f.reindex, "reindex", false, "rebuild the search index first")
+	fl.StringSliceVar(&f.include, "include", nil, "only files matching these globs (path or base name)")
+	fl.StringSliceVar(&f.exclude, "exclude", nil, "skip files or directories matching these globs")
+	f.embed.register(cmd)
+	cmd.MarkFlagsMutuallyExclusive("regex", "lex", "sem", "hybrid")
+	cmd.MarkFlagsMutuallyExclusive("files-with-matches", "files-without-match")
+	cmd.MarkFlagsMutuallyExclusive("json", "jsonl")
+	return cmd
+}
+
+// runSearch reports whether anything matched.
+func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string) (bool, error) {
+	logger, err := newLogger(g.logLevel)
+	if err != nil {
+		return false, err
+	}
+	target := "."
+	if len(args) == 2 {
+		target = args[1]
+	}
+	root, err := workspaceRoot(target)
+	if err != nil {
+		return false, err
+	}
+	absTarget, _ := filepath.Abs(target)
+	ctx := cmd.Context()
+	emb, err := f.embed.embedder(ctx)
+	if err != nil {
+		return false, err
+	}
+	ws, err := workspace.Open(root, workspace.Options{Logger: logger})
+	if err != nil {
+		return false, err
+	}
+	defer ws.Close()
+	if n := ws.Notice(); n != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kast:", n)
+	}
+	eng, err := search.Open(ws.Root, ws.Index, search.Options{Embedder: emb})
+	if err != nil {
+		return false, err
+	}
+	bar := newBar(cmd.ErrOrStderr())
+	rep, err := eng.Refresh(ctx, f.reindex, func(p search.Progress) {
+		if bar != nil && p.Stage == "index" && p.Total > 0 {
+			bar.ChangeMax64(p.Total)
+			_ = bar.Set64(p.Done)
+		}
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return false, err
+	}
+	// Indexing and search time are reported apart: a slow first search is
+	// the index being built, not the query.
+	searchStart := time.Now()
+	defer func() {
+		logger.Debug("search", "indexing", rep.Duration, "filesIndexed", rep.Indexed, "search", time.Since(searchStart))
+	}()
+	scope := search.Scope{Paths: []string{absTarget}, Include: f.include, Exclude: f.exclude}
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	pattern := args[0]
+	if f.lex || f.sem || f.hybrid {
+		q := search.RankedQuery{Query: pattern, TopK: f.topK, Threshold: f.threshold, Scope: scope}
+		var hits []search.Hit
+		switch {
+		case f.lex:
+			q.Threshold = max(q.Threshold, 0)
+			hits, err = eng.Lexical(ctx, q)
+		case f.sem:
+			hits, err = eng.Semantic(ctx, q)
+		default:
+			q.Threshold = max(q.Threshold, 0)
+			hits, err = eng.Hybrid(ctx, q)
+		}
+		if err != nil {
+			return false, err
+		}
+		return len(hits) > 0, printHits(out, hits, f)
+	}
+	before, after := max(f.before, f.context), max(f.after, f.context)
+	res, err := eng.Regex(ctx, search.RegexQuery{Pattern: pattern, IgnoreCase: f.ignoreCase, WholeWord: f.wholeWord,
+		Fixed: f.fixed, Before: before, After: after, Scope: scope})
+	if err != nil {
+		return false, err
+	}
+	return printLines(out, res, f)
+}
+
+// display prints a path relative to the working directory when under it,
+// as grep does for relative arguments.
+func display(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+type jsonSpan struct {
+	ByteStart int `json:"byte_start"`
+	ByteEnd   int `json:"byte_end"`
+	LineStart int `json:"line_start"`
+	LineEnd   int `json:"line_end"`
+}
+
+// jsonMatch is one result in ck's JSONL shape.
+type jsonMatch struct {
+	Path    string   `json:"path"`
+	Span    jsonSpan `json:"span"`
+	Kind    string   `json:"kind,omitempty"`
+	Name    string   `json:"name,omitempty"`
+	Snippet string   `json:"snippet"`
+	Score   *float64 `json:"score,omitempty"`
+}
+
+func hitJSON(h search.Hit) jsonMatch {
+	s := h.Score
+	return jsonMatch{Path: display(h.Path), Span: jsonSpan{h.Chunk.Start, h.Chunk.End, h.Chunk.StartLine, h.Chunk.EndLine},
+		Kind: h.Chunk.Kind, Name: h.Chunk.Name, Snippet: h.Text, Score: &s}
+}
+
+func lineJSON(l search.LineMatch) jsonMatch {
+	return jsonMatch{Path: display(l.Path), Span: jsonSpan{l.Offset, l.Offset + len(l.Text), l.Line, l.Line}, Snippet: l.Text}
+}
+
+func printJSON[T any](w io.Writer, items []T, f *searchFlags) error {
+	enc := json.NewEncoder(w)
+	if f.asJSONL {
+		for _, it := range items {
+			if err := enc.Encode(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return enc.Encode(items)
+}
+
+func printHits(w io.Writer, hits []search.Hit, f *searchFlags) error {
+	if f.asJSON || f.asJSONL {
+		var items []jsonMatch
+		for _, h := range hits {
+			items = append(items, hitJSON(h))
+		}
+		return printJSON(w, items, f)
+	}
+	if f.filesWith {
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if !seen[h.Path] {
+				seen[h.Path] = true
+				fmt.Fprintln(w, display(h.Path))
+			}
+		}
+		return nil
+	}
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s:%d-%d (%.4f)", display(h.Path), h.Chunk.StartLine, h.Chunk.EndLine, h.Score)
+		if h.Chunk.Name != "" {
+			fmt.Fprintf(w, " %s %s", h.Chunk.Kind, h.Chunk.Name)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.TrimRight(h.Text, "\n"))
+	}
+	return nil
+}
+
+func printLines(w io.Writer, res *search.RegexResult, f *searchFlags) (bool, error) {
+	switch {
+	case f.filesWithout:
+		with := map[string]bool{}
+		for _, p := range res.Files {
+			with[p] = true
+		}
+		any := false
+		for _, p := range res.Searched {
+			if !with[p] {
+				any = true
+				fmt.Fprintln(w, display(p))
+			}
+		}
+		return any, nil
+	case f.filesWith:
+		for _, p := range res.Files {
+			fmt.Fprintln(w, display(p))
+		}
+		return len(res.Files) > 0, nil
+	case f.asJSON || f.asJSONL:
+		var items []jsonMatch
+		for _, l := range res.Lines {
+			items = append(items, lineJSON(l))
+		}
+		return len(items) > 0, printJSON(w, items, f)
+	}
+	// grep's layout: "path:line:text" for matches, "path-line-text" for
+	// context, "--" between groups that are not adjacent.
+	lastPath, lastLine := "", 0
+	withContext := f.context+f.before+f.after > 0
+	emit := func(path string, n int, sep, text string) {
+		if path == lastPath && n <= lastLine {
+			return // already printed as context of the previous match
+		}
+		if withContext && lastPath != "" && (path != lastPath || n > lastLine+1) {
+			fmt.Fprintln(w, "--")
+		}
+		if f.lineNumbers {
+			fmt.Fprintf(w, "%s%s%d%s%s\n", display(path), sep, n, sep, text)
+		} else {
+			fmt.Fprintf(w, "%s%s%s\n", display(path), sep, text)
+		}
+		lastPath, lastLine = path, n
+	}
+	for _, l := range res.Lines {
+		for _, c := range l.Before {
+			emit(l.Path, c.Number, "-", c.Text)
+		}
+		emit(l.Path, l.Line, ":", l.Text)
+		for _, c := range l.After {
+			emit(l.Path, c.Number, "-", c.Text)
+		}
+	}
+	return len(res.Lines) > 0, nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update-search-golden", false, "rewrite the golden files of search tests")
+
+// searchWorkspace copies testdata/search/repo into a temp dir (no .git above
+// it, so it is its own workspace) with a private index cache.
+func searchWorkspace(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "search", "repo")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "ignored"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ignored", "hidden.go"), []byte("package x\n\nfunc ParseConfig() {}\n"), 0o644)
+	return dir, append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "KAST_EMBEDDER=")
+}
+
+func TestSearchGolden(t *testing.T) {
+	dir, env := searchWorkspace(t)
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"regex_n", []string{"-n", `func \w+`}, 0},
+		{"ignore_case_context", []string{"-n", "-i", "-C", "1", "timeout"}, 0},
+		{"whole_word", []string{"-w", "Timeout"}, 0},
+		{"fixed", []string{"-F", "-n", "map[string]string", "pkg"}, 0},
+		{"files_with", []string{"-l", "Request"}, 0},
+		{"files_without", []string{"-L", "Request"}, 0},
+		{"jsonl", []string{"--jsonl", "-w", "Timeout"}, 0},
+		{"lex", []string{"--lex", "--topk", "2", "retry backoff"}, 0},
+		{"sem", []string{"--sem", "--topk", "1", "parse config"}, 0},
+		{"hybrid_json", []string{"--hybrid", "--json", "--topk", "1", "handle request"}, 0},
+		{"scoped_exclude", []string{"-n", "--exclude", "*.txt", "-i", "timeout"}, 0},
+		{"no_match", []string{"zzzznothing"}, 1},
+		{"gitignored", []string{"-l", "ParseConfig"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := runKast(t, dir, env, append([]string{"search"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; output:\n%s", code, tc.code, out)
+			}
+			golden := filepath.Join("..", "..", "testdata", "search", "golden", tc.name+".txt")
+			if *updateGolden {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want) {
+				t.Errorf("output differs from %s:\n--- got\n%s--- want\n%s", golden, out, want)
+			}
+		})
+	}
+}
+
+func TestSearchBadPattern(t *testing.T) {
+	dir, env := searchWorkspace(t)
+	out, code := runKast(t, dir, env, "search", "[unclosed")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	if _, code := runKast(t, dir, env, "search", "--lex", "--sem", "x"); code != 2 {
+		t.Fatalf("--lex with --sem: exit %d", code)
+	}
+	if !strings.Contains(dir, os.TempDir()) {
+		t.Fatal("workspace outside the temp dir")
+	}
+}
