@@ -24,9 +24,17 @@ type ckSearch struct {
 	svc     *ck.Service
 }
 
-func registerCK(reg *server.Registry, pool *workspaces) {
+// processSearch holds the search engines of the process's open workspaces,
+// shared by the ck tools and Kast's raw/workspace-search.
+var processSearch = newCKSearch(processWorkspaces)
+
+func newCKSearch(pool *workspaces) *ckSearch {
 	c := &ckSearch{pool: pool, engines: map[*workspace.Workspace]*search.Engine{}}
 	c.svc = &ck.Service{RootsFunc: c.roots, Engine: c.engine, Version: kastVersion()}
+	return c
+}
+
+func registerCK(reg *server.Registry, c *ckSearch) {
 	for _, t := range ck.Tools() {
 		name := t.Name
 		class := server.Concurrent

@@ -39,7 +39,7 @@ func TestCKOnLSP(t *testing.T) {
 		}
 	})
 	reg := server.NewRegistry()
-	registerCK(reg, pool)
+	registerCK(reg, newCKSearch(pool))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client, _ := servertest.Pipe(t, server.New(server.Options{Registry: reg, LSP: newLSP(pool), Lifecycle: true}), servertest.Header)

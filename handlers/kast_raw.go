@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/rename"
 	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/search"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 )
@@ -996,19 +998,42 @@ type workspaceSearchResult struct {
 	SchemaVersion int           `json:"schemaVersion"`
 }
 
+// workspaceSearch runs on the search engine, whose trigram index narrows the
+// files before the regexp runs on them.
 func (k *kast) workspaceSearch(ctx context.Context, q *workspaceSearchQuery) (workspaceSearchResult, error) {
 	r, err := k.request(ctx, "")
 	if err != nil {
 		return workspaceSearchResult{}, err
 	}
-	matches, truncated, err := kastapi.Search(r.root, r.snap.Files(), kastapi.SearchQuery{Pattern: *q.Pattern, Regex: q.Regex,
-		CaseSensitive: valueOr(q.CaseSensitive, true), Glob: valueOr(q.FileGlob, ""), Max: valueOr(q.MaxResults, 100)})
+	rq := search.RegexQuery{Pattern: *q.Pattern, Fixed: !q.Regex, IgnoreCase: !valueOr(q.CaseSensitive, true)}
+	if _, err := rq.Compile(); err != nil {
+		return workspaceSearchResult{}, validation("Invalid regular expression: "+err.Error(), map[string]string{"pattern": *q.Pattern})
+	}
+	if g := valueOr(q.FileGlob, ""); g != "" {
+		if _, err := path.Match(g, ""); err != nil {
+			return workspaceSearchResult{}, validation("Invalid file glob: "+err.Error(), map[string]string{"fileGlob": g})
+		}
+		rq.Scope.Include = []string{g}
+	}
+	eng, err := processSearch.engine(r.root)
 	if err != nil {
 		return workspaceSearchResult{}, err
 	}
-	res := workspaceSearchResult{Matches: []searchMatch{}, Truncated: truncated, SchemaVersion: kastSchemaVersion}
-	for _, m := range matches {
-		res.Matches = append(res.Matches, searchMatch{m.Path, m.Line, m.Column, m.Preview})
+	if _, err := eng.Refresh(ctx, false, nil); err != nil {
+		return workspaceSearchResult{}, err
+	}
+	found, err := eng.Regex(ctx, rq)
+	if err != nil {
+		return workspaceSearchResult{}, err
+	}
+	res := workspaceSearchResult{Matches: []searchMatch{}, SchemaVersion: kastSchemaVersion}
+	limit := valueOr(q.MaxResults, 100)
+	for _, m := range found.Lines {
+		if len(res.Matches) == limit {
+			res.Truncated = true
+			break
+		}
+		res.Matches = append(res.Matches, searchMatch{m.Path, m.Line, m.Matches[0][0] + 1, strings.TrimRight(m.Text, " \t\r\n")})
 	}
 	return res, nil
 }

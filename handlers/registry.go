@@ -8,6 +8,6 @@ func NewRegistry() *server.Registry {
 	reg := server.NewRegistry()
 	registerKward(reg)
 	registerKast(reg)
-	registerCK(reg, processWorkspaces)
+	registerCK(reg, processSearch)
 	return reg
 }
