@@ -50,6 +50,9 @@ func (c *chat) Stream(ctx context.Context, req *agent.ModelRequest, sink agent.D
 		Messages:      chatMessages(req),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	if e := c.r.ReasoningEffort; e != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(e) // set by reasoning/set or the config
+	}
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: t.Name, Description: openai.String(t.Description), Parameters: t.Parameters,

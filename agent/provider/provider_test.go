@@ -397,3 +397,34 @@ func TestCancelClosesTheStream(t *testing.T) {
 		t.Fatal("stream not closed")
 	}
 }
+
+// reasoning/set's effort reaches OpenAI's chat and Responses requests, and
+// is left out when none is set.
+func TestReasoningEffortIsSent(t *testing.T) {
+	for _, tc := range []struct {
+		api     string
+		fixture string
+		effort  func(body map[string]any) any
+	}{
+		{agent.APIChat, "azure_openai/text.sse", func(b map[string]any) any { return b["reasoning_effort"] }},
+		{agent.APIResponses, "openai/text.sse", func(b map[string]any) any {
+			r, _ := b["reasoning"].(map[string]any)
+			return r["effort"]
+		}},
+	} {
+		for _, effort := range []string{"high", ""} {
+			api := newFakeAPI(t, sse(fixture(t, tc.fixture)))
+			p, err := provider.New(agent.Resolved{Name: "test", API: tc.api, BaseURL: api.URL + "/v1", Model: "test-model", APIKey: "k", ReasoningEffort: effort}, provider.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, err := collect(t, p, request()); err != nil {
+				t.Fatal(err)
+			}
+			got := tc.effort(api.bodies[0])
+			if (effort == "" && got != nil) || (effort != "" && got != effort) {
+				t.Errorf("%s with effort %q sent %v", tc.api, effort, got)
+			}
+		}
+	}
+}

@@ -35,6 +35,9 @@ func (p *responsesAPI) Stream(ctx context.Context, req *agent.ModelRequest, sink
 		Input:        responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Messages)},
 		Store:        openai.Bool(false),
 	}
+	if e := p.r.ReasoningEffort; e != "" {
+		params.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(e)}
+	}
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
 			Name: t.Name, Description: openai.String(t.Description), Parameters: t.Parameters, Strict: openai.Bool(false),
