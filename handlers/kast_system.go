@@ -142,6 +142,8 @@ func (k *kast) register(reg *server.Registry) {
 	kastHandle(k, reg, "runtime/restart", server.Concurrent, k.runtimeAction("RESTART"))
 	kastHandle(k, reg, "capabilities", server.Concurrent, k.capabilities)
 	k.registerRaw(reg)
+	k.registerSymbol(reg)
+	k.registerMetrics(reg)
 	methods := map[string]string{}
 	for _, name := range reg.Names() {
 		if m, ok := reg.Lookup(name); ok && strings.HasPrefix(name, "kast/") && name != m.Name {

@@ -175,20 +175,27 @@ type connKey struct{}
 type snapshotKey struct{}
 type requestIDKey struct{}
 
+// AfterReply runs fn once the reply to ctx's request has been written, for
+// work that must not race its own reply (ending the connection or the
+// process). Outside a request it runs fn at once.
+func AfterReply(ctx context.Context, fn func()) {
+	c := ConnOf(ctx)
+	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
+	raw, err := json.Marshal(idValue(id))
+	if c == nil || !ok || err != nil {
+		go fn()
+		return
+	}
+	c.stream.afterReply.Store(&replyHook{id: raw, fn: fn})
+}
+
 // CloseAfterReply ends the connection once the reply to ctx's request has
 // been written. Closing from inside the handler would race the reply:
 // jsonrpc2 refuses writes once Close has begun.
 func CloseAfterReply(ctx context.Context) {
-	c := ConnOf(ctx)
-	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
-	if c == nil || !ok {
-		return
+	if c := ConnOf(ctx); c != nil {
+		AfterReply(ctx, func() { _ = c.rpc.Close() })
 	}
-	raw, err := json.Marshal(idValue(id))
-	if err != nil {
-		return
-	}
-	c.stream.afterReply.Store(&replyHook{id: raw, fn: func() { _ = c.rpc.Close() }})
 }
 
 func idValue(id jsonrpc2.ID) any {

@@ -27,6 +27,7 @@ type sample struct {
 	text      string
 	name      string
 	line, col int // 0-based, col in UTF-16 units
+	offset    int // byte offset, for the Kast API
 }
 
 // samplePositions picks n references in Go files under root, the same ones
@@ -62,7 +63,7 @@ func samplePositions(ctx context.Context, paths []string, n int) ([]sample, erro
 		for range min(3, len(refs)) { // a few per file spreads the sample over packages
 			r := refs[rng.IntN(len(refs))]
 			pos := doc.Position(r.Span.Start, document.UTF16)
-			out = append(out, sample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character})
+			out = append(out, sample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character, offset: r.Span.Start})
 		}
 	}
 	return out[:min(n, len(out))], nil

@@ -37,10 +37,13 @@ func main() {
 	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "the tree to index")
 	lsp := flag.Bool("lsp", false, "compare LSP request latencies with gopls instead of indexing")
 	gopls := flag.String("gopls", "", "the gopls binary for -lsp")
-	samples := flag.Int("samples", 1000, "positions to sample for -lsp")
+	samples := flag.Int("samples", 1000, "positions to sample for -lsp and -kastapi")
+	kastAPI := flag.Bool("kastapi", false, "measure raw/references in the kast serve daemon and through kast rpc instead of indexing")
 	flag.Parse()
 	var err error
-	if *lsp {
+	if *kastAPI {
+		err = runKastAPI(*kast, *root, *samples)
+	} else if *lsp {
 		err = runLSPMode(*kast, *gopls, *root, *samples)
 	} else {
 		err = run(*kast, *root)
