@@ -184,8 +184,13 @@ func (c *collector) packageNames() {
 		return
 	}
 	for _, p := range c.s.FilesInPackage(c.f.Lang, c.f.Package) {
+		// Paths first: a Go package name such as main spans many directories,
+		// and decoding their files is most of the cost.
+		if p == c.f.Path || c.f.Lang == "go" && filepath.Dir(p) != filepath.Dir(c.f.Path) {
+			continue
+		}
 		g := c.s.File(p)
-		if g == nil || p == c.f.Path || c.f.Lang == "go" && filepath.Dir(p) != filepath.Dir(c.f.Path) {
+		if g == nil {
 			continue
 		}
 		for i, d := range g.Defs {

@@ -16,7 +16,7 @@ type Reference struct {
 // References finds the references that resolve to def: those where def is
 // the best candidate. Guesses come back flagged Uncertain.
 func (r *Resolver) References(def DefID) []Reference {
-	f := r.ws.File(def.Path)
+	f := r.file(def.Path)
 	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
 		return nil
 	}
@@ -43,7 +43,7 @@ func (r *Resolver) References(def DefID) []Reference {
 	for id := range candidates {
 		for _, c := range best(r.Resolve(id)) {
 			if c.Def == def {
-				ref := r.ws.File(id.Path).Refs[id.Index]
+				ref := r.file(id.Path).Refs[id.Index]
 				out = append(out, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
 			}
 		}
@@ -81,7 +81,7 @@ func (r *Resolver) Callers(def DefID) []CallSite {
 		if ref.Role&analysis.RoleCall == 0 {
 			continue
 		}
-		f := r.ws.File(ref.Ref.Path)
+		f := r.file(ref.Ref.Path)
 		for _, c := range f.Calls {
 			if c.Ref == ref.Ref.Index {
 				out = append(out, CallSite{
@@ -104,7 +104,7 @@ type Callee struct {
 
 // Callees lists the calls made directly in def's body.
 func (r *Resolver) Callees(def DefID) []Callee {
-	f := r.ws.File(def.Path)
+	f := r.file(def.Path)
 	if f == nil {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (r *Resolver) Supertypes(def DefID) []TypeEdge {
 }
 
 func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
-	f := r.ws.File(def.Path)
+	f := r.file(def.Path)
 	if f == nil {
 		return nil
 	}
@@ -162,13 +162,13 @@ func (r *Resolver) resolveSupertype(f *analysis.FileFacts, edge int32, depth int
 
 // Subtypes lists the definitions that name def as a direct supertype.
 func (r *Resolver) Subtypes(def DefID) []Candidate {
-	f := r.ws.File(def.Path)
+	f := r.file(def.Path)
 	if f == nil {
 		return nil
 	}
 	var out []Candidate
 	for _, id := range r.ws.SupertypesNamed(f.Defs[def.Index].Name) {
-		g := r.ws.File(id.Path)
+		g := r.file(id.Path)
 		for _, c := range best(r.finish(r.resolveSupertype(g, id.Index, 0))) {
 			if c.Def == def {
 				sub := DefID{id.Path, g.Supertypes[id.Index].Def}

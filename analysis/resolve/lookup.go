@@ -12,7 +12,7 @@ func BaseTypeName(t string) string { return baseTypeName(t) }
 // TypeOf resolves the declared type of a property, field, variable or
 // parameter, or the return type of a function; a type resolves to itself.
 func (r *Resolver) TypeOf(def DefID) []Candidate {
-	f := r.ws.File(def.Path)
+	f := r.file(def.Path)
 	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
 		return nil
 	}
@@ -30,7 +30,7 @@ func (r *Resolver) TypeOf(def DefID) []Candidate {
 // "Foo()", "a.b") denotes at span of file, seen from scope inside the
 // definition enclosing: the types whose members may follow a dot there.
 func (r *Resolver) ReceiverTypes(file, qualifier string, scope, enclosing int32, at analysis.Span) []Candidate {
-	f := r.ws.File(file)
+	f := r.file(file)
 	if f == nil {
 		return nil
 	}

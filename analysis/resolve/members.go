@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -14,6 +15,18 @@ import (
 // declaration of the module or package q names, and failing both as any
 // member with the name, uncertain.
 func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	// A plain-name qualifier that only a workspace-wide search finds (fmt in
+	// fmt.Println) gives members no surer than guesses, which an imported
+	// module beats: look there first, sparing the guesses' resolution.
+	if q := plainQualifier(ref.Qualifier); q != "" && depth+1 <= maxDepth {
+		qref := ref
+		qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
+		if len(r.unqualified(f, qref, depth+1)) == 0 {
+			if out := r.inModule(f, ref); len(out) > 0 {
+				return out
+			}
+		}
+	}
 	var members []Candidate
 	for _, t := range r.receiverTypes(f, ref, depth) {
 		members = append(members, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
@@ -63,7 +76,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	qref.Qualifier, qref.Name = splitQualifier(q)
 	var out []Candidate
 	for _, c := range best(r.resolve(f, qref, depth+1)) {
-		g := r.ws.File(c.Def.Path)
+		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
 		case d.Kind.IsType(), d.Kind == analysis.KindModule:
@@ -77,6 +90,20 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		}
 	}
 	return out
+}
+
+// plainQualifier returns the qualifier when receiverTypes resolves it as a
+// plain name, else "".
+func plainQualifier(qualifier string) string {
+	q := strings.TrimRight(qualifier, "!?")
+	switch q {
+	case "this", "self", "Self", "@", "super", "super()":
+		return ""
+	}
+	if constructedName(q) != "" || !isName(q) || strings.Contains(q, ".") {
+		return ""
+	}
+	return q
 }
 
 // enclosingTypes finds the type a this/self inside def refers to: the
@@ -98,6 +125,22 @@ func (r *Resolver) enclosingTypes(f *analysis.FileFacts, def int32, depth int) [
 // seen from a scope of f. A qualified type is looked up in the package or
 // type its qualifier names first, so `geo.Circle` is not any Circle.
 func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
+	// The references of a name reach the same few declared types over and
+	// over, through the variables and parameters they are qualified by.
+	key := typeKey{f.Path, typeName, scope, at, depth}
+	r.mu.Lock()
+	c, ok := r.types[key]
+	r.mu.Unlock()
+	if !ok {
+		c = r.resolveType(f, typeName, scope, at, depth)
+		r.mu.Lock()
+		r.types[key] = c
+		r.mu.Unlock()
+	}
+	return slices.Clone(c)
+}
+
+func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
 	name := baseTypeName(typeName)
 	if name == "" {
 		return nil
@@ -128,7 +171,7 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 
 // declared finds the members named name that t declares itself.
 func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float64) []Candidate {
-	g := r.ws.File(t.Path)
+	g := r.file(t.Path)
 	var out []Candidate
 	for _, i := range r.named(g, name) {
 		// Constructor parameters are in the class scope but are not members.
@@ -141,10 +184,9 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		}
 	}
 	typeName := g.Defs[t.Index].Name
-	for _, id := range r.ws.DefsNamed(name) {
-		d := r.ws.File(id.Path).Defs[id.Index]
-		if d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
-			out = r.add(out, id.Path, id.Index, conf, ViaMember, role)
+	for _, m := range r.methodsNamed(name) {
+		if m.receiver == typeName {
+			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
 	}
 	return out
@@ -183,20 +225,44 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 // inModule resolves `q.name` where q is an imported module or package
 // (`fmt.Println`, `os.path.join`, `sample.greet`).
 func (r *Resolver) inModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	// `unsafe.Pointer` resolves the same way wherever it is in the file.
+	key := moduleKey{f.Path, ref.Qualifier, ref.Name, ref.Role}
+	r.mu.Lock()
+	c, ok := r.modules[key]
+	r.mu.Unlock()
+	if !ok {
+		c = r.resolveInModule(f, ref)
+		r.mu.Lock()
+		r.modules[key] = c
+		r.mu.Unlock()
+	}
+	return slices.Clone(c)
+}
+
+// moduleKey is what the resolution of a name in a module depends on.
+type moduleKey struct {
+	path, qualifier, name string
+	role                  analysis.Role
+}
+
+func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	for _, imp := range f.Imports {
 		// An alias hides the name the import would otherwise bring in.
 		if ref.Qualifier != imp.Path && ref.Qualifier != cmp.Or(imp.Alias, imp.Name) {
 			continue
 		}
 		// Methods (Go, extensions, impls) are not reached through a package.
-		if out := withoutReceivers(r.ws, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
+		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
 			return out
 		}
 		var out []Candidate
-		for _, id := range r.ws.DefsNamed(ref.Name) {
-			g := r.ws.File(id.Path)
+		for _, id := range r.defs(ref.Name) {
+			if !moduleMatches(f.Path, id.Path, imp.Path) {
+				continue
+			}
+			g := r.file(id.Path)
 			d := g.Defs[id.Index]
-			if d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, imp.Path) {
+			if d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang {
 				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
 			}
 		}
@@ -224,12 +290,8 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 	segs := strings.Split(importPath, "/")
 	var out []Candidate
 	bestScore, bestRest := 0, 0
-	for _, id := range r.ws.DefsNamed(name) {
-		g := r.ws.File(id.Path)
-		d := g.Defs[id.Index]
-		if g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
-			continue
-		}
+	for _, id := range r.defs(name) {
+		// The directory test first: it spares decoding the files of common names.
 		dir := strings.Split(path.Dir(filepath.ToSlash(id.Path)), "/")
 		score := 0
 		for score < len(segs) && score < len(dir) && segs[len(segs)-1-score] == dir[len(dir)-1-score] {
@@ -237,6 +299,11 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 		}
 		rest := len(dir) - score
 		if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
+			continue
+		}
+		g := r.file(id.Path)
+		d := g.Defs[id.Index]
+		if g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
 			continue
 		}
 		if score > bestScore || rest < bestRest {
@@ -248,10 +315,10 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 }
 
 // withoutReceivers drops methods declared outside their type.
-func withoutReceivers(ws Workspace, c []Candidate) []Candidate {
+func withoutReceivers(r *Resolver, c []Candidate) []Candidate {
 	out := c[:0]
 	for _, x := range c {
-		if ws.File(x.Def.Path).Defs[x.Def.Index].Receiver == "" {
+		if r.file(x.Def.Path).Defs[x.Def.Index].Receiver == "" {
 			out = append(out, x)
 		}
 	}

@@ -52,8 +52,8 @@ type Candidate struct {
 }
 
 // Resolver resolves references against a workspace. It is safe for
-// concurrent use; it caches per-file name tables, so make a new one after
-// the workspace changes.
+// concurrent use; it caches the files it reads, their name tables and its
+// lookups, so make a new one after the workspace changes.
 type Resolver struct {
 	ws        Workspace
 	threshold float64
@@ -61,6 +61,27 @@ type Resolver struct {
 	mu           sync.Mutex
 	names        map[*analysis.FileFacts]map[string][]int32
 	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
+	defsNamed    map[string][]DefID
+	files        map[string]*analysis.FileFacts
+	methods      map[string][]method
+	types        map[typeKey][]Candidate
+	imports      map[importKey][]Candidate
+	modules      map[moduleKey][]Candidate
+}
+
+// typeKey is what a written type's resolution depends on.
+type typeKey struct {
+	path, typeName string
+	scope          int32
+	at             analysis.Span
+	depth          int
+}
+
+// method is a definition declared outside its type, with its receiver's
+// base type name.
+type method struct {
+	id       DefID
+	receiver string
 }
 
 // New returns a resolver over ws with DefaultThreshold.
@@ -70,7 +91,68 @@ func New(ws Workspace) *Resolver {
 		threshold:    DefaultThreshold,
 		names:        map[*analysis.FileFacts]map[string][]int32{},
 		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
+		defsNamed:    map[string][]DefID{},
+		files:        map[string]*analysis.FileFacts{},
+		methods:      map[string][]method{},
+		types:        map[typeKey][]Candidate{},
+		imports:      map[importKey][]Candidate{},
+		modules:      map[moduleKey][]Candidate{},
 	}
+}
+
+// methodsNamed lists the definitions called name declared outside their type
+// (Go methods, Kotlin extensions, Rust impls), once per resolver: member
+// lookups ask for them at every qualified reference.
+func (r *Resolver) methodsNamed(name string) []method {
+	r.mu.Lock()
+	ms, ok := r.methods[name]
+	r.mu.Unlock()
+	if ok {
+		return ms
+	}
+	for _, id := range r.defs(name) {
+		if d := r.file(id.Path).Defs[id.Index]; d.Receiver != "" {
+			ms = append(ms, method{id, baseTypeName(d.Receiver)})
+		}
+	}
+	r.mu.Lock()
+	r.methods[name] = ms
+	r.mu.Unlock()
+	return ms
+}
+
+// file returns a file's facts, fetched from the workspace once per resolver:
+// the references of a common name touch thousands of files many times over,
+// more than the workspace keeps decoded, and the name tables are keyed by
+// the facts they were built from.
+func (r *Resolver) file(path string) *analysis.FileFacts {
+	r.mu.Lock()
+	f, ok := r.files[path]
+	r.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = r.ws.File(path)
+	r.mu.Lock()
+	r.files[path] = f
+	r.mu.Unlock()
+	return f
+}
+
+// defs returns the workspace's definitions called name, looked up once per
+// resolver: resolving the references of a name asks for it at every one.
+func (r *Resolver) defs(name string) []DefID {
+	r.mu.Lock()
+	ids, ok := r.defsNamed[name]
+	r.mu.Unlock()
+	if ok {
+		return ids
+	}
+	ids = r.ws.DefsNamed(name)
+	r.mu.Lock()
+	r.defsNamed[name] = ids
+	r.mu.Unlock()
+	return ids
 }
 
 // inheritanceRef returns the inheritance reference of f at span, or None.
@@ -110,7 +192,7 @@ func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
 
 // Resolve returns the candidates for a reference, best first.
 func (r *Resolver) Resolve(id RefID) []Candidate {
-	f := r.ws.File(id.Path)
+	f := r.file(id.Path)
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil
 	}
@@ -120,7 +202,7 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
 // reference there, or the definition whose name is there.
 func (r *Resolver) DefinitionAt(file string, offset int) []Candidate {
-	f := r.ws.File(file)
+	f := r.file(file)
 	if f == nil {
 		return nil
 	}
@@ -164,6 +246,15 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	if ref.Qualifier != "" {
 		return r.qualified(f, ref, depth)
 	}
+	if c := r.unqualified(f, ref, depth); len(c) > 0 {
+		return c
+	}
+	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
+}
+
+// unqualified runs the stages that find a plain name where it is declared or
+// imported; what they miss is left to byName.
+func (r *Resolver) unqualified(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	if c := r.inScope(f, ref, depth); len(c) > 0 {
 		return c
 	}
@@ -175,10 +266,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	if c := r.inPackage(f, ref); len(c) > 0 {
 		return c
 	}
-	if c := r.wildcardImports(f, ref); len(c) > 0 {
-		return c
-	}
-	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
+	return r.wildcardImports(f, ref)
 }
 
 // inScope walks the scope chain outwards. In a scope owned by a type, the
@@ -249,10 +337,15 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 	topLevel := func(d analysis.Def) bool { return d.Container == analysis.None && d.Receiver == "" }
 	var out []Candidate
 	files := r.ws.FilesInPackage(f.Lang, f.Package)
-	defs := r.ws.DefsNamed(ref.Name)
+	defs := r.defs(ref.Name)
 	if len(files) < len(defs) {
 		for _, p := range files {
-			g := r.ws.File(p)
+			// The path test first: a Go package name such as main spans many
+			// directories, whose files need not be decoded.
+			if p == f.Path || f.Lang == "go" && !sameDir(p, f.Path) {
+				continue
+			}
+			g := r.file(p)
 			if !samePackage(g) {
 				continue
 			}
@@ -265,7 +358,10 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 		return out
 	}
 	for _, id := range defs {
-		g := r.ws.File(id.Path)
+		if id.Path == f.Path || f.Lang == "go" && !sameDir(id.Path, f.Path) {
+			continue
+		}
+		g := r.file(id.Path)
 		if topLevel(g.Defs[id.Index]) && samePackage(g) {
 			out = r.add(out, id.Path, id.Index, confPackage, ViaPackage, ref.Role)
 		}
@@ -306,7 +402,26 @@ func importModule(imp analysis.Import) string {
 // module: one declared in package pkg, or in a file whose path ends like the
 // module path.
 func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64) []Candidate {
-	return r.importedFrom(f, name, pkg, role, conf, 0)
+	// Every reference through an import asks again; the answer depends on
+	// the file, not on where in it the reference is.
+	key := importKey{f.Path, name, pkg, role, conf}
+	r.mu.Lock()
+	c, ok := r.imports[key]
+	r.mu.Unlock()
+	if !ok {
+		c = r.importedFrom(f, name, pkg, role, conf, 0)
+		r.mu.Lock()
+		r.imports[key] = c
+		r.mu.Unlock()
+	}
+	return slices.Clone(c)
+}
+
+// importKey is what the resolution of an imported name depends on.
+type importKey struct {
+	path, name, pkg string
+	role            analysis.Role
+	conf            float64
 }
 
 // importedFrom is imported after depth re-export hops.
@@ -315,10 +430,13 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	if len(out) > 0 {
 		return out
 	}
-	for _, id := range r.ws.DefsNamed(name) {
-		g := r.ws.File(id.Path)
-		d := g.Defs[id.Index]
-		if d.Container == analysis.None && g.Lang == f.Lang && moduleMatches(f.Path, id.Path, pkg) {
+	for _, id := range r.defs(name) {
+		// The path test first: it spares decoding the files of common names.
+		if !moduleMatches(f.Path, id.Path, pkg) {
+			continue
+		}
+		g := r.file(id.Path)
+		if g.Defs[id.Index].Container == analysis.None && g.Lang == f.Lang {
 			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
 		}
 	}
@@ -356,7 +474,7 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 	base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
 	var out []Candidate
 	for _, p := range []string{base, base + ext, base + "/index" + ext} {
-		g := r.ws.File(p)
+		g := r.file(p)
 		if g == nil {
 			continue
 		}
@@ -378,7 +496,7 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf float64) []Candidate {
 	var out []Candidate
 	for _, p := range r.ws.FilesInPackage(lang, pkg) {
-		g := r.ws.File(p)
+		g := r.file(p)
 		for _, i := range r.named(g, name) {
 			if g.Defs[i].Container == analysis.None {
 				out = r.add(out, p, i, conf, ViaImport, role)
@@ -444,10 +562,10 @@ func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
 // byName is the last resort: every definition with the name, each with a
 // confidence below the threshold that shrinks with the number of candidates.
 func (r *Resolver) byName(name string, role analysis.Role, keep func(analysis.Def) bool) []Candidate {
-	ids := r.ws.DefsNamed(name)
+	ids := r.defs(name)
 	var out []Candidate
 	for _, id := range ids {
-		d := r.ws.File(id.Path).Defs[id.Index]
+		d := r.file(id.Path).Defs[id.Index]
 		if d.Kind == analysis.KindParameter || d.Kind == analysis.KindVariable && d.Container != analysis.None || !keep(d) {
 			continue
 		}
@@ -461,7 +579,7 @@ func (r *Resolver) byName(name string, role analysis.Role, keep func(analysis.De
 
 // add appends the candidate when its kind fits the reference's role.
 func (r *Resolver) add(out []Candidate, file string, index int32, conf float64, via Via, role analysis.Role) []Candidate {
-	d := r.ws.File(file).Defs[index]
+	d := r.file(file).Defs[index]
 	fit := kindFit(role, d.Kind)
 	if fit == 0 {
 		return out
@@ -470,7 +588,7 @@ func (r *Resolver) add(out []Candidate, file string, index int32, conf float64, 
 }
 
 func (r *Resolver) candidate(id DefID, conf float64, via Via) Candidate {
-	d := r.ws.File(id.Path).Defs[id.Index]
+	d := r.file(id.Path).Defs[id.Index]
 	return Candidate{Def: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan, Confidence: conf, Via: via}
 }
 

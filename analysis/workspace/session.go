@@ -11,6 +11,7 @@ import (
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/lang"
 	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/storage"
 )
 
 // Doc is an open document's current, possibly unsaved, text.
@@ -110,7 +111,8 @@ func (s *Session) Facts(d Doc) *analysis.FileFacts {
 }
 
 func (s *Session) overlay(d Doc) *overlay {
-	if _, ok := lang.ForPath(d.Path); !ok || d.Path == "" {
+	l, ok := lang.ForPath(d.Path)
+	if !ok || d.Path == "" {
 		return nil
 	}
 	s.mu.Lock()
@@ -119,16 +121,35 @@ func (s *Session) overlay(d Doc) *overlay {
 	if ok && o.version == d.Version && o.size == len(d.Text) {
 		return o
 	}
-	// Extraction outlives the request that triggers it: the result is shared.
-	facts, err := lang.Extract(context.Background(), d.Path, d.Text)
-	if err != nil {
-		return nil
+	facts := s.indexed(d, l.ID)
+	if facts == nil {
+		// Extraction outlives the request that triggers it: the result is shared.
+		var err error
+		if facts, err = lang.Extract(context.Background(), d.Path, d.Text); err != nil {
+			return nil
+		}
 	}
 	o = newOverlay(d, facts)
 	s.mu.Lock()
 	s.overlays[d.Path] = o
 	s.mu.Unlock()
 	return o
+}
+
+// indexed returns the facts the owning index holds for exactly d's text, or
+// nil: a document opened unchanged needs no parse, which costs tens of
+// milliseconds on the request that first sees it.
+func (s *Session) indexed(d Doc, langID string) *analysis.FileFacts {
+	w := s.Owner(d.Path)
+	if w == nil {
+		return nil
+	}
+	facts, ok, err := w.Index.FactsByHash(storage.HashContent(d.Text), langID)
+	if err != nil || !ok {
+		return nil
+	}
+	facts.Path = d.Path
+	return facts
 }
 
 func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
