@@ -71,6 +71,7 @@ type login struct {
 	verifier string
 	state    string
 	srv      *http.Server
+	ln       net.Listener
 	timer    *time.Timer
 }
 
@@ -91,12 +92,16 @@ type Logins struct {
 // pending login of the same provider is failed, freeing its port.
 func (ls *Logins) Start(p OAuthProvider, timeout time.Duration) (LoginInfo, error) {
 	ls.mu.Lock()
+	var superseded []*login
 	for _, l := range ls.logins {
 		if l.info.Provider == p.Name && l.info.Status == LoginPending {
-			defer ls.finish(l, LoginFailed, "", "superseded by a new login")
+			superseded = append(superseded, l)
 		}
 	}
 	ls.mu.Unlock()
+	for _, l := range superseded { // before binding: they hold the callback port
+		ls.finish(l, LoginFailed, "", "superseded by a new login")
+	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p.CallbackPort)))
 	if err != nil {
@@ -119,6 +124,7 @@ func (ls *Logins) Start(p OAuthProvider, timeout time.Duration) (LoginInfo, erro
 	mux := http.NewServeMux()
 	mux.HandleFunc(p.CallbackPath, func(w http.ResponseWriter, r *http.Request) { ls.callback(l, w, r) })
 	l.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	l.ln = ln
 	go l.srv.Serve(ln)
 	if timeout <= 0 {
 		timeout = 120 * time.Second
@@ -233,8 +239,10 @@ func (ls *Logins) finish(l *login, status, message, errMsg string) LoginInfo {
 	info := l.info
 	ls.mu.Unlock()
 	l.timer.Stop()
-	// Shut down off this goroutine: finish may run inside the server's own
-	// handler, which Shutdown would wait for.
+	// The port is freed now, so a new login can bind it at once; the
+	// connections are shut down off this goroutine, since finish may run
+	// inside the server's own handler, which Shutdown would wait for.
+	_ = l.ln.Close()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
