@@ -233,7 +233,13 @@ func (c *Client) CallID(ctx context.Context, id json.RawMessage, method string, 
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: no response: %w", method, ctx.Err())
 	case <-c.done:
-		return nil, fmt.Errorf("%s: connection ended: %v", method, c.readErr)
+		// The reply may have arrived just before the end of the stream.
+		select {
+		case m := <-ch:
+			return m, nil
+		default:
+			return nil, fmt.Errorf("%s: connection ended: %v", method, c.readErr)
+		}
 	}
 }
 
@@ -351,6 +357,12 @@ func (c *Client) wait(ctx context.Context, take func() (*Message, bool)) (*Messa
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-c.done:
+			c.mu.Lock()
+			m, ok := take() // what arrived just before the end of the stream
+			c.mu.Unlock()
+			if ok {
+				return m, nil
+			}
 			return nil, fmt.Errorf("connection ended: %v", c.readErr)
 		}
 	}
