@@ -9,7 +9,7 @@ import (
 
 // kwardSession is a session file as Kward writes it, with record types kast
 // does not know, a compaction, a rename and a torn last line.
-const kwardSession = `{"type":"session","version":2,"id":"0f7c2a9e-1111-4222-8333-444455556666","timestamp":"2026-06-14T10:22:33.123Z","cwd":"/work/proj","provider":"OpenRouter","model":"openai/gpt-4.1"}
+const kwardSession = `{"type":"session","version":2,"id":"0f7c2a9e-1111-4222-8333-444455556666","timestamp":"2026-06-14T10:22:33.123Z","cwd":"/home/dev/proj","provider":"OpenRouter","model":"openai/gpt-4.1"}
 {"type":"system_prompt","timestamp":"2026-06-14T10:22:33.200Z","reason":"attach","hash":"sha256:00","content":"sys"}
 {"type":"message","id":"m1","parentId":null,"timestamp":"2026-06-14T10:22:34.000Z","message":{"role":"user","content":[{"type":"text","text":"read the README"},{"type":"image","data":"aGk=","mimeType":"image/png","alt":"shot.png"}],"id":"m1"}}
 {"type":"message","id":"m2","parentId":"m1","timestamp":"2026-06-14T10:22:35.000Z","message":{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"README.md\"}"}}],"reasoning_summary":"look first","usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15},"id":"m2"}}
@@ -31,7 +31,7 @@ func TestLoadKwardSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ld.Header.ID != "0f7c2a9e-1111-4222-8333-444455556666" || ld.Header.Cwd != "/work/proj" || ld.Name != "readme chat" {
+	if ld.Header.ID != "0f7c2a9e-1111-4222-8333-444455556666" || ld.Header.Cwd != "/home/dev/proj" || ld.Name != "readme chat" {
 		t.Fatalf("header %+v name %q", ld.Header, ld.Name)
 	}
 	var roles []string

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -272,6 +274,16 @@ func sourceSet(path string) *string {
 	return nil
 }
 
+// topRows copies rows, orders them by compare and keeps the first limit.
+func topRows[T any](rows iter.Seq[*T], compare func(a, b T) int, limit int) []T {
+	out := []T{}
+	for r := range rows {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, compare)
+	return out[:min(limit, len(out))]
+}
+
 func countKinds(m map[string]int, kind string) map[string]int {
 	if m == nil {
 		m = map[string]int{}
@@ -312,14 +324,9 @@ func (g *graph) fanIn(keep func(string) bool, limit int) []fanInRow {
 		files[e.target][e.src.Path] = true
 		row.SourceFileCount = len(files[e.target])
 	}
-	out := make([]fanInRow, 0, len(rows))
-	for _, row := range rows {
-		out = append(out, *row)
-	}
-	slices.SortFunc(out, func(a, b fanInRow) int {
+	return topRows(maps.Values(rows), func(a, b fanInRow) int {
 		return cmp.Or(cmp.Compare(b.OccurrenceCount, a.OccurrenceCount), cmp.Compare(a.TargetFqName, b.TargetFqName), cmp.Compare(*a.TargetPath, *b.TargetPath))
-	})
-	return out[:min(limit, len(out))]
+	}, limit)
 }
 
 type fanOutRow struct {
@@ -357,14 +364,9 @@ func (g *graph) fanOut(keep func(string) bool, limit int) []fanOutRow {
 		targets[p][e.target], files[p][e.target.Path] = true, true
 		row.TargetSymbolCount, row.TargetFileCount = len(targets[p]), len(files[p])
 	}
-	out := make([]fanOutRow, 0, len(rows))
-	for _, row := range rows {
-		out = append(out, *row)
-	}
-	slices.SortFunc(out, func(a, b fanOutRow) int {
+	return topRows(maps.Values(rows), func(a, b fanOutRow) int {
 		return cmp.Or(cmp.Compare(b.OccurrenceCount, a.OccurrenceCount), cmp.Compare(a.SourcePath, b.SourcePath))
-	})
-	return out[:min(limit, len(out))]
+	}, limit)
 }
 
 type deadCodeRow struct {
@@ -430,7 +432,6 @@ func (g *graph) impact(symbol string, depth int, keep func(string) bool, limit i
 		seen[id] = true
 	}
 	rows := map[string]*impactRow{}
-	var order []string
 	for level := 1; level <= depth && len(frontier) > 0; level++ {
 		var next []resolve.DefID
 		for _, target := range frontier {
@@ -442,7 +443,6 @@ func (g *graph) impact(symbol string, depth int, keep func(string) bool, limit i
 				} else if keep(e.src.Path) {
 					kind := e.kind
 					rows[e.src.Path] = &impactRow{e.src.Path, level, g.fq(target), &kind, 1, g.confidence("LOW")}
-					order = append(order, e.src.Path)
 				}
 				if e.src.Index != analysis.None && !seen[e.src] {
 					seen[e.src] = true
@@ -452,14 +452,10 @@ func (g *graph) impact(symbol string, depth int, keep func(string) bool, limit i
 		}
 		frontier = next
 	}
-	out := []impactRow{}
-	for _, p := range order {
-		out = append(out, *rows[p])
-	}
-	slices.SortStableFunc(out, func(a, b impactRow) int {
+	// One row per source path, so depth then path is a total order.
+	return topRows(maps.Values(rows), func(a, b impactRow) int {
 		return cmp.Or(cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.SourcePath, b.SourcePath))
-	})
-	return out[:min(limit, len(out))]
+	}, limit)
 }
 
 type couplingRow struct {
