@@ -225,7 +225,10 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 	st := old.clone()
 	e.mu.RUnlock()
 	progress(Progress{Stage: "scan"})
-	found, err := scan.Walk(ctx, e.root, scan.Options{})
+	found, err := scan.Walk(ctx, e.root, scan.Options{Unchanged: func(path string, size int64, mtime time.Time) bool {
+		cur, ok := st.files[e.rel(path)]
+		return ok && cur.size == size && cur.mtime == mtime.UnixNano()
+	}})
 	if err != nil {
 		return IndexReport{}, err
 	}

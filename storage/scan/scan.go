@@ -63,6 +63,10 @@ type Options struct {
 	// Include, when set, selects files by path (e.g. known source extensions)
 	// before they are opened; files it rejects are not counted as skipped.
 	Include func(path string) bool
+	// Unchanged, when set, reports files the caller already holds with this
+	// size and modification time: they were text when it read them, so they
+	// are listed without being opened again for the binary check.
+	Unchanged func(path string, size int64, mtime time.Time) bool
 }
 
 // File is one source file found by Walk.
@@ -171,6 +175,11 @@ func (w *walker) file(path string, e fs.DirEntry) {
 		w.result.Skipped.TooLarge++
 		return
 	}
+	file := File{Path: path, Size: info.Size(), ModTime: info.ModTime()}
+	if w.opts.Unchanged != nil && w.opts.Unchanged(path, file.Size, file.ModTime) {
+		w.result.Files = append(w.result.Files, file)
+		return
+	}
 	binary, err := w.isBinaryFile(path)
 	switch {
 	case err != nil:
@@ -178,7 +187,7 @@ func (w *walker) file(path string, e fs.DirEntry) {
 	case binary:
 		w.result.Skipped.Binary++
 	default:
-		w.result.Files = append(w.result.Files, File{Path: path, Size: info.Size(), ModTime: info.ModTime()})
+		w.result.Files = append(w.result.Files, file)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPatterns(t *testing.T) {
@@ -202,5 +203,23 @@ func TestBuildOutputsOnlyBesideTheirBuildFile(t *testing.T) {
 		"lib/Cargo.toml", "lib/src/lib.rs", "tools/target/target.go", "web/package.json"}
 	if got := relPaths(t, root, res.Files); !slices.Equal(got, want) {
 		t.Errorf("files:\n got %v\nwant %v", got, want)
+	}
+}
+
+// Files the caller reports unchanged are listed without the binary check;
+// the others are still checked.
+func TestUnchangedFilesAreNotReopened(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "known.bin", "abc\x00def")
+	write(t, root, "new.bin", "abc\x00def")
+	write(t, root, "new.go", "package x")
+	res, err := Walk(context.Background(), root, Options{Unchanged: func(path string, size int64, _ time.Time) bool {
+		return filepath.Base(path) == "known.bin" && size == 7
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := relPaths(t, root, res.Files); !slices.Equal(got, []string{"known.bin", "new.go"}) || res.Skipped.Binary != 1 {
+		t.Errorf("files %v, skipped %+v", got, res.Skipped)
 	}
 }
