@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -53,6 +54,9 @@ type Stream struct {
 
 	// afterReply runs once the response with a given id has been written.
 	afterReply atomic.Pointer[replyHook]
+	// unanswered counts calls handed to handlers whose response is not yet
+	// written, so exit can let them reach the client before the stream closes.
+	unanswered atomic.Int64
 }
 
 type replyHook struct {
@@ -345,6 +349,9 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 		return 0, ctx.Err()
 	}
 	n, err := s.out.Write(ctx, msg)
+	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
+		s.unanswered.Add(-1)
+	}
 	if hook := s.afterReply.Load(); hook != nil && err == nil {
 		// Only while a hook is pending is the message re-encoded to see
 		// whether it is the awaited response.
@@ -368,7 +375,20 @@ func isResponseTo(raw, id []byte) bool {
 // batch replies.
 func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	<-s.ready
+	var batch []json.RawMessage
+	if json.Unmarshal(data, &batch) == nil {
+		s.unanswered.Add(-int64(len(batch)))
+	}
 	return s.out.(frameWriter).WriteFrame(ctx, data)
+}
+
+// drain waits, at most for limit, until every call handed to a handler has
+// had its response written.
+func (s *Stream) drain(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for s.unanswered.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 type frameWriter interface {

@@ -249,6 +249,7 @@ func (c *Conn) recover(next jsonrpc2.Handler) jsonrpc2.Handler {
 		ctx, cancel := detach(ctx)
 		defer cancel()
 		if isCall {
+			c.stream.unanswered.Add(1)
 			ctx = context.WithValue(ctx, requestIDKey{}, req.ID())
 		}
 		result, err = next(ctx, req)
@@ -471,18 +472,26 @@ func (c *Conn) shutdown(ctx context.Context) (any, error) {
 	return nil, nil
 }
 
-// exit records the exit status and closes the connection once this
-// notification's handler has returned (Close waits for handlers to drain).
+// exit records the exit status, lets the replies of calls still running reach
+// the client (a pipelining client may send exit before reading them; Close
+// would refuse their writes), then signals Exited and closes the connection.
 func (c *Conn) exit() {
 	code := int32(1)
 	if c.state.Swap(stateExited) == stateShutdown {
 		code = 0
 	}
-	if c.exitCode.CompareAndSwap(-1, code) {
-		close(c.exited)
+	if !c.exitCode.CompareAndSwap(-1, code) {
+		return
 	}
-	go c.rpc.Close()
+	go func() {
+		c.stream.drain(exitDrainLimit)
+		close(c.exited)
+		_ = c.rpc.Close()
+	}()
 }
+
+// exitDrainLimit bounds how long exit waits for running calls to answer.
+const exitDrainLimit = 2 * time.Second
 
 // lspCodec encodes payloads with the protocol package's union-aware JSON, as
 // protocol.NewServer's unexported codec does.

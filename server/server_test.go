@@ -34,6 +34,10 @@ func testRegistry() *server.Registry {
 			return "slow finished", nil
 		}
 	})
+	server.Handle(reg, "test/sleep", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
+		time.Sleep(150 * time.Millisecond)
+		return "slept", nil
+	})
 	server.Handle(reg, "test/fast", server.Concurrent, func(ctx context.Context, p empty) (string, error) {
 		return "fast", nil
 	})
@@ -168,6 +172,32 @@ func TestExitWithoutShutdown(t *testing.T) {
 	if got := conn.ExitCode(); got != 1 {
 		t.Errorf("exit without shutdown: code %d, want 1", got)
 	}
+}
+
+// A pipelining client may send exit before reading the replies of calls still
+// running; they must reach it before the connection closes.
+func TestExitLetsRunningCallsAnswer(t *testing.T) {
+	both(t, func(t *testing.T, framing servertest.Framing) {
+		ctx := ctxT(t)
+		c, conn := started(t, framing)
+		_, reply := c.Go("test/sleep", nil)
+		if err := c.Notify("exit", nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-reply:
+			if m.Error != nil || string(m.Result) != `"slept"` {
+				t.Fatalf("reply of a call running at exit: %+v", m)
+			}
+		case <-ctx.Done():
+			t.Fatal("the call running at exit was never answered")
+		}
+		select {
+		case <-conn.Exited():
+		case <-ctx.Done():
+			t.Fatal("Exited not signalled")
+		}
+	})
 }
 
 func TestMalformedJSON(t *testing.T) {
