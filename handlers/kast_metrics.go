@@ -98,7 +98,7 @@ func (g *graph) fq(id resolve.DefID) string {
 	if f == nil || id.Index == analysis.None || int(id.Index) >= len(f.Defs) {
 		return ""
 	}
-	return fqName(f, id.Index)
+	return g.r.fqName(f, id.Index)
 }
 
 // named lists the declarations whose simple or qualified name is name.
@@ -904,10 +904,10 @@ func (k *kast) symbolQuery(ctx context.Context, q *symbolQueryQuery) (any, error
 	for i, id := range g.decls {
 		f := r.snap.File(id.Path)
 		d := f.Defs[id.Index]
-		fq := fqName(f, id.Index)
+		fq := r.fqName(f, id.Index)
 		vis := cmp.Or(visibility(f, id.Index), "PUBLIC")
 		kind := queryKind(d.Kind)
-		if !keep(id.Path, fq, kind, vis, f.Package) {
+		if !keep(id.Path, fq, kind, vis, qualifier(r.root, f)) {
 			continue
 		}
 		var s querySignals

@@ -1233,7 +1233,7 @@ func (k *kast) completions(ctx context.Context, q *completionsQuery) (completion
 		if f == nil || it.Def.Index < 0 || int(it.Def.Index) >= len(f.Defs) {
 			continue
 		}
-		item := completionItem{Name: it.Label, FqName: fqName(f, it.Def.Index), Kind: kastKind(it.Kind)}
+		item := completionItem{Name: it.Label, FqName: r.fqName(f, it.Def.Index), Kind: kastKind(it.Kind)}
 		if q.KindFilter != nil && !slices.Contains(*q.KindFilter, item.Kind) {
 			continue
 		}

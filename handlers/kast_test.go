@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -255,42 +256,113 @@ func TestKastRequestExamples(t *testing.T) {
 	}
 }
 
-// TestKastKotlinScenario is the issue's acceptance scenario on the Kotlin
-// fixture, every result validated against the OpenAPI schema.
-func TestKastKotlinScenario(t *testing.T) {
+// kastScenario is the issue's acceptance scenario for one language: greet is
+// declared in one file and called from two others; Greeter, FriendlyGreeter
+// and LoudGreeter form a three-level type hierarchy; one file is broken.
+type kastScenario struct {
+	archive                  string
+	decl, use, second, types string // the files, relative to the fixture
+	broken                   string
+	name, fqName, newName    string // greet as spelled in the language
+	refs                     int    // references of greet, imports included
+	renameEdits              int    // the declaration, the calls and any imports
+	newFile, newFileSource   string // a further caller, made by CREATE_FILE
+	newFileRefs              int    // references the new file adds
+}
+
+var kastScenarios = []kastScenario{
+	{
+		archive: "kotlin.txtar", decl: "src/main/kotlin/sample/Greeter.kt", use: "src/main/kotlin/sample/Use.kt",
+		second: "src/main/kotlin/sample/SecondaryUse.kt", types: "src/main/kotlin/sample/Types.kt",
+		broken: "src/main/kotlin/sample/Broken.kt", name: "greet", fqName: "sample.greet", newName: "welcome",
+		refs: 2, renameEdits: 3,
+		newFile: "src/main/kotlin/sample/New.kt", newFileSource: "package sample\n\nfun fresh() = welcome(\"new\")\n", newFileRefs: 1,
+	},
+	{
+		archive: "go.txtar", decl: "sample/greeter.go", use: "sample/use.go", second: "sample/secondary_use.go",
+		types: "sample/types.go", broken: "sample/broken.go", name: "Greet", fqName: "sample.Greet", newName: "Welcome",
+		refs: 2, renameEdits: 3,
+		newFile: "sample/fresh.go", newFileSource: "package sample\n\nfunc Fresh() string { return Welcome(\"new\") }\n", newFileRefs: 1,
+	},
+	{
+		archive: "python.txtar", decl: "sample/greeter.py", use: "sample/use.py", second: "sample/secondary_use.py",
+		types: "sample/types.py", broken: "sample/broken.py", name: "greet", fqName: "sample.greeter.greet", newName: "welcome",
+		refs: 4, renameEdits: 5,
+		newFile: "sample/fresh.py", newFileSource: "from sample.greeter import welcome\n\n\ndef fresh():\n    return welcome(\"new\")\n", newFileRefs: 2,
+	},
+	{
+		archive: "typescript.txtar", decl: "src/sample/greeter.ts", use: "src/sample/use.ts", second: "src/sample/secondaryUse.ts",
+		types: "src/sample/types.ts", broken: "src/sample/broken.ts", name: "greet", fqName: "src/sample/greeter.greet", newName: "welcome",
+		refs: 4, renameEdits: 5,
+		newFile: "src/sample/fresh.ts", newFileSource: "import { welcome } from \"./greeter\";\n\nexport const fresh = () => welcome(\"new\");\n", newFileRefs: 2,
+	},
+}
+
+// TestKastScenario is the issue's acceptance scenario on the Kotlin, Go,
+// Python and TypeScript fixtures, every result validated against the OpenAPI
+// schema.
+func TestKastScenario(t *testing.T) {
 	ref := kastReference(t)
 	schemas := loadKastSchemas(t, ref)
-	e := newKastEnv(t, "kotlin.txtar")
+	for _, sc := range kastScenarios {
+		t.Run(strings.TrimSuffix(sc.archive, ".txtar"), func(t *testing.T) {
+			runKastScenario(t, schemas, sc)
+		})
+	}
+}
+
+func runKastScenario(t *testing.T, schemas *kastSchemas, sc kastScenario) {
+	e := newKastEnv(t, sc.archive)
 	check := func(method string, params any, out any) {
 		t.Helper()
 		schemas.validate(t, method, e.ok(method, params, out))
 	}
-	use, second, greeter := "src/main/kotlin/sample/Use.kt", "src/main/kotlin/sample/SecondaryUse.kt", "src/main/kotlin/sample/Greeter.kt"
+	// The call in use is the last occurrence of the name there (an import may precede it).
+	call := func(rel, name string) map[string]any {
+		src, err := os.ReadFile(e.path(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]any{"filePath": e.path(rel), "offset": bytes.LastIndex(src, []byte(name+"("))}
+	}
 
 	var sym struct {
 		Symbol struct{ FqName, Kind string } `json:"symbol"`
 	}
-	check("raw/resolve", map[string]any{"position": e.pos(use, "greet", 0)}, &sym)
-	if sym.Symbol.FqName != "sample.greet" || sym.Symbol.Kind != "FUNCTION" {
-		t.Errorf("resolve: got %+v, want sample.greet FUNCTION", sym.Symbol)
+	check("raw/resolve", map[string]any{"position": call(sc.use, sc.name)}, &sym)
+	if sym.Symbol.FqName != sc.fqName || sym.Symbol.Kind != "FUNCTION" {
+		t.Errorf("resolve: got %+v, want %s FUNCTION", sym.Symbol, sc.fqName)
 	}
 
-	var refs struct {
-		References []struct {
-			FilePath    string `json:"filePath"`
-			StartOffset int    `json:"startOffset"`
-		} `json:"references"`
+	type reference struct {
+		FilePath    string `json:"filePath"`
+		StartOffset int    `json:"startOffset"`
 	}
-	check("raw/references", map[string]any{"position": e.pos(use, "greet", 0), "includeDeclaration": true}, &refs)
-	want := []string{e.path(second), e.path(use)}
-	if len(refs.References) != 2 || refs.References[0].FilePath != want[0] || refs.References[1].FilePath != want[1] {
-		t.Errorf("references: got %+v, want %v in that order", refs.References, want)
+	var refs struct {
+		References []reference `json:"references"`
+	}
+	check("raw/references", map[string]any{"position": call(sc.use, sc.name), "includeDeclaration": true}, &refs)
+	if len(refs.References) != sc.refs {
+		t.Errorf("references: got %+v, want %d", refs.References, sc.refs)
+	}
+	files := map[string]bool{}
+	for i, r := range refs.References {
+		files[r.FilePath] = true
+		if i > 0 {
+			prev := refs.References[i-1]
+			if prev.FilePath > r.FilePath || prev.FilePath == r.FilePath && prev.StartOffset >= r.StartOffset {
+				t.Errorf("references not ordered by file then offset: %+v", refs.References)
+			}
+		}
+	}
+	if !files[e.path(sc.use)] || !files[e.path(sc.second)] {
+		t.Errorf("references: got %+v, want both callers", refs.References)
 	}
 
 	var calls struct {
 		Stats struct{ TotalNodes, TotalEdges int } `json:"stats"`
 	}
-	check("raw/call-hierarchy", map[string]any{"position": e.pos(greeter, "greet", 0), "direction": "INCOMING", "depth": 1}, &calls)
+	check("raw/call-hierarchy", map[string]any{"position": e.pos(sc.decl, sc.name+"(", 0), "direction": "INCOMING", "depth": 1}, &calls)
 	if calls.Stats.TotalNodes != 3 || calls.Stats.TotalEdges != 2 {
 		t.Errorf("call hierarchy: got %+v, want 3 nodes and 2 edges", calls.Stats)
 	}
@@ -298,18 +370,17 @@ func TestKastKotlinScenario(t *testing.T) {
 	var types struct {
 		Stats struct{ TotalNodes int } `json:"stats"`
 	}
-	check("raw/type-hierarchy", map[string]any{"position": e.pos("src/main/kotlin/sample/Types.kt", "FriendlyGreeter", 0), "direction": "BOTH", "depth": 1}, &types)
+	check("raw/type-hierarchy", map[string]any{"position": e.pos(sc.types, "FriendlyGreeter", 0), "direction": "BOTH", "depth": 1}, &types)
 	if types.Stats.TotalNodes != 3 {
 		t.Errorf("type hierarchy: got %d nodes, want 3", types.Stats.TotalNodes)
 	}
 
-	outline := string(e.ok("raw/file-outline", map[string]any{"filePath": e.path(greeter)}, nil))
-	if !strings.Contains(outline, `"fqName":"sample.greet"`) {
-		t.Errorf("outline lacks sample.greet: %s", outline)
+	fq := fmt.Sprintf("%q:%q", "fqName", sc.fqName)
+	if outline := string(e.ok("raw/file-outline", map[string]any{"filePath": e.path(sc.decl)}, nil)); !strings.Contains(outline, fq) {
+		t.Errorf("outline lacks %s: %s", sc.fqName, outline)
 	}
-	symbols := string(e.ok("raw/workspace-symbol", map[string]any{"pattern": "greet"}, nil))
-	if !strings.Contains(symbols, `"fqName":"sample.greet"`) {
-		t.Errorf("workspace symbols lack sample.greet: %s", symbols)
+	if symbols := string(e.ok("raw/workspace-symbol", map[string]any{"pattern": sc.name}, nil)); !strings.Contains(symbols, fq) {
+		t.Errorf("workspace symbols lack %s: %s", sc.fqName, symbols)
 	}
 
 	var plan struct {
@@ -322,10 +393,10 @@ func TestKastKotlinScenario(t *testing.T) {
 		FileHashes    []map[string]string `json:"fileHashes"`
 		AffectedFiles []string            `json:"affectedFiles"`
 	}
-	res := e.ok("raw/rename", map[string]any{"position": e.pos(use, "greet", 0), "newName": "welcome"}, &plan)
+	res := e.ok("raw/rename", map[string]any{"position": call(sc.use, sc.name), "newName": sc.newName}, &plan)
 	schemas.validate(t, "raw/rename", res)
-	if len(plan.Edits) != 3 || len(plan.FileHashes) != 3 {
-		t.Fatalf("rename: got %s, want 3 edits over 3 files", res)
+	if len(plan.Edits) != sc.renameEdits || len(plan.FileHashes) != 3 {
+		t.Fatalf("rename: got %s, want %d edits over 3 files", res, sc.renameEdits)
 	}
 	for _, h := range plan.FileHashes {
 		if h["hash"] != hashOf(t, h["filePath"]) {
@@ -340,41 +411,55 @@ func TestKastKotlinScenario(t *testing.T) {
 	delete(applyParams, "searchScope")
 	delete(applyParams, "schemaVersion")
 	check("raw/apply-edits", applyParams, nil)
-	src, _ := os.ReadFile(e.path(use))
-	if !strings.Contains(string(src), `welcome("kast")`) {
-		t.Errorf("after apply: Use.kt is %q", src)
+	src, _ := os.ReadFile(e.path(sc.use))
+	if !strings.Contains(string(src), sc.newName+`("kast")`) {
+		t.Errorf("after apply: %s is %q", sc.use, src)
 	}
-	check("raw/resolve", map[string]any{"position": e.pos(use, "welcome", 0)}, &sym)
-	if sym.Symbol.FqName != "sample.welcome" {
-		t.Errorf("resolve after apply: got %s, want sample.welcome", sym.Symbol.FqName)
+	// No code still names the old function (comments are prose).
+	stale := regexp.MustCompile(`(?m)^[^/#]*\b` + sc.name + `\b`)
+	for _, rel := range []string{sc.decl, sc.second} {
+		if src, _ := os.ReadFile(e.path(rel)); stale.Match(src) {
+			t.Errorf("after apply: %s still names %s: %q", rel, sc.name, src)
+		}
+	}
+	check("raw/resolve", map[string]any{"position": call(sc.use, sc.newName)}, &sym)
+	wantFq := strings.TrimSuffix(sc.fqName, sc.name) + sc.newName
+	if sym.Symbol.FqName != wantFq {
+		t.Errorf("resolve after apply: got %s, want %s", sym.Symbol.FqName, wantFq)
 	}
 	// The same plan again is stale now.
 	e.fails("raw/apply-edits", applyParams, -32409, "CONFLICT")
 
 	var diags struct {
-		Diagnostics []struct{ Severity string } `json:"diagnostics"`
+		Diagnostics []struct {
+			Location struct{ FilePath string } `json:"location"`
+		} `json:"diagnostics"`
 	}
-	check("raw/diagnostics", map[string]any{"filePaths": []string{e.path("src/main/kotlin/sample/Broken.kt"), e.path(use)}}, &diags)
+	check("raw/diagnostics", map[string]any{"filePaths": []string{e.path(sc.broken), e.path(sc.use)}}, &diags)
 	if len(diags.Diagnostics) == 0 {
-		t.Errorf("diagnostics: none for Broken.kt")
+		t.Errorf("diagnostics: none for %s", sc.broken)
+	}
+	for _, d := range diags.Diagnostics {
+		if d.Location.FilePath != e.path(sc.broken) {
+			t.Errorf("diagnostic outside the broken file: %+v", d)
+		}
 	}
 
 	var search struct {
 		Matches []struct{ LineNumber, ColumnNumber int } `json:"matches"`
 	}
-	check("raw/workspace-search", map[string]any{"pattern": `welcome\(`, "regex": true}, &search)
+	check("raw/workspace-search", map[string]any{"pattern": sc.newName + `\(`, "regex": true}, &search)
 	if len(search.Matches) != 3 {
 		t.Errorf("search: got %+v, want the declaration and the 2 calls", search.Matches)
 	}
 
 	// CREATE_FILE and DELETE_FILE.
-	created := e.path("src/main/kotlin/sample/New.kt")
-	content := "package sample\n\nfun fresh() = welcome(\"new\")\n"
+	created := e.path(sc.newFile)
 	check("raw/apply-edits", map[string]any{"edits": []any{}, "fileHashes": []any{},
-		"fileOperations": []any{map[string]any{"type": "CREATE_FILE", "filePath": created, "content": content}}}, nil)
-	check("raw/references", map[string]any{"position": e.pos(use, "welcome", 0)}, &refs)
-	if len(refs.References) != 3 {
-		t.Errorf("references after CREATE_FILE: got %d, want 3", len(refs.References))
+		"fileOperations": []any{map[string]any{"type": "CREATE_FILE", "filePath": created, "content": sc.newFileSource}}}, nil)
+	check("raw/references", map[string]any{"position": call(sc.use, sc.newName)}, &refs)
+	if len(refs.References) != sc.refs+sc.newFileRefs {
+		t.Errorf("references after CREATE_FILE: got %d, want %d", len(refs.References), sc.refs+sc.newFileRefs)
 	}
 	e.fails("raw/apply-edits", map[string]any{"edits": []any{}, "fileHashes": []any{},
 		"fileOperations": []any{map[string]any{"type": "CREATE_FILE", "filePath": created, "content": "x"}}}, -32409, "CONFLICT")

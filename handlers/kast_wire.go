@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"cmp"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -105,8 +107,8 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 		return kastSymbol{}, false
 	}
 	d := f.Defs[id.Index]
-	s := kastSymbol{FqName: fqName(f, id.Index), Kind: kastKind(d.Kind), Location: r.location(id.Path, d.NameSpan)}
-	if c := containerName(f, id.Index); c != "" {
+	s := kastSymbol{FqName: r.fqName(f, id.Index), Kind: kastKind(d.Kind), Location: r.location(id.Path, d.NameSpan)}
+	if c := r.containerName(f, id.Index); c != "" {
 		s.ContainingDeclaration = &c
 	}
 	if d.TypeName != "" {
@@ -125,7 +127,7 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 			name := e.Name
 			if len(e.Targets) > 0 && !e.Targets[0].Uncertain {
 				if g := r.snap.File(e.Targets[0].Def.Path); g != nil {
-					name = fqName(g, e.Targets[0].Def.Index)
+					name = r.fqName(g, e.Targets[0].Def.Index)
 				}
 			}
 			s.Supertypes = append(s.Supertypes, name)
@@ -166,24 +168,54 @@ func (r *kastRequest) scope(path string, s analysis.Span, source bool) *declarat
 }
 
 // fqName is pkg.Outer.Inner.name.
-func fqName(f *analysis.FileFacts, i int32) string {
+func (r *kastRequest) fqName(f *analysis.FileFacts, i int32) string {
 	parts := []string{f.Defs[i].Name}
 	for c := f.Defs[i].Container; c != analysis.None && int(c) < len(f.Defs); c = f.Defs[c].Container {
 		parts = append(parts, f.Defs[c].Name)
 	}
-	if f.Package != "" {
-		parts = append(parts, f.Package)
+	if q := qualifier(r.root, f); q != "" {
+		parts = append(parts, q)
 	}
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
 }
 
-// containerName is the fqName of the enclosing declaration, or the package.
-func containerName(f *analysis.FileFacts, i int32) string {
-	if c := f.Defs[i].Container; c != analysis.None {
-		return fqName(f, c)
+// qualifier is what qualifies a file's top-level names: its package where the
+// language declares one (Kotlin, Java, Go), otherwise, for languages whose
+// module is the file, the module's name taken from its workspace-relative
+// path under root: Python's dotted module name (a src/ layout folder dropped, as
+// imports never name it), and for TypeScript and JavaScript the path an
+// import specifier would use, without extension or a trailing /index.
+func qualifier(root string, f *analysis.FileFacts) string {
+	if f.Package != "" {
+		return f.Package
 	}
-	return f.Package
+	rel, err := filepath.Rel(root, f.Path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	stem := strings.TrimSuffix(rel, path.Ext(rel))
+	switch f.Lang {
+	case "python":
+		stem = strings.TrimSuffix(strings.TrimPrefix(stem, "src/"), "__init__")
+		stem = strings.TrimSuffix(stem, "/")
+		return strings.ReplaceAll(stem, "/", ".")
+	case "typescript", "tsx", "javascript":
+		if stem == "index" {
+			return ""
+		}
+		return strings.TrimSuffix(stem, "/index")
+	}
+	return ""
+}
+
+// containerName is the fqName of the enclosing declaration, or the package.
+func (r *kastRequest) containerName(f *analysis.FileFacts, i int32) string {
+	if c := f.Defs[i].Container; c != analysis.None {
+		return r.fqName(f, c)
+	}
+	return qualifier(r.root, f)
 }
 
 func kastKind(k analysis.Kind) string {
