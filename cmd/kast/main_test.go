@@ -39,6 +39,14 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// kastCmd runs the built kast with a deadline, so a process that never ends
+// fails its test instead of stalling the whole run.
+func kastCmd(t *testing.T, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return exec.CommandContext(ctx, kastBin, args...)
+}
+
 func waitExit(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -90,7 +98,7 @@ func TestStdioLifecycleExitCodes(t *testing.T) {
 
 // Logs must go to stderr: anything else on stdout would corrupt the stream.
 func TestStdioStdoutCarriesOnlyProtocol(t *testing.T) {
-	cmd := exec.Command(kastBin, "--log-level", "debug", "lsp", "--stdio")
+	cmd := kastCmd(t, "--log-level", "debug", "lsp", "--stdio")
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
 	shutdown := `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`
 	exit := `{"jsonrpc":"2.0","method":"exit"}`
@@ -124,7 +132,7 @@ func TestStdioStdoutCarriesOnlyProtocol(t *testing.T) {
 }
 
 func TestStdinClosedWithoutExit(t *testing.T) {
-	cmd := exec.Command(kastBin, "lsp")
+	cmd := kastCmd(t, "lsp")
 	cmd.Stdin = strings.NewReader("")
 	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 1 {
 		t.Fatalf("end of input without shutdown: %v, want exit status 1", err)
@@ -162,7 +170,7 @@ func TestListen(t *testing.T) {
 		{"unix", sock},
 	} {
 		t.Run(tc.network, func(t *testing.T) {
-			cmd := exec.Command(kastBin, "lsp", "--listen", tc.network+":"+tc.addr)
+			cmd := kastCmd(t, "lsp", "--listen", tc.network+":"+tc.addr)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -197,7 +205,7 @@ func TestListen(t *testing.T) {
 
 func TestListenRefusesBadAddresses(t *testing.T) {
 	for _, addr := range []string{"tcp:0.0.0.0:7000", "tcp:192.168.1.5:7000", "tcp:example.com:7000", "udp:127.0.0.1:7000", "127.0.0.1:7000", "unix:"} {
-		out, err := exec.Command(kastBin, "lsp", "--listen", addr).CombinedOutput()
+		out, err := kastCmd(t, "lsp", "--listen", addr).CombinedOutput()
 		if err == nil {
 			t.Errorf("--listen %s was accepted", addr)
 			continue
@@ -209,11 +217,11 @@ func TestListenRefusesBadAddresses(t *testing.T) {
 }
 
 func TestVersionAndDemo(t *testing.T) {
-	out, err := exec.Command(kastBin, "version").CombinedOutput()
+	out, err := kastCmd(t, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "kast ") {
 		t.Fatalf("version: %q %v", out, err)
 	}
-	out, err = exec.Command(kastBin, "demo").Output()
+	out, err = kastCmd(t, "demo").Output()
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}

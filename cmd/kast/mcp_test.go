@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,7 +291,7 @@ func TestMCPRejects(t *testing.T) {
 // with the SDK's command transport.
 func TestMCPStdio(t *testing.T) {
 	dir, env := searchWorkspace(t)
-	cmd := exec.Command(kastBin, "mcp", "--root", dir)
+	cmd := kastCmd(t, "mcp", "--root", dir)
 	cmd.Env = env
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)

@@ -35,7 +35,7 @@ func sampleWorkspace(t *testing.T) (root string, env []string) {
 
 func runKast(t *testing.T, dir string, env []string, args ...string) (stdout string, code int) {
 	t.Helper()
-	cmd := exec.Command(kastBin, args...)
+	cmd := kastCmd(t, args...)
 	cmd.Dir, cmd.Env = dir, env
 	var errBuf strings.Builder
 	cmd.Stderr = &errBuf

@@ -47,7 +47,7 @@ func kastWorkspace(t *testing.T) (root, runDir string) {
 // rpc runs `kast rpc` in dir and returns stdout, stderr and the exit code.
 func rpc(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(kastBin, append([]string{"rpc"}, args...)...)
+	cmd := kastCmd(t, append([]string{"rpc"}, args...)...)
 	cmd.Dir = dir
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -150,7 +150,7 @@ func TestServeRPC(t *testing.T) {
 // TestServeTCPToken: on TCP a connection must open with the token.
 func TestServeTCPToken(t *testing.T) {
 	root, runDir := kastWorkspace(t)
-	cmd := exec.Command(kastBin, "serve", "--workspace", root, "--listen", "tcp:127.0.0.1:0", "--token", "s3cret")
+	cmd := kastCmd(t, "serve", "--workspace", root, "--listen", "tcp:127.0.0.1:0", "--token", "s3cret")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestServeTCPToken(t *testing.T) {
 
 func TestServeStdio(t *testing.T) {
 	root, _ := kastWorkspace(t)
-	cmd := exec.Command(kastBin, "serve", "--stdio", "--workspace", root)
+	cmd := kastCmd(t, "serve", "--stdio", "--workspace", root)
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"health","params":{}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"symbol/resolve","params":{"symbol":"greet"}}` + "\n")
 	out, err := cmd.Output()
