@@ -129,7 +129,7 @@ type TypeEdge struct {
 func (r *Resolver) Supertypes(def DefID) []TypeEdge {
 	edges := r.supertypes(def, 0)
 	for i := range edges {
-		edges[i].Targets = r.finish(edges[i].Targets)
+		edges[i].Targets = r.finish(def.Path, edges[i].Targets)
 	}
 	return edges
 }
@@ -169,12 +169,12 @@ func (r *Resolver) Subtypes(def DefID) []Candidate {
 	var out []Candidate
 	for _, id := range r.ws.SupertypesNamed(f.Defs[def.Index].Name) {
 		g := r.file(id.Path)
-		for _, c := range best(r.finish(r.resolveSupertype(g, id.Index, 0))) {
+		for _, c := range best(r.finish(id.Path, r.resolveSupertype(g, id.Index, 0))) {
 			if c.Def == def {
 				sub := DefID{id.Path, g.Supertypes[id.Index].Def}
 				out = append(out, r.candidate(sub, c.Confidence, c.Via))
 			}
 		}
 	}
-	return r.finish(out)
+	return r.finish(def.Path, out)
 }

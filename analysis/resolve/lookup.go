@@ -23,7 +23,7 @@ func (r *Resolver) TypeOf(def DefID) []Candidate {
 	if d.TypeName == "" {
 		return nil
 	}
-	return r.finish(r.typesNamed(f, d.TypeName, d.Scope, d.NameSpan, 0))
+	return r.finish(def.Path, r.typesNamed(f, d.TypeName, d.Scope, d.NameSpan, 0))
 }
 
 // ReceiverTypes infers the type definitions that qualifier ("this", "p",
@@ -35,5 +35,5 @@ func (r *Resolver) ReceiverTypes(file, qualifier string, scope, enclosing int32,
 		return nil
 	}
 	ref := analysis.Ref{Span: at, Role: analysis.RoleRead, Scope: scope, Enclosing: enclosing, Qualifier: qualifier}
-	return r.finish(r.receiverTypes(f, ref, 0))
+	return r.finish(file, r.receiverTypes(f, ref, 0))
 }

@@ -65,6 +65,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		}
 		return out
 	}
+	if f.Lang == "go" && !isName(q) {
+		return r.goExprTypes(f, ref, q, depth)
+	}
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
 	}
@@ -185,7 +188,8 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 	}
 	typeName := g.Defs[t.Index].Name
 	for _, m := range r.methodsNamed(name) {
-		if m.receiver == typeName {
+		// A Go method is declared in its type's package: the same directory.
+		if m.receiver == typeName && (g.Lang != "go" || sameDir(m.id.Path, t.Path)) {
 			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
 	}
@@ -248,7 +252,11 @@ type moduleKey struct {
 func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	for _, imp := range f.Imports {
 		// An alias hides the name the import would otherwise bring in.
-		if ref.Qualifier != imp.Path && ref.Qualifier != cmp.Or(imp.Alias, imp.Name) {
+		local := cmp.Or(imp.Alias, imp.Name)
+		if f.Lang == "go" {
+			local = goImportName(imp)
+		}
+		if ref.Qualifier != imp.Path && ref.Qualifier != local {
 			continue
 		}
 		// Methods (Go, extensions, impls) are not reached through a package.

@@ -196,7 +196,7 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil
 	}
-	return r.finish(r.resolve(f, f.Refs[id.Index], 0))
+	return r.finish(id.Path, r.resolve(f, f.Refs[id.Index], 0))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
@@ -248,6 +248,16 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	}
 	if c := r.unqualified(f, ref, depth); len(c) > 0 {
 		return c
+	}
+	if f.Lang == "go" {
+		if goImportsPackage(f, ref.Name) {
+			// The name is an imported package, declared by its import
+			// spec: no definition in the workspace is what it means.
+			return nil
+		}
+		if c := r.universe(ref); len(c) > 0 {
+			return c
+		}
 	}
 	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
 }
@@ -372,6 +382,12 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 // explicitImport follows the file's import that brings the name in by name
 // or by alias.
 func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if f.Lang == "go" {
+		// A Go import brings in a package, not a declaration of the
+		// package its path is under: "runtime/debug" names no debug of
+		// runtime.
+		return nil
+	}
 	for _, imp := range f.Imports {
 		local := cmp.Or(imp.Alias, imp.Name)
 		if !imp.Wildcard && local == ref.Name {
@@ -624,9 +640,15 @@ func kindFit(role analysis.Role, k analysis.Kind) float64 {
 }
 
 // finish sorts candidates best first, drops duplicates and flags the
-// uncertain ones.
-func (r *Resolver) finish(c []Candidate) []Candidate {
-	slices.SortStableFunc(c, func(a, b Candidate) int { return cmp.Compare(b.Confidence, a.Confidence) })
+// uncertain ones. Among equally confident Go candidates, those built for
+// the platform of the file from come first (see goBuildFit).
+func (r *Resolver) finish(from string, c []Candidate) []Candidate {
+	slices.SortStableFunc(c, func(a, b Candidate) int {
+		if n := cmp.Compare(b.Confidence, a.Confidence); n != 0 {
+			return n
+		}
+		return cmp.Compare(goBuildFit(from, b.Def.Path), goBuildFit(from, a.Def.Path))
+	})
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {
