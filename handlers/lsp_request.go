@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -25,6 +27,7 @@ type request struct {
 	enc     document.Encoding
 	open    map[string]*document.Document // by path
 	disk    map[string]*document.Document // files read for conversions
+	texts   map[string][]byte             // files read, nil when unreadable
 }
 
 // errSkip means the request names a file kast cannot answer for (unknown,
@@ -42,7 +45,7 @@ func empty[T any](v T, err error) (T, error) {
 
 func (l *LSP) request(ctx context.Context) *request {
 	s := l.session(ctx)
-	r := &request{ctx: ctx, session: s, enc: server.ConnOf(ctx).Encoding(), open: map[string]*document.Document{}, disk: map[string]*document.Document{}}
+	r := &request{ctx: ctx, session: s, enc: server.ConnOf(ctx).Encoding(), open: map[string]*document.Document{}, disk: map[string]*document.Document{}, texts: map[string][]byte{}}
 	docs := server.SnapshotOf(ctx)
 	var overlay []workspace.Doc
 	for _, u := range docs.URIs() {
@@ -73,13 +76,28 @@ func (r *request) document(path string) (*document.Document, bool) {
 	if d, ok := r.disk[path]; ok {
 		return d, d != nil
 	}
-	src, err := os.ReadFile(path)
 	var d *document.Document
-	if err == nil {
+	if src, ok := r.text(path); ok {
 		d = document.New("", "", 0, src)
 	}
 	r.disk[path] = d
 	return d, d != nil
+}
+
+// text returns a file's text: the open document's, else the file on disk.
+func (r *request) text(path string) ([]byte, bool) {
+	if d, ok := r.open[path]; ok {
+		return d.Text, true
+	}
+	if t, ok := r.texts[path]; ok {
+		return t, t != nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		src = nil
+	}
+	r.texts[path] = src
+	return src, src != nil
 }
 
 // at converts a document position to a file path and byte offset. Unknown
@@ -114,8 +132,20 @@ func (r *request) file(u uri.URI) (string, *analysis.FileFacts, *document.Docume
 	return path, f, d, nil
 }
 
-// position converts a byte offset of a file to a position.
+// position converts a byte offset of a file to a position. p is the
+// offset's line and byte column, which the facts carry.
 func (r *request) position(path string, offset int, p analysis.Point) protocol.Position {
+	if r.enc == document.UTF16 {
+		// The column counts the line's text before offset, which the byte
+		// column locates: a reference list spanning thousands of files
+		// converts without indexing each file's lines.
+		if t, ok := r.text(path); ok {
+			if start := offset - p.Col; start >= 0 && offset <= len(t) && (start == 0 || t[start-1] == '\n') &&
+				bytes.IndexByte(t[start:offset], '\n') < 0 {
+				return protocol.Position{Line: uint32(p.Line), Character: utf16Width(t[start:offset])}
+			}
+		}
+	}
 	if r.enc != document.UTF8 {
 		if d, ok := r.document(path); ok {
 			pos := d.Position(offset, r.enc)
@@ -123,6 +153,26 @@ func (r *request) position(path string, offset int, p analysis.Point) protocol.P
 		}
 	}
 	return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Col)}
+}
+
+// utf16Width is the length of UTF-8 text in UTF-16 code units.
+func utf16Width(b []byte) uint32 {
+	n := uint32(0)
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRune(b[i:])
+		if c >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
 }
 
 func (r *request) rng(path string, s analysis.Span) protocol.Range {

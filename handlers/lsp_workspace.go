@@ -27,20 +27,16 @@ func (l *LSP) Symbols(ctx context.Context, p *protocol.WorkspaceSymbolParams) (p
 		score int
 	}
 	var hits []hit
-	for _, id := range r.snap.DefsMatching(p.Query, true, maxWorkspaceSymbols*4) {
-		f := r.snap.File(id.Path)
-		if f == nil || int(id.Index) >= len(f.Defs) {
-			continue
-		}
-		d := f.Defs[id.Index]
+	// The name tables describe each match: no file is decoded.
+	for _, d := range r.snap.SymbolsMatching(p.Query, true, maxWorkspaceSymbols*4) {
 		switch d.Kind {
 		case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda:
 			continue
 		}
-		loc := r.loc(id.Path, d.NameSpan)
+		loc := r.loc(d.ID.Path, d.NameSpan)
 		s := protocol.WorkspaceSymbol{BaseSymbolInformation: protocol.BaseSymbolInformation{Name: d.Name, Kind: symbolKind(d.Kind)}, Location: &loc}
-		if d.Container != analysis.None {
-			s.ContainerName = ptr(f.Defs[d.Container].Name)
+		if d.Container != "" {
+			s.ContainerName = ptr(d.Container)
 		}
 		hits = append(hits, hit{s, analysis.FuzzyScore(p.Query, d.Name)})
 	}

@@ -165,13 +165,28 @@ func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
 	if includeDecl {
 		out = append(out, Loc{sym.Def.Path, sym.NameSpan})
 	}
-	for _, r := range s.Resolver().References(sym.Def) {
+	for _, r := range references(s, sym.Def) {
 		if !r.Uncertain {
 			out = append(out, Loc{r.Ref.Path, r.Span})
 		}
 	}
 	sortLocs(out[min(len(out), btoi(includeDecl)):])
 	return out
+}
+
+// referencer is a snapshot that finds references itself, faster than its
+// resolver alone (reading files ahead, remembering answers); the result is
+// not to be modified.
+type referencer interface {
+	References(def resolve.DefID) []resolve.Reference
+}
+
+// references lists the references that resolve to def.
+func references(s Snapshot, def resolve.DefID) []resolve.Reference {
+	if r, ok := s.(referencer); ok {
+		return r.References(def)
+	}
+	return s.Resolver().References(def)
 }
 
 func btoi(b bool) int {
@@ -203,7 +218,7 @@ func Highlights(s Snapshot, path string, offset int) []Highlight {
 	if sym.Def.Path == path {
 		out = append(out, Highlight{sym.NameSpan, true})
 	}
-	for _, r := range s.Resolver().References(sym.Def) {
+	for _, r := range references(s, sym.Def) {
 		if r.Ref.Path == path && !r.Uncertain {
 			out = append(out, Highlight{r.Span, r.Role&analysis.RoleWrite != 0})
 		}

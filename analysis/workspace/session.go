@@ -28,6 +28,7 @@ type Session struct {
 	mu       sync.Mutex
 	roots    []*Workspace
 	overlays map[string]*overlay
+	shared   *shared // for snapshots whose documents equal their indexed versions
 }
 
 // overlay is the facts of one version of an open document, with its name
@@ -35,6 +36,7 @@ type Session struct {
 type overlay struct {
 	version int32
 	size    int
+	hash    string // of the text, as storage.HashContent
 	facts   *analysis.FileFacts
 	defs    map[string][]int32
 	refs    map[string][]int32
@@ -121,7 +123,8 @@ func (s *Session) overlay(d Doc) *overlay {
 	if ok && o.version == d.Version && o.size == len(d.Text) {
 		return o
 	}
-	facts := s.indexed(d, l.ID)
+	hash := storage.HashContent(d.Text)
+	facts := s.indexed(d, hash, l.ID)
 	if facts == nil {
 		// Extraction outlives the request that triggers it: the result is shared.
 		var err error
@@ -130,6 +133,7 @@ func (s *Session) overlay(d Doc) *overlay {
 		}
 	}
 	o = newOverlay(d, facts)
+	o.hash = hash
 	s.mu.Lock()
 	s.overlays[d.Path] = o
 	s.mu.Unlock()
@@ -139,12 +143,12 @@ func (s *Session) overlay(d Doc) *overlay {
 // indexed returns the facts the owning index holds for exactly d's text, or
 // nil: a document opened unchanged needs no parse, which costs tens of
 // milliseconds on the request that first sees it.
-func (s *Session) indexed(d Doc, langID string) *analysis.FileFacts {
+func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
 	w := s.Owner(d.Path)
 	if w == nil {
 		return nil
 	}
-	facts, ok, err := w.Index.FactsByHash(storage.HashContent(d.Text), langID)
+	facts, ok, err := w.Index.FactsByHash(hash, langID)
 	if err != nil || !ok {
 		return nil
 	}
@@ -171,7 +175,8 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 // Snapshot returns an immutable view: the roots' indexes as they are now,
 // shadowed by the facts of docs.
 func (s *Session) Snapshot(docs []Doc) *Snapshot {
-	snap := &Snapshot{roots: s.Roots(), open: map[string]*overlay{}, texts: map[string][]byte{}}
+	snap := newSnapshot(s.Roots())
+	clean := true
 	for _, d := range docs {
 		if d.Path == "" {
 			continue
@@ -180,10 +185,20 @@ func (s *Session) Snapshot(docs []Doc) *Snapshot {
 		if o := s.overlay(d); o != nil {
 			snap.open[d.Path] = o
 			snap.openPaths = append(snap.openPaths, d.Path)
+			w := owner(snap.roots, d.Path)
+			clean = clean && w != nil && w.view.indexedHash(d.Path) == o.hash
 		}
 	}
 	slices.Sort(snap.openPaths)
+	if clean && len(snap.roots) > 0 {
+		snap.shared = s.sharedFor(snap.roots)
+	}
 	return snap
+}
+
+func newSnapshot(roots []*Workspace) *Snapshot {
+	return &Snapshot{roots: roots, open: map[string]*overlay{}, texts: map[string][]byte{},
+		cached: map[string]*analysis.FileFacts{}, pkgs: map[[2]string][]string{}}
 }
 
 // Snapshot is what one request sees. It implements resolve.Workspace.
@@ -192,15 +207,31 @@ type Snapshot struct {
 	open      map[string]*overlay
 	openPaths []string
 	texts     map[string][]byte
+	// shared is set when every open document equals its indexed version:
+	// the snapshot then answers like the indexes alone, and so can use what
+	// earlier requests worked out from them.
+	shared *shared
 
 	once     sync.Once
 	resolver *resolve.Resolver
+
+	mu     sync.Mutex
+	cached map[string]*analysis.FileFacts // facts read from the indexes
+	bytes  int64                          // their estimated size
+	pkgs   map[[2]string][]string         // FilesInPackage answers
+
+	lastRefs   string // the name of the last RefsNamed
+	lastRefIDs []resolve.RefID
 }
 
 var _ resolve.Workspace = (*Snapshot)(nil)
 
-// Resolver returns the snapshot's resolver, made once.
+// Resolver returns the snapshot's resolver, made once; a snapshot equal to
+// the indexes shares a resolver, and its caches, with others like it.
 func (s *Snapshot) Resolver() *resolve.Resolver {
+	if s.shared != nil {
+		return s.shared.snapshot().Resolver()
+	}
 	s.once.Do(func() { s.resolver = resolve.New(s) })
 	return s.resolver
 }
@@ -240,15 +271,44 @@ func (s *Snapshot) IsOpen(path string) bool {
 	return ok
 }
 
-// File implements resolve.Workspace.
+// File implements resolve.Workspace. Facts read from an index are kept for
+// the snapshot's life: a resolver reads the same files many times over.
 func (s *Snapshot) File(path string) *analysis.FileFacts {
 	if o, ok := s.open[path]; ok {
 		return o.facts
 	}
-	if w := owner(s.roots, path); w != nil {
-		return w.view.File(path)
+	if s.shared != nil {
+		return s.shared.snapshot().File(path)
 	}
-	return nil
+	s.mu.Lock()
+	f, ok := s.cached[path]
+	s.mu.Unlock()
+	if ok {
+		return f
+	}
+	w := owner(s.roots, path)
+	if w == nil {
+		return nil
+	}
+	f = w.view.File(path)
+	s.mu.Lock()
+	if g, ok := s.cached[path]; ok {
+		f = g
+	} else {
+		s.cached[path] = f
+		if f != nil {
+			s.bytes += factsSize(f)
+		}
+	}
+	s.mu.Unlock()
+	return f
+}
+
+// cachedBytes is the estimated size of the facts the snapshot holds.
+func (s *Snapshot) cachedBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }
 
 // Files implements resolve.Workspace.
@@ -261,8 +321,24 @@ func (s *Snapshot) Files() []string {
 	return slices.Compact(out)
 }
 
-// FilesInPackage implements resolve.Workspace.
+// FilesInPackage implements resolve.Workspace. Resolution asks it at every
+// name it looks up in a package, so the answers are kept.
 func (s *Snapshot) FilesInPackage(lang, pkg string) []string {
+	key := [2]string{lang, pkg}
+	s.mu.Lock()
+	out, ok := s.pkgs[key]
+	s.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = slices.Clip(s.filesInPackage(lang, pkg))
+	s.mu.Lock()
+	s.pkgs[key] = out
+	s.mu.Unlock()
+	return out
+}
+
+func (s *Snapshot) filesInPackage(lang, pkg string) []string {
 	var out []string
 	for _, w := range s.roots {
 		for _, p := range w.view.FilesInPackage(lang, pkg) {
@@ -297,9 +373,27 @@ func (s *Snapshot) DefsNamed(name string) []resolve.DefID {
 	return out
 }
 
-// RefsNamed implements resolve.Workspace.
+// RefsNamed implements resolve.Workspace. The last answer is kept: finding
+// references asks for the same name twice, once to read the files ahead.
 func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
-	var out []resolve.RefID
+	if s.shared != nil {
+		return s.shared.snapshot().RefsNamed(name)
+	}
+	s.mu.Lock()
+	last, ids := s.lastRefs, s.lastRefIDs
+	s.mu.Unlock()
+	if last == name && ids != nil {
+		return ids
+	}
+	ids = s.refsNamed(name)
+	s.mu.Lock()
+	s.lastRefs, s.lastRefIDs = name, slices.Clip(ids)
+	s.mu.Unlock()
+	return ids
+}
+
+func (s *Snapshot) refsNamed(name string) []resolve.RefID {
+	out := []resolve.RefID{}
 	for _, w := range s.roots {
 		for _, id := range w.view.RefsNamed(name) {
 			if s.fromIndex(w, id.Path) {
@@ -342,6 +436,48 @@ func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
 	return owner(s.roots, path) == w
 }
 
+// Symbol is a definition as the indexes' name tables describe it, without
+// its file's facts.
+type Symbol struct {
+	ID        resolve.DefID
+	Name      string
+	Kind      analysis.Kind
+	NameSpan  analysis.Span
+	Container string // the enclosing definition's name, "" at top level
+}
+
+// SymbolsMatching is DefsMatching with what the name tables hold about
+// each definition: enough for a symbol list, which then needs no file
+// decoded.
+func (s *Snapshot) SymbolsMatching(pattern string, fuzzy bool, limit int) []Symbol {
+	var out []Symbol
+	for _, w := range s.roots {
+		lookup := w.Index.DefsWithPrefix
+		if fuzzy {
+			lookup = w.Index.DefsFuzzy
+		}
+		hits, err := lookup(pattern, limit)
+		if err != nil {
+			w.view.log.Warn("symbol lookup failed", "pattern", pattern, "err", err)
+		}
+		for _, h := range hits {
+			if s.fromIndex(w, h.Path) {
+				out = append(out, Symbol{ID: resolve.DefID{Path: h.Path, Index: int32(h.Index)}, Name: h.Name, Kind: h.Kind, NameSpan: h.NameSpan, Container: h.Container})
+			}
+		}
+	}
+	for _, id := range s.openDefsMatching(pattern, fuzzy) {
+		f := s.open[id.Path].facts
+		d := f.Defs[id.Index]
+		sym := Symbol{ID: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan}
+		if d.Container >= 0 && int(d.Container) < len(f.Defs) {
+			sym.Container = f.Defs[d.Container].Name
+		}
+		out = append(out, sym)
+	}
+	return out
+}
+
 // DefsMatching lists up to limit definitions whose names match: by prefix
 // (ignoring case) when fuzzy is false, as a fuzzy subsequence otherwise.
 // Open documents shadow their indexed versions.
@@ -362,6 +498,12 @@ func (s *Snapshot) DefsMatching(pattern string, fuzzy bool, limit int) []resolve
 			}
 		}
 	}
+	return append(out, s.openDefsMatching(pattern, fuzzy)...)
+}
+
+// openDefsMatching lists the open documents' definitions whose names match.
+func (s *Snapshot) openDefsMatching(pattern string, fuzzy bool) []resolve.DefID {
+	var out []resolve.DefID
 	lower := strings.ToLower(pattern)
 	for _, p := range s.openPaths {
 		for name, idx := range s.open[p].defs {

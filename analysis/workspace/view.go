@@ -1,68 +1,116 @@
 package workspace
 
 import (
+	"container/list"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/storage"
 )
 
-// maxCachedFacts bounds the decoded facts kept between queries; resolution
-// touches the same few files repeatedly, so a small cache saves most decoding.
-const maxCachedFacts = 4096
+// maxCachedFactsBytes bounds the decoded facts kept between queries, by
+// their estimated size (see factsSize). Resolution touches the same files
+// over and over (a package's files, the files defining common types), so a
+// least-recently-used cache of part of a large workspace saves most
+// decoding, while the whole Go standard library decoded would take over
+// 500 MB, twice the process's soft memory limit. (The count-bounded cache
+// this replaces could hold 4096 files, over 300 MB of the library.)
+const maxCachedFactsBytes = 160 << 20
 
-// view adapts the storage index to resolve.Workspace. Decoded facts and the
-// package table are cached until the next Refresh.
+// view adapts the storage index to resolve.Workspace. Decoded facts are kept
+// in a size-bounded LRU cache, the file table until the next change.
 type view struct {
 	ix  *storage.Index
 	log *slog.Logger
+	// gen counts the changes of the index this view has seen: what was
+	// computed from it at one generation stays true until the next.
+	gen atomic.Uint64
 
-	mu    sync.Mutex
-	facts map[string]*analysis.FileFacts
-	paths []string
-	pkgs  map[[2]string][]string
+	mu     sync.Mutex
+	facts  map[string]*list.Element // of *cachedFacts
+	lru    list.List                // most recently used first
+	bytes  int64
+	paths  []string
+	pkgs   map[[2]string][]string
+	hashes map[string]string // path → content hash of the indexed version
+}
+
+type cachedFacts struct {
+	path  string
+	facts *analysis.FileFacts
+	size  int64
 }
 
 func newView(ix *storage.Index, log *slog.Logger) *view {
-	return &view{ix: ix, log: log, facts: map[string]*analysis.FileFacts{}}
+	return &view{ix: ix, log: log, facts: map[string]*list.Element{}}
 }
 
 // forget drops what the cache knows of one file after it was reindexed.
 func (v *view) forget(path string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.facts, path)
-	v.paths, v.pkgs = nil, nil
+	if e, ok := v.facts[path]; ok {
+		v.removeLocked(e)
+	}
+	v.paths, v.pkgs, v.hashes = nil, nil, nil
+	v.gen.Add(1)
 }
 
 // invalidate drops what the cache knows after the index changed.
 func (v *view) invalidate() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.facts = map[string]*analysis.FileFacts{}
-	v.paths, v.pkgs = nil, nil
+	v.facts = map[string]*list.Element{}
+	v.lru.Init()
+	v.bytes = 0
+	v.paths, v.pkgs, v.hashes = nil, nil, nil
+	v.gen.Add(1)
+}
+
+func (v *view) removeLocked(e *list.Element) {
+	c := v.lru.Remove(e).(*cachedFacts)
+	delete(v.facts, c.path)
+	v.bytes -= c.size
+}
+
+// factsSize estimates the memory decoded facts hold: measured on the Go
+// standard library, about 150 bytes per definition or reference with their
+// strings, definitions (with signatures and doc comments) weighing more.
+func factsSize(f *analysis.FileFacts) int64 {
+	return int64(512 + 320*len(f.Defs) + 128*len(f.Refs) + 64*len(f.Scopes) + 96*len(f.Calls) + 96*len(f.Imports))
 }
 
 func (v *view) File(path string) *analysis.FileFacts {
 	v.mu.Lock()
-	f, ok := v.facts[path]
-	v.mu.Unlock()
-	if ok {
+	if e, ok := v.facts[path]; ok {
+		v.lru.MoveToFront(e)
+		f := e.Value.(*cachedFacts).facts
+		v.mu.Unlock()
 		return f
 	}
+	gen := v.gen.Load()
+	v.mu.Unlock()
 	f, err := v.ix.Facts(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
 		return nil
 	}
 	v.mu.Lock()
-	if len(v.facts) >= maxCachedFacts {
-		v.facts = map[string]*analysis.FileFacts{}
+	defer v.mu.Unlock()
+	if _, ok := v.facts[path]; ok || v.gen.Load() != gen {
+		// Decoded twice at once, or the index changed meanwhile: keep what
+		// is cached, but answer this query with what it read.
+		return f
 	}
-	v.facts[path] = f
-	v.mu.Unlock()
+	c := &cachedFacts{path: path, facts: f, size: factsSize(f)}
+	v.facts[path] = v.lru.PushFront(c)
+	v.bytes += c.size
+	for v.bytes > maxCachedFactsBytes && v.lru.Len() > 1 {
+		v.removeLocked(v.lru.Back())
+	}
 	return f
 }
 
@@ -80,6 +128,14 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
+// indexedHash is the content hash of path's indexed version, or "".
+func (v *view) indexedHash(path string) string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.hashes[path]
+}
+
 // loadFilesLocked reads the file table once per refresh.
 func (v *view) loadFilesLocked() {
 	if v.paths != nil {
@@ -91,10 +147,14 @@ func (v *view) loadFilesLocked() {
 	}
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
+	v.hashes = make(map[string]string, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
+		if !f.Incomplete {
+			v.hashes[f.Path] = f.Hash
+		}
 	}
 }
 

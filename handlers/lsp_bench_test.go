@@ -1,0 +1,191 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/server/servertest"
+	"github.com/kast-dev/kast/storage/scan"
+)
+
+// TestStdlibLatency measures request latencies through the whole in-process
+// server (framing, dispatch, snapshot, engine, JSON) on a warm index of the
+// Go standard library, at the positions cmd/kastbench samples, and lists the
+// slowest positions of each method: the way to find and profile the tail.
+// It prints numbers and asserts none, and it is skipped unless
+// KAST_BENCH_STDLIB=1. Other knobs:
+//
+//	KAST_BENCH_ROOT        the tree (default $GOROOT/src)
+//	KAST_BENCH_CACHE       XDG_CACHE_HOME for the index, kept between runs so
+//	                       the second run is warm (default a temporary one)
+//	KAST_BENCH_SAMPLES     positions to sample (default 300)
+//	KAST_BENCH_METHODS     comma-separated methods to send (default all four)
+//	KAST_BENCH_CPUPROFILE  write a CPU profile of the measured requests only
+//	KAST_BENCH_SLOWEST     slow positions to list per method (default 5)
+func TestStdlibLatency(t *testing.T) {
+	if os.Getenv("KAST_BENCH_STDLIB") == "" {
+		t.Skip("set KAST_BENCH_STDLIB=1 to measure request latencies on the Go standard library")
+	}
+	root := cmpOr(os.Getenv("KAST_BENCH_ROOT"), filepath.Join(runtime.GOROOT(), "src"))
+	cache := os.Getenv("KAST_BENCH_CACHE")
+	if cache == "" {
+		cache = t.TempDir()
+	}
+	t.Setenv("XDG_CACHE_HOME", cache)
+	n, _ := strconv.Atoi(cmpOr(os.Getenv("KAST_BENCH_SAMPLES"), "300"))
+	slowest, _ := strconv.Atoi(cmpOr(os.Getenv("KAST_BENCH_SLOWEST"), "5"))
+	methods := []string{"textDocument/definition", "textDocument/references", "textDocument/completion", "workspace/symbol"}
+	if m := os.Getenv("KAST_BENCH_METHODS"); m != "" {
+		methods = strings.Split(m, ",")
+	}
+
+	ctx := context.Background()
+	samples := stdlibSamples(t, ctx, root, n)
+	client, _ := servertest.Pipe(t, newTestServer(), servertest.Header)
+	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
+	if _, err := client.Initialize(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := client.Call(ctx, "workspace/executeCommand", map[string]any{"command": cmdReindex}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("index ready in %s", time.Since(start).Round(time.Millisecond))
+
+	if f := os.Getenv("KAST_BENCH_CPUPROFILE"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			t.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	type timing struct {
+		d    time.Duration
+		at   int // sample
+		size int // result bytes
+	}
+	byMethod := map[string][]timing{}
+	for i, s := range samples {
+		u := servertest.FileURI(s.path)
+		if err := client.DidOpen(u, "go", 1, s.text); err != nil {
+			t.Fatal(err)
+		}
+		doc := map[string]any{"uri": u}
+		pos := map[string]int{"line": s.line, "character": s.col}
+		for _, m := range methods {
+			var params any = map[string]any{"textDocument": doc, "position": pos}
+			switch m {
+			case "textDocument/references":
+				params = map[string]any{"textDocument": doc, "position": pos, "context": map[string]bool{"includeDeclaration": false}}
+			case "workspace/symbol":
+				params = map[string]string{"query": s.name}
+			}
+			var res json.RawMessage
+			begin := time.Now()
+			if err := client.Call(ctx, m, params, &res); err != nil {
+				t.Errorf("%s at %s: %v", m, s, err)
+				continue
+			}
+			byMethod[m] = append(byMethod[m], timing{time.Since(begin), i, len(res)})
+		}
+		if err := client.Notify("textDocument/didClose", map[string]any{"textDocument": doc}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d positions in %s\n%-26s %9s %9s %9s %9s\n", len(samples), root, "method", "p50", "p95", "p99", "max")
+	for _, m := range methods {
+		ts := byMethod[m]
+		slices.SortFunc(ts, func(a, b timing) int { return int(a.d - b.d) })
+		pct := func(p float64) time.Duration {
+			if len(ts) == 0 {
+				return 0
+			}
+			return ts[min(len(ts)-1, int(float64(len(ts))*p))].d.Round(10 * time.Microsecond)
+		}
+		fmt.Fprintf(&b, "%-26s %9s %9s %9s %9s\n", m, pct(.5), pct(.95), pct(.99), pct(1))
+		for _, x := range ts[max(0, len(ts)-slowest):] {
+			fmt.Fprintf(&b, "    %9s %8d B  %s\n", x.d.Round(10*time.Microsecond), x.size, samples[x.at])
+		}
+	}
+	t.Log("\n" + b.String())
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// benchSample is one identifier position in a Go file.
+type benchSample struct {
+	path, text, name string
+	line, col        int // 0-based, col in UTF-16 units
+}
+
+func (s benchSample) String() string {
+	return fmt.Sprintf("%s:%d:%d %s", s.path, s.line+1, s.col+1, s.name)
+}
+
+// stdlibSamples picks n reference positions the way cmd/kastbench does (the
+// same seed and walk), so both measure the same positions.
+func stdlibSamples(t *testing.T, ctx context.Context, root string, n int) []benchSample {
+	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var goFiles []string
+	for _, f := range found.Files {
+		if p := f.Path; strings.HasSuffix(p, ".go") && !strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") {
+			goFiles = append(goFiles, p)
+		}
+	}
+	var out []benchSample
+	for len(out) < n && len(goFiles) > 0 {
+		i := rng.IntN(len(goFiles))
+		path := goFiles[i]
+		goFiles = slices.Delete(goFiles, i, i+1)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		facts, err := lang.Extract(ctx, path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := document.New("", "go", 0, src)
+		var refs []analysis.Ref
+		for _, r := range facts.Refs {
+			if r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1 {
+				refs = append(refs, r)
+			}
+		}
+		for range min(3, len(refs)) {
+			r := refs[rng.IntN(len(refs))]
+			pos := doc.Position(r.Span.Start, document.UTF16)
+			out = append(out, benchSample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character})
+		}
+	}
+	return out[:min(n, len(out))]
+}
