@@ -135,7 +135,15 @@ func (d *decoder) span() analysis.Span {
 // index keeps resident. (S2's better mode and zstd shrink them further but
 // cost two to four times the CPU, and more to decode on every query.)
 func encodeFacts(f *analysis.FileFacts) []byte {
-	e := &encoder{buf: make([]byte, 0, 64+16*len(f.Refs)+48*len(f.Defs))}
+	b, _ := appendFacts(nil, f)
+	return b
+}
+
+// appendFacts is encodeFacts with a scratch buffer for the uncompressed
+// encoding, which a writer reuses from file to file; it returns the
+// compressed blob and the scratch buffer to reuse.
+func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
+	e := &encoder{buf: scratch[:0]}
 	e.str(f.Lang)
 	e.str(f.Package)
 	e.varint(int64(f.Size))
@@ -195,7 +203,7 @@ func encodeFacts(f *analysis.FileFacts) []byte {
 		e.span(s.Span)
 		e.str(s.Message)
 	}
-	return s2.Encode(nil, e.buf)
+	return s2.Encode(nil, e.buf), e.buf
 }
 
 // maxBlobSize bounds a blob's decoded length so that a corrupt length header

@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {
@@ -55,7 +55,11 @@ type Index struct {
 	closed   bool
 	nextFile uint32
 	nextName uint32
-	names    map[string]uint32 // name → id cache, only touched under writeMu
+	// nameLimit is the name counter as last written: ids below it are
+	// reserved, so interning a name writes the counter only once per
+	// nameIDBlock names (see Batch.nameID).
+	nameLimit uint32
+	names     map[string]uint32 // name → id cache, only touched under writeMu
 	// allNames is true while names holds every interned name, as it does for
 	// an index created empty until the cache is first cleared: a cache miss
 	// then means a new name, without a lookup (most of a cold build's names).
@@ -291,6 +295,7 @@ func (ix *Index) init(opts Options) error {
 		return fmt.Errorf("storage: %w", err)
 	}
 	ix.allNames = ix.nextName == 1
+	ix.nameLimit = ix.nextName
 	return ix.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(metaKey("version"), versionValue(opts))
 	})

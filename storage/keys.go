@@ -14,34 +14,34 @@ import (
 //	F <fileID>                            → file row (path, lang, size, mtime, hash, counts)
 //	H <hash:32> <lang>                    → encoded FileFacts of that content
 //	h <hash:32> <lang> 0x00 <fileID>      → (empty) files using a blob, for blob GC
-//	N <name>                              → nameID
-//	n <lower(name)> 0x00 <nameID> <name>  → (empty) case-insensitive, prefix and fuzzy lookup
-//	D|R|C|S|B <nameID> <fileID>           → posting: one file's defs, refs, calls by callee,
-//	                                        supertype edges by subtype, subtype edges by supertype
+//	n <lower(name)> 0x00 <name>           → nameID: exact lookup by the whole key, and
+//	                                        case-insensitive, prefix and fuzzy lookup by prefix
+//	D|R|S|B <nameID> <fileID>             → posting: one file's defs, refs, supertype edges by
+//	                                        subtype, subtype edges by supertype
 //	X <fileID>                            → reverse index: the posting keys the file wrote
 //	Q <sub> …                             search tables, owned by analysis/search (searchstore.go)
 //
 // Postings aggregate one name's entries within one file into a single row, so a
 // file writes one row per distinct name per table instead of one per reference:
-// far fewer keys to write, delete and list in the reverse index.
+// far fewer keys to write, delete and list in the reverse index. Calls have no
+// table of their own: every call is also a reference with RoleCall, whose
+// posting leads to the file's calls (see Callers).
 const (
 	tagMeta      = 'M'
 	tagPath      = 'P'
 	tagFile      = 'F'
 	tagBlob      = 'H'
 	tagBlobUser  = 'h'
-	tagName      = 'N'
 	tagNameLower = 'n'
 	tagDef       = 'D'
 	tagRef       = 'R'
-	tagCall      = 'C'
 	tagSuper     = 'S' // keyed by the subtype's name: "what does X extend"
 	tagSub       = 'B' // keyed by the supertype's name: "what extends X"
 	tagReverse   = 'X'
 )
 
 // postingTags are the tables a file's reverse index covers.
-var postingTags = []byte{tagSub, tagCall, tagDef, tagRef, tagSuper}
+var postingTags = []byte{tagSub, tagDef, tagRef, tagSuper}
 
 const hashLen = 32
 
@@ -49,7 +49,6 @@ type contentHash [hashLen]byte
 
 func metaKey(name string) []byte { return append([]byte{tagMeta}, name...) }
 func pathKey(path string) []byte { return append([]byte{tagPath}, path...) }
-func nameKey(name string) []byte { return append([]byte{tagName}, name...) }
 
 func idKey(tag byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{tag}, id)
@@ -81,20 +80,26 @@ func blobUserKey(h contentHash, lang string, fileID uint32) []byte {
 	return binary.BigEndian.AppendUint32(blobUsersPrefix(h, lang), fileID)
 }
 
-func lowerNameKey(name string, nameID uint32) []byte {
-	k := append([]byte{tagNameLower}, strings.ToLower(name)...)
+// lowerNameKey is the one row of an interned name. Sorting by the lowercase
+// form first serves case-insensitive prefix search; ending with the name
+// itself makes the key exact, so interning and queries find a name with a
+// point lookup (which badger's bloom filters make cheap) and the index needs
+// no second, case-sensitive name table.
+func lowerNameKey(name string) []byte {
+	k := make([]byte, 0, 2+2*len(name))
+	k = append(k, tagNameLower)
+	k = append(k, strings.ToLower(name)...)
 	k = append(k, 0)
-	k = binary.BigEndian.AppendUint32(k, nameID)
 	return append(k, name...)
 }
 
-// parseLowerNameKey splits an n key into the name id and the original name.
-func parseLowerNameKey(key []byte) (nameID uint32, name string, ok bool) {
+// parseLowerNameKey returns the original name of an n key.
+func parseLowerNameKey(key []byte) (name string, ok bool) {
 	i := bytes.IndexByte(key, 0)
-	if i < 0 || len(key) < i+5 {
-		return 0, "", false
+	if i < 0 {
+		return "", false
 	}
-	return binary.BigEndian.Uint32(key[i+1 : i+5]), string(key[i+5:]), true
+	return string(key[i+1:]), true
 }
 
 // postingRef names one posting row of a file: its table and name.

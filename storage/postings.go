@@ -17,16 +17,16 @@ type DefHit struct {
 	Container string // the enclosing definition's name, "" at top level
 }
 
-// RefHit is one reference to a name.
+// RefHit is one reference to a name. Its span, qualifier and scope are in
+// Facts(Path).Refs[Index]: a reference posting holds only what selects
+// references without the file's facts, which keeps the largest table of the
+// index small (see encodeRefPosting).
 type RefHit struct {
-	Path      string
-	Lang      string
-	Index     int // into Facts(Path).Refs
-	Name      string
-	Span      analysis.Span
-	Role      analysis.Role
-	Qualifier string
-	Enclosing int32 // index into Facts(Path).Defs, or analysis.None
+	Path  string
+	Lang  string
+	Index int // into Facts(Path).Refs
+	Name  string
+	Role  analysis.Role
 }
 
 // CallHit is one call site of a callee name, with the calling definition.
@@ -90,54 +90,45 @@ func decodeDefPosting(v []byte, name string, file fileRow, out []DefHit) ([]DefH
 	return out, d.err
 }
 
+// encodeRefPosting stores each reference as the gap from the previous one's
+// index and its role: about two bytes a reference instead of the sixteen a
+// span, qualifier and enclosing definition took. Every reader resolves the
+// references it lists through the file's facts anyway, and references are
+// the bulk of what a cold index writes.
 func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int) {
 	e.uvarint(uint64(len(idx)))
+	prev := 0
 	for _, i := range idx {
-		r := &f.Refs[i]
-		e.varint(int64(i))
-		e.byte(byte(r.Role))
-		e.span(r.Span)
-		e.str(r.Qualifier)
-		e.varint(int64(r.Enclosing))
+		e.uvarint(uint64(i - prev))
+		e.byte(byte(f.Refs[i].Role))
+		prev = i
 	}
 }
 
 func decodeRefPosting(v []byte, name string, file fileRow, out []RefHit) ([]RefHit, error) {
 	d := &decoder{buf: v}
+	i := 0
 	for n := d.count(); n > 0 && d.err == nil; n-- {
-		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name,
-			Index: d.int(), Role: analysis.Role(d.byte()), Span: d.span(), Qualifier: d.str(),
-			Enclosing: d.int32()})
+		i += int(d.uvarint())
+		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte())})
 	}
 	return out, d.err
 }
 
-func encodeCallPosting(e *encoder, f *analysis.FileFacts, idx []int) {
-	e.uvarint(uint64(len(idx)))
-	for _, i := range idx {
-		c := &f.Calls[i]
-		e.varint(int64(i))
-		e.span(c.Site)
-		caller := analysis.Def{}
-		callerIndex := analysis.None
-		if d := def(f, c.Caller); d != nil {
-			caller, callerIndex = *d, c.Caller
+// callsTo appends the calls of callee in facts: the call sites behind the
+// call references of one reference posting.
+func callsTo(facts *analysis.FileFacts, callee string, file fileRow, out []CallHit) []CallHit {
+	for i, c := range facts.Calls {
+		if c.Callee != callee {
+			continue
 		}
-		e.varint(int64(callerIndex))
-		e.str(caller.Name)
-		e.byte(byte(caller.Kind))
-		e.span(caller.NameSpan)
+		hit := CallHit{Path: file.path, Lang: file.lang, Index: i, Callee: callee, Site: c.Site, Caller: analysis.None}
+		if d := def(facts, c.Caller); d != nil {
+			hit.Caller, hit.CallerName, hit.CallerKind, hit.CallerSpan = c.Caller, d.Name, d.Kind, d.NameSpan
+		}
+		out = append(out, hit)
 	}
-}
-
-func decodeCallPosting(v []byte, callee string, file fileRow, out []CallHit) ([]CallHit, error) {
-	d := &decoder{buf: v}
-	for n := d.count(); n > 0 && d.err == nil; n-- {
-		out = append(out, CallHit{Path: file.path, Lang: file.lang, Callee: callee,
-			Index: d.int(), Site: d.span(), Caller: d.int32(), CallerName: d.str(),
-			CallerKind: analysis.Kind(d.byte()), CallerSpan: d.span()})
-	}
-	return out, d.err
+	return out
 }
 
 // encodeEdgePosting serves both edge tables; idx holds Supertypes indices whose
@@ -185,7 +176,6 @@ func postingTables(f *analysis.FileFacts) []postingTable {
 			}
 			return ""
 		}},
-		{tagCall, len(f.Calls), func(i int) string { return f.Calls[i].Callee }},
 		{tagDef, len(f.Defs), func(i int) string { return f.Defs[i].Name }},
 		{tagRef, len(f.Refs), func(i int) string { return f.Refs[i].Name }},
 		{tagSuper, len(f.Supertypes), func(i int) string {
@@ -200,7 +190,6 @@ func postingTables(f *analysis.FileFacts) []postingTable {
 var postingEncoders = map[byte]func(*encoder, *analysis.FileFacts, []int){
 	tagDef:   encodeDefPosting,
 	tagRef:   encodeRefPosting,
-	tagCall:  encodeCallPosting,
 	tagSuper: encodeEdgePosting,
 	tagSub:   encodeEdgePosting,
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -69,7 +70,7 @@ func getID(txn *badger.Txn, key []byte) (id uint32, ok bool, err error) {
 
 func (ix *Index) lookupName(name string) (id uint32, ok bool, err error) {
 	err = ix.db.View(func(txn *badger.Txn) error {
-		id, ok, err = getID(txn, nameKey(name))
+		id, ok, err = getID(txn, lowerNameKey(name))
 		return err
 	})
 	return id, ok, err
@@ -191,7 +192,7 @@ func (ix *Index) scan(fn func(s *postingScan) error) error {
 }
 
 func (s *postingScan) nameID(name string) (uint32, bool, error) {
-	return getID(s.txn, nameKey(name))
+	return getID(s.txn, lowerNameKey(name))
 }
 
 func (s *postingScan) each(tag byte, nameID uint32, fn func(file fileRow, v []byte) error) error {
@@ -251,10 +252,31 @@ func (ix *Index) RefsNamed(name string) ([]RefHit, error) {
 }
 
 // Callers returns every call site whose callee is named name, with its caller.
+// The reference postings of name say which files call it; their facts hold
+// the calls.
 func (ix *Index) Callers(name string) ([]CallHit, error) {
-	return byName(ix, tagCall, name, func(v []byte, f fileRow, out []CallHit) ([]CallHit, error) {
-		return decodeCallPosting(v, name, f, out)
+	var out []CallHit
+	err := ix.scan(func(s *postingScan) error {
+		id, ok, err := s.nameID(name)
+		if err != nil || !ok {
+			return err
+		}
+		var refs []RefHit
+		return s.each(tagRef, id, func(file fileRow, v []byte) error {
+			refs, err = decodeRefPosting(v, name, file, refs[:0])
+			if err != nil || !slices.ContainsFunc(refs, func(r RefHit) bool { return r.Role&analysis.RoleCall != 0 }) {
+				return err
+			}
+			return getValue(s.txn, blobKey(file.hash, file.lang), func(b []byte) error {
+				facts, err := decodeFacts(b)
+				if err == nil {
+					out = callsTo(facts, name, file, out)
+				}
+				return err
+			})
+		})
 	})
+	return out, err
 }
 
 // Supertypes returns the edges from types named name to what they extend.
@@ -274,19 +296,39 @@ type indexedName struct {
 }
 
 // eachName visits the names whose lowercase form starts with lowerPrefix,
-// reading keys only; fn returns false to stop.
-func eachName(txn *badger.Txn, lowerPrefix string, fn func(indexedName) bool) {
+// in that order. fn gets the name and a function reading its id (only
+// callers that want the name pay for its value); it returns false to stop.
+func eachName(txn *badger.Txn, lowerPrefix string, fn func(name string, id func() uint32) bool) error {
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: append([]byte{tagNameLower}, lowerPrefix...)})
 	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		if id, name, ok := parseLowerNameKey(it.Item().Key()); ok && !fn(indexedName{id, name}) {
-			return
+	var err error
+	for it.Rewind(); it.Valid() && err == nil; it.Next() {
+		item := it.Item()
+		name, ok := parseLowerNameKey(item.Key())
+		if !ok {
+			continue
+		}
+		id := func() (id uint32) {
+			if verr := item.Value(func(v []byte) error {
+				if len(v) != 4 {
+					return errCorrupt
+				}
+				id = binary.BigEndian.Uint32(v)
+				return nil
+			}); verr != nil && err == nil {
+				err = verr
+			}
+			return id
+		}
+		if !fn(name, id) {
+			break
 		}
 	}
+	return err
 }
 
 // defsOfNames appends the definitions of each visited name until limit hits
-// are collected; it is the callback for eachName.
+// are collected.
 func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(indexedName) bool {
 	return func(n indexedName) bool {
 		*err = s.each(tagDef, n.id, func(f fileRow, v []byte) (derr error) {
@@ -302,7 +344,12 @@ func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(inde
 func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
 	var out []DefHit
 	err := ix.scan(func(s *postingScan) (err error) {
-		eachName(s.txn, strings.ToLower(prefix), defsOfNames(s, limit, &out, &err))
+		visit := defsOfNames(s, limit, &out, &err)
+		if lerr := eachName(s.txn, strings.ToLower(prefix), func(name string, id func() uint32) bool {
+			return visit(indexedName{id(), name})
+		}); err == nil {
+			err = lerr
+		}
 		return err
 	})
 	return truncate(out, limit), err
@@ -314,12 +361,14 @@ func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
 	var out []DefHit
 	err := ix.scan(func(s *postingScan) (err error) {
 		var matches []scoredName
-		eachName(s.txn, "", func(n indexedName) bool {
-			if score := analysis.FuzzyScore(pattern, n.name); score > 0 {
-				matches = append(matches, scoredName{n, score})
+		if err := eachName(s.txn, "", func(name string, id func() uint32) bool {
+			if score := analysis.FuzzyScore(pattern, name); score > 0 {
+				matches = append(matches, scoredName{indexedName{id(), name}, score})
 			}
 			return true
-		})
+		}); err != nil {
+			return err
+		}
 		visit := defsOfNames(s, limit, &out, &err)
 		for _, n := range rankNames(matches) {
 			if !visit(n) {

@@ -115,8 +115,11 @@ type Batch struct {
 	paths  map[string]bool // files written since the last commit
 	blobs  map[blobID]bool // blobs known to exist or written in this batch
 	unused []blobID        // blobs that lost a user; removed after commit if none is left
-	err    error
-	done   bool
+	// scratch is reused for the uncompressed encoding of each blob; only
+	// the compressed copy is handed to the WriteBatch.
+	scratch []byte
+	err     error
+	done    bool
 }
 
 // NewBatch starts a batch, waiting for any other batch to finish. Do not call
@@ -228,7 +231,9 @@ type postingRow struct {
 // appending never rewrites bytes already handed out.
 func (b *Batch) encodePostings(facts *analysis.FileFacts) ([]postingRow, error) {
 	var rows []postingRow
-	e := &encoder{buf: make([]byte, 0, 32*(len(facts.Refs)+len(facts.Defs)+len(facts.Calls)))}
+	// Sized for about 2 bytes a reference, 40 a definition and 60 an edge,
+	// which goes to two tables.
+	e := &encoder{buf: make([]byte, 0, 16+3*len(facts.Refs)+48*len(facts.Defs)+128*len(facts.Supertypes))}
 	var keys []uint64
 	var idx []int
 	// A file repeats its names: a small per-file map is cheaper than the
@@ -291,7 +296,9 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		return err
 	}
 	if !exists {
-		if err := b.wb.Set(blobKey(blob.hash, blob.lang), encodeFacts(facts)); err != nil {
+		var value []byte
+		value, b.scratch = appendFacts(b.scratch, facts)
+		if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {
 			return err
 		}
 	}
@@ -376,6 +383,9 @@ func (b *Batch) fail(err error) error {
 	if err != nil && b.err == nil {
 		b.err = err
 		b.ix.forgetNames()
+		// The counter may not have reached the disk: write it again
+		// before the next id is used.
+		b.ix.nameLimit = b.ix.nextName
 	}
 	return err
 }
@@ -437,8 +447,12 @@ func (b *Batch) allocFileID() (uint32, error) {
 	return id, b.wb.Set(metaKey("nextFile"), binary.BigEndian.AppendUint32(nil, b.ix.nextFile))
 }
 
-// nameID interns name. A new id's counter is written before the rows that use
-// it, so a crash can never hand the same id out twice.
+// nameIDBlock is how many name ids one write of the counter reserves.
+const nameIDBlock = 4096
+
+// nameID interns name. The counter is written ahead of the ids it covers,
+// before the rows that use them, so a crash can never hand the same id out
+// twice; it only leaves the rest of a reserved block unused.
 func (b *Batch) nameID(name string) (uint32, error) {
 	if id, ok := b.ix.names[name]; ok {
 		return id, nil
@@ -452,15 +466,16 @@ func (b *Batch) nameID(name string) (uint32, error) {
 		}
 	}
 	if !found {
+		if b.ix.nextName >= b.ix.nameLimit {
+			limit := b.ix.nextName + nameIDBlock
+			if err := b.wb.Set(metaKey("nextName"), binary.BigEndian.AppendUint32(nil, limit)); err != nil {
+				return 0, err
+			}
+			b.ix.nameLimit = limit
+		}
 		id = b.ix.nextName
 		b.ix.nextName++
-		if err := b.wb.Set(metaKey("nextName"), binary.BigEndian.AppendUint32(nil, b.ix.nextName)); err != nil {
-			return 0, err
-		}
-		if err := b.wb.Set(nameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
-			return 0, err
-		}
-		if err := b.wb.Set(lowerNameKey(name, id), nil); err != nil {
+		if err := b.wb.Set(lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
 			return 0, err
 		}
 	}

@@ -158,6 +158,9 @@ func (t *Tree) Close() {
 	t.nodes = nil
 }
 
+// NodeCount is the number of nodes in the tree, named and anonymous.
+func (t *Tree) NodeCount() int { return len(t.nodes) }
+
 // Source returns the text the tree was parsed from.
 func (t *Tree) Source() []byte { return t.src }
 
@@ -169,7 +172,16 @@ func (t *Tree) Root() Node { return Node{t: t, i: 0} }
 
 // Span converts a byte range of the source to a Span.
 func (t *Tree) Span(start, end int) analysis.Span {
-	return analysis.Span{Start: start, End: end, StartPoint: pointAt(t.lines, start), EndPoint: pointAt(t.lines, end)}
+	sp := pointAt(t.lines, start)
+	// Most spans end on the line they start on: check that line before
+	// searching again.
+	var ep analysis.Point
+	if line := sp.Line; end >= start && (line+1 == len(t.lines) || end < t.lines[line+1]) {
+		ep = analysis.Point{Line: line, Col: end - t.lines[line]}
+	} else {
+		ep = pointAt(t.lines, end)
+	}
+	return analysis.Span{Start: start, End: end, StartPoint: sp, EndPoint: ep}
 }
 
 // Errors lists ERROR nodes and MISSING nodes other than the language's
@@ -379,6 +391,42 @@ func (n Node) NamedChildren() []Node {
 		i = uint32(c.next)
 	}
 	return out
+}
+
+// FirstNamedChild returns the first named child, or an invalid Node. With
+// NextNamedSibling it walks the named children without allocating.
+func (n Node) FirstNamedChild() Node {
+	if n.t == nil || n.flat().children == 0 {
+		return Node{}
+	}
+	return n.t.namedFrom(n.i + 1)
+}
+
+// NextNamedSibling returns the next named sibling, or an invalid Node.
+func (n Node) NextNamedSibling() Node {
+	if n.t == nil {
+		return Node{}
+	}
+	next := n.flat().next
+	if next == 0 {
+		return Node{}
+	}
+	return n.t.namedFrom(uint32(next))
+}
+
+// namedFrom returns node i or the first named sibling after it.
+func (t *Tree) namedFrom(i uint32) Node {
+	nodes := t.nodes
+	for {
+		c := &nodes[i]
+		if c.flags&flagNamed != 0 {
+			return Node{t: t, i: i}
+		}
+		if c.next == 0 {
+			return Node{}
+		}
+		i = uint32(c.next)
+	}
 }
 
 // Child returns the first child of one of the given types.

@@ -130,3 +130,28 @@ func TestConcurrentParses(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestNamedSiblingsMatchNamedChildren(t *testing.T) {
+	tree := parse(t, goLang, "package p\n\n// c\nvar (\n\ta = 1 // x\n\tb, c = 2, 3\n)\n\nfunc f(a int, b string) { g(a, b); {} }\n")
+	var visit func(n syntax.Node)
+	visit = func(n syntax.Node) {
+		var walked []syntax.Node
+		for c := n.FirstNamedChild(); c.Valid(); c = c.NextNamedSibling() {
+			walked = append(walked, c)
+		}
+		listed := n.NamedChildren()
+		if len(walked) != len(listed) {
+			t.Fatalf("%s: walked %d named children, NamedChildren has %d", n.Type(), len(walked), len(listed))
+		}
+		for i := range listed {
+			if !walked[i].Same(listed[i]) {
+				t.Fatalf("%s: named child %d differs", n.Type(), i)
+			}
+			visit(listed[i])
+		}
+	}
+	visit(tree.Root())
+	if (syntax.Node{}).FirstNamedChild().Valid() || (syntax.Node{}).NextNamedSibling().Valid() {
+		t.Error("the invalid node has children")
+	}
+}

@@ -75,6 +75,17 @@ const (
 	batchBytes = 16 << 20
 )
 
+// queueFiles and queueBytes bound the results extracted but not yet taken by
+// the writer. The queue absorbs the writer's pause at each batch flush, which
+// with a queue of a few results left the extracting workers blocked for
+// about a second of a cold index of the Go standard library; the byte bound
+// (of source, whose facts take several times more) keeps the large files a
+// run starts with from piling up.
+const (
+	queueFiles = 64
+	queueBytes = 2 << 20
+)
+
 type outcome int
 
 const (
@@ -126,12 +137,13 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	// Largest first, so the last files in flight are small and workers finish together.
 	slices.SortStableFunc(todo, func(a, b job) int { return cmp.Compare(b.file.Size, a.file.Size) })
 
-	w := &worker{ix: ix, extract: extract, lang: opts.Lang}
+	w := &worker{ix: ix, extract: extract, lang: opts.Lang, queued: newBudget(queueBytes)}
 	results := w.start(ctx, todo, opts.Workers)
 	if opts.Progress != nil {
 		opts.Progress(progress)
 	}
 	err = writeResults(ix, results, &tot, func(r result) {
+		w.queued.release(r.cost())
 		progress.Done++
 		progress.DoneBytes += r.file.Size
 		if opts.Progress != nil {
@@ -229,6 +241,51 @@ type worker struct {
 	ix      *storage.Index
 	extract Extractor
 	lang    func(string) string
+	queued  *budget // source bytes of the results waiting for the writer
+}
+
+// cost is what a result holds of the queue's byte budget: its source size
+// when it carries facts, at most the whole budget.
+func (r result) cost() int64 {
+	if r.facts == nil {
+		return 0
+	}
+	return min(max(r.file.Size, 1), queueBytes)
+}
+
+// budget is a counting semaphore of bytes.
+type budget struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	left int64
+}
+
+func newBudget(n int64) *budget {
+	b := &budget{left: n}
+	b.cond.L = &b.mu
+	return b
+}
+
+func (b *budget) acquire(n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	for b.left < n {
+		b.cond.Wait()
+	}
+	b.left -= n
+	b.mu.Unlock()
+}
+
+func (b *budget) release(n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	b.left += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 // start reads and extracts files on n goroutines and returns their results;
@@ -238,7 +295,7 @@ func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 		n = runtime.GOMAXPROCS(0)
 	}
 	jobs := make(chan job)
-	results := make(chan result, 2*n)
+	results := make(chan result, queueFiles)
 	go func() {
 		defer close(jobs)
 		for _, j := range todo {
@@ -253,7 +310,9 @@ func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 	for range n {
 		wg.Go(func() {
 			for j := range jobs {
-				results <- w.process(ctx, j)
+				r := w.process(ctx, j)
+				w.queued.acquire(r.cost())
+				results <- r
 			}
 		})
 	}

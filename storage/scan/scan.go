@@ -11,7 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,22 +106,85 @@ func Walk(ctx context.Context, root string, opts Options) (Result, error) {
 	} else if !info.IsDir() {
 		return Result{}, &fs.PathError{Op: "scan", Path: root, Err: errors.New("not a directory")}
 	}
-	w := &walker{ctx: ctx, root: root, opts: opts, sniff: make([]byte, sniffLen)}
+	w := &walker{ctx: ctx, root: root, opts: opts}
 	var stack []*ignoreFile
 	if f, err := os.Open(filepath.Join(root, ".git", "info", "exclude")); err == nil {
 		stack = append(stack, parseIgnore("", f))
 		f.Close()
 	}
-	err := w.dir("", stack)
-	return w.result, err
+	if err := w.dir("", stack); err != nil {
+		return w.result, err
+	}
+	return w.result, w.sniffAll()
 }
 
 type walker struct {
 	ctx    context.Context
 	root   string
 	opts   Options
-	sniff  []byte
 	result Result
+	// unsniffed lists the indexes in result.Files still to be checked for
+	// binary content.
+	unsniffed []int
+}
+
+// sniffAll checks the listed files for binary content in parallel, then
+// drops the binary and unreadable ones, keeping the walk order. Opening and
+// reading thousands of files one after the other was most of a cold scan,
+// during which nothing else of an indexing run can start.
+func (w *walker) sniffAll() error {
+	if len(w.unsniffed) == 0 {
+		return nil
+	}
+	const (
+		text = iota
+		binary
+		unreadable
+	)
+	verdict := make([]uint8, len(w.unsniffed))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(w.unsniffed)) {
+		wg.Go(func() {
+			buf := make([]byte, sniffLen)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(w.unsniffed) || w.ctx.Err() != nil {
+					return
+				}
+				switch bin, err := isBinaryFile(w.result.Files[w.unsniffed[i]].Path, buf); {
+				case err != nil:
+					verdict[i] = unreadable
+				case bin:
+					verdict[i] = binary
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	files := w.result.Files[:0]
+	for i, f := range w.result.Files {
+		// unsniffed is ascending, so the verdict of file i, if any, is next.
+		if len(w.unsniffed) > 0 && w.unsniffed[0] == i {
+			w.unsniffed = w.unsniffed[1:]
+			v := verdict[0]
+			verdict = verdict[1:]
+			switch v {
+			case binary:
+				w.result.Skipped.Binary++
+				continue
+			case unreadable:
+				w.result.Skipped.Unreadable++
+				continue
+			}
+		}
+		files = append(files, f)
+	}
+	w.result.Files = files
+	return nil
 }
 
 // dir walks the directory rel (slash-separated, "" for the root) with the
@@ -180,28 +246,22 @@ func (w *walker) file(path string, e fs.DirEntry) {
 		w.result.Files = append(w.result.Files, file)
 		return
 	}
-	binary, err := w.isBinaryFile(path)
-	switch {
-	case err != nil:
-		w.result.Skipped.Unreadable++
-	case binary:
-		w.result.Skipped.Binary++
-	default:
-		w.result.Files = append(w.result.Files, file)
-	}
+	w.unsniffed = append(w.unsniffed, len(w.result.Files))
+	w.result.Files = append(w.result.Files, file)
 }
 
-func (w *walker) isBinaryFile(path string) (bool, error) {
+// isBinaryFile reads the start of path into buf and checks it for NUL bytes.
+func isBinaryFile(path string, buf []byte) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	n, err := io.ReadFull(f, w.sniff)
+	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return false, err
 	}
-	return IsBinary(w.sniff[:n]), nil
+	return IsBinary(buf[:n]), nil
 }
 
 // IsBinary reports whether src looks binary: a NUL byte in its first 8 KB.
