@@ -23,7 +23,8 @@ test:
 # Go benchmarks; indexing of the Go standard library beside a pure
 # tree-sitter parse and universal-ctags (apt-get install universal-ctags);
 # then LSP request latencies beside gopls on the same positions; then Kast
-# API raw/references latency in the daemon and through kast rpc; then code
+# API raw/references latency in the daemon and through kast rpc beside
+# ripgrep for the same names; then code
 # search (regex beside ripgrep, hybrid latency, index size).
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...

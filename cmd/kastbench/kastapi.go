@@ -65,7 +65,7 @@ func runKastAPI(kast, root string, n int) error {
 		return string(b)
 	}
 	var inDaemon, endToEnd []time.Duration
-	errs := [2]int{}
+	errs := [3]int{} // the reference row has none
 	for _, s := range samples {
 		t0 := time.Now()
 		failed, err := socketCall(socket, "raw/references", params(s))
@@ -89,11 +89,32 @@ func runKastAPI(kast, root string, n int) error {
 		}
 		endToEnd = append(endToEnd, time.Since(t0))
 	}
+	// The tool an agent would use otherwise: ripgrep for the name as a
+	// whole word, text matches with no resolution, on the same samples.
+	var grep []time.Duration
+	if rg, err := exec.LookPath("rg"); err == nil {
+		for _, s := range samples[:min(rpcSamples, len(samples))] {
+			cmd := exec.Command(rg, "-l", "-w", "-F", "-t", "go", s.name, root)
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil {
+				if _, ok := err.(*exec.ExitError); !ok {
+					return err
+				}
+			}
+			grep = append(grep, time.Since(t0))
+		}
+	} else {
+		fmt.Println("ripgrep: not run (apt-get install ripgrep)")
+	}
 	fmt.Printf("%-34s %7s %9s %9s %9s %7s\n", "raw/references", "n", "p50", "p95", "p99", "errors")
 	for i, r := range []struct {
 		name string
 		d    []time.Duration
-	}{{"daemon (unix socket, conn/request)", inDaemon}, {"kast rpc (process start included)", endToEnd}} {
+	}{{"daemon (unix socket, conn/request)", inDaemon}, {"kast rpc (process start included)", endToEnd},
+		{"reference: rg -l -w -F NAME", grep}} {
+		if len(r.d) == 0 {
+			continue
+		}
 		fmt.Printf("%-34s %7d %9s %9s %9s %7d\n", r.name, len(r.d), percentile(r.d, 0.5).Round(time.Microsecond),
 			percentile(r.d, 0.95).Round(time.Microsecond), percentile(r.d, 0.99).Round(time.Microsecond), errs[i])
 	}
