@@ -37,6 +37,9 @@ import (
 //	KAST_BENCH_METHODS     comma-separated methods to send (default all four)
 //	KAST_BENCH_CPUPROFILE  write a CPU profile of the measured requests only
 //	KAST_BENCH_SLOWEST     slow positions to list per method (default 5)
+//
+// The test runs without the soft memory limit the kast command sets; run it
+// with GOMEMLIMIT=250MiB to measure under the server's memory conditions.
 func TestStdlibLatency(t *testing.T) {
 	if os.Getenv("KAST_BENCH_STDLIB") == "" {
 		t.Skip("set KAST_BENCH_STDLIB=1 to measure request latencies on the Go standard library")

@@ -15,12 +15,14 @@ import (
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 // Snapshot is what completion reads.
 type Snapshot interface {
 	navigate.Snapshot
-	DefsMatching(pattern string, fuzzy bool, limit int) []resolve.DefID
+	SymbolsMatching(pattern string, fuzzy bool, limit int) []workspace.Symbol
+	TopLevel(path string) []workspace.TopLevelDef
 	RootOf(path string) string
 }
 
@@ -185,18 +187,18 @@ func (c *collector) packageNames() {
 	}
 	for _, p := range c.s.FilesInPackage(c.f.Lang, c.f.Package) {
 		// Paths first: a Go package name such as main spans many directories,
-		// and decoding their files is most of the cost.
-		if p == c.f.Path || c.f.Lang == "go" && filepath.Dir(p) != filepath.Dir(c.f.Path) {
+		// and decoding their files is most of the cost. Neither are the
+		// names of files built for other platforms in scope (syscall has
+		// a dozen zerrors_GOOS_GOARCH.go files).
+		if p == c.f.Path || c.f.Lang == "go" && (filepath.Dir(p) != filepath.Dir(c.f.Path) || !resolve.BuildsWith(c.f.Path, p)) {
 			continue
 		}
-		g := c.s.File(p)
-		if g == nil {
-			continue
-		}
-		for i, d := range g.Defs {
-			if d.Container == analysis.None && d.Receiver == "" {
-				c.addDef(resolve.DefID{Path: p, Index: int32(i)}, RankPackage)
+		for _, d := range c.s.TopLevel(p) {
+			switch {
+			case d.Receiver != "", d.Kind == analysis.KindLambda, d.Kind == analysis.KindConstructor:
+				continue
 			}
+			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankPackage})
 		}
 	}
 }
@@ -209,9 +211,19 @@ func (c *collector) imported() {
 		}
 		name := cmp.Or(imp.Alias, imp.Name)
 		it := Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankImported}
+		if c.f.Lang == "go" {
+			// A Go import names a package, never a declaration; the
+			// package of "math/rand/v2" is rand.
+			it.Label = resolve.GoImportName(imp)
+			c.add(it)
+			continue
+		}
 		for _, id := range c.s.DefsNamed(imp.Name) {
+			if id.Nested {
+				continue // known from the name table, without decoding the file
+			}
 			if d := c.s.File(id.Path).Defs[id.Index]; d.Container == analysis.None {
-				it.Kind, it.Def = d.Kind, id
+				it.Kind, it.Def = d.Kind, id.DefID
 				break
 			}
 		}
@@ -225,9 +237,19 @@ func (c *collector) workspace(text []byte) {
 	if c.prefix == "" {
 		return
 	}
-	for _, id := range c.s.DefsMatching(c.prefix, false, maxItems) {
+	for _, sym := range c.s.SymbolsMatching(c.prefix, false, maxItems) {
+		// What the name tables say rules out most matches (members,
+		// locals, other languages, names already proposed) before any
+		// file is decoded.
+		if sym.Lang != c.f.Lang || sym.ID.Path == c.f.Path || sym.Container != "" || !workspaceKind(sym) {
+			continue
+		}
+		if _, ok := c.seen[sym.Name]; ok {
+			continue
+		}
+		id := sym.ID
 		g := c.s.File(id.Path)
-		if g == nil || g.Lang != c.f.Lang || id.Path == c.f.Path {
+		if g == nil || g.Lang != c.f.Lang || int(id.Index) >= len(g.Defs) {
 			continue
 		}
 		d := g.Defs[id.Index]
@@ -244,6 +266,21 @@ func (c *collector) workspace(text []byte) {
 		}
 		c.add(it)
 	}
+}
+
+// workspaceKind reports whether a top-level definition of this kind, as
+// the name tables list it, may be proposed from another file: not a Go
+// method (which needs its receiver) nor a Python module-level variable.
+func workspaceKind(sym workspace.Symbol) bool {
+	switch sym.Kind {
+	case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda, analysis.KindConstructor:
+		return false
+	case analysis.KindMethod:
+		return sym.Lang != "go"
+	case analysis.KindVariable:
+		return sym.Lang != "python"
+	}
+	return true
 }
 
 var packageLine = regexp.MustCompile(`(?m)^package\s+[\w.]+;?[ \t]*$`)
@@ -327,11 +364,26 @@ func (c *collector) members(qualifier string, offset int) {
 		}
 		// Members declared outside the type: Go methods, Kotlin extensions.
 		name := g.Defs[t.Index].Name
-		for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
-			h := c.s.File(p)
-			for i, d := range h.Defs {
-				if d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == name {
-					c.addDef(resolve.DefID{Path: p, Index: int32(i)}, rank)
+		if g.Lang == "go" {
+			// A Go method is at the top level of a file of its type's
+			// package, in the type's directory.
+			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
+				if filepath.Dir(p) != filepath.Dir(t.Path) {
+					continue
+				}
+				for _, d := range c.s.TopLevel(p) {
+					if d.Receiver == name {
+						c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: rank})
+					}
+				}
+			}
+		} else {
+			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
+				h := c.s.File(p)
+				for i, d := range h.Defs {
+					if d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == name {
+						c.addDef(resolve.DefID{Path: p, Index: int32(i)}, rank)
+					}
 				}
 			}
 		}

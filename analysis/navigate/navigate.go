@@ -58,9 +58,19 @@ func At(s Snapshot, path string, offset int) (Symbol, bool) {
 }
 
 // Definition lists the definitions the name at offset confidently resolves
-// to, best first.
+// to, best first. A Go package name (fmt in fmt.Println) is declared by its
+// file's import of the package: its Symbol is that import spec, with
+// Def.Index analysis.None.
 func Definition(s Snapshot, path string, offset int) []Symbol {
-	return symbols(s, s.Resolver().DefinitionAt(path, offset))
+	r := s.Resolver()
+	if out := symbols(s, r.DefinitionAt(path, offset)); len(out) > 0 {
+		return out
+	}
+	if imp, ok := r.PackageImport(path, offset); ok {
+		return []Symbol{{Def: resolve.DefID{Path: path, Index: analysis.None}, Name: cmp.Or(imp.Alias, imp.Name),
+			Kind: analysis.KindPackage, NameSpan: imp.Span, FullSpan: imp.Span, Detail: imp.Path}}
+	}
+	return nil
 }
 
 func symbols(s Snapshot, cands []resolve.Candidate) []Symbol {
@@ -155,10 +165,12 @@ func Subtypes(s Snapshot, t resolve.DefID) []Symbol {
 }
 
 // References lists the confident uses of the definition the name at offset
-// resolves to, with its declaration first when includeDecl is set.
+// resolves to, with its declaration first when includeDecl is set. Go's
+// predeclared identifiers have none: like gopls, which refuses them, kast
+// does not list the tens of thousands of uses of string or int.
 func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
 	sym, ok := At(s, path, offset)
-	if !ok {
+	if !ok || resolve.IsPredeclared(s, sym.Def) {
 		return nil
 	}
 	var out []Loc
@@ -218,9 +230,34 @@ func Highlights(s Snapshot, path string, offset int) []Highlight {
 	if sym.Def.Path == path {
 		out = append(out, Highlight{sym.NameSpan, true})
 	}
+	if resolve.IsPredeclared(s, sym.Def) {
+		// Its uses across the workspace are far too many to list for one
+		// file's: resolve the file's references of the name instead.
+		return append(out, localHighlights(s, path, sym)...)
+	}
 	for _, r := range references(s, sym.Def) {
 		if r.Ref.Path == path && !r.Uncertain {
 			out = append(out, Highlight{r.Span, r.Role&analysis.RoleWrite != 0})
+		}
+	}
+	slices.SortFunc(out, func(a, b Highlight) int { return cmp.Compare(a.Span.Start, b.Span.Start) })
+	return out
+}
+
+// localHighlights resolves the references named like sym in one file and
+// keeps those that confidently resolve to it.
+func localHighlights(s Snapshot, path string, sym Symbol) []Highlight {
+	f := s.File(path)
+	if f == nil {
+		return nil
+	}
+	var out []Highlight
+	for i, ref := range f.Refs {
+		if ref.Name != sym.Name {
+			continue
+		}
+		if c := s.Resolver().Resolve(resolve.RefID{Path: path, Index: int32(i)}); len(c) > 0 && c[0].Def == sym.Def && !c[0].Uncertain {
+			out = append(out, Highlight{ref.Span, ref.Role&analysis.RoleWrite != 0})
 		}
 	}
 	slices.SortFunc(out, func(a, b Highlight) int { return cmp.Compare(a.Span.Start, b.Span.Start) })

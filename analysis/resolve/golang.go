@@ -61,6 +61,10 @@ func goImportsPackage(f *analysis.FileFacts, name string) bool {
 	return false
 }
 
+// GoImportName is the package name a Go import declares in its file: its
+// alias, else the last element of its path that is not a major version.
+func GoImportName(imp analysis.Import) string { return goImportName(imp) }
+
 // goImportName is the name a Go import declares in its file.
 func goImportName(imp analysis.Import) string {
 	if imp.Alias != "" {
@@ -171,6 +175,11 @@ func goBuildFit(from, candidate string) int {
 	}
 	return 1
 }
+
+// BuildsWith reports whether a file may be compiled with the file from: for
+// Go files, whether candidate's name lets it build for the platform from's
+// name says (linux/amd64 when it says none); any two other files do.
+func BuildsWith(from, candidate string) bool { return goBuildFit(from, candidate) == 1 }
 
 // goExprTypes infers the types of a Go qualifier that is an expression
 // rather than a dotted name: a call `f(x)`, `pkg.F(x)` or `a.b().c(y)` (the
@@ -449,4 +458,43 @@ func isTypeLike(inner string) bool {
 		}
 	}
 	return true
+}
+
+// PackageImport returns the import that declares the package name at offset
+// of a Go file: `fmt` in `fmt.Println` names the file's import of "fmt".
+// A local declaration of the same name shadows the import.
+func (r *Resolver) PackageImport(file string, offset int) (analysis.Import, bool) {
+	f := r.file(file)
+	if f == nil || f.Lang != "go" {
+		return analysis.Import{}, false
+	}
+	i := refAt(f, offset)
+	if i == analysis.None {
+		return analysis.Import{}, false
+	}
+	ref := f.Refs[i]
+	if ref.Qualifier != "" || ref.Role&analysis.RoleImport != 0 || len(r.unqualified(f, ref, 0)) > 0 {
+		return analysis.Import{}, false
+	}
+	for _, imp := range f.Imports {
+		if !imp.Wildcard && goImportName(imp) == ref.Name {
+			return imp, true
+		}
+	}
+	return analysis.Import{}, false
+}
+
+// IsPredeclared reports whether def is one of Go's predeclared identifiers
+// as the standard library's builtin package documents them (string, int,
+// len, nil): what the universe scope resolves to.
+func IsPredeclared(ws Workspace, def DefID) bool {
+	if path.Base(path.Dir(def.Path)) != "builtin" || !strings.HasSuffix(def.Path, ".go") {
+		return false
+	}
+	f := ws.File(def.Path)
+	if f == nil || f.Lang != "go" || f.Package != "builtin" || def.Index < 0 || int(def.Index) >= len(f.Defs) {
+		return false
+	}
+	d := f.Defs[def.Index]
+	return predeclared[d.Name] && d.Container == analysis.None && d.Receiver == ""
 }

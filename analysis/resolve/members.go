@@ -42,9 +42,7 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if len(members) > 0 {
 		return members
 	}
-	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool {
-		return d.Container != analysis.None || d.Receiver != ""
-	})
+	return r.byName(ref.Name, ref.Role, true)
 }
 
 // receiverTypes infers the type definitions a qualifier denotes: the
@@ -187,9 +185,22 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		}
 	}
 	typeName := g.Defs[t.Index].Name
+	if g.Lang == "go" {
+		// A Go method is declared in its type's package, the same
+		// directory: the name tables say which of its files declare a
+		// method with the name, and only those are decoded.
+		for _, e := range r.defs(name) {
+			if e.Lang != "go" || e.Kind != analysis.KindMethod || !sameDir(e.Path, t.Path) {
+				continue
+			}
+			if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
+				out = r.add(out, e.Path, e.Index, conf, ViaMember, role)
+			}
+		}
+		return out
+	}
 	for _, m := range r.methodsNamed(name) {
-		// A Go method is declared in its type's package: the same directory.
-		if m.receiver == typeName && (g.Lang != "go" || sameDir(m.id.Path, t.Path)) {
+		if m.receiver == typeName {
 			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
 	}
@@ -265,7 +276,8 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 		var out []Candidate
 		for _, id := range r.defs(ref.Name) {
-			if !moduleMatches(f.Path, id.Path, imp.Path) {
+			if id.Nested || id.Lang != f.Lang || f.Lang == "go" && id.Kind == analysis.KindMethod ||
+				!moduleMatches(f.Path, id.Path, imp.Path) {
 				continue
 			}
 			g := r.file(id.Path)
@@ -299,7 +311,11 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 	var out []Candidate
 	bestScore, bestRest := 0, 0
 	for _, id := range r.defs(name) {
-		// The directory test first: it spares decoding the files of common names.
+		// The name table and directory tests first: they spare decoding
+		// the files of common names.
+		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod {
+			continue
+		}
 		dir := strings.Split(path.Dir(filepath.ToSlash(id.Path)), "/")
 		score := 0
 		for score < len(segs) && score < len(dir) && segs[len(segs)-1-score] == dir[len(dir)-1-score] {

@@ -61,12 +61,13 @@ type Resolver struct {
 	mu           sync.Mutex
 	names        map[*analysis.FileFacts]map[string][]int32
 	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
-	defsNamed    map[string][]DefID
+	defsNamed    map[string][]DefEntry
 	files        map[string]*analysis.FileFacts
 	methods      map[string][]method
 	types        map[typeKey][]Candidate
 	imports      map[importKey][]Candidate
 	modules      map[moduleKey][]Candidate
+	packages     map[[2]string]map[string]bool
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -91,12 +92,13 @@ func New(ws Workspace) *Resolver {
 		threshold:    DefaultThreshold,
 		names:        map[*analysis.FileFacts]map[string][]int32{},
 		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
-		defsNamed:    map[string][]DefID{},
+		defsNamed:    map[string][]DefEntry{},
 		files:        map[string]*analysis.FileFacts{},
 		methods:      map[string][]method{},
 		types:        map[typeKey][]Candidate{},
 		imports:      map[importKey][]Candidate{},
 		modules:      map[moduleKey][]Candidate{},
+		packages:     map[[2]string]map[string]bool{},
 	}
 }
 
@@ -110,15 +112,38 @@ func (r *Resolver) methodsNamed(name string) []method {
 	if ok {
 		return ms
 	}
-	for _, id := range r.defs(name) {
-		if d := r.file(id.Path).Defs[id.Index]; d.Receiver != "" {
-			ms = append(ms, method{id, baseTypeName(d.Receiver)})
+	for _, e := range r.defs(name) {
+		// The name tables rule out most definitions of a common name (the
+		// fields, locals and parameters called key or off) without
+		// decoding their files.
+		if !mayHaveReceiver(e) {
+			continue
+		}
+		if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" {
+			ms = append(ms, method{e.DefID, baseTypeName(d.Receiver)})
 		}
 	}
 	r.mu.Lock()
 	r.methods[name] = ms
 	r.mu.Unlock()
 	return ms
+}
+
+// mayHaveReceiver reports whether a definition listed by a name table may be
+// declared outside its type, with a receiver: a Go method, a Kotlin
+// extension, a Rust impl's function.
+func mayHaveReceiver(e DefEntry) bool {
+	if e.Lang == "go" {
+		// Only a Go method declaration has a receiver (interface methods
+		// have none, but they are few).
+		return e.Kind == analysis.KindMethod
+	}
+	switch e.Kind {
+	case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda, analysis.KindPackage,
+		analysis.KindModule, analysis.KindConstructor, analysis.KindEnumEntry:
+		return false
+	}
+	return !e.Kind.IsType()
 }
 
 // file returns a file's facts, fetched from the workspace once per resolver:
@@ -141,7 +166,7 @@ func (r *Resolver) file(path string) *analysis.FileFacts {
 
 // defs returns the workspace's definitions called name, looked up once per
 // resolver: resolving the references of a name asks for it at every one.
-func (r *Resolver) defs(name string) []DefID {
+func (r *Resolver) defs(name string) []DefEntry {
 	r.mu.Lock()
 	ids, ok := r.defsNamed[name]
 	r.mu.Unlock()
@@ -259,7 +284,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
-	return r.byName(ref.Name, ref.Role, func(d analysis.Def) bool { return true })
+	return r.byName(ref.Name, ref.Role, false)
 }
 
 // unqualified runs the stages that find a plain name where it is declared or
@@ -335,45 +360,25 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 }
 
 // inPackage looks at top-level declarations of the other files of the same
-// package (same directory for Go, whose packages are directories). It scans
-// whichever is shorter: the package's files or the definitions of the name.
+// package (same directory for Go, whose packages are directories). The
+// name tables say which files declare the name at all, and where: only the
+// files of those in the package's directory are decoded.
 func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	if f.Package == "" {
 		return nil
 	}
-	samePackage := func(g *analysis.FileFacts) bool {
-		return g.Path != f.Path && g.Lang == f.Lang && g.Package == f.Package && (f.Lang != "go" || sameDir(g.Path, f.Path))
-	}
-	topLevel := func(d analysis.Def) bool { return d.Container == analysis.None && d.Receiver == "" }
 	var out []Candidate
-	files := r.ws.FilesInPackage(f.Lang, f.Package)
-	defs := r.defs(ref.Name)
-	if len(files) < len(defs) {
-		for _, p := range files {
-			// The path test first: a Go package name such as main spans many
-			// directories, whose files need not be decoded.
-			if p == f.Path || f.Lang == "go" && !sameDir(p, f.Path) {
-				continue
-			}
-			g := r.file(p)
-			if !samePackage(g) {
-				continue
-			}
-			for _, i := range r.named(g, ref.Name) {
-				if topLevel(g.Defs[i]) {
-					out = r.add(out, p, i, confPackage, ViaPackage, ref.Role)
-				}
-			}
-		}
-		return out
-	}
-	for _, id := range defs {
-		if id.Path == f.Path || f.Lang == "go" && !sameDir(id.Path, f.Path) {
+	for _, e := range r.defs(ref.Name) {
+		if e.Path == f.Path || e.Nested || e.Lang != f.Lang || f.Lang == "go" && !sameDir(e.Path, f.Path) ||
+			f.Lang == "go" && e.Kind == analysis.KindMethod {
 			continue
 		}
-		g := r.file(id.Path)
-		if topLevel(g.Defs[id.Index]) && samePackage(g) {
-			out = r.add(out, id.Path, id.Index, confPackage, ViaPackage, ref.Role)
+		g := r.file(e.Path)
+		if g == nil || g.Lang != f.Lang || g.Package != f.Package {
+			continue
+		}
+		if d := g.Defs[e.Index]; d.Container == analysis.None && d.Receiver == "" {
+			out = r.add(out, e.Path, e.Index, confPackage, ViaPackage, ref.Role)
 		}
 	}
 	return out
@@ -447,8 +452,9 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		return out
 	}
 	for _, id := range r.defs(name) {
-		// The path test first: it spares decoding the files of common names.
-		if !moduleMatches(f.Path, id.Path, pkg) {
+		// The name table and path tests first: they spare decoding the
+		// files of common names.
+		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) {
 			continue
 		}
 		g := r.file(id.Path)
@@ -508,18 +514,48 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 	return out
 }
 
-// topLevelIn finds top-level declarations named name in package pkg.
+// topLevelIn finds top-level declarations named name in package pkg. The
+// name tables say which files declare the name at all: only those of them
+// in the package are decoded, not every file of the package (syscall has
+// hundreds).
 func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf float64) []Candidate {
 	var out []Candidate
-	for _, p := range r.ws.FilesInPackage(lang, pkg) {
-		g := r.file(p)
-		for _, i := range r.named(g, name) {
-			if g.Defs[i].Container == analysis.None {
-				out = r.add(out, p, i, conf, ViaImport, role)
-			}
+	var files map[string]bool
+	for _, e := range r.defs(name) {
+		if e.Nested || e.Lang != lang {
+			continue
+		}
+		if files == nil {
+			files = r.packageFiles(lang, pkg)
+		}
+		if !files[e.Path] {
+			continue
+		}
+		if g := r.file(e.Path); g != nil && g.Defs[e.Index].Container == analysis.None {
+			out = r.add(out, e.Path, e.Index, conf, ViaImport, role)
 		}
 	}
 	return out
+}
+
+// packageFiles is the set of files of a package, made once per resolver.
+func (r *Resolver) packageFiles(lang, pkg string) map[string]bool {
+	key := [2]string{lang, pkg}
+	r.mu.Lock()
+	set, ok := r.packages[key]
+	r.mu.Unlock()
+	if ok {
+		return set
+	}
+	paths := r.ws.FilesInPackage(lang, pkg)
+	set = make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	r.mu.Lock()
+	r.packages[key] = set
+	r.mu.Unlock()
+	return set
 }
 
 // moduleMatches reports whether an import path such as "pkg.mod", "./mod",
@@ -575,17 +611,32 @@ func rustRelative(from, target string, segs []string) bool {
 
 func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
 
-// byName is the last resort: every definition with the name, each with a
-// confidence below the threshold that shrinks with the number of candidates.
-func (r *Resolver) byName(name string, role analysis.Role, keep func(analysis.Def) bool) []Candidate {
-	ids := r.defs(name)
+// byName is the last resort: every definition with the name (members only:
+// declared in a type or with a receiver), each with a confidence below the
+// threshold that shrinks with the number of candidates. The guesses come
+// from the name tables: a common name has thousands, and decoding their
+// files cost most of a failed lookup. Only a definition outside Go that
+// may be an extension is looked at in its file.
+func (r *Resolver) byName(name string, role analysis.Role, members bool) []Candidate {
 	var out []Candidate
-	for _, id := range ids {
-		d := r.file(id.Path).Defs[id.Index]
-		if d.Kind == analysis.KindParameter || d.Kind == analysis.KindVariable && d.Container != analysis.None || !keep(d) {
+	for _, e := range r.defs(name) {
+		fit := kindFit(role, e.Kind)
+		if fit == 0 || e.Kind == analysis.KindParameter || e.Kind == analysis.KindVariable && e.Nested {
 			continue
 		}
-		out = r.add(out, id.Path, id.Index, confWorkspace, ViaWorkspace, role)
+		if members && !e.Nested {
+			// A Go definition the name table lists at the top level is a
+			// member only when it is a method (with a receiver).
+			if e.Lang == "go" && e.Kind != analysis.KindMethod || e.Lang != "go" && !mayHaveReceiver(e) {
+				continue
+			}
+			if e.Lang != "go" {
+				if d := r.file(e.Path).Defs[e.Index]; d.Container == analysis.None && d.Receiver == "" {
+					continue
+				}
+			}
+		}
+		out = append(out, Candidate{Def: e.DefID, Name: name, Kind: e.Kind, NameSpan: e.NameSpan, Confidence: confWorkspace * fit, Via: ViaWorkspace})
 	}
 	for i := range out {
 		out[i].Confidence /= float64(len(out))
@@ -643,12 +694,24 @@ func kindFit(role analysis.Role, k analysis.Kind) float64 {
 // uncertain ones. Among equally confident Go candidates, those built for
 // the platform of the file from come first (see goBuildFit).
 func (r *Resolver) finish(from string, c []Candidate) []Candidate {
-	slices.SortStableFunc(c, func(a, b Candidate) int {
-		if n := cmp.Compare(b.Confidence, a.Confidence); n != 0 {
+	// A candidate's platform fit is worked out once, not at every comparison.
+	type fitted struct {
+		c   Candidate
+		fit int
+	}
+	fs := make([]fitted, len(c))
+	for i, x := range c {
+		fs[i] = fitted{x, goBuildFit(from, x.Def.Path)}
+	}
+	slices.SortStableFunc(fs, func(a, b fitted) int {
+		if n := cmp.Compare(b.c.Confidence, a.c.Confidence); n != 0 {
 			return n
 		}
-		return cmp.Compare(goBuildFit(from, b.Def.Path), goBuildFit(from, a.Def.Path))
+		return cmp.Compare(b.fit, a.fit)
 	})
+	for i := range fs {
+		c[i] = fs[i].c
+	}
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {

@@ -28,6 +28,19 @@ type SupertypeID struct {
 	Index int32
 }
 
+// DefEntry is a definition as a workspace's name tables list it: its id,
+// with what lets a lookup rule it out without decoding its file.
+type DefEntry struct {
+	DefID
+	Lang     string
+	Kind     analysis.Kind
+	NameSpan analysis.Span
+	// Nested is set when the definition is known to be declared inside
+	// another one. Unset, it may still be: a name table does not say so
+	// for a container without a name.
+	Nested bool
+}
+
 // Workspace is the set of files the resolver sees. The storage index
 // implements it over badger; Memory implements it for tests and small runs.
 type Workspace interface {
@@ -38,7 +51,7 @@ type Workspace interface {
 	// FilesInPackage lists the files of a language that declare package pkg.
 	FilesInPackage(lang, pkg string) []string
 	// DefsNamed lists every definition with the name.
-	DefsNamed(name string) []DefID
+	DefsNamed(name string) []DefEntry
 	// RefsNamed lists every reference with the name.
 	RefsNamed(name string) []RefID
 	// SupertypesNamed lists every inheritance edge to a type with the name,
@@ -52,7 +65,7 @@ type Memory struct {
 	files  map[string]*analysis.FileFacts
 	paths  []string
 	pkgs   map[[2]string][]string
-	defs   map[string][]DefID
+	defs   map[string][]DefEntry
 	refs   map[string][]RefID
 	supers map[string][]SupertypeID
 }
@@ -83,7 +96,7 @@ func (m *Memory) Remove(path string) {
 func (m *Memory) reindex() {
 	m.paths = m.paths[:0]
 	m.pkgs = map[[2]string][]string{}
-	m.defs = map[string][]DefID{}
+	m.defs = map[string][]DefEntry{}
 	m.refs = map[string][]RefID{}
 	m.supers = map[string][]SupertypeID{}
 	for p := range m.files {
@@ -95,7 +108,7 @@ func (m *Memory) reindex() {
 		key := [2]string{f.Lang, f.Package}
 		m.pkgs[key] = append(m.pkgs[key], p)
 		for i, d := range f.Defs {
-			m.defs[d.Name] = append(m.defs[d.Name], DefID{p, int32(i)})
+			m.defs[d.Name] = append(m.defs[d.Name], EntryOf(f, int32(i)))
 		}
 		for i, r := range f.Refs {
 			m.refs[r.Name] = append(m.refs[r.Name], RefID{p, int32(i)})
@@ -117,7 +130,13 @@ func (m *Memory) Files() []string { return m.paths }
 func (m *Memory) FilesInPackage(lang, pkg string) []string { return m.pkgs[[2]string{lang, pkg}] }
 
 // DefsNamed implements Workspace.
-func (m *Memory) DefsNamed(name string) []DefID { return m.defs[name] }
+func (m *Memory) DefsNamed(name string) []DefEntry { return m.defs[name] }
+
+// EntryOf is the name-table entry of definition i of f.
+func EntryOf(f *analysis.FileFacts, i int32) DefEntry {
+	d := f.Defs[i]
+	return DefEntry{DefID: DefID{f.Path, i}, Lang: f.Lang, Kind: d.Kind, NameSpan: d.NameSpan, Nested: d.Container != analysis.None}
+}
 
 // RefsNamed implements Workspace.
 func (m *Memory) RefsNamed(name string) []RefID { return m.refs[name] }

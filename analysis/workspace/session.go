@@ -148,6 +148,12 @@ func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
 	if w == nil {
 		return nil
 	}
+	if w.view.indexedHash(d.Path) == hash {
+		// The indexed version itself: its facts may be decoded already.
+		if f := w.view.File(d.Path); f != nil {
+			return f
+		}
+	}
 	facts, ok, err := w.Index.FactsByHash(hash, langID)
 	if err != nil || !ok {
 		return nil
@@ -304,6 +310,18 @@ func (s *Snapshot) File(path string) *analysis.FileFacts {
 	return f
 }
 
+// TopLevel lists the top-level definitions of a file: the names its
+// package sees and the methods declared outside their types.
+func (s *Snapshot) TopLevel(path string) []TopLevelDef {
+	if o, ok := s.open[path]; ok {
+		return topLevelDefs(o.facts)
+	}
+	if w := owner(s.roots, path); w != nil {
+		return w.view.TopLevel(path)
+	}
+	return nil
+}
+
 // cachedBytes is the estimated size of the facts the snapshot holds.
 func (s *Snapshot) cachedBytes() int64 {
 	s.mu.Lock()
@@ -356,8 +374,8 @@ func (s *Snapshot) filesInPackage(lang, pkg string) []string {
 }
 
 // DefsNamed implements resolve.Workspace.
-func (s *Snapshot) DefsNamed(name string) []resolve.DefID {
-	var out []resolve.DefID
+func (s *Snapshot) DefsNamed(name string) []resolve.DefEntry {
+	var out []resolve.DefEntry
 	for _, w := range s.roots {
 		for _, id := range w.view.DefsNamed(name) {
 			if s.fromIndex(w, id.Path) {
@@ -367,7 +385,7 @@ func (s *Snapshot) DefsNamed(name string) []resolve.DefID {
 	}
 	for _, p := range s.openPaths {
 		for _, i := range s.open[p].defs[name] {
-			out = append(out, resolve.DefID{Path: p, Index: i})
+			out = append(out, resolve.EntryOf(s.open[p].facts, i))
 		}
 	}
 	return out
@@ -440,15 +458,18 @@ func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
 // its file's facts.
 type Symbol struct {
 	ID        resolve.DefID
+	Lang      string
 	Name      string
 	Kind      analysis.Kind
 	NameSpan  analysis.Span
 	Container string // the enclosing definition's name, "" at top level
 }
 
-// SymbolsMatching is DefsMatching with what the name tables hold about
-// each definition: enough for a symbol list, which then needs no file
-// decoded.
+// SymbolsMatching lists up to limit definitions whose names match, by
+// prefix (ignoring case) when fuzzy is false, as a fuzzy subsequence
+// otherwise, with what the name tables hold about each: enough for a
+// symbol list, and to rule out most definitions before decoding a file.
+// Open documents shadow their indexed versions.
 func (s *Snapshot) SymbolsMatching(pattern string, fuzzy bool, limit int) []Symbol {
 	var out []Symbol
 	for _, w := range s.roots {
@@ -462,43 +483,20 @@ func (s *Snapshot) SymbolsMatching(pattern string, fuzzy bool, limit int) []Symb
 		}
 		for _, h := range hits {
 			if s.fromIndex(w, h.Path) {
-				out = append(out, Symbol{ID: resolve.DefID{Path: h.Path, Index: int32(h.Index)}, Name: h.Name, Kind: h.Kind, NameSpan: h.NameSpan, Container: h.Container})
+				out = append(out, Symbol{ID: resolve.DefID{Path: h.Path, Index: int32(h.Index)}, Lang: h.Lang, Name: h.Name, Kind: h.Kind, NameSpan: h.NameSpan, Container: h.Container})
 			}
 		}
 	}
 	for _, id := range s.openDefsMatching(pattern, fuzzy) {
 		f := s.open[id.Path].facts
 		d := f.Defs[id.Index]
-		sym := Symbol{ID: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan}
+		sym := Symbol{ID: id, Lang: f.Lang, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan}
 		if d.Container >= 0 && int(d.Container) < len(f.Defs) {
 			sym.Container = f.Defs[d.Container].Name
 		}
 		out = append(out, sym)
 	}
 	return out
-}
-
-// DefsMatching lists up to limit definitions whose names match: by prefix
-// (ignoring case) when fuzzy is false, as a fuzzy subsequence otherwise.
-// Open documents shadow their indexed versions.
-func (s *Snapshot) DefsMatching(pattern string, fuzzy bool, limit int) []resolve.DefID {
-	var out []resolve.DefID
-	for _, w := range s.roots {
-		lookup := w.Index.DefsWithPrefix
-		if fuzzy {
-			lookup = w.Index.DefsFuzzy
-		}
-		hits, err := lookup(pattern, limit)
-		if err != nil {
-			w.view.log.Warn("symbol lookup failed", "pattern", pattern, "err", err)
-		}
-		for _, h := range hits {
-			if s.fromIndex(w, h.Path) {
-				out = append(out, resolve.DefID{Path: h.Path, Index: int32(h.Index)})
-			}
-		}
-	}
-	return append(out, s.openDefsMatching(pattern, fuzzy)...)
 }
 
 // openDefsMatching lists the open documents' definitions whose names match.

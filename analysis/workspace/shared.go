@@ -20,8 +20,10 @@ const (
 	// sharedFactsBytes bounds the estimated size of the facts the shared
 	// resolver keeps; past it the next request starts a fresh one. A query
 	// over a very common name reads most of a large workspace, more than
-	// this, and the resolver holds all of it until the query ends.
-	sharedFactsBytes = 96 << 20
+	// this, and the resolver holds all of it until the query ends. Like
+	// maxCachedFactsBytes, it leaves the live heap room under the soft
+	// memory limit.
+	sharedFactsBytes = 64 << 20
 	// maxRememberedRefs bounds the references remembered across requests.
 	maxRememberedRefs = 1 << 18
 )

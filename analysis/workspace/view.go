@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"container/list"
 	"log/slog"
 	"sync"
@@ -17,8 +18,12 @@ import (
 // least-recently-used cache of part of a large workspace saves most
 // decoding, while the whole Go standard library decoded would take over
 // 500 MB, twice the process's soft memory limit. (The count-bounded cache
-// this replaces could hold 4096 files, over 300 MB of the library.)
-const maxCachedFactsBytes = 160 << 20
+// this replaces could hold 4096 files, over 300 MB of the library.) With
+// 160 MB, the live heap of a server answering on the library sat at about
+// 205 MB, so close to the 250 MB soft limit that the collector took a
+// quarter of the CPU and doubled the slowest definitions; at 96 MB it sits
+// at about 150 MB and the cache still holds the files requests come back to.
+const maxCachedFactsBytes = 96 << 20
 
 // view adapts the storage index to resolve.Workspace. Decoded facts are kept
 // in a size-bounded LRU cache, the file table until the next change.
@@ -36,6 +41,11 @@ type view struct {
 	paths  []string
 	pkgs   map[[2]string][]string
 	hashes map[string]string // path → content hash of the indexed version
+	// topLevel keeps files' top-level definitions past their facts'
+	// eviction: completion lists a package's on every request in it, and a
+	// large package's facts do not fit the cache.
+	topLevel     map[string][]TopLevelDef
+	topLevelDefs int // total length of topLevel's lists
 }
 
 type cachedFacts struct {
@@ -55,6 +65,7 @@ func (v *view) forget(path string) {
 	if e, ok := v.facts[path]; ok {
 		v.removeLocked(e)
 	}
+	delete(v.topLevel, path)
 	v.paths, v.pkgs, v.hashes = nil, nil, nil
 	v.gen.Add(1)
 }
@@ -66,6 +77,7 @@ func (v *view) invalidate() {
 	v.facts = map[string]*list.Element{}
 	v.lru.Init()
 	v.bytes = 0
+	v.topLevel, v.topLevelDefs = nil, 0
 	v.paths, v.pkgs, v.hashes = nil, nil, nil
 	v.gen.Add(1)
 }
@@ -114,6 +126,57 @@ func (v *view) File(path string) *analysis.FileFacts {
 	return f
 }
 
+// maxTopLevelDefs bounds the top-level definitions the view keeps.
+const maxTopLevelDefs = 1 << 17
+
+// TopLevelDef is a definition at the top level of a file: a name its
+// package sees, or a method of one of the package's types.
+type TopLevelDef struct {
+	Index    int32
+	Name     string
+	Kind     analysis.Kind
+	Detail   string // signature or type
+	Receiver string // the base name of a method's receiver type, or ""
+}
+
+func topLevelDefs(f *analysis.FileFacts) []TopLevelDef {
+	out := []TopLevelDef{}
+	for i, d := range f.Defs {
+		if d.Container == analysis.None {
+			out = append(out, TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName),
+				Receiver: resolve.BaseTypeName(d.Receiver)})
+		}
+	}
+	return out
+}
+
+// TopLevel lists the top-level definitions of an indexed file.
+func (v *view) TopLevel(path string) []TopLevelDef {
+	v.mu.Lock()
+	defs, ok := v.topLevel[path]
+	gen := v.gen.Load()
+	v.mu.Unlock()
+	if ok {
+		return defs
+	}
+	f := v.File(path)
+	if f == nil {
+		return nil
+	}
+	defs = topLevelDefs(f)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.gen.Load() != gen {
+		return defs
+	}
+	if v.topLevel == nil || v.topLevelDefs+len(defs) > maxTopLevelDefs {
+		v.topLevel, v.topLevelDefs = map[string][]TopLevelDef{}, 0
+	}
+	v.topLevel[path] = defs
+	v.topLevelDefs += len(defs)
+	return defs
+}
+
 func (v *view) Files() []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -158,14 +221,14 @@ func (v *view) loadFilesLocked() {
 	}
 }
 
-func (v *view) DefsNamed(name string) []resolve.DefID {
+func (v *view) DefsNamed(name string) []resolve.DefEntry {
 	hits, err := v.ix.DefsNamed(name)
 	if err != nil {
 		v.log.Warn("definition lookup failed", "name", name, "err", err)
 	}
-	out := make([]resolve.DefID, len(hits))
+	out := make([]resolve.DefEntry, len(hits))
 	for i, h := range hits {
-		out[i] = resolve.DefID{Path: h.Path, Index: int32(h.Index)}
+		out[i] = resolve.DefEntry{DefID: resolve.DefID{Path: h.Path, Index: int32(h.Index)}, Lang: h.Lang, Kind: h.Kind, NameSpan: h.NameSpan, Nested: h.Container != ""}
 	}
 	return out
 }
