@@ -99,6 +99,10 @@ type Def struct {
 	TypeName string `json:"typeName,omitempty"`
 	// Receiver is the receiver type of a method, Go method or extension function.
 	Receiver string `json:"receiver,omitempty"`
+	// Value is, for a variable declared without a written type whose value is
+	// a call, the call with its arguments dropped ("exec.Command()"): the
+	// resolver infers the variable's type from what is called.
+	Value string `json:"value,omitempty"`
 }
 
 // Ref is one use of a name.

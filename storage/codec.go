@@ -161,6 +161,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 		e.str(d.Doc)
 		e.str(d.TypeName)
 		e.str(d.Receiver)
+		e.str(d.Value)
 	}
 	e.uvarint(uint64(len(f.Refs)))
 	for _, r := range f.Refs {
@@ -228,7 +229,7 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 			f.Defs[i] = analysis.Def{
 				Name: d.str(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
 				Container: d.int32(), Scope: d.int32(), Visibility: d.str(), Signature: d.str(),
-				Doc: d.str(), TypeName: d.str(), Receiver: d.str(),
+				Doc: d.str(), TypeName: d.str(), Receiver: d.str(), Value: d.str(),
 			}
 		}
 	}

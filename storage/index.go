@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {

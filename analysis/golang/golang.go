@@ -287,20 +287,32 @@ func (w *walker) valueSpec(n syntax.Node) {
 	typ := n.Field("type")
 	value := n.Field("value")
 	names := n.ChildrenOf("identifier")
+	owner := analysis.None // the variable whose anonymous struct type declares fields
 	for i, name := range names {
 		if name.Text() == "_" {
 			continue
 		}
 		d := w.b.Def(kind, name, n)
+		if len(names) == 1 && typ.Type() == "struct_type" {
+			owner = d
+		}
 		w.decorate(d, n, syntax.Node{})
 		def := w.b.D(d)
 		def.TypeName = typ.Text()
 		if def.TypeName == "" {
 			def.TypeName = literalType(value, i, len(names))
+			if kind == analysis.KindVariable && len(names) == 1 {
+				def.Value = calledValue(value)
+			}
 		}
 		w.declared[scopedName{w.b.Scope(), name.Text()}] = def.TypeName
 	}
-	w.node(typ)
+	if owner != analysis.None {
+		// `var X86 struct{ HasAVX bool }`: X86.HasAVX names a field of it.
+		w.b.Within(typ, owner, func() { w.fields(owner, typ.Child("field_declaration_list")) })
+	} else {
+		w.node(typ)
+	}
 	w.node(value)
 }
 
@@ -310,6 +322,7 @@ func (w *walker) shortVar(n, left, right syntax.Node) {
 	w.node(right)
 	names := left.NamedChildren()
 	w.declare(n, names, func(i int) string { return literalType(right, i, len(names)) })
+	w.calledValues(names, right)
 }
 
 // rangeVars declares `k, v := range x`, typed from x's declared type when x
@@ -327,6 +340,56 @@ func (w *walker) rangeVars(n syntax.Node) {
 		}
 		return elem
 	})
+}
+
+// calledValues records, for `x := f(...)` and `x, err := f(...)`, the call
+// on the new untyped variable x, so that its type can be inferred from f's
+// first result.
+func (w *walker) calledValues(names []syntax.Node, right syntax.Node) {
+	if len(names) == 0 || names[0].Type() != "identifier" {
+		return
+	}
+	value := calledValue(right)
+	if value == "" {
+		return
+	}
+	// declare appended the new names' definitions last.
+	defs := w.b.Facts.Defs
+	for i := max(0, len(defs)-len(names)); i < len(defs); i++ {
+		if d := &defs[i]; d.Name == names[0].Text() && d.NameSpan.Start == names[0].Span().Start && d.TypeName == "" {
+			d.Value = value
+		}
+	}
+}
+
+// maxCalledValue bounds the callee text kept: long chains are rare and not
+// worth the index space.
+const maxCalledValue = 120
+
+// calledValue is `callee()` when values is a single call of a name or a
+// selector chain, else "".
+func calledValue(values syntax.Node) string {
+	if values.Type() == "expression_list" {
+		list := values.NamedChildren()
+		if len(list) != 1 {
+			return ""
+		}
+		values = list[0]
+	}
+	if values.Type() != "call_expression" {
+		return ""
+	}
+	fn := values.Field("function")
+	switch fn.Type() {
+	case "identifier", "selector_expression":
+	default:
+		return ""
+	}
+	callee := fn.Text()
+	if len(callee) > maxCalledValue || strings.ContainsAny(callee, "\n\t ") {
+		return ""
+	}
+	return callee + "()"
 }
 
 // declare records the new names among names, typed by typeOf(i).

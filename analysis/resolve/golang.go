@@ -276,8 +276,17 @@ func (r *Resolver) goValueTypeNames(f *analysis.FileFacts, ref analysis.Ref, exp
 	for _, c := range r.goOperand(f, ref, expr, role, depth) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
-		if d.TypeName != "" && !d.Kind.IsType() && d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		if d.Kind.IsType() || d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod {
+			continue
+		}
+		switch {
+		case d.TypeName != "":
 			out = append(out, writtenType{g, d.TypeName, d.Scope, d.NameSpan, c.Confidence})
+		case d.Value != "":
+			for _, t := range r.goExprTypeNames(g, valueRef(d), d.Value, depth+1) {
+				t.conf *= c.Confidence
+				out = append(out, t)
+			}
 		}
 	}
 	return out

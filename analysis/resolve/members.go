@@ -83,14 +83,28 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		case d.Kind.IsType(), d.Kind == analysis.KindModule:
 			// A module or namespace qualifies its own declarations.
 			out = append(out, c)
+		case g.Lang == "go" && d.Kind == analysis.KindVariable && strings.HasPrefix(d.TypeName, "struct"):
+			// An anonymous struct type: its fields are declared inside the variable.
+			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		case d.Value != "" && g.Lang == "go":
+			for _, t := range r.goExprTypes(g, valueRef(d), d.Value, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
 		}
 	}
 	return out
+}
+
+// valueRef places the resolution of a variable's value where the variable
+// is declared.
+func valueRef(d analysis.Def) analysis.Ref {
+	return analysis.Ref{Name: d.Name, Span: d.NameSpan, Role: analysis.RoleRead, Scope: d.Scope, Enclosing: d.Container}
 }
 
 // plainQualifier returns the qualifier when receiverTypes resolves it as a
