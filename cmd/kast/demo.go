@@ -94,6 +94,15 @@ func runDemo(ctx context.Context, out io.Writer, root string, srv *server.Server
 
 	clientR, serverW := io.Pipe()
 	serverR, clientW := io.Pipe()
+	// A pipe write blocks until the other side reads, whatever the context
+	// says: when the deadline passes, closing the pipes unblocks every step
+	// so the demo fails instead of hanging.
+	go func() {
+		<-ctx.Done()
+		for _, c := range []io.Closer{clientR, serverW, serverR, clientW} {
+			_ = c.Close()
+		}
+	}()
 	conn := srv.Serve(ctx, pipeConn{serverR, serverW})
 	client := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(pipeConn{clientR, clientW}))
 	client.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -221,7 +221,9 @@ func TestVersionAndDemo(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "kast ") {
 		t.Fatalf("version: %q %v", out, err)
 	}
-	out, err = kastCmd(t, "demo").Output()
+	demo := kastCmd(t, "demo")
+	demo.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err = demo.Output()
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}
