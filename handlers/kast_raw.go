@@ -123,7 +123,10 @@ func (k *kast) references(ctx context.Context, q *referencesQuery) (referencesRe
 	res := referencesResult{References: []kastLocation{}, SchemaVersion: kastSchemaVersion}
 	exhaustive := true
 	searched := map[string]bool{}
-	for _, ref := range r.snap.Resolver().References(def) {
+	if resolve.IsPredeclared(r.snap, def) {
+		exhaustive = false // a builtin's uses are everywhere: not searched
+	}
+	for _, ref := range navigate.ReferencesOf(r.snap, def) {
 		searched[ref.Ref.Path] = true
 		if ref.Uncertain {
 			exhaustive = false

@@ -193,6 +193,17 @@ type referencer interface {
 	References(def resolve.DefID) []resolve.Reference
 }
 
+// ReferencesOf lists the references, certain or not, that resolve to def,
+// through the snapshot's own finder when it has one; empty for Go's
+// predeclared identifiers, whose uses are everywhere (gopls refuses them).
+// The result is not to be modified.
+func ReferencesOf(s Snapshot, def resolve.DefID) []resolve.Reference {
+	if resolve.IsPredeclared(s, def) {
+		return nil
+	}
+	return references(s, def)
+}
+
 // references lists the references that resolve to def.
 func references(s Snapshot, def resolve.DefID) []resolve.Reference {
 	if r, ok := s.(referencer); ok {
