@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,9 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kast-dev/kast/analysis"
-	"github.com/kast-dev/kast/analysis/document"
-	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/benchpos"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server/servertest"
 	"github.com/kast-dev/kast/storage/scan"
@@ -88,19 +85,19 @@ func TestStdlibLatency(t *testing.T) {
 	}
 	byMethod := map[string][]timing{}
 	for i, s := range samples {
-		u := servertest.FileURI(s.path)
-		if err := client.DidOpen(u, "go", 1, s.text); err != nil {
+		u := servertest.FileURI(s.Path)
+		if err := client.DidOpen(u, "go", 1, s.Text); err != nil {
 			t.Fatal(err)
 		}
 		doc := map[string]any{"uri": u}
-		pos := map[string]int{"line": s.line, "character": s.col}
+		pos := map[string]int{"line": s.Line, "character": s.Col}
 		for _, m := range methods {
 			var params any = map[string]any{"textDocument": doc, "position": pos}
 			switch m {
 			case "textDocument/references":
 				params = map[string]any{"textDocument": doc, "position": pos, "context": map[string]bool{"includeDeclaration": false}}
 			case "workspace/symbol":
-				params = map[string]string{"query": s.name}
+				params = map[string]string{"query": s.Name}
 			}
 			var res json.RawMessage
 			begin := time.Now()
@@ -140,55 +137,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// benchSample is one identifier position in a Go file.
-type benchSample struct {
-	path, text, name string
-	line, col        int // 0-based, col in UTF-16 units
-}
-
-func (s benchSample) String() string {
-	return fmt.Sprintf("%s:%d:%d %s", s.path, s.line+1, s.col+1, s.name)
-}
-
-// stdlibSamples picks n reference positions the way cmd/kastbench does (the
-// same seed and walk), so both measure the same positions.
-func stdlibSamples(t *testing.T, ctx context.Context, root string, n int) []benchSample {
+// stdlibSamples picks n reference positions as cmd/kastbench does, so both
+// measure the same positions.
+func stdlibSamples(t *testing.T, ctx context.Context, root string, n int) []benchpos.Sample {
 	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	var goFiles []string
-	for _, f := range found.Files {
-		if p := f.Path; strings.HasSuffix(p, ".go") && !strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") {
-			goFiles = append(goFiles, p)
-		}
+	paths := make([]string, len(found.Files))
+	for i, f := range found.Files {
+		paths[i] = f.Path
 	}
-	var out []benchSample
-	for len(out) < n && len(goFiles) > 0 {
-		i := rng.IntN(len(goFiles))
-		path := goFiles[i]
-		goFiles = slices.Delete(goFiles, i, i+1)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		facts, err := lang.Extract(ctx, path, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := document.New("", "go", 0, src)
-		var refs []analysis.Ref
-		for _, r := range facts.Refs {
-			if r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1 {
-				refs = append(refs, r)
-			}
-		}
-		for range min(3, len(refs)) {
-			r := refs[rng.IntN(len(refs))]
-			pos := doc.Position(r.Span.Start, document.UTF16)
-			out = append(out, benchSample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character})
-		}
+	samples, err := benchpos.Go(ctx, paths, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out[:min(n, len(out))]
+	return samples
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/benchpos"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/storage/scan"
 )
@@ -36,7 +37,7 @@ func runKastAPI(kast, root string, n int) error {
 	for i, f := range found.Files {
 		paths[i] = f.Path
 	}
-	samples, err := samplePositions(ctx, paths, n)
+	samples, err := benchpos.Go(ctx, paths, n)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func runKastAPI(kast, root string, n int) error {
 	fmt.Printf("tree %s: %d files; daemon ready (indexed) in %s\n\n", root, len(paths), time.Since(start).Round(time.Millisecond))
 
 	params := func(s sample) string {
-		b, _ := json.Marshal(map[string]any{"position": map[string]any{"filePath": s.path, "offset": s.offset}})
+		b, _ := json.Marshal(map[string]any{"position": map[string]any{"filePath": s.Path, "offset": s.Offset}})
 		return string(b)
 	}
 	var inDaemon, endToEnd []time.Duration
@@ -94,7 +95,7 @@ func runKastAPI(kast, root string, n int) error {
 	var grep []time.Duration
 	if rg, err := exec.LookPath("rg"); err == nil {
 		for _, s := range samples[:min(rpcSamples, len(samples))] {
-			cmd := exec.Command(rg, "-l", "-w", "-F", "-t", "go", s.name, root)
+			cmd := exec.Command(rg, "-l", "-w", "-F", "-t", "go", s.Name, root)
 			t0 := time.Now()
 			if err := cmd.Run(); err != nil {
 				if _, ok := err.(*exec.ExitError); !ok {

@@ -5,69 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
-	"github.com/kast-dev/kast/analysis"
-	"github.com/kast-dev/kast/analysis/document"
-	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/benchpos"
 )
 
 // sample is one identifier position in a Go file.
-type sample struct {
-	path      string
-	text      string
-	name      string
-	line, col int // 0-based, col in UTF-16 units
-	offset    int // byte offset, for the Kast API
-}
-
-// samplePositions picks n references in Go files under root, the same ones
-// on every run (fixed seed), skipping test data and vendored code.
-func samplePositions(ctx context.Context, paths []string, n int) ([]sample, error) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var goFiles []string
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".go") && !strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") {
-			goFiles = append(goFiles, p)
-		}
-	}
-	var out []sample
-	for len(out) < n && len(goFiles) > 0 {
-		i := rng.IntN(len(goFiles))
-		path := goFiles[i]
-		goFiles = slices.Delete(goFiles, i, i+1)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		facts, err := lang.Extract(ctx, path, src)
-		if err != nil {
-			return nil, err
-		}
-		doc := document.New("", "go", 0, src)
-		var refs []analysis.Ref
-		for _, r := range facts.Refs {
-			if r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1 {
-				refs = append(refs, r)
-			}
-		}
-		for range min(3, len(refs)) { // a few per file spreads the sample over packages
-			r := refs[rng.IntN(len(refs))]
-			pos := doc.Position(r.Span.Start, document.UTF16)
-			out = append(out, sample{path: path, text: string(src), name: r.Name, line: pos.Line, col: pos.Character, offset: r.Span.Start})
-		}
-	}
-	return out[:min(n, len(out))], nil
-}
+type sample = benchpos.Sample
 
 // lspServer is a language server subprocess driven through jsonrpc2.
 type lspServer struct {
@@ -189,12 +140,12 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 		return t, err
 	}
 	for i, smp := range samples {
-		u := uri.File(smp.path)
+		u := uri.File(smp.Path)
 		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": u, "languageId": "go", "version": 1, "text": smp.text}}); err != nil {
+			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
 			return t, err
 		}
-		at := map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}
+		at := map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.Line, "character": smp.Col}}
 		var defs json.RawMessage
 		for _, req := range []struct {
 			method string
@@ -204,7 +155,7 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 			{"textDocument/definition", at, &defs},
 			{"textDocument/references", map[string]any{"textDocument": at["textDocument"], "position": at["position"], "context": map[string]bool{"includeDeclaration": false}}, nil},
 			{"textDocument/completion", at, nil},
-			{"workspace/symbol", map[string]string{"query": smp.name}, nil},
+			{"workspace/symbol", map[string]string{"query": smp.Name}, nil},
 		} {
 			start := time.Now()
 			if err := s.call(ctx, req.method, req.params, req.result); err != nil {
@@ -241,12 +192,12 @@ func waitReady(ctx context.Context, s *lspServer, samples []sample) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
 		for _, smp := range samples[:min(20, len(samples))] {
-			u := uri.File(smp.path)
+			u := uri.File(smp.Path)
 			_ = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-				"uri": u, "languageId": "go", "version": 1, "text": smp.text}})
+				"uri": u, "languageId": "go", "version": 1, "text": smp.Text}})
 			var defs json.RawMessage
 			err := s.call(ctx, "textDocument/definition", map[string]any{
-				"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.line, "character": smp.col}}, &defs)
+				"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.Line, "character": smp.Col}}, &defs)
 			_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 			if err == nil && firstLocation(defs) != "" {
 				return nil
@@ -269,7 +220,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // runLSP compares kast and gopls request latencies on the same positions.
 func runLSP(kast, gopls, root string, paths []string, n int) error {
 	ctx := context.Background()
-	samples, err := samplePositions(ctx, paths, n)
+	samples, err := benchpos.Go(ctx, paths, n)
 	if err != nil {
 		return err
 	}
