@@ -22,7 +22,7 @@ func (r *Resolver) References(def DefID) []Reference {
 	}
 	name := f.Defs[def.Index].Name
 	candidates := func(yield func(RefID) bool) {
-		if declaredInBody(f, def.Index) {
+		if DeclaredInBody(f, def.Index) {
 			// A parameter, local or local function is visible only in its
 			// own file: skip the workspace-wide list of the name, which for
 			// names like err or i holds tens of thousands of references.
@@ -51,9 +51,10 @@ func (r *Resolver) References(def DefID) []Reference {
 	return out
 }
 
-// declaredInBody reports whether def i is declared inside a function, method
-// or lambda body (a parameter, a local, a local function or class).
-func declaredInBody(f *analysis.FileFacts, i int32) bool {
+// DeclaredInBody reports whether def i is declared inside a function, method
+// or lambda body (a parameter, a local, a local function or class): its
+// references are in its own file only.
+func DeclaredInBody(f *analysis.FileFacts, i int32) bool {
 	for c := f.Defs[i].Container; c >= 0 && int(c) < len(f.Defs); c = f.Defs[c].Container {
 		switch f.Defs[c].Kind {
 		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor, analysis.KindLambda:

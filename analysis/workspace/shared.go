@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
@@ -119,7 +118,7 @@ func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 // most of the work of finding the references of a common name.
 func (s *Snapshot) prefetchReferences(def resolve.DefID) {
 	f := s.File(def.Path)
-	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) || declaredInBody(f, def.Index) {
+	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) || resolve.DeclaredInBody(f, def.Index) {
 		return // the resolver looks in def's own file only
 	}
 	target := s
@@ -156,16 +155,3 @@ func (s *Snapshot) prefetchReferences(def resolve.DefID) {
 
 // minPrefetchPerWorker is the least work that pays for a goroutine.
 const minPrefetchPerWorker = 16
-
-// declaredInBody reports whether def i is declared inside a function,
-// method or lambda body, where the resolver looks for its references in its
-// own file only (see resolve.Resolver.References).
-func declaredInBody(f *analysis.FileFacts, i int32) bool {
-	for c := f.Defs[i].Container; c >= 0 && int(c) < len(f.Defs); c = f.Defs[c].Container {
-		switch f.Defs[c].Kind {
-		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor, analysis.KindLambda:
-			return true
-		}
-	}
-	return false
-}
