@@ -162,25 +162,11 @@ func TestKastSymbolRequestExamples(t *testing.T) {
 			if strings.Contains(rel, "rename/") || strings.Contains(rel, "write-and-validate/") {
 				e = newKastEnv(t, "kotlin.txtar")
 			}
-			raw = bytes.ReplaceAll(raw, []byte("/absolute/path/to/workspace"), []byte(e.root))
-			var req struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
-			}
-			if err := json.Unmarshal(raw, &req); err != nil {
-				t.Fatal(err)
-			}
-			res, rpcErr := e.call(req.Method, req.Params)
-			if invalid[rel] {
-				if rpcErr == nil || rpcErr.Code != -32400 || rpcErr.DataCode() != "VALIDATION_ERROR" {
-					t.Fatalf("got %s %v, want -32400 VALIDATION_ERROR", res, rpcErr)
-				}
+			method, res, ok := e.sendExample(t, raw, invalid[rel])
+			if !ok {
 				return
 			}
-			if rpcErr != nil {
-				t.Fatalf("%v %s", rpcErr, rpcErr.Data)
-			}
-			switch req.Method {
+			switch method {
 			case "symbol/query":
 				validateSymbolQuery(t, queryRes, res)
 			case "database/metrics":
@@ -190,7 +176,7 @@ func TestKastSymbolRequestExamples(t *testing.T) {
 					t.Errorf("got %s", res)
 				}
 			default:
-				checkSymbolResult(t, schemas, req.Method, res)
+				checkSymbolResult(t, schemas, method, res)
 			}
 		})
 	}

@@ -132,6 +132,32 @@ func (e *kastEnv) offset(rel, needle string, n int) int {
 	return at
 }
 
+// sendExample sends a request example of Kast's skill, pointed at the
+// fixture. An example invalid for Kast's own schema must be refused with
+// VALIDATION_ERROR (ok is false then); any other must succeed.
+func (e *kastEnv) sendExample(t *testing.T, raw []byte, invalid bool) (method string, res json.RawMessage, ok bool) {
+	t.Helper()
+	raw = bytes.ReplaceAll(raw, []byte("/absolute/path/to/workspace"), []byte(e.root))
+	var req struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatal(err)
+	}
+	res, rpcErr := e.call(req.Method, req.Params)
+	if invalid {
+		if rpcErr == nil || rpcErr.Code != -32400 || rpcErr.DataCode() != "VALIDATION_ERROR" {
+			t.Fatalf("got %s %v, want -32400 VALIDATION_ERROR", res, rpcErr)
+		}
+		return req.Method, res, false
+	}
+	if rpcErr != nil {
+		t.Fatalf("%v %s", rpcErr, rpcErr.Data)
+	}
+	return req.Method, res, true
+}
+
 func (e *kastEnv) pos(rel, needle string, n int) map[string]any {
 	return map[string]any{"filePath": e.path(rel), "offset": e.offset(rel, needle, n)}
 }
@@ -230,25 +256,9 @@ func TestKastRequestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw = bytes.ReplaceAll(raw, []byte("/absolute/path/to/workspace"), []byte(e.root))
-			var req struct {
-				Method string          `json:"method"`
-				Params json.RawMessage `json:"params"`
+			if method, res, ok := e.sendExample(t, raw, invalid[rel]); ok {
+				schemas.validate(t, method, res)
 			}
-			if err := json.Unmarshal(raw, &req); err != nil {
-				t.Fatal(err)
-			}
-			res, rpcErr := e.call(req.Method, req.Params)
-			if invalid[rel] {
-				if rpcErr == nil || rpcErr.Code != -32400 || rpcErr.DataCode() != "VALIDATION_ERROR" {
-					t.Fatalf("got %s %v, want -32400 VALIDATION_ERROR", res, rpcErr)
-				}
-				return
-			}
-			if rpcErr != nil {
-				t.Fatalf("%v %s", rpcErr, rpcErr.Data)
-			}
-			schemas.validate(t, req.Method, res)
 		})
 	}
 	for _, method := range []string{"health", "runtime/status", "capabilities"} {

@@ -151,33 +151,29 @@ func mayHaveReceiver(e DefEntry) bool {
 // more than the workspace keeps decoded, and the name tables are keyed by
 // the facts they were built from.
 func (r *Resolver) file(path string) *analysis.FileFacts {
-	r.mu.Lock()
-	f, ok := r.files[path]
-	r.mu.Unlock()
-	if ok {
-		return f
-	}
-	f = r.ws.File(path)
-	r.mu.Lock()
-	r.files[path] = f
-	r.mu.Unlock()
-	return f
+	return memo(&r.mu, r.files, path, r.ws.File)
 }
 
 // defs returns the workspace's definitions called name, looked up once per
 // resolver: resolving the references of a name asks for it at every one.
 func (r *Resolver) defs(name string) []DefEntry {
-	r.mu.Lock()
-	ids, ok := r.defsNamed[name]
-	r.mu.Unlock()
+	return memo(&r.mu, r.defsNamed, name, r.ws.DefsNamed)
+}
+
+// memo returns m[key], computing it with fetch outside the lock the first
+// time (two callers may both fetch; either answer is the same).
+func memo[K comparable, V any](mu *sync.Mutex, m map[K]V, key K, fetch func(K) V) V {
+	mu.Lock()
+	v, ok := m[key]
+	mu.Unlock()
 	if ok {
-		return ids
+		return v
 	}
-	ids = r.ws.DefsNamed(name)
-	r.mu.Lock()
-	r.defsNamed[name] = ids
-	r.mu.Unlock()
-	return ids
+	v = fetch(key)
+	mu.Lock()
+	m[key] = v
+	mu.Unlock()
+	return v
 }
 
 // inheritanceRef returns the inheritance reference of f at span, or None.
@@ -540,22 +536,14 @@ func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf f
 
 // packageFiles is the set of files of a package, made once per resolver.
 func (r *Resolver) packageFiles(lang, pkg string) map[string]bool {
-	key := [2]string{lang, pkg}
-	r.mu.Lock()
-	set, ok := r.packages[key]
-	r.mu.Unlock()
-	if ok {
+	return memo(&r.mu, r.packages, [2]string{lang, pkg}, func(key [2]string) map[string]bool {
+		paths := r.ws.FilesInPackage(key[0], key[1])
+		set := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			set[p] = true
+		}
 		return set
-	}
-	paths := r.ws.FilesInPackage(lang, pkg)
-	set = make(map[string]bool, len(paths))
-	for _, p := range paths {
-		set[p] = true
-	}
-	r.mu.Lock()
-	r.packages[key] = set
-	r.mu.Unlock()
-	return set
+	})
 }
 
 // moduleMatches reports whether an import path such as "pkg.mod", "./mod",

@@ -18,22 +18,7 @@ func fixture(t *testing.T, emb Embedder) (*Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join("..", "..", "testdata", "search", "repo")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(dir, "ignored"), 0o755)

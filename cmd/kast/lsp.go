@@ -114,22 +114,11 @@ func serveListener(ctx context.Context, srv *server.Server, addr string, logger 
 	if err != nil {
 		return err
 	}
-	if network == "unix" {
-		if err := removeStaleSocket(address); err != nil {
-			return err
-		}
-	}
-	ln, err := net.Listen(network, address)
+	ln, err := listenPrivate(network, address)
 	if err != nil {
 		return err
 	}
-	if network == "unix" {
-		if err := os.Chmod(address, 0o600); err != nil {
-			ln.Close()
-			return err
-		}
-		defer os.Remove(address)
-	}
+	defer ln.Close()
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -152,6 +141,28 @@ func serveListener(ctx context.Context, srv *server.Server, addr string, logger 
 
 // removeStaleSocket deletes a socket file nobody is listening on, and refuses
 // to take over one that is live or a path that is not a socket.
+// listenPrivate listens on address; a unix socket replaces a stale one,
+// is readable by its owner only, and is removed when the listener closes.
+func listenPrivate(network, address string) (net.Listener, error) {
+	if network == "unix" {
+		if err := removeStaleSocket(address); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := net.Listen(network, address)
+	if err != nil {
+		return nil, err
+	}
+	if network == "unix" {
+		// net.UnixListener unlinks its socket file on Close.
+		if err := os.Chmod(address, 0o600); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	return ln, nil
+}
+
 func removeStaleSocket(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -16,19 +16,7 @@ func searchWorkspace(t *testing.T) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join("..", "..", "testdata", "search", "repo")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(dir, "ignored"), 0o755)

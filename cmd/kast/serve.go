@@ -176,22 +176,11 @@ func (d *daemon) serve(ctx context.Context, listen, token string) error {
 		_, _ = rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
-	if network == "unix" {
-		if err := removeStaleSocket(address); err != nil {
-			return err
-		}
-	}
-	ln, err := net.Listen(network, address)
+	ln, err := listenPrivate(network, address)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	if network == "unix" {
-		defer os.Remove(address)
-		if err := os.Chmod(address, 0o600); err != nil {
-			return err
-		}
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
