@@ -8,7 +8,7 @@ import (
 
 // Commands kast runs through workspace/executeCommand.
 const (
-	cmdReindex = "kast.reindex" // refresh every root's index now; returns {"files": n}
+	cmdReindex = "kast.reindex" // refresh every root's index and resolve its references now; returns {"files": n, "resolved": m}
 	cmdStatus  = "kast.status"  // the roots and whether their first indexing ended
 )
 

@@ -30,6 +30,8 @@ type session struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	jobs   chan func(context.Context) // reindexing, in order
+	// usesKick asks the uses worker to bring the stored uses up to date.
+	usesKick chan struct{}
 
 	mu       sync.Mutex
 	roots    map[string]context.CancelFunc // root → cancels its indexing
@@ -49,12 +51,13 @@ func (l *LSP) session(ctx context.Context) *session {
 	if s, ok := l.sessions[conn]; ok {
 		return s
 	}
-	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256),
+	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256), usesKick: make(chan struct{}, 1),
 		roots: map[string]context.CancelFunc{}, indexing: map[string]chan struct{}{}, timers: map[string]*time.Timer{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	l.sessions[conn] = s
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.work()
+	go s.usesWork()
 	if conn != nil {
 		go func() {
 			<-conn.Done()
@@ -74,6 +77,67 @@ func (s *session) work() {
 			job(s.ctx)
 		}
 	}
+}
+
+// usesDelay lets a burst of saves settle before references are resolved
+// again.
+const usesDelay = time.Second
+
+// usesWork resolves references in the background whenever kicked, after
+// the first indexing of a root and after files change: a pass over a large
+// workspace takes long, so it runs apart from the reindexing queue.
+func (s *session) usesWork() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.usesKick:
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(usesDelay):
+		}
+		select { // kicks during the delay are served by this run
+		case <-s.usesKick:
+		default:
+		}
+		for _, w := range s.engine.Roots() {
+			s.resolveUses(s.ctx, w.Root)
+		}
+	}
+}
+
+// kickUses schedules a uses update.
+func (s *session) kickUses() {
+	select {
+	case s.usesKick <- struct{}{}:
+	default:
+	}
+}
+
+// resolveUses brings a root's stored uses up to date with $/progress.
+func (s *session) resolveUses(ctx context.Context, root string) {
+	var p *server.Progress
+	last := uint32(0)
+	n, err := s.l.pool.resolveUses(ctx, root, func(done, total int) {
+		if p == nil {
+			p = s.conn.BeginProgress(ctx, nil, "kast: resolving references", root, false)
+		}
+		if pct := uint32(done * 100 / max(total, 1)); pct != last {
+			last = pct
+			p.Report(ctx, fmt.Sprintf("%d/%d files", done, total), pct)
+		}
+	})
+	if err != nil {
+		p.End(ctx, "stopped: "+err.Error())
+		if ctx.Err() == nil {
+			s.logf(protocol.MessageTypeWarning, "kast: resolving references in %s failed: %v", root, err)
+		}
+		return
+	}
+	p.End(ctx, fmt.Sprintf("%d files resolved", n))
 }
 
 // stop cancels background work.
@@ -146,6 +210,7 @@ func (s *session) addRoot(root string) {
 			return
 		}
 		p.End(ctx, fmt.Sprintf("%d files indexed", totals.Files))
+		s.kickUses()
 	}()
 }
 
@@ -202,6 +267,7 @@ func (s *session) reindex(path string, deleted bool) {
 		if err != nil && ctx.Err() == nil {
 			s.logf(protocol.MessageTypeWarning, "kast: reindexing %s failed: %v", path, err)
 		}
+		s.kickUses()
 	}
 	select {
 	case s.jobs <- job:

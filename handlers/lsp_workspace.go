@@ -86,15 +86,22 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 		if err := s.waitIndexed(ctx); err != nil {
 			return nil, err
 		}
-		files := 0
+		// Then resolve references as the background pass would, so that
+		// what follows answers from the stored uses.
+		files, resolved := 0, 0
 		for _, w := range s.engine.Roots() {
 			totals, err := l.pool.refresh(ctx, w.Root, nil)
 			if err != nil {
 				return nil, err
 			}
 			files += totals.Files
+			n, err := l.pool.resolveUses(ctx, w.Root, nil)
+			if err != nil {
+				return nil, err
+			}
+			resolved += n
 		}
-		return json.Marshal(map[string]int{"files": files})
+		return json.Marshal(map[string]int{"files": files, "resolved": resolved})
 	case cmdStatus:
 		type root struct {
 			Path   string `json:"path"`

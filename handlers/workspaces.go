@@ -97,6 +97,20 @@ func (p *workspaces) release(root string) {
 	}
 }
 
+// resolveUses brings the stored uses at root up to date (see
+// workspace.ResolveUses), one refresh or pass at a time.
+func (p *workspaces) resolveUses(ctx context.Context, root string, progress func(done, total int)) (int, error) {
+	p.mu.Lock()
+	ow, ok := p.open[root]
+	p.mu.Unlock()
+	if !ok {
+		return 0, context.Canceled
+	}
+	ow.refresh.Lock()
+	defer ow.refresh.Unlock()
+	return ow.ws.ResolveUses(ctx, progress)
+}
+
 // refresh brings the index at root up to date, one refresh at a time.
 func (p *workspaces) refresh(ctx context.Context, root string, progress func(indexer.Progress)) (indexer.Totals, error) {
 	p.mu.Lock()

@@ -104,8 +104,11 @@ func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 			return refs
 		}
 	}
-	s.prefetchReferences(def)
-	refs := s.Resolver().References(def)
+	refs, ok := s.storedReferences(def)
+	if !ok {
+		s.prefetchReferences(def)
+		refs = s.Resolver().References(def)
+	}
 	if s.shared != nil {
 		s.shared.remember(def, refs)
 		s.shared.trim()

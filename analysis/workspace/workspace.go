@@ -40,6 +40,7 @@ type Workspace struct {
 	Root  string
 	Index *storage.Index
 	view  *view
+	uses  usesTracker
 }
 
 // Open opens (or creates) the index of the workspace at root. When another

@@ -1,0 +1,398 @@
+package workspace
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/storage"
+)
+
+// Finding the references of a definition used all over a large workspace
+// (a method named Type, Pos or Errorf in the Go standard library) means
+// resolving thousands of references in hundreds of files: seconds. So once
+// the facts are indexed, a background pass resolves every reference and
+// stores, for each definition visible beyond a body, where it is used
+// (storage's uses tables). A reference query then reads one definition's
+// rows.
+//
+// What a file's references resolve to depends on the file itself and on the
+// declarations of the others, never on their bodies. The pass records, per
+// file, the content hash it resolved and a hash of the file's declarations
+// (its shape). An edit that keeps every shape (the common edit, inside a
+// body) invalidates only the edited files' own uses: they are resolved
+// afresh at query time until the next pass catches up with them. An edit
+// that changes a shape, or adds or removes a file, may change what any
+// reference resolves to, so queries resolve as before, and the next pass
+// starts over.
+
+// usesState is what the stored uses are good for at one view generation.
+type usesState struct {
+	gen, epoch uint64
+	// valid: the stored uses answer for every file outside dirty.
+	valid bool
+	// dirty lists the files changed since their uses were resolved, with
+	// their shapes unchanged; their references are resolved at query time.
+	dirty map[string]bool
+}
+
+// usesTracker is a workspace's knowledge of its stored uses.
+type usesTracker struct {
+	pass sync.Mutex // one pass at a time
+
+	mu    sync.Mutex
+	epoch uint64 // counts the passes that wrote uses
+	state *usesState
+	// shapes memoizes the shape of file contents, by content hash.
+	shapes map[string]uint64
+}
+
+// UsesHold reports whether reference queries can answer from the stored
+// uses now.
+func (w *Workspace) UsesHold() bool { return w.usesStatus().valid }
+
+// usesStatus returns what the stored uses are good for now.
+func (w *Workspace) usesStatus() *usesState {
+	u := &w.uses
+	gen := w.view.gen.Load()
+	u.mu.Lock()
+	if st := u.state; st != nil && st.gen == gen && st.epoch == u.epoch {
+		u.mu.Unlock()
+		return st
+	}
+	epoch := u.epoch
+	u.mu.Unlock()
+
+	st := &usesState{gen: gen, epoch: epoch, dirty: map[string]bool{}}
+	st.valid = w.checkUses(st.dirty)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.epoch == epoch && w.view.gen.Load() == gen {
+		u.state = st
+	}
+	return st
+}
+
+// checkUses reports whether the stored uses hold, filling dirty with the
+// files to resolve at query time.
+func (w *Workspace) checkUses(dirty map[string]bool) bool {
+	complete, err := w.Index.UsesComplete()
+	if err != nil || !complete {
+		return false
+	}
+	records, orphans, err := w.Index.UsesRecords()
+	if err != nil || orphans > 0 {
+		return false
+	}
+	paths := w.view.Files()
+	if len(records) != len(paths) {
+		return false // a file was added (or failed to resolve)
+	}
+	for _, p := range paths {
+		rec, ok := records[p]
+		if !ok {
+			return false
+		}
+		hash := w.view.indexedHash(p)
+		if hash == rec.Hash {
+			continue
+		}
+		shape, ok := w.shapeOf(p, hash)
+		if !ok || shape != rec.Shape {
+			return false
+		}
+		dirty[p] = true
+	}
+	return true
+}
+
+// shapeOf returns the shape of path's indexed content, whose hash is given.
+func (w *Workspace) shapeOf(path, hash string) (uint64, bool) {
+	u := &w.uses
+	u.mu.Lock()
+	s, ok := u.shapes[hash]
+	u.mu.Unlock()
+	if ok {
+		return s, true
+	}
+	f := w.view.File(path)
+	if f == nil || f.Hash != hash {
+		return 0, false
+	}
+	s = shape(f)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.shapes == nil || len(u.shapes) > 1<<14 {
+		u.shapes = map[string]uint64{}
+	}
+	u.shapes[hash] = s
+	return s, true
+}
+
+// shape hashes what other files' references can resolve through: the
+// file's language, package and imports, and each definition declared
+// outside a body with its place among them, its kind, written types and
+// signature, its supertypes and how they are named.
+func shape(f *analysis.FileFacts) uint64 {
+	h := fnv.New64a()
+	var buf []byte
+	str := func(s string) {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
+		h.Write(buf)
+		h.Write([]byte(s))
+	}
+	num := func(n int64) {
+		buf = binary.AppendVarint(buf[:0], n)
+		h.Write(buf)
+	}
+	str(f.Lang)
+	str(f.Package)
+	for _, imp := range f.Imports {
+		str(imp.Path)
+		str(imp.Name)
+		str(imp.Alias)
+		num(int64(btoi(imp.Wildcard)))
+	}
+	ords := ordinals(f)
+	for i, d := range f.Defs {
+		if ords[i] < 0 {
+			continue
+		}
+		container := int64(-1)
+		if d.Container >= 0 && int(d.Container) < len(f.Defs) {
+			container = int64(ords[d.Container])
+		}
+		num(container)
+		num(int64(d.Kind))
+		str(d.Name)
+		str(d.Visibility)
+		str(d.Signature)
+		str(d.TypeName)
+		str(d.Receiver)
+		str(d.Value)
+	}
+	for _, s := range f.Supertypes {
+		if s.Def >= 0 && int(s.Def) < len(f.Defs) {
+			num(int64(ords[s.Def]))
+		}
+		str(s.Name)
+	}
+	for _, r := range f.Refs {
+		if r.Role&analysis.RoleInheritance != 0 {
+			str(r.Name)
+			str(r.Qualifier)
+		}
+	}
+	return h.Sum64()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ordinals numbers a file's definitions declared outside bodies in order,
+// -1 for the others.
+func ordinals(f *analysis.FileFacts) []int32 {
+	out := make([]int32, len(f.Defs))
+	n := int32(0)
+	for i := range f.Defs {
+		if resolve.DeclaredInBody(f, int32(i)) {
+			out[i] = -1
+			continue
+		}
+		out[i] = n
+		n++
+	}
+	return out
+}
+
+// ResolveUses brings the stored uses up to date: it resolves the files
+// changed since the last pass when every shape held, else every file.
+// progress, which may be nil, hears of each file done. It returns how many
+// files it resolved.
+func (w *Workspace) ResolveUses(ctx context.Context, progress func(done, total int)) (int, error) {
+	u := &w.uses
+	u.pass.Lock()
+	defer u.pass.Unlock()
+	st := w.usesStatus()
+	var paths []string
+	if st.valid {
+		for p := range st.dirty {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+	} else {
+		if err := w.Index.ClearUses(); err != nil {
+			return 0, err
+		}
+		paths = slices.Clone(w.view.Files())
+	}
+	defer func() {
+		u.mu.Lock()
+		u.epoch++
+		u.mu.Unlock()
+	}()
+	if len(paths) == 0 && st.valid {
+		return 0, nil
+	}
+
+	type result struct {
+		path string
+		rec  storage.UsesRecord
+		uses map[storage.UseTarget][]storage.Use
+	}
+	results := make(chan result, 64)
+	next := make(chan string)
+	var wg sync.WaitGroup
+	// One core stays free for the requests the pass runs beside.
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
+		wg.Go(func() {
+			var r *resolve.Resolver
+			ords := map[string][]int32{}
+			for i := 0; ; i++ {
+				p, ok := <-next
+				if !ok {
+					return
+				}
+				// A fresh resolver now and then bounds what it keeps.
+				if i%filesPerResolver == 0 {
+					r, ords = resolve.New(w.view), map[string][]int32{}
+				}
+				results <- result{p, w.fileRecord(p), w.fileUses(r, p, ords)}
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for _, p := range paths {
+			select {
+			case next <- p:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var err error
+	done := 0
+	wr := w.Index.NewUsesWriter()
+	for res := range results {
+		if err != nil || res.rec.Hash == "" {
+			continue // not indexed (removed meanwhile): the next check sees it
+		}
+		err = wr.Put(res.path, res.rec, res.uses)
+		if done++; done%usesPerFlush == 0 && err == nil {
+			err = wr.Flush()
+			wr = w.Index.NewUsesWriter()
+		}
+		if progress != nil {
+			progress(done, len(paths))
+		}
+	}
+	if ferr := wr.Flush(); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil && !st.valid {
+		err = w.Index.CompleteUses()
+	}
+	return done, err
+}
+
+const (
+	filesPerResolver = 64
+	usesPerFlush     = 256
+)
+
+// fileRecord describes path's indexed content for its uses record.
+func (w *Workspace) fileRecord(path string) storage.UsesRecord {
+	f := w.view.File(path)
+	if f == nil {
+		return storage.UsesRecord{}
+	}
+	return storage.UsesRecord{Hash: f.Hash, Shape: shape(f)}
+}
+
+// fileUses resolves path's references for storage, naming each target by
+// its ordinal (ords memoizes them by file).
+func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
+	out := map[storage.UseTarget][]storage.Use{}
+	for def, refs := range r.FileUses(path) {
+		o, ok := ords[def.Path]
+		if !ok {
+			if f := w.view.File(def.Path); f != nil {
+				o = ordinals(f)
+			}
+			ords[def.Path] = o
+		}
+		if int(def.Index) >= len(o) || o[def.Index] < 0 {
+			continue
+		}
+		t := storage.UseTarget{Path: def.Path, Ordinal: o[def.Index]}
+		for _, ref := range refs {
+			out[t] = append(out[t], storage.Use{Ref: ref.Ref.Index, Span: ref.Span, Role: ref.Role, Confidence: ref.Confidence, Uncertain: ref.Uncertain})
+		}
+	}
+	return out
+}
+
+// storedReferences answers References from the stored uses when they hold
+// for this snapshot: one root, every open document as indexed. Files
+// changed since the pass are resolved here.
+func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, bool) {
+	if s.shared == nil || len(s.roots) != 1 {
+		return nil, false
+	}
+	w := s.roots[0]
+	f := s.File(def.Path)
+	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) || resolve.DeclaredInBody(f, def.Index) ||
+		resolve.IsPredeclared(s, def) { // not stored: navigation lists none
+		return nil, false
+	}
+	st := w.usesStatus()
+	if !st.valid {
+		return nil, false
+	}
+	ord := ordinals(f)[def.Index]
+	hits, err := w.Index.UsesOf(storage.UseTarget{Path: def.Path, Ordinal: ord})
+	if err != nil {
+		w.view.log.Warn("reading stored uses failed", "err", err)
+		return nil, false
+	}
+	out := make([]resolve.Reference, 0, len(hits))
+	for _, h := range hits {
+		if !st.dirty[h.Path] {
+			out = append(out, resolve.Reference{Ref: resolve.RefID{Path: h.Path, Index: h.Ref}, Span: h.Span, Role: h.Role,
+				Confidence: h.Confidence, Uncertain: h.Uncertain})
+		}
+	}
+	if len(st.dirty) > 0 {
+		r := s.Resolver()
+		for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
+			if st.dirty[id.Path] {
+				if ref, ok := r.ResolvesTo(id, def); ok {
+					out = append(out, ref)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b resolve.Reference) int {
+		return cmp.Or(cmp.Compare(a.Ref.Path, b.Ref.Path), cmp.Compare(a.Ref.Index, b.Ref.Index))
+	})
+	return out, true
+}

@@ -1,0 +1,98 @@
+package storage
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+func putUses(t *testing.T, ix *Index, path string, rec UsesRecord, uses map[UseTarget][]Use) {
+	t.Helper()
+	w := ix.NewUsesWriter()
+	if err := w.Put(path, rec, uses); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func usesOf(t *testing.T, ix *Index, target UseTarget) []UseHit {
+	t.Helper()
+	hits, err := ix.UsesOf(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// Uses round-trip, a file's second Put replaces exactly its first, and a
+// removed file's record counts as an orphan until the uses are cleared.
+func TestUsesTables(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	lib, a, b := "/w/lib.go", "/w/a.go", "/w/b.go"
+	mustPut(t, ix, lib, fakeFacts("lib", []string{"F", "G"}, nil))
+	mustPut(t, ix, a, fakeFacts("a", []string{"A"}, []string{"F", "G", "F"}))
+	mustPut(t, ix, b, fakeFacts("b", []string{"B"}, []string{"F"}))
+	recA := UsesRecord{Hash: HashContent([]byte("a")), Shape: 7}
+	f, g := UseTarget{lib, 0}, UseTarget{lib, 1}
+	useAt := func(ref int32, conf float64, uncertain bool) Use {
+		return Use{Ref: ref, Span: span(1000+int(ref)*10, 1001+int(ref)*10), Role: analysis.RoleCall, Confidence: conf, Uncertain: uncertain}
+	}
+
+	if ok, _ := ix.UsesComplete(); ok {
+		t.Fatal("a new index claims complete uses")
+	}
+	putUses(t, ix, a, recA, map[UseTarget][]Use{f: {useAt(2, 0.9, false), useAt(0, 0.807, false)}, g: {useAt(1, 0.1, true)}})
+	putUses(t, ix, b, UsesRecord{Hash: HashContent([]byte("b")), Shape: 9}, map[UseTarget][]Use{f: {useAt(0, 1, false)},
+		{"/w/not-indexed.go", 0}: {useAt(0, 1, false)}})
+	if err := ix.CompleteUses(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := ix.UsesComplete(); !ok {
+		t.Fatal("uses not complete after CompleteUses")
+	}
+	want := []UseHit{{a, useAt(0, 0.807, false)}, {a, useAt(2, 0.9, false)}, {b, useAt(0, 1, false)}}
+	if got := usesOf(t, ix, f); !slices.Equal(got, want) {
+		t.Fatalf("uses of F:\n got  %+v\n want %+v", got, want)
+	}
+	if got := usesOf(t, ix, g); !slices.Equal(got, []UseHit{{a, useAt(1, 0.1, true)}}) {
+		t.Fatalf("uses of G: %+v", got)
+	}
+	records, orphans, err := ix.UsesRecords()
+	if err != nil || orphans != 0 || records[a] != recA || len(records) != 2 {
+		t.Fatalf("records %v orphans %d err %v", records, orphans, err)
+	}
+
+	// a.go resolved again uses only G: its rows for F go.
+	recA2 := UsesRecord{Hash: HashContent([]byte("a2")), Shape: 7}
+	putUses(t, ix, a, recA2, map[UseTarget][]Use{g: {useAt(0, 1, false)}})
+	if got := usesOf(t, ix, f); !slices.Equal(got, []UseHit{{b, useAt(0, 1, false)}}) {
+		t.Fatalf("uses of F after a.go changed: %+v", got)
+	}
+	if got := usesOf(t, ix, g); !slices.Equal(got, []UseHit{{a, useAt(0, 1, false)}}) {
+		t.Fatalf("uses of G after a.go changed: %+v", got)
+	}
+	if records, _, _ := ix.UsesRecords(); records[a] != recA2 {
+		t.Fatalf("record of a.go = %+v, want %+v", records[a], recA2)
+	}
+
+	if err := ix.RemoveFile(b); err != nil {
+		t.Fatal(err)
+	}
+	if records, orphans, _ := ix.UsesRecords(); orphans != 1 || len(records) != 1 {
+		t.Fatalf("after removing b.go: records %v orphans %d; want a.go and one orphan", records, orphans)
+	}
+	if got := usesOf(t, ix, f); len(got) != 0 {
+		t.Fatalf("uses from a removed file are listed: %+v", got)
+	}
+
+	if err := ix.ClearUses(); err != nil {
+		t.Fatal(err)
+	}
+	records, orphans, _ = ix.UsesRecords()
+	if ok, _ := ix.UsesComplete(); ok || len(records) != 0 || orphans != 0 || len(usesOf(t, ix, g)) != 0 {
+		t.Fatalf("after ClearUses: complete %v records %v orphans %d", ok, records, orphans)
+	}
+}
