@@ -99,9 +99,11 @@ type Def struct {
 	TypeName string `json:"typeName,omitempty"`
 	// Receiver is the receiver type of a method, Go method or extension function.
 	Receiver string `json:"receiver,omitempty"`
-	// Value is, for a variable declared without a written type whose value is
-	// a call, the call with its arguments dropped ("exec.Command()"): the
-	// resolver infers the variable's type from what is called.
+	// Value is, for a variable declared without a written type, its value as
+	// a chain the resolver can follow to infer the variable's type: calls
+	// with their arguments dropped ("exec.Command()"), selectors
+	// ("s.Func().Text"), "&x", "new(T)", "x.(*T)", "x[]" for an element, and
+	// "f()#1" for the second of several results.
 	Value string `json:"value,omitempty"`
 }
 

@@ -4,6 +4,7 @@ package golang
 import (
 	"context"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/smacker/go-tree-sitter/golang"
@@ -78,15 +79,19 @@ func (w *walker) node(n syntax.Node) {
 		w.node(n.Field("right"))
 	case "inc_statement", "dec_statement":
 		w.assign(n, analysis.RoleWrite|analysis.RoleRead)
+	case "type_switch_statement":
+		w.b.Within(n, analysis.None, func() { w.typeSwitch(n) })
 	case "block", "if_statement", "for_statement", "expression_switch_statement",
-		"type_switch_statement", "select_statement", "expression_case", "type_case", "communication_case", "default_case":
+		"select_statement", "expression_case", "type_case", "communication_case", "default_case":
 		w.b.Within(n, analysis.None, func() { w.children(n) })
 	case "call_expression":
 		w.call(n)
 	case "selector_expression":
 		w.selector(n, analysis.RoleRead)
 	case "composite_literal":
-		w.compositeLiteral(n)
+		w.literal(n, analysis.None)
+	case "struct_type":
+		w.structType(n, analysis.None)
 	case "qualified_type":
 		w.b.Ref(n.Field("name"), analysis.RoleType, n.Field("package").Text())
 	case "type_identifier":
@@ -167,12 +172,17 @@ func (w *walker) fields(owner int32, list syntax.Node) {
 			w.b.D(d).TypeName = typ.Text()
 			continue
 		}
+		first := analysis.None
 		for _, name := range names {
 			d := w.b.Def(analysis.KindField, name, f)
 			w.decorate(d, f, syntax.Node{})
 			w.b.D(d).TypeName = typ.Text()
+			if first == analysis.None {
+				first = d
+			}
 		}
-		w.children(f, names...)
+		// `inner struct{ x int }`: x is a field of the field inner.
+		w.typeExpr(typ, first)
 	}
 }
 
@@ -286,115 +296,279 @@ func (w *walker) valueSpec(n syntax.Node) {
 	}
 	typ := n.Field("type")
 	value := n.Field("value")
+	values := expressions(value)
 	names := n.ChildrenOf("identifier")
-	owner := analysis.None // the variable whose anonymous struct type declares fields
+	defs := make([]int32, len(names))
 	for i, name := range names {
+		defs[i] = analysis.None
 		if name.Text() == "_" {
 			continue
 		}
 		d := w.b.Def(kind, name, n)
-		if len(names) == 1 && typ.Type() == "struct_type" {
-			owner = d
-		}
+		defs[i] = d
 		w.decorate(d, n, syntax.Node{})
 		def := w.b.D(d)
 		def.TypeName = typ.Text()
 		if def.TypeName == "" {
 			def.TypeName = literalType(value, i, len(names))
-			if kind == analysis.KindVariable && len(names) == 1 {
-				def.Value = calledValue(value)
+			if kind == analysis.KindVariable && def.TypeName == "" {
+				def.Value = valueOf(values, i, len(names))
 			}
 		}
 		w.declared[scopedName{w.b.Scope(), name.Text()}] = def.TypeName
 	}
-	if owner != analysis.None {
-		// `var X86 struct{ HasAVX bool }`: X86.HasAVX names a field of it.
-		w.b.Within(typ, owner, func() { w.fields(owner, typ.Child("field_declaration_list")) })
-	} else {
-		w.node(typ)
+	// `var X86 struct{ HasAVX bool }`: X86.HasAVX names a field of it.
+	owner := analysis.None
+	if len(defs) == 1 {
+		owner = defs[0]
 	}
-	w.node(value)
+	w.typeExpr(typ, owner)
+	w.values(values, defs)
+}
+
+// expressions lists the expressions of an expression list, or the single
+// expression n.
+func expressions(n syntax.Node) []syntax.Node {
+	if n.Type() == "expression_list" {
+		return n.NamedChildren()
+	}
+	if n.Valid() {
+		return []syntax.Node{n}
+	}
+	return nil
+}
+
+// values walks the values the names defined as defs are set from: the
+// anonymous struct type of a composite literal among them declares fields
+// owned by its name's definition.
+func (w *walker) values(values []syntax.Node, defs []int32) {
+	for i, v := range values {
+		owner := analysis.None
+		if len(values) == len(defs) {
+			owner = defs[i]
+		}
+		if v.Type() == "unary_expression" && v.Child("&").Valid() && v.Field("operand").Type() == "composite_literal" {
+			w.literal(v.Field("operand"), owner)
+		} else if v.Type() == "composite_literal" {
+			w.literal(v, owner)
+		} else {
+			w.node(v)
+		}
+	}
 }
 
 // shortVar declares the new names of `a, b := ...`; names already declared
 // in the same scope are assigned, not redeclared.
 func (w *walker) shortVar(n, left, right syntax.Node) {
-	w.node(right)
 	names := left.NamedChildren()
-	w.declare(n, names, func(i int) string { return literalType(right, i, len(names)) })
-	w.calledValues(names, right)
+	values := expressions(right)
+	defs := w.declare(n, names, func(i int) string { return literalType(right, i, len(names)) })
+	for i, d := range defs {
+		if d != analysis.None && w.b.D(d).TypeName == "" {
+			w.b.D(d).Value = valueOf(values, i, len(names))
+		}
+	}
+	w.values(values, defs)
 }
 
 // rangeVars declares `k, v := range x`, typed from x's declared type when x
-// is a slice, array or map variable of an enclosing scope.
+// is a slice, array or map variable of an enclosing scope, else valued as
+// an element of x (`x[]`) for the resolver to type.
 func (w *walker) rangeVars(n syntax.Node) {
 	right := n.Field("right")
-	w.node(right)
-	key, elem := "", ""
-	if right.Type() == "identifier" {
+	key, elem, elemValue := "", "", ""
+	literal := right.Type() == "composite_literal"
+	switch {
+	case right.Type() == "identifier":
 		key, elem = rangeTypes(w.typeOf(right.Text()))
+	case literal:
+		key, elem = rangeTypes(right.Field("type").Text())
 	}
-	w.declare(n, n.Field("left").NamedChildren(), func(i int) string {
+	if elem == "" || !literal && strings.HasPrefix(elem, "struct") {
+		// An anonymous struct's fields are found through the variable
+		// that declares them, not through its written type.
+		elem = ""
+		if v := valueExpr(right); v != "" {
+			elemValue = v + "[]"
+		}
+	}
+	names := n.Field("left").NamedChildren()
+	defs := w.declare(n, names, func(i int) string {
 		if i == 0 {
 			return key
 		}
 		return elem
 	})
+	if len(defs) == 2 && defs[1] != analysis.None && elemValue != "" {
+		w.b.D(defs[1]).Value = elemValue
+	}
+	if literal && len(defs) > 0 {
+		// `for _, tt := range []struct{ in string }{...}`: tt owns the fields.
+		w.literal(right, defs[len(defs)-1])
+		return
+	}
+	w.node(right)
 }
 
-// calledValues records, for `x := f(...)` and `x, err := f(...)`, the call
-// on the new untyped variable x, so that its type can be inferred from f's
-// first result.
-func (w *walker) calledValues(names []syntax.Node, right syntax.Node) {
-	if len(names) == 0 || names[0].Type() != "identifier" {
-		return
-	}
-	value := calledValue(right)
-	if value == "" {
-		return
-	}
-	// declare appended the new names' definitions last.
-	defs := w.b.Facts.Defs
-	for i := max(0, len(defs)-len(names)); i < len(defs); i++ {
-		if d := &defs[i]; d.Name == names[0].Text() && d.NameSpan.Start == names[0].Span().Start && d.TypeName == "" {
-			d.Value = value
+// typeSwitch declares `x := v.(type)` once per clause, typed by the clause's
+// type when it names one; elsewhere x has v's type, so it is valued as v.
+func (w *walker) typeSwitch(n syntax.Node) {
+	alias, value := n.Field("alias"), n.Field("value")
+	var name syntax.Node
+	for _, c := range n.NamedChildren() {
+		switch {
+		case c.Same(alias):
+			if list := alias.NamedChildren(); len(list) == 1 && list[0].Type() == "identifier" && list[0].Text() != "_" {
+				name = list[0]
+			}
+		case c.Type() == "type_case" || c.Type() == "default_case":
+			w.b.Within(c, analysis.None, func() {
+				if name.Valid() {
+					w.caseVar(c, name, value)
+				}
+				w.children(c)
+			})
+		default:
+			w.node(c)
 		}
 	}
 }
 
-// maxCalledValue bounds the callee text kept: long chains are rare and not
-// worth the index space.
-const maxCalledValue = 120
+// caseVar declares the type switch variable name in the clause c.
+func (w *walker) caseVar(c, name, value syntax.Node) {
+	// The declaration is the switch's header: a use in the clause is not
+	// in the variable's own initializer.
+	header := name.Span()
+	if value.Valid() {
+		end := value.Span()
+		header.End, header.EndPoint = end.End, end.EndPoint
+	}
+	d := w.b.DefNamed(analysis.KindVariable, name.Text(), name.Span(), header)
+	def := w.b.D(d)
+	// The clause's types are its named children before the colon.
+	var types []syntax.Node
+	if colon := c.Child(":"); c.Type() == "type_case" && colon.Valid() {
+		for _, t := range c.NamedChildren() {
+			if t.End() <= colon.Start() && t.Type() != "comment" {
+				types = append(types, t)
+			}
+		}
+	}
+	if len(types) == 1 && types[0].Text() != "nil" {
+		def.TypeName = types[0].Text()
+	} else {
+		def.Value = valueExpr(value)
+	}
+	w.declared[scopedName{w.b.Scope(), name.Text()}] = def.TypeName
+}
 
-// calledValue is `callee()` when values is a single call of a name or a
-// selector chain, else "".
-func calledValue(values syntax.Node) string {
-	if values.Type() == "expression_list" {
-		list := values.NamedChildren()
+// maxValue bounds the value text kept: long chains are rare and not worth
+// the index space.
+const maxValue = 120
+
+// valueOf is the value the i-th of n names is set from, for the resolver to
+// infer its type from: the i-th value; of a single value, the first name
+// is set from it (`v, ok := x.(T)`, `v, ok := m[k]`) and the others from a
+// call's other results ("f()#1").
+func valueOf(values []syntax.Node, i, n int) string {
+	switch {
+	case len(values) == n:
+		return valueExpr(values[i])
+	case len(values) == 1 && i == 0:
+		return valueExpr(values[0])
+	case len(values) == 1 && values[0].Type() == "call_expression":
+		if v := valueExpr(values[0]); v != "" {
+			return v + "#" + strconv.Itoa(i)
+		}
+	}
+	return ""
+}
+
+// valueExpr renders an expression as the resolver infers types from it:
+// names and selectors as written, call arguments dropped (`a.f()`), index
+// expressions emptied (`m[]`), type assertions and new(T) kept; "" for any
+// other expression.
+func valueExpr(n syntax.Node) string {
+	var b strings.Builder
+	if !writeValue(&b, n) || b.Len() > maxValue {
+		return ""
+	}
+	return b.String()
+}
+
+func writeValue(b *strings.Builder, n syntax.Node) bool {
+	if b.Len() > maxValue {
+		return false
+	}
+	switch n.Type() {
+	case "identifier":
+		b.WriteString(n.Text())
+	case "selector_expression":
+		if !writeValue(b, n.Field("operand")) {
+			return false
+		}
+		b.WriteString(".")
+		b.WriteString(n.Field("field").Text())
+	case "call_expression":
+		fn := n.Field("function")
+		if args := n.Field("arguments").NamedChildren(); fn.Type() == "identifier" && fn.Text() == "new" && len(args) == 1 {
+			return writeType(b, "new(", args[0], ")")
+		}
+		if !writeValue(b, fn) {
+			return false
+		}
+		b.WriteString("()")
+	case "index_expression":
+		if !writeValue(b, n.Field("operand")) {
+			return false
+		}
+		b.WriteString("[]")
+	case "type_assertion_expression":
+		if !writeValue(b, n.Field("operand")) {
+			return false
+		}
+		return writeType(b, ".(", n.Field("type"), ")")
+	case "unary_expression":
+		op := n.Field("operator").Text()
+		if op != "&" && op != "*" {
+			return false
+		}
+		b.WriteString(op)
+		return writeValue(b, n.Field("operand"))
+	case "parenthesized_expression":
+		list := n.NamedChildren()
 		if len(list) != 1 {
-			return ""
+			return false
 		}
-		values = list[0]
-	}
-	if values.Type() != "call_expression" {
-		return ""
-	}
-	fn := values.Field("function")
-	switch fn.Type() {
-	case "identifier", "selector_expression":
+		b.WriteString("(")
+		if !writeValue(b, list[0]) {
+			return false
+		}
+		b.WriteString(")")
 	default:
-		return ""
+		return false
 	}
-	callee := fn.Text()
-	if len(callee) > maxCalledValue || strings.ContainsAny(callee, "\n\t ") {
-		return ""
-	}
-	return callee + "()"
+	return true
 }
 
-// declare records the new names among names, typed by typeOf(i).
-func (w *walker) declare(n syntax.Node, names []syntax.Node, typeOf func(i int) string) {
+// writeType writes a type written on one line between open and close.
+func writeType(b *strings.Builder, open string, t syntax.Node, close string) bool {
+	text := t.Text()
+	if text == "" || strings.ContainsAny(text, "\n\t ") {
+		return false
+	}
+	b.WriteString(open)
+	b.WriteString(text)
+	b.WriteString(close)
+	return true
+}
+
+// declare records the new names among names, typed by typeOf(i), and
+// returns their definitions (None for a name assigned, not declared).
+func (w *walker) declare(n syntax.Node, names []syntax.Node, typeOf func(i int) string) []int32 {
+	defs := make([]int32, len(names))
 	for i, name := range names {
+		defs[i] = analysis.None
 		if name.Type() != "identifier" || name.Text() == "_" {
 			continue
 		}
@@ -405,7 +579,9 @@ func (w *walker) declare(n syntax.Node, names []syntax.Node, typeOf func(i int) 
 		d := w.b.Def(analysis.KindVariable, name, n)
 		w.b.D(d).TypeName = typeOf(i)
 		w.declared[scopedName{w.b.Scope(), name.Text()}] = w.b.D(d).TypeName
+		defs[i] = d
 	}
+	return defs
 }
 
 // typeOf is the declared type of name in the innermost open scope that
@@ -504,25 +680,99 @@ func (w *walker) selector(n syntax.Node, role analysis.Role) {
 	}
 }
 
-// compositeLiteral records keys of `T{Name: v}` as writes to T's fields,
-// not as references to names in scope.
-func (w *walker) compositeLiteral(n syntax.Node) {
-	typ := n.Field("type")
-	w.node(typ)
-	qualifier := typ.Text() + "{}"
-	for _, e := range n.Field("body").NamedChildren() {
-		if e.Type() != "keyed_element" {
-			w.node(e)
-			continue
+// typeExpr walks a written type whose anonymous struct types declare
+// fields owned by owner, the variable or field declared with the type:
+// owner.x and the keys of owner's literal find them.
+func (w *walker) typeExpr(t syntax.Node, owner int32) {
+	switch t.Type() {
+	case "struct_type":
+		w.structType(t, owner)
+	case "slice_type", "array_type", "implicit_length_array_type", "pointer_type", "map_type", "channel_type", "parenthesized_type":
+		for _, c := range t.NamedChildren() {
+			w.typeExpr(c, owner)
 		}
-		parts := e.NamedChildren()
-		if key := parts[0].Child("identifier"); len(parts) == 2 && key.Valid() && typ.Is("type_identifier", "qualified_type", "generic_type") {
-			w.b.Ref(key, analysis.RoleWrite, qualifier)
-			w.node(parts[1])
-		} else {
-			w.children(e)
+	default:
+		w.node(t)
+	}
+}
+
+// structType declares the fields of an anonymous struct type in a scope of
+// their own, owned by owner or else by the enclosing definition. At the top
+// level with no owner they are left out: they would pass for package-level
+// declarations.
+func (w *walker) structType(n syntax.Node, owner int32) {
+	if owner == analysis.None {
+		owner = w.b.Owner()
+	}
+	if owner == analysis.None {
+		w.children(n)
+		return
+	}
+	w.b.Within(n, owner, func() { w.fields(owner, n.Child("field_declaration_list")) })
+}
+
+// literal walks a composite literal whose anonymous struct type, if any,
+// is owned by owner.
+func (w *walker) literal(n syntax.Node, owner int32) {
+	typ := n.Field("type")
+	w.typeExpr(typ, owner)
+	w.literalBody(n.Field("body"), typ)
+}
+
+// literalBody records the keys of a literal of struct type typ (`T{Name:
+// v}`) as writes to its fields, qualified by "T{}" or, for an anonymous
+// struct, by "struct@<offset>{}" (the struct type's start, whose scope
+// declares the fields), not as references to names in scope. Elements
+// whose type is elided (`[]T{{Name: v}}`, `map[K]*T{"k": {Name: v}}`) are
+// literals of the element type.
+func (w *walker) literalBody(body, typ syntax.Node) {
+	qualifier := ""
+	switch typ.Type() {
+	case "type_identifier", "qualified_type", "generic_type":
+		qualifier = typ.Text() + "{}"
+	case "struct_type":
+		qualifier = "struct@" + strconv.Itoa(typ.Start()) + "{}"
+	}
+	var key, elem syntax.Node
+	switch typ.Type() {
+	case "slice_type", "array_type", "implicit_length_array_type":
+		elem = typ.Field("element")
+	case "map_type":
+		key, elem = typ.Field("key"), typ.Field("value")
+	}
+	for _, e := range body.NamedChildren() {
+		switch e.Type() {
+		case "keyed_element":
+			parts := e.NamedChildren()
+			if len(parts) != 2 {
+				w.children(e)
+				continue
+			}
+			if id := parts[0].Child("identifier"); qualifier != "" && id.Valid() {
+				w.b.Ref(id, analysis.RoleWrite, qualifier)
+			} else {
+				w.element(parts[0], key)
+			}
+			w.element(parts[1], elem)
+		case "literal_element":
+			w.element(e, elem)
+		default:
+			w.node(e)
 		}
 	}
+}
+
+// element walks an element of a literal whose elements are of type elem:
+// a literal value there is a literal of that type (of *T's T).
+func (w *walker) element(e, elem syntax.Node) {
+	if elem.Type() == "pointer_type" {
+		elem = elem.NamedChildren()[0]
+	}
+	if v := e.FirstNamedChild(); elem.Valid() && v.Type() == "literal_value" {
+		w.literalBody(v, elem)
+		return
+	}
+	w.node(e)
 }
 
 func (w *walker) decorate(d int32, decl, body syntax.Node) {

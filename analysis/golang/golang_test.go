@@ -2,6 +2,8 @@ package golang
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	ft "github.com/kast-dev/kast/analysis/internal/factstest"
@@ -139,5 +141,68 @@ func Sum(byName map[string]*Item, items ...Item) (total int, err error) {
 		if got := ft.DefNamed(t, f, name).TypeName; got != want {
 			t.Errorf("%s type %q, want %q", name, got, want)
 		}
+	}
+}
+
+// Variables set from value chains keep them for the resolver; a type
+// switch declares its variable per clause; anonymous struct types declare
+// their fields, owned by the variable declared with them, and the keys of
+// literals whose element type is elided name fields.
+func TestValuesCasesAndLiterals(t *testing.T) {
+	src := `package p
+
+func f(x any, s *state) {
+	c := s.conn
+	p := s.Func().Text
+	e := &stats[s.i]
+	v, ok := x.(*T)
+	z := new(Zipf)
+	r, w, err := Pipe()
+	for _, b := range s.blocks {
+	}
+	switch y := x.(type) {
+	case *T:
+		_ = y
+	case A, B:
+		_ = y
+	}
+	tests := []struct{ name string }{{name: "a"}}
+	_ = []opData{{reg: 1}}
+	_, _, _, _, _, _, _, _, _, _ = c, p, e, v, ok, z, r, w, err, tests
+}
+`
+	f, err := Extract(context.Background(), "a.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"f.c": "s.conn", "f.p": "s.Func().Text", "f.e": "&stats[]",
+		"f.v": "x.(*T)", "f.z": "new(Zipf)", "f.r": "Pipe()", "f.w": "Pipe()#1", "f.b": "s.blocks[]"} {
+		if got := ft.DefNamed(t, f, name).Value; got != want {
+			t.Errorf("%s value %q, want %q", name, got, want)
+		}
+	}
+	var cases []string
+	for _, d := range f.Defs {
+		if d.Name == "y" {
+			cases = append(cases, d.TypeName+"|"+d.Value)
+		}
+	}
+	if want := []string{"*T|", "|x"}; !slices.Equal(cases, want) {
+		t.Errorf("type switch variables %q, want %q", cases, want)
+	}
+	ft.Check(t, f, ft.Expect{
+		Package: "p",
+		Defs:    []string{"field f.tests.name"},
+		Refs:    []string{"write opData{}.reg"},
+		Absent:  []string{"read name", "read reg"},
+	})
+	var key string
+	for _, r := range f.Refs {
+		if r.Name == "name" {
+			key = r.Qualifier
+		}
+	}
+	if !strings.HasPrefix(key, "struct@") {
+		t.Errorf("key of an anonymous struct literal qualified %q", key)
 	}
 }

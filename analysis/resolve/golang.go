@@ -2,8 +2,13 @@ package resolve
 
 import (
 	"cmp"
+	"go/build/constraint"
+	"io"
+	"os"
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -156,24 +161,135 @@ func goBuildFit(from, candidate string) int {
 	if !strings.HasSuffix(candidate, ".go") || from == candidate {
 		return 1
 	}
-	goos, goarch := defaultGOOS, defaultGOARCH
+	goos, goarch := goPlatform(from)
+	cos, carch := goFilePlatform(candidate)
+	if !osMatches(cos, goos) || carch != "" && goarch != "" && carch != goarch {
+		return 0
+	}
+	return 1
+}
+
+// maxConstrained bounds the candidates whose build constraints finish reads:
+// more are guesses among which the order hardly matters.
+const maxConstrained = 64
+
+// constraintKey is what whether a file's build constraint holds depends on.
+type constraintKey struct{ path, goos, goarch string }
+
+// constraintFits reports whether the //go:build line of the Go file
+// candidate, if it has one, holds on the platform of the file from (see
+// goBuildFit). The facts do not keep the line: it is read from the file's
+// header, once per resolver, and a file that cannot be read fits.
+func (r *Resolver) constraintFits(from, candidate string) bool {
+	goos, goarch := goPlatform(from)
+	key := constraintKey{candidate, goos, goarch}
+	return memo(&r.mu, r.constraints, key, func(constraintKey) bool {
+		expr := r.buildConstraint(candidate)
+		if expr == nil {
+			return true
+		}
+		return expr.Eval(func(tag string) bool { return tagHolds(tag, goos, goarch) })
+	})
+}
+
+// headers caches the build constraints of Go files across resolvers, by
+// path and content hash: a new resolver per snapshot must not read the
+// same headers again.
+var headers struct {
+	sync.Mutex
+	m map[[2]string]constraint.Expr
+}
+
+// maxHeaders bounds headers; past it the cache starts over.
+const maxHeaders = 1 << 16
+
+func (r *Resolver) buildConstraint(p string) constraint.Expr {
+	f := r.file(p)
+	if f == nil {
+		return nil
+	}
+	key := [2]string{p, f.Hash}
+	headers.Lock()
+	expr, ok := headers.m[key]
+	headers.Unlock()
+	if ok {
+		return expr
+	}
+	expr = readBuildConstraint(p)
+	headers.Lock()
+	if headers.m == nil || len(headers.m) >= maxHeaders {
+		headers.m = map[[2]string]constraint.Expr{}
+	}
+	headers.m[key] = expr
+	headers.Unlock()
+	return expr
+}
+
+// readBuildConstraint parses the //go:build line of a Go file's header,
+// before its package clause; nil when there is none or it cannot be read.
+func readBuildConstraint(p string) constraint.Expr {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, head)
+	for line := range strings.Lines(string(head[:n])) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(line) {
+			if expr, err := constraint.Parse(line); err == nil {
+				return expr
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// unixOS are the GOOS values the unix build tag holds for.
+var unixOS = map[string]bool{
+	"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true,
+	"illumos": true, "ios": true, "linux": true, "netbsd": true, "openbsd": true, "solaris": true,
+}
+
+// tagHolds reports whether a build tag holds for goos/goarch (goarch "" for
+// any architecture) with the gc toolchain and cgo, as gopls builds by default.
+func tagHolds(tag, goos, goarch string) bool {
+	switch {
+	case knownOS[tag]:
+		return osMatches(tag, goos)
+	case knownArch[tag]:
+		return goarch == "" || tag == goarch
+	case tag == "unix":
+		return unixOS[goos]
+	case tag == "gc", tag == "cgo":
+		return true
+	}
+	return strings.HasPrefix(tag, "go1.")
+}
+
+// goPlatform is the GOOS and GOARCH a Go file is resolved for: those its
+// name says, else linux/amd64 (goarch "" when the name says another GOOS
+// only: a windows file builds for every windows architecture).
+func goPlatform(from string) (goos, goarch string) {
+	goos, goarch = defaultGOOS, defaultGOARCH
 	if strings.HasSuffix(from, ".go") {
 		fos, farch := goFilePlatform(from)
 		if fos != "" {
 			goos = fos
 			if fos != defaultGOOS && farch == "" {
-				goarch = "" // a windows file builds for every windows architecture
+				goarch = ""
 			}
 		}
 		if farch != "" {
 			goarch = farch
 		}
 	}
-	cos, carch := goFilePlatform(candidate)
-	if !osMatches(cos, goos) || carch != "" && goarch != "" && carch != goarch {
-		return 0
-	}
-	return 1
+	return goos, goarch
 }
 
 // BuildsWith reports whether a file may be compiled with the file from: for
@@ -200,6 +316,11 @@ func (r *Resolver) goExprTypes(f *analysis.FileFacts, ref analysis.Ref, q string
 		qref.Qualifier = name
 		return r.receiverTypes(f, qref, depth+1)
 	}
+	if name, ok := strings.CutSuffix(strings.TrimPrefix(q, "&"), "{}"); ok && isName(strings.SplitN(name, "[", 2)[0]) {
+		// T{} as extraction qualifies the keys of a literal: a Go type
+		// name need not start with an upper-case letter.
+		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
+	}
 	if strings.HasSuffix(q, "}") {
 		if name := constructedName(q); name != "" {
 			return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
@@ -208,8 +329,31 @@ func (r *Resolver) goExprTypes(f *analysis.FileFacts, ref analysis.Ref, q string
 	}
 	var out []Candidate
 	for _, t := range r.goExprTypeNames(f, ref, q, depth) {
+		if strings.HasPrefix(t.typeName, "struct") {
+			// An anonymous struct's fields are declared inside the variable
+			// or field declared with it.
+			if t.owner.Path != "" {
+				conf := 1.0
+				if t.conf < r.threshold {
+					conf = t.conf
+				}
+				out = append(out, r.candidate(t.owner, conf, ViaScope))
+			}
+			continue
+		}
 		for _, c := range r.typesNamed(t.file, t.typeName, t.scope, t.at, depth+1) {
-			c.Confidence *= t.conf
+			if c.Confidence < r.threshold {
+				// A type only guessed at (a type parameter T named in a
+				// result) has hundreds of guesses, whose members would
+				// all be guesses too.
+				continue
+			}
+			// As with supertypes, a chain of confidently resolved steps
+			// (`a.B().C[i].D()`) is as sure as a short one: only a guess
+			// along the way costs confidence.
+			if t.conf < r.threshold {
+				c.Confidence *= t.conf
+			}
 			out = append(out, c)
 		}
 	}
@@ -223,10 +367,15 @@ type writtenType struct {
 	scope    int32
 	at       analysis.Span
 	conf     float64
+	// owner is the variable or field the type is declared for, when
+	// known: it declares the fields of an anonymous struct type.
+	owner DefID
 }
 
 // goExprTypeNames infers the written types of a Go expression: calls,
-// indexes and type assertions of dotted names, nested.
+// indexes and type assertions of dotted names, nested. A sub-expression is
+// shorter text, so descending into one costs no depth: a chain of calls
+// `a.B().C().D()` costs none, only jumps to a variable's value do.
 func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) []writtenType {
 	// Dereferencing or taking the address keeps the base type, which is
 	// all a selector needs.
@@ -237,6 +386,16 @@ func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q st
 	if strings.HasPrefix(q, "(") && matching(q, len(q)-1) == 0 {
 		return r.goExprTypeNames(f, ref, q[1:len(q)-1], depth+1)
 	}
+	result := 0
+	if i := strings.LastIndexByte(q, '#'); i > 0 && q[i-1] == ')' {
+		// "f()#1": the second result of f, as extraction values the
+		// second name of `a, b := f()`.
+		n, err := strconv.Atoi(q[i+1:])
+		if err != nil {
+			return nil
+		}
+		q, result = q[:i], n
+	}
 	switch last := q[len(q)-1]; last {
 	case ')', ']':
 		open := matching(q, len(q)-1)
@@ -246,11 +405,11 @@ func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q st
 		base := q[:open]
 		if last == ')' && strings.HasSuffix(base, ".") {
 			// x.(T) asserts the type T.
-			return []writtenType{{f, q[open+1 : len(q)-1], ref.Scope, ref.Span, 1}}
+			return []writtenType{{file: f, typeName: q[open+1 : len(q)-1], scope: ref.Scope, at: ref.Span, conf: 1}}
 		}
 		var out []writtenType
 		if last == ']' {
-			for _, t := range r.goValueTypeNames(f, ref, base, analysis.RoleRead, depth+1) {
+			for _, t := range r.goExprTypeNames(f, ref, base, depth) {
 				if elem := elemType(t.typeName); elem != "" {
 					t.typeName = elem
 					out = append(out, t)
@@ -261,10 +420,15 @@ func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q st
 		if strings.HasSuffix(base, "]") {
 			return nil // a generic function's result depends on its type arguments
 		}
-		return r.goCallResults(f, ref, base, depth+1)
+		if base == "new" {
+			// new(T) is a *T, whose members are T's.
+			return []writtenType{{file: f, typeName: q[open+1 : len(q)-1], scope: ref.Scope, at: ref.Span, conf: 1}}
+		}
+		return r.goCallResults(f, ref, base, result, depth)
 	}
-	if isName(q) {
-		return r.goValueTypeNames(f, ref, q, analysis.RoleRead, depth+1)
+	if _, name := splitSelector(q); isName(name) && !strings.Contains(name, ".") {
+		// A name, or a selector of an expression: `a.b`, `f().c`, `m[k].d`.
+		return r.goValueTypeNames(f, ref, q, analysis.RoleRead, depth)
 	}
 	return nil
 }
@@ -281,10 +445,10 @@ func (r *Resolver) goValueTypeNames(f *analysis.FileFacts, ref analysis.Ref, exp
 		}
 		switch {
 		case d.TypeName != "":
-			out = append(out, writtenType{g, d.TypeName, d.Scope, d.NameSpan, c.Confidence})
+			out = append(out, writtenType{g, d.TypeName, d.Scope, d.NameSpan, c.Confidence, c.Def})
 		case d.Value != "":
 			for _, t := range r.goExprTypeNames(g, valueRef(d), d.Value, depth+1) {
-				t.conf *= c.Confidence
+				t.conf = min(t.conf, c.Confidence)
 				out = append(out, t)
 			}
 		}
@@ -292,19 +456,19 @@ func (r *Resolver) goValueTypeNames(f *analysis.FileFacts, ref analysis.Ref, exp
 	return out
 }
 
-// goCallResults is the first result type of calling callee, or the type a
-// conversion T(x) converts to.
-func (r *Resolver) goCallResults(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []writtenType {
+// goCallResults is the type of the given result (0 for the first) of
+// calling callee, or the type a conversion T(x) converts to.
+func (r *Resolver) goCallResults(f *analysis.FileFacts, ref analysis.Ref, callee string, result, depth int) []writtenType {
 	var out []writtenType
 	for _, c := range r.goOperand(f, ref, callee, analysis.RoleCall, depth) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
-		case d.Kind.IsType():
-			out = append(out, writtenType{g, d.Name, d.Scope, d.NameSpan, c.Confidence})
+		case d.Kind.IsType() && result == 0:
+			out = append(out, writtenType{g, d.Name, d.Scope, d.NameSpan, c.Confidence, DefID{}})
 		case d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod:
-			if res := firstResult(d.TypeName); res != "" {
-				out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence})
+			if res := nthResult(d.TypeName, result); res != "" {
+				out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
 			}
 		}
 	}
@@ -321,7 +485,8 @@ func (r *Resolver) goOperand(f *analysis.FileFacts, ref analysis.Ref, expr strin
 	oref := ref
 	oref.Role, oref.Qualifier, oref.Name = role, qualifier, name
 	var out []Candidate
-	for _, c := range best(r.resolve(f, oref, depth+1)) {
+	// The operand is shorter text than the expression (see goExprTypeNames).
+	for _, c := range best(r.resolve(f, oref, depth)) {
 		if c.Confidence >= r.threshold {
 			out = append(out, c)
 		}
@@ -406,67 +571,79 @@ func matchingForward(s string, start int) int {
 	return -1
 }
 
-// firstResult is the first result type of a written Go result list:
-// "T" for "T", "(T, error)" or "(n T, err error)"; "" when there is none.
-func firstResult(results string) string {
+// nthResult is the n-th (from 0) result type of a written Go result list:
+// "T" for the first of "T", "(T, error)" or "(v T, err error)", "*P" for the
+// second of "(a, b *P)"; "" when there is none.
+func nthResult(results string, n int) string {
 	results = strings.TrimSpace(results)
 	if !strings.HasPrefix(results, "(") {
-		return results
+		if n == 0 {
+			return results
+		}
+		return ""
 	}
 	end := matchingForward(results, 0)
 	if end < 0 {
 		return ""
 	}
-	inner := results[1:end]
-	// The first element up to a top-level comma.
-	depth, first := 0, inner
-	for i := 0; i < len(inner); i++ {
-		switch inner[i] {
+	elems := splitTopLevel(results[1:end])
+	if n >= len(elems) {
+		return ""
+	}
+	named := false
+	for _, e := range elems {
+		if _, ok := namedType(e); ok {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return elems[n]
+	}
+	// Named results: "a, b int" types a by the next element with a type.
+	for _, e := range elems[n:] {
+		if t, ok := namedType(e); ok {
+			return t
+		}
+	}
+	return ""
+}
+
+// namedType is the type of a named parameter or result "name T".
+func namedType(e string) (string, bool) {
+	name, typ, ok := strings.Cut(e, " ")
+	if !ok || !isName(name) || strings.Contains(name, ".") {
+		return "", false
+	}
+	switch name {
+	case "func", "chan", "map", "struct", "interface":
+		return "", false
+	}
+	return strings.TrimSpace(typ), true
+}
+
+// splitTopLevel splits a list at its commas outside brackets, trimming the
+// elements.
+func splitTopLevel(list string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		switch list[i] {
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
 		case ',':
 			if depth == 0 {
-				first = inner[:i]
-				i = len(inner)
+				out = append(out, strings.TrimSpace(list[start:i]))
+				start = i + 1
 			}
 		}
 	}
-	first = strings.TrimSpace(first)
-	// Named results: "n int" (and "a, b int", whose first element is the
-	// bare name a, typed by the last element sharing it).
-	if name, typ, ok := strings.Cut(first, " "); ok && isName(name) && !strings.Contains(name, ".") && name != "func" && name != "chan" && name != "map" {
-		return strings.TrimSpace(typ)
+	if s := strings.TrimSpace(list[start:]); s != "" || len(out) > 0 {
+		out = append(out, s)
 	}
-	if isName(first) && !strings.Contains(first, ".") && strings.Contains(inner, " ") && len(first) > 0 && !isTypeLike(inner) {
-		// "a, b int": every name shares the last element's type.
-		fields := strings.Split(inner, ",")
-		lastField := strings.TrimSpace(fields[len(fields)-1])
-		if _, typ, ok := strings.Cut(lastField, " "); ok {
-			return strings.TrimSpace(typ)
-		}
-	}
-	return first
-}
-
-// isTypeLike reports whether a result list holds types only, with no names:
-// none of its elements has a space outside brackets.
-func isTypeLike(inner string) bool {
-	depth := 0
-	for i := 0; i < len(inner); i++ {
-		switch inner[i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case ' ':
-			if depth == 0 && i > 0 && inner[i-1] != ',' {
-				return false
-			}
-		}
-	}
-	return true
+	return out
 }
 
 // PackageImport returns the import that declares the package name at offset
@@ -506,4 +683,26 @@ func IsPredeclared(ws Workspace, def DefID) bool {
 	}
 	d := f.Defs[def.Index]
 	return predeclared[d.Name] && d.Container == analysis.None && d.Receiver == ""
+}
+
+// anonStruct prefixes the qualifier extraction gives the keys of a literal
+// of an anonymous struct type: "struct@<offset>{}", the offset of the
+// struct type whose scope declares the fields.
+const anonStruct = "struct@"
+
+// anonFields resolves a key of a literal of an anonymous struct type to the
+// field declared in the struct type's scope.
+func (r *Resolver) anonFields(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	at, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(ref.Qualifier, anonStruct), "{}"))
+	if err != nil {
+		return nil
+	}
+	var out []Candidate
+	for _, i := range r.named(f, ref.Name) {
+		d := f.Defs[i]
+		if d.Kind == analysis.KindField && d.Scope >= 0 && int(d.Scope) < len(f.Scopes) && f.Scopes[d.Scope].Span.Start == at {
+			out = r.add(out, f.Path, i, confMember, ViaMember, ref.Role)
+		}
+	}
+	return out
 }

@@ -49,8 +49,23 @@ func TestGoTypeText(t *testing.T) {
 		{"(chan int)", "chan int"},
 		{"", ""},
 	} {
-		if got := firstResult(c.results); got != c.want {
-			t.Errorf("firstResult(%q) = %q, want %q", c.results, got, c.want)
+		if got := nthResult(c.results, 0); got != c.want {
+			t.Errorf("nthResult(%q, 0) = %q, want %q", c.results, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		results string
+		n       int
+		want    string
+	}{
+		{"(r *File, w *File, err error)", 1, "*File"},
+		{"(r, w *File, err error)", 0, "*File"},
+		{"(*Cmd, error)", 1, "error"},
+		{"(*Cmd, error)", 2, ""},
+		{"*Cmd", 1, ""},
+	} {
+		if got := nthResult(c.results, c.n); got != c.want {
+			t.Errorf("nthResult(%q, %d) = %q, want %q", c.results, c.n, got, c.want)
 		}
 	}
 	for _, c := range []struct{ typ, want string }{

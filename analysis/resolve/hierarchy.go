@@ -41,11 +41,8 @@ func (r *Resolver) References(def DefID) []Reference {
 	}
 	var out []Reference
 	for id := range candidates {
-		for _, c := range best(r.Resolve(id)) {
-			if c.Def == def {
-				ref := r.file(id.Path).Refs[id.Index]
-				out = append(out, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
-			}
+		if ref, ok := r.ResolvesTo(id, def); ok {
+			out = append(out, ref)
 		}
 	}
 	return out

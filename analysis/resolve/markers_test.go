@@ -160,7 +160,7 @@ func (c *Cart) Total(n int) int {
 		{"shop/cart.go", "Owner.^Name", 0, "shop/cart.go:Customer.Name"}, // field type of a field
 		{"shop/cart.go", "it.^Name", 0, "shop/item.go:Item.Name"},        // typed parameter
 		{"shop/cart.go", "Format(", 0, "shop/money/money.go:Format"},     // imported package
-		{"shop/cart.go", "it.^Total(n)", 0, ""},                          // range variable of unknown type: only guesses
+		{"shop/cart.go", "it.^Total(n)", 0, "shop/item.go:Total"},        // range variable: an element of the field's slice type
 		{"shop/cart.go", "Owner: nil", 0, "shop/cart.go:Cart.Owner"},     // composite literal key
 		{"shop/cart.go", "x.^Add", 0, "shop/cart.go:Add"},                // local from &T{}
 		{"shop/cart.go", "Name: \"a\"", 0, "shop/item.go:Item.Name"},     // key of a literal of another file's type

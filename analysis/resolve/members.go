@@ -15,6 +15,9 @@ import (
 // declaration of the module or package q names, and failing both as any
 // member with the name, uncertain.
 func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
+		return r.anonFields(f, ref)
+	}
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
 	// fmt.Println) gives members no surer than guesses, which an imported
 	// module beats: look there first, sparing the guesses' resolution.
@@ -75,23 +78,34 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	qref := ref
 	qref.Role = analysis.RoleRead
 	qref.Qualifier, qref.Name = splitQualifier(q)
+	next := depth + 1
+	if f.Lang == "go" {
+		// The qualifier is shorter text at the same place, which bounds
+		// the descent: only a variable's value and the types found cost
+		// depth, so a Go chain `a.b.c().d` costs none.
+		next = depth
+	}
 	var out []Candidate
-	for _, c := range best(r.resolve(f, qref, depth+1)) {
+	for _, c := range best(r.resolve(f, qref, next)) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
 		case d.Kind.IsType(), d.Kind == analysis.KindModule:
 			// A module or namespace qualifies its own declarations.
 			out = append(out, c)
-		case g.Lang == "go" && d.Kind == analysis.KindVariable && strings.HasPrefix(d.TypeName, "struct"):
-			// An anonymous struct type: its fields are declared inside the variable.
+		case g.Lang == "go" && (d.Kind == analysis.KindVariable || d.Kind == analysis.KindField) && strings.HasPrefix(d.TypeName, "struct"):
+			// An anonymous struct type: its fields are declared inside the
+			// variable or field.
 			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
-		case d.Value != "" && g.Lang == "go":
+		case d.Value != "" && g.Lang == "go" && c.Confidence >= r.threshold:
+			// Only a confident variable's value is worth inferring: the
+			// guesses at a name unresolved (`res` of a receive) may be
+			// hundreds.
 			for _, t := range r.goExprTypes(g, valueRef(d), d.Value, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
@@ -181,7 +195,34 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
 		return out
 	}
+	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
+		return out
+	}
 	return r.inherited(t, name, role, conf*confInherited, depth+1)
+}
+
+// goUnderlying finds name among the members of the type a Go type
+// declaration `type A = B` or `type A B` is declared with: an alias has
+// all of B's members, a defined type B's fields but not its methods.
+func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	g := r.file(t.Path)
+	d := g.Defs[t.Index]
+	if g.Lang != "go" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
+		return nil
+	}
+	alias := strings.Contains(d.Signature, "=")
+	var out []Candidate
+	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+		if u.Def == t || u.Confidence < r.threshold {
+			continue
+		}
+		for _, c := range r.members(u.Def, name, role, conf, depth+1) {
+			if alias || c.Kind != analysis.KindMethod {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // declared finds the members named name that t declares itself.
@@ -203,10 +244,7 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		// A Go method is declared in its type's package, the same
 		// directory: the name tables say which of its files declare a
 		// method with the name, and only those are decoded.
-		for _, e := range r.defs(name) {
-			if e.Lang != "go" || e.Kind != analysis.KindMethod || !sameDir(e.Path, t.Path) {
-				continue
-			}
+		for _, e := range r.goMethodsIn(name, t.Path) {
 			if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
 				out = r.add(out, e.Path, e.Index, conf, ViaMember, role)
 			}
@@ -219,6 +257,22 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		}
 	}
 	return out
+}
+
+// goMethodsIn lists the Go methods called name declared in the directory
+// of path. Member lookups ask for every use of a member, and a name like
+// String or Error has thousands of methods across a workspace.
+func (r *Resolver) goMethodsIn(name, path string) []DefEntry {
+	dir := path[:max(strings.LastIndexByte(path, '/'), 0)]
+	return memo(&r.mu, r.goMethods, [2]string{name, dir}, func([2]string) []DefEntry {
+		var out []DefEntry
+		for _, e := range r.defs(name) {
+			if e.Lang == "go" && e.Kind == analysis.KindMethod && sameDir(e.Path, path) {
+				out = append(out, e)
+			}
+		}
+		return out
+	})
 }
 
 func isCompanion(f *analysis.FileFacts, i int32) bool {

@@ -59,7 +59,10 @@ type Resolver struct {
 	threshold float64
 
 	mu           sync.Mutex
+	constraints  map[constraintKey]bool
 	names        map[*analysis.FileFacts]map[string][]int32
+	scoped       map[*analysis.FileFacts]map[scopedName][]int32
+	goMethods    map[[2]string][]DefEntry // (name, directory) → Go methods
 	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
 	defsNamed    map[string][]DefEntry
 	files        map[string]*analysis.FileFacts
@@ -90,7 +93,10 @@ func New(ws Workspace) *Resolver {
 	return &Resolver{
 		ws:           ws,
 		threshold:    DefaultThreshold,
+		constraints:  map[constraintKey]bool{},
 		names:        map[*analysis.FileFacts]map[string][]int32{},
+		scoped:       map[*analysis.FileFacts]map[scopedName][]int32{},
+		goMethods:    map[[2]string][]DefEntry{},
 		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
 		defsNamed:    map[string][]DefEntry{},
 		files:        map[string]*analysis.FileFacts{},
@@ -211,6 +217,30 @@ func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
 	return table[name]
 }
 
+// scopedName is a name declared in one scope.
+type scopedName struct {
+	scope int32
+	name  string
+}
+
+// namedIn returns the indexes of f's definitions called name declared in
+// scope. Scope lookups run for every reference, and a generated file can
+// declare thousands of parameters of one name, each in its own scope.
+func (r *Resolver) namedIn(f *analysis.FileFacts, scope int32, name string) []int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	table, ok := r.scoped[f]
+	if !ok {
+		table = make(map[scopedName][]int32, len(f.Defs))
+		for i, d := range f.Defs {
+			k := scopedName{d.Scope, d.Name}
+			table[k] = append(table[k], int32(i))
+		}
+		r.scoped[f] = table
+	}
+	return table[scopedName{scope, name}]
+}
+
 // Resolve returns the candidates for a reference, best first.
 func (r *Resolver) Resolve(id RefID) []Candidate {
 	f := r.file(id.Path)
@@ -252,7 +282,8 @@ func refAt(f *analysis.FileFacts, offset int) int32 {
 	return best
 }
 
-// maxDepth bounds recursion through qualifiers and supertypes.
+// maxDepth bounds recursion through qualifiers, variables' values and
+// supertypes.
 const maxDepth = 6
 
 // resolve runs the stages in order of precedence and returns the first
@@ -308,11 +339,8 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	for s := ref.Scope; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		owner := f.Scopes[s].Def
 		local := owner != analysis.None && !f.Defs[owner].Kind.IsType() || owner == analysis.None && s != 0
-		for _, i := range r.named(f, ref.Name) {
+		for _, i := range r.namedIn(f, s, ref.Name) {
 			d := f.Defs[i]
-			if d.Scope != s {
-				continue
-			}
 			// Locals are visible after their declaration only, and a
 			// variable not in its own initializer (`let x = x + 1`). Local
 			// functions are visible in the whole block: JavaScript hoists
@@ -647,6 +675,17 @@ func (r *Resolver) candidate(id DefID, conf float64, via Via) Candidate {
 	return Candidate{Def: id, Name: d.Name, Kind: d.Kind, NameSpan: d.NameSpan, Confidence: conf, Via: via}
 }
 
+// tied reports whether another candidate of another file is as confident
+// as c[i].
+func tied(c []Candidate, i int) bool {
+	for j, x := range c {
+		if j != i && x.Confidence == c[i].Confidence && x.Def.Path != c[i].Def.Path {
+			return true
+		}
+	}
+	return false
+}
+
 // kindFit scores how well a definition kind fits a reference role: 1 is a
 // natural fit, 0 excludes the kind.
 func kindFit(role analysis.Role, k analysis.Kind) float64 {
@@ -689,7 +728,18 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	}
 	fs := make([]fitted, len(c))
 	for i, x := range c {
-		fs[i] = fitted{x, goBuildFit(from, x.Def.Path)}
+		fs[i] = fitted{x, 2 * goBuildFit(from, x.Def.Path)}
+	}
+	if strings.HasSuffix(from, ".go") && len(c) > 1 && len(c) <= maxConstrained {
+		// Files whose names fit alike may still be told apart by their
+		// //go:build lines (syscall_linux_mips64x.go is for mips64 only):
+		// read only for certain candidates tied with another.
+		for i := range fs {
+			if x := fs[i].c; fs[i].fit == 2 && x.Confidence >= r.threshold && tied(c, i) &&
+				strings.HasSuffix(x.Def.Path, ".go") && !r.constraintFits(from, x.Def.Path) {
+				fs[i].fit = 1
+			}
+		}
 	}
 	slices.SortStableFunc(fs, func(a, b fitted) int {
 		if n := cmp.Compare(b.c.Confidence, a.c.Confidence); n != 0 {

@@ -1,42 +1,60 @@
 package resolve
 
-// FileUses resolves every reference of the file at path and returns those
-// whose best candidates are visible beyond a body and have the reference's
-// name, by candidate: what References would find in this file for each. Uses of Go's
+// maxTied bounds the definitions a reference can be a use of. A reference
+// that resolution leaves tied between more (x.String() with x of unknown
+// type, among thousands of String methods) tells nothing about any of them,
+// and listing it under each would multiply the uses to store.
+const maxTied = 8
+
+// usesOf returns the definitions a reference is counted as a use of: its
+// best candidates, unless too many tie. c is sorted best first, as Resolve
+// returns it.
+func usesOf(c []Candidate) []Candidate {
+	n := 0
+	for n < len(c) && c[n].Confidence == c[0].Confidence {
+		n++
+	}
+	if n > maxTied {
+		return nil
+	}
+	return c[:n]
+}
+
+// FileUses resolves every reference of the file at path and calls use for
+// each definition it is a use of that is visible beyond a body and has the
+// reference's name: what References would find in this file. Uses of Go's
 // predeclared identifiers are left out, as references to them are not
 // listed; so are uses of parameters and locals, which References finds in
 // their own file.
-func (r *Resolver) FileUses(path string) map[DefID][]Reference {
+func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 	f := r.file(path)
 	if f == nil {
-		return nil
+		return
 	}
-	out := map[DefID][]Reference{}
-	local := map[DefID]bool{}
+	skip := map[DefID]bool{}
 	for i, ref := range f.Refs {
 		id := RefID{path, int32(i)}
-		for _, c := range best(r.Resolve(id)) {
-			skip, ok := local[c.Def]
+		for _, c := range usesOf(r.Resolve(id)) {
+			s, ok := skip[c.Def]
 			if !ok {
 				g := r.file(c.Def.Path)
-				skip = g == nil || c.Def.Index < 0 || int(c.Def.Index) >= len(g.Defs) ||
+				s = g == nil || c.Def.Index < 0 || int(c.Def.Index) >= len(g.Defs) ||
 					DeclaredInBody(g, c.Def.Index) || IsPredeclared(r.ws, c.Def)
-				local[c.Def] = skip
+				skip[c.Def] = s
 			}
 			// Like References, only uses by the definition's own name: a
 			// use through an import alias is not renamed with it.
-			if !skip && r.file(c.Def.Path).Defs[c.Def.Index].Name == ref.Name {
-				out[c.Def] = append(out[c.Def], Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
+			if !s && r.file(c.Def.Path).Defs[c.Def.Index].Name == ref.Name {
+				use(c.Def, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
 			}
 		}
 	}
-	return out
 }
 
-// ResolvesTo reports whether def is among the best candidates of a
-// reference, as References counts it.
+// ResolvesTo reports whether a reference is a use of def, as References
+// counts it.
 func (r *Resolver) ResolvesTo(id RefID, def DefID) (Reference, bool) {
-	for _, c := range best(r.Resolve(id)) {
+	for _, c := range usesOf(r.Resolve(id)) {
 		if c.Def == def {
 			ref := r.file(id.Path).Refs[id.Index]
 			return Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain}, true

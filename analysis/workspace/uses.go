@@ -332,7 +332,7 @@ func (w *Workspace) fileRecord(path string) storage.UsesRecord {
 // its ordinal (ords memoizes them by file).
 func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
 	out := map[storage.UseTarget][]storage.Use{}
-	for def, refs := range r.FileUses(path) {
+	r.FileUses(path, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
 			if f := w.view.File(def.Path); f != nil {
@@ -340,14 +340,11 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 			}
 			ords[def.Path] = o
 		}
-		if int(def.Index) >= len(o) || o[def.Index] < 0 {
-			continue
-		}
-		t := storage.UseTarget{Path: def.Path, Ordinal: o[def.Index]}
-		for _, ref := range refs {
+		if int(def.Index) < len(o) && o[def.Index] >= 0 {
+			t := storage.UseTarget{Path: def.Path, Ordinal: o[def.Index]}
 			out[t] = append(out[t], storage.Use{Ref: ref.Ref.Index, Span: ref.Span, Role: ref.Role, Confidence: ref.Confidence, Uncertain: ref.Uncertain})
 		}
-	}
+	})
 	return out
 }
 
