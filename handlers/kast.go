@@ -52,6 +52,10 @@ type kast struct {
 
 	mu    sync.Mutex
 	roots map[string]*kastRoot
+	// background bounds the passes resolving references, which release
+	// stops before it closes the index.
+	background context.Context
+	stop       context.CancelFunc
 }
 
 // kastRoot is one root's index and the state runtime/status reports.
@@ -64,8 +68,14 @@ type kastRoot struct {
 	err         error
 }
 
+func newKast(root string, lifecycle func(ctx context.Context, action string)) *kast {
+	k := &kast{pool: processWorkspaces, fixedRoot: root, version: kastVersion(), lifecycle: lifecycle, roots: map[string]*kastRoot{}}
+	k.background, k.stop = context.WithCancel(context.Background())
+	return k
+}
+
 func registerKast(reg *server.Registry) {
-	(&kast{pool: processWorkspaces, version: kastVersion(), roots: map[string]*kastRoot{}}).register(reg)
+	newKast("", nil).register(reg)
 }
 
 // NewKastRegistry returns a registry serving only the Kast family, bound to
@@ -77,7 +87,7 @@ func NewKastRegistry(root string, lifecycle func(ctx context.Context, action str
 	if err != nil {
 		return nil, nil, err
 	}
-	k := &kast{pool: processWorkspaces, fixedRoot: filepath.Clean(abs), version: kastVersion(), lifecycle: lifecycle, roots: map[string]*kastRoot{}}
+	k := newKast(filepath.Clean(abs), lifecycle)
 	reg = server.NewRegistry()
 	k.register(reg)
 	// Start indexing now, so runtime/status reports progress from the start.
@@ -87,6 +97,7 @@ func NewKastRegistry(root string, lifecycle func(ctx context.Context, action str
 	}
 	return reg, func() {
 		<-kr.ready
+		k.stop()
 		k.pool.release(k.fixedRoot)
 	}, nil
 }
@@ -114,7 +125,6 @@ func (k *kast) open(root string) (*kastRoot, error) {
 	r := &kastRoot{ws: ws, ready: make(chan struct{})}
 	k.roots[root] = r
 	go func() {
-		defer close(r.ready)
 		_, err := k.pool.refresh(context.Background(), root, func(p indexer.Progress) {
 			r.mu.Lock()
 			r.done, r.total = p.Done, p.Total
@@ -123,8 +133,25 @@ func (k *kast) open(root string) (*kastRoot, error) {
 		r.mu.Lock()
 		r.err = err
 		r.mu.Unlock()
+		close(r.ready)
+		if err == nil {
+			k.resolveUses(root)
+		}
 	}()
 	return r, nil
+}
+
+// resolveUses brings the root's stored uses up to date, so that reference
+// queries read them instead of resolving every use (requests meanwhile
+// resolve as before). Only the daemon does: on an editor's connection the
+// language server's session keeps the same workspace's uses.
+func (k *kast) resolveUses(root string) {
+	if k.fixedRoot == "" {
+		return
+	}
+	if _, err := k.pool.resolveUses(k.background, root, nil); err != nil && k.background.Err() == nil {
+		k.pool.log.Warn("resolving references failed", "root", root, "err", err)
+	}
 }
 
 // rootFor picks the workspace root for a request about path ("" for none).

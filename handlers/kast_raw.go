@@ -797,6 +797,7 @@ func (k *kast) reindex(ctx context.Context, r *kastRequest, paths []string) (ref
 			refreshed = append(refreshed, path)
 		}
 	}
+	go k.resolveUses(r.root)
 	return refreshed, removed
 }
 
@@ -841,6 +842,7 @@ func (k *kast) refresh(ctx context.Context, q *refreshQuery) (refreshResult, err
 	if _, err := k.pool.refresh(ctx, r.root, nil); err != nil {
 		return refreshResult{}, err
 	}
+	go k.resolveUses(r.root)
 	res := refreshResult{RefreshedFiles: []string{}, RemovedFiles: []string{}, FullRefresh: true, SchemaVersion: kastSchemaVersion}
 	after, _ := k.request(ctx, r.root)
 	for _, p := range after.snap.Files() {

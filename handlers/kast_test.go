@@ -600,3 +600,22 @@ func hashOf(t *testing.T, path string) string {
 }
 
 var kastapiHash = kastapi.Hash
+
+// The daemon resolves references in the background once indexed, so that
+// raw/references reads stored uses.
+func TestKastDaemonStoresUses(t *testing.T) {
+	e := newKastEnv(t, "go.txtar")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		processWorkspaces.mu.Lock()
+		ow := processWorkspaces.open[e.root]
+		processWorkspaces.mu.Unlock()
+		if ow != nil && ow.ws.UsesHold() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon's index has no stored uses 30 s after it opened")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

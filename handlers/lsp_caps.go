@@ -9,7 +9,7 @@ import (
 // Commands kast runs through workspace/executeCommand.
 const (
 	cmdReindex = "kast.reindex" // refresh every root's index and resolve its references now; returns {"files": n, "resolved": m}
-	cmdStatus  = "kast.status"  // the roots and whether their first indexing ended
+	cmdStatus  = "kast.status"  // the roots, their index notices and whether references are stored
 )
 
 // capabilities lists every feature the standard handlers serve.

@@ -59,6 +59,19 @@ func (e *lspEnv) reindex() {
 	if err := e.client.Call(e.ctx, "workspace/executeCommand", map[string]any{"command": cmdReindex}, nil); err != nil {
 		e.t.Fatal(err)
 	}
+	// Reindexing also resolves references, so that they are read back
+	// from the stored uses.
+	var status struct {
+		Roots []struct{ References string } `json:"roots"`
+	}
+	if err := e.client.Call(e.ctx, "workspace/executeCommand", map[string]any{"command": cmdStatus}, &status); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, r := range status.Roots {
+		if r.References != "stored" {
+			e.t.Fatalf("after kast.reindex, references are %q, want stored", r.References)
+		}
+	}
 }
 
 var greeterFiles = map[string]string{

@@ -106,10 +106,18 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 		type root struct {
 			Path   string `json:"path"`
 			Notice string `json:"notice,omitempty"`
+			// References says whether reference queries read stored uses
+			// ("stored") or resolve every candidate until the background
+			// pass catches up ("resolving").
+			References string `json:"references"`
 		}
 		roots := []root{}
 		for _, w := range s.engine.Roots() {
-			roots = append(roots, root{w.Root, w.Notice()})
+			refs := "resolving"
+			if w.UsesHold() {
+				refs = "stored"
+			}
+			roots = append(roots, root{w.Root, w.Notice(), refs})
 		}
 		return json.Marshal(map[string]any{"roots": roots})
 	}

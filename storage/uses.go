@@ -190,15 +190,32 @@ func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err 
 }
 
 // ClearUses drops every stored use and the completion mark, before a full
-// pass rewrites them.
+// pass rewrites them. It deletes key by key: badger's DropPrefix would
+// block every other writer (the indexer, the search tables) meanwhile.
 func (ix *Index) ClearUses() error {
 	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Delete(metaUsesComplete) }); err != nil {
 		return fmt.Errorf("storage: clearing uses: %w", err)
 	}
-	for _, tag := range []byte{tagUses, tagUsesRecord} {
-		if err := ix.db.DropPrefix([]byte{tag}); err != nil {
-			return fmt.Errorf("storage: clearing uses: %w", err)
+	wb := ix.db.NewWriteBatch()
+	err := ix.db.View(func(txn *badger.Txn) error {
+		for _, tag := range []byte{tagUses, tagUsesRecord} {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tag}})
+			for it.Rewind(); it.Valid(); it.Next() {
+				if err := wb.Delete(it.Item().KeyCopy(nil)); err != nil {
+					it.Close()
+					return err
+				}
+			}
+			it.Close()
 		}
+		return nil
+	})
+	if err != nil {
+		wb.Cancel()
+		return fmt.Errorf("storage: clearing uses: %w", err)
+	}
+	if err := wb.Flush(); err != nil {
+		return fmt.Errorf("storage: clearing uses: %w", err)
 	}
 	return nil
 }
