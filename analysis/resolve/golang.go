@@ -129,13 +129,15 @@ var knownArch = map[string]bool{
 func goFilePlatform(p string) (goos, goarch string) {
 	name := strings.TrimSuffix(path.Base(p), ".go")
 	name = strings.TrimSuffix(name, "_test")
-	elems := strings.Split(name, "_")
-	if len(elems) < 2 {
+	// The last two elements of the name split at "_", without splitting:
+	// finish asks for every candidate.
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
 		return "", "" // "linux.go" is not restricted
 	}
-	last := elems[len(elems)-1]
-	if len(elems) >= 3 && knownArch[last] && knownOS[elems[len(elems)-2]] {
-		return elems[len(elems)-2], last
+	last := name[i+1:]
+	if j := strings.LastIndexByte(name[:i], '_'); j >= 0 && knownArch[last] && knownOS[name[j+1:i]] {
+		return name[j+1 : i], last
 	}
 	if knownOS[last] {
 		return last, ""

@@ -384,12 +384,7 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod {
 			continue
 		}
-		dir := strings.Split(path.Dir(filepath.ToSlash(id.Path)), "/")
-		score := 0
-		for score < len(segs) && score < len(dir) && segs[len(segs)-1-score] == dir[len(dir)-1-score] {
-			score++
-		}
-		rest := len(dir) - score
+		score, rest := matchDirSegments(segs, path.Dir(filepath.ToSlash(id.Path)))
 		if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
 			continue
 		}
@@ -404,6 +399,25 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 		out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
 	}
 	return out
+}
+
+// matchDirSegments counts the trailing segments of dir (split at "/") that
+// equal those of segs, and the segments of dir before them, without
+// splitting dir: goImported asks for every definition of a name.
+func matchDirSegments(segs []string, dir string) (score, rest int) {
+	end := len(dir)
+	for {
+		start := strings.LastIndexByte(dir[:end], '/') + 1
+		if score >= len(segs) || segs[len(segs)-1-score] != dir[start:end] {
+			break
+		}
+		score++
+		if start == 0 {
+			return score, 0
+		}
+		end = start - 1
+	}
+	return score, strings.Count(dir[:end], "/") + 1
 }
 
 // withoutReceivers drops methods declared outside their type.
