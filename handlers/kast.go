@@ -149,7 +149,7 @@ func (k *kast) resolveUses(root string) {
 	if k.fixedRoot == "" {
 		return
 	}
-	if _, err := k.pool.resolveUses(k.background, root, nil); err != nil && k.background.Err() == nil {
+	if _, err := k.pool.resolveUses(k.background, root, 0, nil); err != nil && k.background.Err() == nil {
 		k.pool.log.Warn("resolving references failed", "root", root, "err", err)
 	}
 }

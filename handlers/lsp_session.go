@@ -121,7 +121,7 @@ func (s *session) kickUses() {
 func (s *session) resolveUses(ctx context.Context, root string) {
 	var p *server.Progress
 	last := uint32(0)
-	n, err := s.l.pool.resolveUses(ctx, root, func(done, total int) {
+	n, err := s.l.pool.resolveUses(ctx, root, 0, func(done, total int) {
 		if p == nil {
 			p = s.conn.BeginProgress(ctx, nil, "kast: resolving references", root, false)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"runtime"
 	"slices"
 
 	"go.lsp.dev/jsonrpc2"
@@ -95,7 +96,7 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 				return nil, err
 			}
 			files += totals.Files
-			n, err := l.pool.resolveUses(ctx, w.Root, nil)
+			n, err := l.pool.resolveUses(ctx, w.Root, runtime.GOMAXPROCS(0), nil) // asked for: every core
 			if err != nil {
 				return nil, err
 			}

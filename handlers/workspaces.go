@@ -99,7 +99,7 @@ func (p *workspaces) release(root string) {
 
 // resolveUses brings the stored uses at root up to date (see
 // workspace.ResolveUses), one refresh or pass at a time.
-func (p *workspaces) resolveUses(ctx context.Context, root string, progress func(done, total int)) (int, error) {
+func (p *workspaces) resolveUses(ctx context.Context, root string, workers int, progress func(done, total int)) (int, error) {
 	p.mu.Lock()
 	ow, ok := p.open[root]
 	p.mu.Unlock()
@@ -108,7 +108,7 @@ func (p *workspaces) resolveUses(ctx context.Context, root string, progress func
 	}
 	ow.refresh.Lock()
 	defer ow.refresh.Unlock()
-	return ow.ws.ResolveUses(ctx, progress)
+	return ow.ws.ResolveUses(ctx, workers, progress)
 }
 
 // refresh brings the index at root up to date, one refresh at a time.

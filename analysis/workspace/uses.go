@@ -216,10 +216,11 @@ func ordinals(f *analysis.FileFacts) []int32 {
 }
 
 // ResolveUses brings the stored uses up to date: it resolves the files
-// changed since the last pass when every shape held, else every file.
-// progress, which may be nil, hears of each file done. It returns how many
-// files it resolved.
-func (w *Workspace) ResolveUses(ctx context.Context, progress func(done, total int)) (int, error) {
+// changed since the last pass when every shape held, else every file, on
+// workers goroutines (0: all cores but one, left for the requests a
+// background pass runs beside). progress, which may be nil, hears of each
+// file done. It returns how many files it resolved.
+func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
 	u := &w.uses
 	u.pass.Lock()
 	defer u.pass.Unlock()
@@ -253,8 +254,10 @@ func (w *Workspace) ResolveUses(ctx context.Context, progress func(done, total i
 	results := make(chan result, 64)
 	next := make(chan string)
 	var wg sync.WaitGroup
-	// One core stays free for the requests the pass runs beside.
-	for range max(1, runtime.GOMAXPROCS(0)-1) {
+	if workers <= 0 {
+		workers = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	for range workers {
 		wg.Go(func() {
 			var r *resolve.Resolver
 			ords := map[string][]int32{}

@@ -94,7 +94,7 @@ func TestStoredUsesMatchResolution(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws, _ := openArchive(t, data)
-			n, err := ws.ResolveUses(context.Background(), nil)
+			n, err := ws.ResolveUses(context.Background(), 0, nil)
 			if err != nil || n == 0 {
 				t.Fatalf("ResolveUses = %d, %v; want every file resolved", n, err)
 			}
@@ -152,10 +152,10 @@ func defIndex(t *testing.T, f *analysis.FileFacts, name string) int32 {
 func TestStoredUsesFollowEdits(t *testing.T) {
 	ctx := context.Background()
 	ws, root := openArchive(t, []byte(usesFixture))
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 3 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 3 {
 		t.Fatalf("first pass resolved %d files, %v; want 3", n, err)
 	}
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 0 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 0 {
 		t.Fatalf("a pass with nothing changed resolved %d files, %v; want 0", n, err)
 	}
 	compareStoredReferences(t, ws)
@@ -183,14 +183,14 @@ func TestStoredUsesFollowEdits(t *testing.T) {
 	if !found {
 		t.Fatal("a use planted in the stored rows is not listed: queries do not read them")
 	}
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 0 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 0 {
 		t.Fatalf("planting resolved %d files, %v", n, err)
 	}
 	// Put the real uses of more.go back.
 	if err := ws.Index.ClearUses(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 3 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 3 {
 		t.Fatalf("the pass after clearing resolved %d files, %v; want 3", n, err)
 	}
 	compareStoredReferences(t, ws)
@@ -216,7 +216,7 @@ func TestStoredUsesFollowEdits(t *testing.T) {
 		t.Fatal("a body edit stopped the stored uses")
 	}
 	compareStoredReferences(t, ws)
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 1 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 1 {
 		t.Fatalf("after a body edit the pass resolved %d files, %v; want the edited one", n, err)
 	}
 	compareStoredReferences(t, ws)
@@ -227,7 +227,7 @@ func TestStoredUsesFollowEdits(t *testing.T) {
 		t.Fatal("a declaration edit left the stored uses in use")
 	}
 	compareStoredReferences(t, ws)
-	if n, err := ws.ResolveUses(ctx, nil); err != nil || n != 3 {
+	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 3 {
 		t.Fatalf("after a declaration edit the pass resolved %d files, %v; want all 3", n, err)
 	}
 	if !ws.UsesHold() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -17,14 +18,17 @@ import (
 )
 
 func newIndexCmd(g *globalFlags) *cobra.Command {
-	var asJSON, inMemory bool
+	var asJSON, inMemory, references bool
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
 		Short: "Index a workspace (default: the current directory) and print what was indexed",
 		Long: `Scan DIR (honouring .gitignore and skipping vendor, build and dependency folders,
 binary and oversized files), extract definitions and references from every changed file
 in parallel, and store them in the workspace's index under $XDG_CACHE_HOME/kast.
-A second run only re-reads files whose size or modification time changed.`,
+A second run only re-reads files whose size or modification time changed.
+With --references it then resolves every reference and stores where each
+definition is used, as the language server does in the background, so that
+reference queries read them at once.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
@@ -59,6 +63,11 @@ A second run only re-reads files whose size or modification time changed.`,
 			if err != nil {
 				return err
 			}
+			if references {
+				if err := resolveReferences(cmd, ws); err != nil {
+					return err
+				}
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
@@ -71,6 +80,7 @@ A second run only re-reads files whose size or modification time changed.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().BoolVar(&inMemory, "in-memory", false, "index in memory only, leaving the on-disk index alone")
+	cmd.Flags().BoolVar(&references, "references", false, "also resolve and store every reference (see above)")
 	return cmd
 }
 
@@ -139,4 +149,25 @@ func printIndexSummary(w io.Writer, root string, t indexer.Totals, s scan.Skippe
 		fmt.Fprintf(w, "  skipped     %d (too large %d, binary %d, unreadable %d, malformed %d)\n", n,
 			r.Skipped["tooLarge"], r.Skipped["binary"], r.Skipped["unreadable"], r.Skipped["malformed"])
 	}
+}
+
+// resolveReferences brings the stored uses up to date on every core, with a
+// progress bar, and says how long it took on stderr.
+func resolveReferences(cmd *cobra.Command, ws *workspace.Workspace) error {
+	start := time.Now()
+	bar := newBar(cmd.ErrOrStderr())
+	n, err := ws.ResolveUses(cmd.Context(), runtime.GOMAXPROCS(0), func(done, total int) {
+		if bar != nil {
+			bar.ChangeMax(total)
+			_ = bar.Set(done)
+		}
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "kast: references resolved in %d files in %s\n", n, time.Since(start).Round(time.Millisecond))
+	return nil
 }

@@ -132,3 +132,17 @@ func TestQuery(t *testing.T) {
 		t.Fatalf("refs --json: %v %d %s", err, code, out)
 	}
 }
+
+// kast index --references resolves every file once; a second run, with
+// nothing changed, has nothing to resolve.
+func TestIndexReferences(t *testing.T) {
+	root, env := sampleWorkspace(t)
+	for _, want := range []string{"references resolved in 5 files", "references resolved in 0 files"} {
+		cmd := kastCmd(t, "index", "--references", root)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Fatalf("kast index --references: %v; want %q in:\n%s", err, want, out)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -48,7 +49,17 @@ func runKastAPI(kast, root string, n int) error {
 	defer os.RemoveAll(tmp)
 	env := append(os.Environ(), "XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 
+	// The daemon resolves references in the background once it has
+	// indexed; measure it warm, with them stored, as an agent meets it.
 	start := time.Now()
+	index := exec.Command(kast, "--log-level", "warn", "index", "--references", root)
+	index.Env, index.Stdout, index.Stderr = env, io.Discard, os.Stderr
+	if err := index.Run(); err != nil {
+		return fmt.Errorf("kast index --references: %w", err)
+	}
+	fmt.Printf("tree %s: indexed and references resolved in %s\n", root, time.Since(start).Round(time.Millisecond))
+
+	start = time.Now()
 	daemon := exec.Command(kast, "--log-level", "warn", "serve", "--workspace", root)
 	daemon.Env, daemon.Stderr = env, os.Stderr
 	if err := daemon.Start(); err != nil {
@@ -59,7 +70,7 @@ func runKastAPI(kast, root string, n int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("tree %s: %d files; daemon ready (indexed) in %s\n\n", root, len(paths), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("tree %s: %d files; daemon ready in %s\n\n", root, len(paths), time.Since(start).Round(time.Millisecond))
 
 	params := func(s sample) string {
 		b, _ := json.Marshal(map[string]any{"position": map[string]any{"filePath": s.Path, "offset": s.Offset}})
