@@ -22,6 +22,9 @@ type storedFile struct {
 
 func (ix *Index) loadFile(path string) (storedFile, error) {
 	var f storedFile
+	if ix.known.absentPath(path) {
+		return f, nil
+	}
 	err := ix.db.View(func(txn *badger.Txn) error {
 		id, ok, err := getID(txn, pathKey(path))
 		if err != nil || !ok {
@@ -77,6 +80,9 @@ func (ix *Index) lookupName(name string) (id uint32, ok bool, err error) {
 }
 
 func (ix *Index) hasBlob(blob blobID) (bool, error) {
+	if ix.known.absentBlob(blob) {
+		return false, nil
+	}
 	err := ix.db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(blobKey(blob.hash, blob.lang))
 		return err
@@ -164,6 +170,9 @@ func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, erro
 	h, err := parseHash(hash)
 	if err != nil {
 		return nil, false, err
+	}
+	if ix.known.absentBlob(blobID{h, lang}) {
+		return nil, false, nil
 	}
 	var facts *analysis.FileFacts
 	err = ix.db.View(func(txn *badger.Txn) error {

@@ -150,6 +150,7 @@ func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *a
 	}
 	wb := b.wb
 	if !cur.found {
+		b.ix.known.addPath(path)
 		if cur.id, err = b.allocFileID(); err != nil {
 			return err
 		}
@@ -296,6 +297,7 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		return err
 	}
 	if !exists {
+		b.ix.known.addBlob(blob)
 		var value []byte
 		value, b.scratch = appendFacts(b.scratch, facts)
 		if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {

@@ -5,6 +5,8 @@ package extract
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/syntax"
@@ -200,11 +202,35 @@ func Header(decl, body syntax.Node) string {
 	if body.Valid() && body.Start() >= decl.Start() {
 		text = text[:body.Start()-decl.Start()]
 	}
-	text = strings.Join(strings.Fields(text), " ")
+	text = collapseSpace(text)
 	text = strings.TrimRight(text, " {=:")
 	const maxLen = 300
 	if len(text) > maxLen {
 		text = text[:maxLen] + "…"
 	}
 	return text
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") without allocating
+// when s is already collapsed, as most one-line headers are.
+func collapseSpace(s string) string {
+	collapsed := true
+	prevSpace := true // a leading space is not collapsed
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		space := unicode.IsSpace(r)
+		if space && (prevSpace || r != ' ') {
+			collapsed = false
+			break
+		}
+		prevSpace = space
+		i += size
+	}
+	if collapsed && !prevSpace || s == "" {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }

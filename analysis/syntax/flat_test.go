@@ -2,10 +2,13 @@ package syntax
 
 import (
 	"context"
+	"sort"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
+
+	"github.com/kast-dev/kast/analysis"
 )
 
 // TestFlattenMatchesBinding walks the binding's tree and the flat copy side
@@ -40,4 +43,18 @@ func TestFlattenMatchesBinding(t *testing.T) {
 		}
 	}
 	compare(tree.tree.RootNode(), tree.Root(), "")
+}
+
+// TestPointAt checks the hand-written search against sort.SearchInts at every
+// offset of a text with empty lines and no final newline.
+func TestPointAt(t *testing.T) {
+	src := []byte("a\n\nbc\n\n\ndef")
+	lines := lineStarts(src)
+	for off := 0; off <= len(src); off++ {
+		line := sort.SearchInts(lines, off+1) - 1
+		want := analysis.Point{Line: line, Col: off - lines[line]}
+		if got := pointAt(lines, off); got != want {
+			t.Errorf("pointAt(%d) = %+v, want %+v", off, got, want)
+		}
+	}
 }

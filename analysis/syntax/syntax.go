@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -486,6 +485,16 @@ func lineStarts(src []byte) []int {
 }
 
 func pointAt(lines []int, offset int) analysis.Point {
-	line := sort.SearchInts(lines, offset+1) - 1
-	return analysis.Point{Line: line, Col: offset - lines[line]}
+	// A hand-written search: sort.SearchInts calls a closure at every step,
+	// and every reference, definition and scope needs a point.
+	lo, hi := 0, len(lines) // the answer is the last line starting at or before offset
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if lines[mid] <= offset {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return analysis.Point{Line: lo, Col: offset - lines[lo]}
 }

@@ -10,7 +10,7 @@
 // its time, -cpuprofile indexes the tree in this process under the profiler
 // instead (inspect the file with go tool pprof):
 //
-//	kastbench -cpuprofile cpu.prof [-memprofile mem.prof] [-root DIR]
+//	kastbench -cpuprofile cpu.prof [-memprofile mem.prof] [-trace trace.out] [-root DIR]
 //
 // With -lsp it instead compares language-server request latencies of kast
 // and gopls on the same sampled positions, and how often their first
@@ -49,10 +49,11 @@ func main() {
 	kastAPI := flag.Bool("kastapi", false, "measure raw/references in the kast serve daemon and through kast rpc instead of indexing")
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
+	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
 	flag.Parse()
 	var err error
 	if *cpuProfile != "" {
-		err = profileIndex(*root, *cpuProfile, *memProfile)
+		err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
 	} else if *kastAPI {
 		err = runKastAPI(*kast, *root, *samples)
 	} else if *lsp {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -13,8 +14,10 @@ import (
 
 // profileIndex indexes root cold in this process, the same work as
 // `kast index`, under the CPU profiler, and optionally writes an allocation
-// profile afterwards: the way to find what a cold index spends its time on.
-func profileIndex(root, cpuFile, memFile string) error {
+// profile afterwards and an execution trace (go tool trace -pprof=sync shows
+// where the workers and the writer wait): the way to find what a cold index
+// spends its time on.
+func profileIndex(root, cpuFile, memFile, traceFile string) error {
 	dir, err := os.MkdirTemp("", "kastbench-profile-")
 	if err != nil {
 		return err
@@ -36,9 +39,22 @@ func profileIndex(root, cpuFile, memFile string) error {
 	if err := pprof.StartCPUProfile(out); err != nil {
 		return err
 	}
+	if traceFile != "" {
+		tf, err := os.Create(traceFile)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		if err := trace.Start(tf); err != nil {
+			return err
+		}
+	}
 	start, cpu := time.Now(), selfCPU()
 	totals, _, err := ws.Refresh(context.Background(), nil)
 	pprof.StopCPUProfile()
+	if traceFile != "" {
+		trace.Stop()
+	}
 	if err != nil {
 		return err
 	}
