@@ -67,6 +67,8 @@ type Index struct {
 	// known lists, for an index opened empty, every path and blob that may
 	// exist, so a cold build skips reads that can only miss (see fresh.go).
 	known knownSet
+	// rows caches the file table for queries (see filerows.go).
+	rows fileRows
 }
 
 // DefaultDir is $XDG_CACHE_HOME/kast/<hash of the workspace root>, falling back

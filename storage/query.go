@@ -132,16 +132,13 @@ func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
 func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
 	var facts *analysis.FileFacts
 	err := ix.db.View(func(txn *badger.Txn) error {
-		id, ok, err := getID(txn, pathKey(path))
+		id, ok, err := ix.rows.idOf(txn, path)
 		if err != nil {
 			return err
 		}
 		var row fileRow
 		if ok {
-			err = getValue(txn, fileKey(id), func(v []byte) (err error) {
-				row, err = decodeFileRow(v)
-				return err
-			})
+			row, err = ix.rows.row(txn, id)
 		}
 		if err != nil {
 			return err
@@ -190,15 +187,18 @@ func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, erro
 // postingScan walks the posting rows of one table and name, resolving file ids
 // to their rows once per query.
 type postingScan struct {
-	txn   *badger.Txn
-	files map[uint32]fileRow
+	txn *badger.Txn
+	ix  *Index
 }
 
 func (ix *Index) scan(fn func(s *postingScan) error) error {
 	return ix.db.View(func(txn *badger.Txn) error {
-		return fn(&postingScan{txn: txn, files: map[uint32]fileRow{}})
+		return fn(&postingScan{txn: txn, ix: ix})
 	})
 }
+
+// file returns the row of a file id.
+func (s *postingScan) file(id uint32) (fileRow, error) { return s.ix.rows.row(s.txn, id) }
 
 func (s *postingScan) nameID(name string) (uint32, bool, error) {
 	return getID(s.txn, lowerNameKey(name))
@@ -209,16 +209,9 @@ func (s *postingScan) each(tag byte, nameID uint32, fn func(file fileRow, v []by
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()
-		fileID := postingFileID(item.Key())
-		file, ok := s.files[fileID]
-		if !ok {
-			if err := getValue(s.txn, fileKey(fileID), func(v []byte) (err error) {
-				file, err = decodeFileRow(v)
-				return err
-			}); err != nil {
-				return err
-			}
-			s.files[fileID] = file
+		file, err := s.file(postingFileID(item.Key()))
+		if err != nil {
+			return err
 		}
 		if file.path == "" {
 			continue // removed while a posting lingers; the reverse index will drop it

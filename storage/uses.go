@@ -159,12 +159,8 @@ func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err 
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{tagUsesRecord}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			id := binary.BigEndian.Uint32(it.Item().Key()[1:5])
-			var file fileRow
-			if err := getValue(txn, fileKey(id), func(v []byte) (err error) {
-				file, err = decodeFileRow(v)
-				return err
-			}); err != nil {
+			file, err := ix.rows.row(txn, binary.BigEndian.Uint32(it.Item().Key()[1:5]))
+			if err != nil {
 				return err
 			}
 			if err := it.Item().Value(func(v []byte) error {
@@ -230,7 +226,7 @@ func (ix *Index) CompleteUses() error {
 func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 	var out []UseHit
 	err := ix.scan(func(s *postingScan) error {
-		target, ok, err := getID(s.txn, pathKey(t.Path))
+		target, ok, err := ix.rows.idOf(s.txn, t.Path)
 		if err != nil || !ok {
 			return err
 		}
@@ -258,22 +254,6 @@ func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 		return nil, fmt.Errorf("storage: reading uses: %w", err)
 	}
 	return out, nil
-}
-
-// file returns the row of a file id, read once per scan.
-func (s *postingScan) file(id uint32) (fileRow, error) {
-	if f, ok := s.files[id]; ok {
-		return f, nil
-	}
-	var f fileRow
-	err := getValue(s.txn, fileKey(id), func(v []byte) (err error) {
-		f, err = decodeFileRow(v)
-		return err
-	})
-	if err == nil {
-		s.files[id] = f
-	}
-	return f, err
 }
 
 // UsesWriter writes files' resolved uses in one badger WriteBatch. It is not

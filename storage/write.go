@@ -394,7 +394,9 @@ func (b *Batch) fail(err error) error {
 
 // commit flushes the pending writes, then deletes blobs left without users.
 func (b *Batch) commit() error {
-	if err := b.fail(b.wb.Flush()); err != nil {
+	err := b.fail(b.wb.Flush())
+	b.ix.rows.forget(b.paths) // even after a failure: the rows are unknown
+	if err != nil {
 		return err
 	}
 	clear(b.paths)
@@ -403,7 +405,7 @@ func (b *Batch) commit() error {
 		return nil
 	}
 	var orphans [][]byte
-	err := b.ix.db.View(func(txn *badger.Txn) error {
+	err = b.ix.db.View(func(txn *badger.Txn) error {
 		for _, blob := range b.unused {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
 			it.Rewind()
