@@ -88,6 +88,21 @@ func (l *Language) Parse(ctx context.Context, src []byte) (*Tree, error) {
 	return l.parse(ctx, nil, src)
 }
 
+// ParseOnly parses src and frees the tree without reading it: tree-sitter's
+// parse alone, the floor kastbench measures indexing against.
+func (l *Language) ParseOnly(ctx context.Context, src []byte) error {
+	p := l.acquire()
+	t, err := p.ParseCtx(ctx, nil, src)
+	if err != nil {
+		p.Reset()
+		l.release(p)
+		return fmt.Errorf("parse %s: %w", l.ID, err)
+	}
+	l.release(p)
+	t.Close()
+	return nil
+}
+
 // Reparse applies edits to old (which is modified in place and stays owned by
 // the caller) and parses newSrc reusing old's unchanged subtrees. The caller
 // must Close both trees.

@@ -176,12 +176,10 @@ func parseFloor(ctx context.Context, paths []string) (time.Duration, error) {
 					continue
 				}
 				l, _ := lang.ForPath(p)
-				tree, err := l.Syntax.Parse(ctx, src)
-				if err != nil {
+				if err := l.Syntax.ParseOnly(ctx, src); err != nil {
 					errs <- fmt.Errorf("%s: %w", p, err)
 					return
 				}
-				tree.Close()
 			}
 		}()
 	}
