@@ -31,6 +31,56 @@ import (
 //
 // A target or loc is a bound name or a string on the marker's line.
 func TestResolutionMarkers(t *testing.T) {
+	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+		root := t.TempDir()
+		var markers []servertest.Marker
+		var files []*analysis.FileFacts
+		for _, f := range ar.Files {
+			dst := filepath.Join(root, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ms, err := servertest.ParseMarkers(f.Name, f.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			markers = append(markers, ms...)
+			if !workspace.Supported(dst) {
+				continue
+			}
+			facts, err := lang.Extract(context.Background(), dst, f.Data)
+			if err != nil {
+				t.Fatalf("extract %s: %v", f.Name, err)
+			}
+			files = append(files, facts)
+		}
+		if len(markers) == 0 {
+			t.Fatal("archive has no markers")
+		}
+
+		t.Run("engine", func(t *testing.T) {
+			checkMarkers(t, root, markers, resolve.New(resolve.NewMemory(files...)), resolve.NewMemory(files...))
+		})
+		t.Run("index", func(t *testing.T) {
+			ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			checkMarkers(t, root, markers, ws.Resolver(), resolve.NewMemory(files...))
+		})
+	})
+}
+
+// eachResolveArchive runs fn as a subtest on every resolution fixture under
+// testdata/resolve.
+func eachResolveArchive(t *testing.T, fn func(t *testing.T, ar *txtar.Archive)) {
 	archives, _ := filepath.Glob("../../testdata/resolve/*/*.txtar")
 	if len(archives) == 0 {
 		t.Fatal("no archives under testdata/resolve")
@@ -42,49 +92,7 @@ func TestResolutionMarkers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			root := t.TempDir()
-			var markers []servertest.Marker
-			var files []*analysis.FileFacts
-			for _, f := range ar.Files {
-				dst := filepath.Join(root, filepath.FromSlash(f.Name))
-				if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				ms, err := servertest.ParseMarkers(f.Name, f.Data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				markers = append(markers, ms...)
-				if !workspace.Supported(dst) {
-					continue
-				}
-				facts, err := lang.Extract(context.Background(), dst, f.Data)
-				if err != nil {
-					t.Fatalf("extract %s: %v", f.Name, err)
-				}
-				files = append(files, facts)
-			}
-			if len(markers) == 0 {
-				t.Fatal("archive has no markers")
-			}
-
-			t.Run("engine", func(t *testing.T) {
-				checkMarkers(t, root, markers, resolve.New(resolve.NewMemory(files...)), resolve.NewMemory(files...))
-			})
-			t.Run("index", func(t *testing.T) {
-				ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ws.Close()
-				if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-					t.Fatal(err)
-				}
-				checkMarkers(t, root, markers, ws.Resolver(), resolve.NewMemory(files...))
-			})
+			fn(t, ar)
 		})
 	}
 }

@@ -19,10 +19,10 @@ import (
 )
 
 // openArchive writes a txtar archive into a fresh root and indexes it.
-func openArchive(t *testing.T, data []byte) (*workspace.Workspace, string) {
+func openArchive(t *testing.T, ar *txtar.Archive) (*workspace.Workspace, string) {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range txtar.Parse(data).Files {
+	for _, f := range ar.Files {
 		dst := filepath.Join(root, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
@@ -82,30 +82,19 @@ func compareStoredReferences(t *testing.T, ws *workspace.Workspace) int {
 // The stored uses answer exactly as resolving does, on every resolution
 // fixture, in every language.
 func TestStoredUsesMatchResolution(t *testing.T) {
-	archives, _ := filepath.Glob("../../testdata/resolve/*/*.txtar")
-	if len(archives) == 0 {
-		t.Fatal("no archives under testdata/resolve")
-	}
-	for _, path := range archives {
-		name := strings.TrimSuffix(strings.TrimPrefix(path, "../../testdata/resolve/"), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ws, _ := openArchive(t, data)
-			n, err := ws.ResolveUses(context.Background(), 0, nil)
-			if err != nil || n == 0 {
-				t.Fatalf("ResolveUses = %d, %v; want every file resolved", n, err)
-			}
-			if !ws.UsesHold() {
-				t.Fatal("the stored uses do not hold right after a full pass")
-			}
-			if compareStoredReferences(t, ws) == 0 {
-				t.Fatal("no definition has references: the fixture tests nothing")
-			}
-		})
-	}
+	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+		ws, _ := openArchive(t, ar)
+		n, err := ws.ResolveUses(context.Background(), 0, nil)
+		if err != nil || n == 0 {
+			t.Fatalf("ResolveUses = %d, %v; want every file resolved", n, err)
+		}
+		if !ws.UsesHold() {
+			t.Fatal("the stored uses do not hold right after a full pass")
+		}
+		if compareStoredReferences(t, ws) == 0 {
+			t.Fatal("no definition has references: the fixture tests nothing")
+		}
+	})
 }
 
 const usesFixture = `
@@ -151,7 +140,7 @@ func defIndex(t *testing.T, f *analysis.FileFacts, name string) int32 {
 // of a declaration stops them until the next pass, which starts over.
 func TestStoredUsesFollowEdits(t *testing.T) {
 	ctx := context.Background()
-	ws, root := openArchive(t, []byte(usesFixture))
+	ws, root := openArchive(t, txtar.Parse([]byte(usesFixture)))
 	if n, err := ws.ResolveUses(ctx, 0, nil); err != nil || n != 3 {
 		t.Fatalf("first pass resolved %d files, %v; want 3", n, err)
 	}
