@@ -183,11 +183,17 @@ func firstLocation(raw json.RawMessage) string {
 }
 
 // waitReady returns once the server is loaded: kast when its first index is
-// complete (kast.reindex waits for it), gopls when it resolves a definition
+// complete and its references resolved (kast.reindex waits for both), gopls when it resolves a definition
 // at any of the first samples (it type-checks on first use).
 func waitReady(ctx context.Context, s *lspServer, samples []sample) error {
 	if s.name == "kast" {
-		return s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil)
+		// Indexing, then resolving every reference: minutes on a large tree.
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		defer cancel()
+		start := time.Now()
+		_, err := s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil)
+		fmt.Printf("kast: indexed and references resolved in %s\n", time.Since(start).Round(time.Millisecond))
+		return err
 	}
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
