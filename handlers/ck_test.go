@@ -42,7 +42,9 @@ func TestCKOnLSP(t *testing.T) {
 	registerCK(reg, newCKSearch(pool))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client, _ := servertest.Pipe(t, server.New(server.Options{Registry: reg, LSP: newLSP(pool), Lifecycle: true}), servertest.Header)
+	l := newLSP(pool)
+	t.Cleanup(l.waitSessions)
+	client, _ := servertest.Pipe(t, server.New(server.Options{Registry: reg, LSP: l, Lifecycle: true}), servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
 	if _, err := client.Initialize(ctx, root, nil); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ type LSP struct {
 
 	mu       sync.Mutex
 	sessions map[*server.Conn]*session
+	open     sync.WaitGroup // sessions of connections not yet closed
 }
 
 // processWorkspaces is the pool every connection of the process shares (the
@@ -31,6 +32,9 @@ var processWorkspaces = newWorkspaces(slog.Default())
 
 // NewLSP returns the standard LSP handler.
 func NewLSP() *LSP { return newLSP(processWorkspaces) }
+
+// waitSessions waits until every connection's session has closed.
+func (l *LSP) waitSessions() { l.open.Wait() }
 
 func newLSP(pool *workspaces) *LSP {
 	return &LSP{pool: pool, sessions: map[*server.Conn]*session{}}

@@ -56,7 +56,7 @@ func TestStdlibLatency(t *testing.T) {
 
 	ctx := context.Background()
 	samples := stdlibSamples(t, ctx, root, n)
-	client, _ := servertest.Pipe(t, newTestServer(), servertest.Header)
+	client, _ := servertest.Pipe(t, newTestServer(t), servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
 	if _, err := client.Initialize(ctx, root, nil); err != nil {
 		t.Fatal(err)

@@ -35,8 +35,13 @@ type wireLoc struct {
 	Range wireRange `json:"range"`
 }
 
-func newTestServer() *server.Server {
-	return server.New(server.Options{Registry: NewRegistry(), LSP: newLSP(newWorkspaces(slog.Default())), Lifecycle: true})
+// newTestServer returns a server whose language-server sessions have all
+// closed (background work stopped, indexes released) before the test's
+// temporary folders are removed.
+func newTestServer(t testing.TB) *server.Server {
+	l := newLSP(newWorkspaces(slog.Default()))
+	t.Cleanup(l.waitSessions)
+	return server.New(server.Options{Registry: NewRegistry(), LSP: l, Lifecycle: true})
 }
 
 func docPos(env *servertest.Env, loc servertest.Location) map[string]any {

@@ -59,7 +59,9 @@ func (l *LSP) session(ctx context.Context) *session {
 	go s.work()
 	go s.usesWork()
 	if conn != nil {
+		l.open.Add(1)
 		go func() {
+			defer l.open.Done()
 			<-conn.Done()
 			s.close()
 		}()

@@ -34,7 +34,7 @@ func startLSP(t *testing.T, files map[string]string) *lspEnv {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	client, _ := servertest.Pipe(t, newTestServer(), servertest.Header)
+	client, _ := servertest.Pipe(t, newTestServer(t), servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
 	if _, err := client.Initialize(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
 		t.Fatal(err)

@@ -185,7 +185,7 @@ type Checker func(env *Env, m Marker)
 // Runner runs marker archives against a fresh server each.
 type Runner struct {
 	// NewServer returns the server under test; each archive gets its own.
-	NewServer func() *server.Server
+	NewServer func(t testing.TB) *server.Server
 	// Checkers by marker name.
 	Checkers map[string]Checker
 	// Capabilities the client announces unless the archive overrides them.
@@ -246,7 +246,7 @@ func (r Runner) runArchive(t *testing.T, path string) {
 		markers = append(markers, ms...)
 	}
 
-	env.Client, env.Conn = Pipe(t, r.NewServer(), Header)
+	env.Client, env.Conn = Pipe(t, r.NewServer(t), Header)
 	res, err := env.Client.Initialize(ctx, env.Root, caps)
 	if err != nil {
 		t.Fatal(err)

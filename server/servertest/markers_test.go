@@ -22,7 +22,7 @@ type wordParams struct {
 
 // newWordServer serves test/wordAt (the identifier at a position) and
 // test/text (a document's text), enough to exercise the runner end to end.
-func newWordServer() *server.Server {
+func newWordServer(testing.TB) *server.Server {
 	reg := server.NewRegistry()
 	server.Handle(reg, "test/wordAt", server.Concurrent, func(ctx context.Context, p wordParams) (string, error) {
 		doc, ok := server.SnapshotOf(ctx).Document(p.URI)
