@@ -15,9 +15,11 @@ const maxCachedRows = 1 << 18
 // files, and each was followed by a badger read of its file row, most of
 // the cost of the fastest requests.
 //
-// Writers call forget after their rows are committed. A read that began
-// before a forget must not store what it read, which may be the old row:
-// gen counts forgets, and a read stores its row only if gen did not move.
+// Writers call forget after their rows are committed. A read in a
+// transaction that began before a forget must not store what it read, which
+// may be the old row: gen counts forgets, callers take it with begin before
+// they open the transaction, and a read stores its row only if gen has not
+// moved since.
 type fileRows struct {
 	mu   sync.RWMutex
 	gen  uint64
@@ -25,11 +27,19 @@ type fileRows struct {
 	ids  map[string]uint32
 }
 
-// idOf returns path's file id, reading it within txn on a miss.
-func (c *fileRows) idOf(txn *badger.Txn, path string) (uint32, bool, error) {
+// begin returns the generation to pass to reads in a transaction opened
+// after it.
+func (c *fileRows) begin() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.gen
+}
+
+// idOf returns path's file id, reading it within txn on a miss; gen is what
+// begin returned before txn was opened.
+func (c *fileRows) idOf(txn *badger.Txn, gen uint64, path string) (uint32, bool, error) {
 	c.mu.RLock()
 	id, ok := c.ids[path]
-	gen := c.gen
 	c.mu.RUnlock()
 	if ok {
 		return id, true, nil
@@ -52,10 +62,9 @@ func (c *fileRows) idOf(txn *badger.Txn, path string) (uint32, bool, error) {
 // row returns the row of a file id, reading it within txn on a miss. A
 // missing row is the zero row, and is not kept: a removed file's id has no
 // path by which forget would find it.
-func (c *fileRows) row(txn *badger.Txn, id uint32) (fileRow, error) {
+func (c *fileRows) row(txn *badger.Txn, gen uint64, id uint32) (fileRow, error) {
 	c.mu.RLock()
 	r, ok := c.byID[id]
-	gen := c.gen
 	c.mu.RUnlock()
 	if ok {
 		return r, nil

@@ -131,14 +131,15 @@ func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
 // Facts returns the stored extraction result of path's indexed content.
 func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
 	var facts *analysis.FileFacts
+	gen := ix.rows.begin()
 	err := ix.db.View(func(txn *badger.Txn) error {
-		id, ok, err := ix.rows.idOf(txn, path)
+		id, ok, err := ix.rows.idOf(txn, gen, path)
 		if err != nil {
 			return err
 		}
 		var row fileRow
 		if ok {
-			row, err = ix.rows.row(txn, id)
+			row, err = ix.rows.row(txn, gen, id)
 		}
 		if err != nil {
 			return err
@@ -189,16 +190,18 @@ func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, erro
 type postingScan struct {
 	txn *badger.Txn
 	ix  *Index
+	gen uint64 // of the file-row cache when txn began
 }
 
 func (ix *Index) scan(fn func(s *postingScan) error) error {
+	gen := ix.rows.begin()
 	return ix.db.View(func(txn *badger.Txn) error {
-		return fn(&postingScan{txn: txn, ix: ix})
+		return fn(&postingScan{txn: txn, ix: ix, gen: gen})
 	})
 }
 
 // file returns the row of a file id.
-func (s *postingScan) file(id uint32) (fileRow, error) { return s.ix.rows.row(s.txn, id) }
+func (s *postingScan) file(id uint32) (fileRow, error) { return s.ix.rows.row(s.txn, s.gen, id) }
 
 func (s *postingScan) nameID(name string) (uint32, bool, error) {
 	return getID(s.txn, lowerNameKey(name))

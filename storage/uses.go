@@ -155,11 +155,12 @@ func (ix *Index) UsesComplete() (bool, error) {
 // declarations are gone, which changes what other files resolve to.
 func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err error) {
 	out := map[string]UsesRecord{}
+	gen := ix.rows.begin()
 	err = ix.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{tagUsesRecord}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			file, err := ix.rows.row(txn, binary.BigEndian.Uint32(it.Item().Key()[1:5]))
+			file, err := ix.rows.row(txn, gen, binary.BigEndian.Uint32(it.Item().Key()[1:5]))
 			if err != nil {
 				return err
 			}
@@ -226,7 +227,7 @@ func (ix *Index) CompleteUses() error {
 func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 	var out []UseHit
 	err := ix.scan(func(s *postingScan) error {
-		target, ok, err := ix.rows.idOf(s.txn, t.Path)
+		target, ok, err := ix.rows.idOf(s.txn, s.gen, t.Path)
 		if err != nil || !ok {
 			return err
 		}
