@@ -198,8 +198,26 @@ func TestKwardCompaction(t *testing.T) {
 	}
 	mustCall(t, c, "sessions/forkMessages", map[string]any{"sessionId": s.ID}, &before)
 
+	// The turn's end is announced before its runtime lets go of the session:
+	// wait until it reports idle, as a client would, before compacting.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var st map[string]any
+		mustCall(t, c, "runtime/state", map[string]any{"sessionId": s.ID}, &st)
+		if st["isStreaming"] == false {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session still streams 10 s after its turn ended: %v", st)
+		}
+	}
 	_, compacted := c.Go("sessions/compact", map[string]any{"sessionId": s.ID, "customInstructions": "focus on files"})
-	<-summarizing
+	select {
+	case <-summarizing:
+	case m := <-compacted:
+		t.Fatalf("sessions/compact answered without asking the summarizer: %+v", m)
+	case <-ctx.Done():
+		t.Fatal("the summarizer was never asked")
+	}
 	// While the summarizer runs, other requests are answered: state, and a
 	// turn queued behind the compaction that is cancelled before it runs.
 	var state map[string]any
