@@ -36,13 +36,7 @@ func TestResolutionMarkers(t *testing.T) {
 		var markers []servertest.Marker
 		var files []*analysis.FileFacts
 		for _, f := range ar.Files {
-			dst := filepath.Join(root, filepath.FromSlash(f.Name))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dst := writeFile(t, root, f)
 			ms, err := servertest.ParseMarkers(f.Name, f.Data)
 			if err != nil {
 				t.Fatal(err)
@@ -65,17 +59,37 @@ func TestResolutionMarkers(t *testing.T) {
 			checkMarkers(t, root, markers, resolve.New(resolve.NewMemory(files...)), resolve.NewMemory(files...))
 		})
 		t.Run("index", func(t *testing.T) {
-			ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
-			if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
-			checkMarkers(t, root, markers, ws.Resolver(), resolve.NewMemory(files...))
+			checkMarkers(t, root, markers, openIndexed(t, root).Resolver(), resolve.NewMemory(files...))
 		})
 	})
+}
+
+// writeFile writes an archive's file under root and returns its path.
+func writeFile(t *testing.T, root string, f txtar.File) string {
+	t.Helper()
+	dst := filepath.Join(root, filepath.FromSlash(f.Name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// openIndexed opens a workspace at root with an index of its own, brought
+// up to date, and closes it when the test ends.
+func openIndexed(t *testing.T, root string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
 
 // eachResolveArchive runs fn as a subtest on every resolution fixture under

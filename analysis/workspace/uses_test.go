@@ -23,23 +23,9 @@ func openArchive(t *testing.T, ar *txtar.Archive) (*workspace.Workspace, string)
 	t.Helper()
 	root := t.TempDir()
 	for _, f := range ar.Files {
-		dst := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, root, f)
 	}
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return ws, root
+	return openIndexed(t, root), root
 }
 
 // referenceKeys lists references as path@offset role conf uncertain, sorted.
