@@ -122,7 +122,10 @@ func runDemo(ctx context.Context, out io.Writer, root string, srv *server.Server
 	}
 	if _, err := client.Call(ctx, "initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": uri.File(root),
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		// No workDoneProgress: the demo's client answers server requests on
+		// its read loop, and over unbuffered pipes a progress request the
+		// server writes while it writes a reply deadlocks both sides.
+		"capabilities": map[string]any{},
 	}, &init); err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
