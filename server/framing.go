@@ -57,6 +57,9 @@ type Stream struct {
 	// unanswered counts calls handed to handlers whose response is not yet
 	// written, so exit can let them reach the client before the stream closes.
 	unanswered atomic.Int64
+	// closed is set by Close, so a read failing because we closed the stream
+	// is told apart from the client ending its input.
+	closed atomic.Bool
 }
 
 type replyHook struct {
@@ -165,6 +168,13 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			s.reject(ctx, nil, jsonrpc2.ParseError, "INVALID_HEADER", err.Error())
 			continue
 		case err != nil:
+			if !s.closed.Load() {
+				// The client ended its input (a pipelining client may write
+				// everything, exit included, and close). jsonrpc2 refuses
+				// every write once a read has failed, so the error is held
+				// back until the calls already read have answered.
+				s.drain(endOfInputDrainLimit)
+			}
 			return nil, 0, err
 		}
 		if len(bytes.TrimSpace(frame)) == 0 {
@@ -391,6 +401,10 @@ func (s *Stream) drain(limit time.Duration) {
 	}
 }
 
+// endOfInputDrainLimit bounds how long the end of the client's input waits
+// for running calls to answer.
+const endOfInputDrainLimit = 2 * time.Second
+
 type frameWriter interface {
 	WriteFrame(context.Context, []byte) (int64, error)
 }
@@ -398,6 +412,7 @@ type frameWriter interface {
 // Close implements jsonrpc2.Stream. It also releases a writer still waiting
 // for the framing to be known.
 func (s *Stream) Close() error {
+	s.closed.Store(true)
 	s.setFraming(FramingHeader)
 	return s.conn.Close()
 }

@@ -200,6 +200,51 @@ func TestExitLetsRunningCallsAnswer(t *testing.T) {
 	})
 }
 
+// A client may write all its requests and close its input without waiting:
+// calls still running when the input ends must answer all the same.
+func TestEndOfInputLetsRunningCallsAnswer(t *testing.T) {
+	var in strings.Builder
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"test/sleep"}`,
+	} {
+		fmt.Fprintf(&in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	out := &closeBuffer{}
+	conn := newServer(true).Serve(ctxT(t), struct {
+		io.Reader
+		io.WriteCloser
+	}{strings.NewReader(in.String()), out})
+	select {
+	case <-conn.Done():
+	case <-ctxT(t).Done():
+		t.Fatal("the connection did not end with its input")
+	}
+	if got := out.String(); !strings.Contains(got, `"id":2,"result":"slept"`) {
+		t.Fatalf("the call running when the input ended was not answered; output:\n%s", got)
+	}
+}
+
+// closeBuffer is a concurrency-safe output that accepts Close.
+type closeBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *closeBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *closeBuffer) Close() error { return nil }
+
+func (b *closeBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func TestMalformedJSON(t *testing.T) {
 	both(t, func(t *testing.T, framing servertest.Framing) {
 		ctx := ctxT(t)
