@@ -158,12 +158,15 @@ type SyntaxError struct {
 
 // FileFacts is everything extraction knows about one file's content.
 type FileFacts struct {
-	Path       string        `json:"path"`
-	Lang       string        `json:"lang"`
-	Package    string        `json:"package,omitempty"`
-	Hash       string        `json:"hash"` // lowercase hex SHA-256 of the bytes
-	Size       int           `json:"size"`
-	Lines      int           `json:"lines"`
+	Path    string `json:"path"`
+	Lang    string `json:"lang"`
+	Package string `json:"package,omitempty"`
+	Hash    string `json:"hash"` // lowercase hex SHA-256 of the bytes
+	Size    int    `json:"size"`
+	Lines   int    `json:"lines"`
+	// ASCII is true when every byte is below 0x80: columns in UTF-16 code
+	// units then equal byte columns, so positions convert without the text.
+	ASCII      bool          `json:"ascii,omitempty"`
 	Defs       []Def         `json:"defs"`
 	Refs       []Ref         `json:"refs"`
 	Scopes     []Scope       `json:"scopes"`

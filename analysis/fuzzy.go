@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,14 +14,19 @@ func FuzzyScore(pattern, name string) int {
 	if pattern == "" {
 		return 1
 	}
-	pr := []rune(pattern)
-	score, matched, prevMatch := 0, 0, -2
+	// Runes are decoded in place: symbol search scores every name of the
+	// index, and converting each to []rune allocated gigabytes per minute.
+	score, prevMatch, runes := 0, -2, 0
+	next, width := utf8.DecodeRuneInString(pattern)
+	at := 0 // byte offset of next in pattern; len(pattern) once all matched
 	prev := rune(0)
-	for i, r := range []rune(name) {
-		if matched == len(pr) {
-			break
+	for _, r := range name {
+		i := runes
+		runes++
+		if at == len(pattern) {
+			continue // counting the rest of name's runes
 		}
-		if unicode.ToLower(r) == unicode.ToLower(pr[matched]) {
+		if foldEqual(r, next) {
 			score++
 			if i == prevMatch+1 {
 				score += 4
@@ -28,22 +34,39 @@ func FuzzyScore(pattern, name string) int {
 			if i == 0 || wordStart(prev, r) {
 				score += 8
 			}
-			if r == pr[matched] {
+			if r == next {
 				score++ // same case
 			}
 			prevMatch = i
-			matched++
+			at += width
+			if at < len(pattern) {
+				next, width = utf8.DecodeRuneInString(pattern[at:])
+			}
 		}
 		prev = r
 	}
-	if matched < len(pr) {
+	if at < len(pattern) {
 		return 0
 	}
-	n := utf8.RuneCountInString(name)
-	if len(pr) == n {
+	if utf8.RuneCountInString(pattern) == runes {
 		score += 100
 	}
-	return max(1, score*16-n)
+	return max(1, score*16-runes)
+}
+
+// foldEqual reports whether a and b are equal ignoring case, without
+// unicode's tables for ASCII.
+func foldEqual(a, b rune) bool {
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		return a == b
+	}
+	return unicode.ToLower(a) == unicode.ToLower(b)
 }
 
 func wordStart(prev, r rune) bool {
@@ -54,4 +77,20 @@ func wordStart(prev, r rune) bool {
 		return true
 	}
 	return unicode.IsDigit(r) != unicode.IsDigit(prev)
+}
+
+// IsASCII reports whether every byte of b is below 0x80.
+func IsASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

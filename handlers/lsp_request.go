@@ -136,6 +136,10 @@ func (r *request) file(u uri.URI) (string, *analysis.FileFacts, *document.Docume
 // offset's line and byte column, which the facts carry.
 func (r *request) position(path string, offset int, p analysis.Point) protocol.Position {
 	if r.enc == document.UTF16 {
+		if _, open := r.open[path]; !open && r.snap.ASCII(path) {
+			// Most results lie in indexed ASCII files: no read at all.
+			return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Col)}
+		}
 		// The column counts the line's text before offset, which the byte
 		// column locates: a reference list spanning thousands of files
 		// converts without indexing each file's lines.

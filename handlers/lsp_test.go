@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +172,31 @@ func TestLSPIndexAndOverlay(t *testing.T) {
 	}
 	if !ended {
 		t.Error("no $/progress end notification")
+	}
+}
+
+// Positions in files served from the index convert to UTF-16 with or without
+// reading them: ASCII files by their flag, others from their text.
+func TestLSPUTF16ColumnsInIndexedFiles(t *testing.T) {
+	e := startLSP(t, map[string]string{
+		"go.mod":    "module example.com/p\n",
+		"target.go": "package p\n\nfunc Target() {}\n",
+		"ascii.go":  "package p\n\nfunc a() { Target() }\n",
+		"wide.go":   "package p\n\nfunc b() { _ = \"é😀\"; Target() }\n",
+	})
+	e.reindex()
+	var locs []wireLoc
+	params := e.at("target.go", 2, 6)
+	params["context"] = map[string]bool{"includeDeclaration": false}
+	if err := e.client.Call(e.ctx, "textDocument/references", params, &locs); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, l := range locs {
+		got[filepath.Base(l.URI)] = l.Range.Start.Character
+	}
+	// wide.go: 16 ASCII bytes, é (2 bytes, 1 unit), 😀 (4 bytes, 2 units), 3 more.
+	if want := map[string]int{"ascii.go": 11, "wide.go": 22}; !maps.Equal(got, want) {
+		t.Fatalf("reference columns in UTF-16 = %v, want %v", got, want)
 	}
 }

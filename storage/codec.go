@@ -148,6 +148,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 	e.str(f.Package)
 	e.varint(int64(f.Size))
 	e.varint(int64(f.Lines))
+	e.bool(f.ASCII)
 	e.uvarint(uint64(len(f.Defs)))
 	for _, d := range f.Defs {
 		e.str(d.Name)
@@ -222,7 +223,7 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 		return nil, errCorrupt
 	}
 	d := &decoder{buf: b}
-	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int()}
+	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int(), ASCII: d.bool()}
 	if n := d.count(); n > 0 {
 		f.Defs = make([]analysis.Def, n)
 		for i := range f.Defs {

@@ -26,7 +26,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {
@@ -69,6 +69,8 @@ type Index struct {
 	known knownSet
 	// rows caches the file table for queries (see filerows.go).
 	rows fileRows
+	// nameList copies the name table for symbol search (see namelist.go).
+	nameList nameList
 }
 
 // DefaultDir is $XDG_CACHE_HOME/kast/<hash of the workspace root>, falling back

@@ -300,36 +300,29 @@ type indexedName struct {
 	name string
 }
 
-// eachName visits the names whose lowercase form starts with lowerPrefix,
-// in that order. fn gets the name and a function reading its id (only
-// callers that want the name pay for its value); it returns false to stop.
-func eachName(txn *badger.Txn, lowerPrefix string, fn func(name string, id func() uint32) bool) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: append([]byte{tagNameLower}, lowerPrefix...)})
+// allNames reads the whole name table, in its order.
+func allNames(txn *badger.Txn) ([]indexedName, error) {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: []byte{tagNameLower}})
 	defer it.Close()
-	var err error
-	for it.Rewind(); it.Valid() && err == nil; it.Next() {
+	var out []indexedName
+	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()
 		name, ok := parseLowerNameKey(item.Key())
 		if !ok {
 			continue
 		}
-		id := func() (id uint32) {
-			if verr := item.Value(func(v []byte) error {
-				if len(v) != 4 {
-					return errCorrupt
-				}
-				id = binary.BigEndian.Uint32(v)
-				return nil
-			}); verr != nil && err == nil {
-				err = verr
+		err := item.Value(func(v []byte) error {
+			if len(v) != 4 {
+				return errCorrupt
 			}
-			return id
-		}
-		if !fn(name, id) {
-			break
+			out = append(out, indexedName{binary.BigEndian.Uint32(v), name})
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return err
+	return out, nil
 }
 
 // defsOfNames appends the definitions of each visited name until limit hits
@@ -347,13 +340,19 @@ func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(inde
 // DefsWithPrefix returns up to limit definitions whose name starts with prefix,
 // ignoring case, in name order.
 func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
+	all, err := ix.nameList.get(ix.db)
+	if err != nil {
+		return nil, err
+	}
+	lower := strings.ToLower(prefix)
 	var out []DefHit
-	err := ix.scan(func(s *postingScan) (err error) {
+	err = ix.scan(func(s *postingScan) (err error) {
 		visit := defsOfNames(s, limit, &out, &err)
-		if lerr := eachName(s.txn, strings.ToLower(prefix), func(name string, id func() uint32) bool {
-			return visit(indexedName{id(), name})
-		}); err == nil {
-			err = lerr
+		for i := all.from(lower); i < all.len(); i++ {
+			n := all.at(i)
+			if !strings.HasPrefix(strings.ToLower(n.name), lower) || !visit(n) {
+				break
+			}
 		}
 		return err
 	})
@@ -363,17 +362,19 @@ func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
 // DefsFuzzy returns up to limit definitions whose name contains the letters of
 // pattern in order, ignoring case, best matches first (see analysis.FuzzyScore).
 func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
-	var out []DefHit
-	err := ix.scan(func(s *postingScan) (err error) {
-		var matches []scoredName
-		if err := eachName(s.txn, "", func(name string, id func() uint32) bool {
-			if score := analysis.FuzzyScore(pattern, name); score > 0 {
-				matches = append(matches, scoredName{indexedName{id(), name}, score})
-			}
-			return true
-		}); err != nil {
-			return err
+	all, err := ix.nameList.get(ix.db)
+	if err != nil {
+		return nil, err
+	}
+	var matches []scoredName
+	for i := range all.len() {
+		n := all.at(i)
+		if score := analysis.FuzzyScore(pattern, n.name); score > 0 {
+			matches = append(matches, scoredName{n, score})
 		}
+	}
+	var out []DefHit
+	err = ix.scan(func(s *postingScan) (err error) {
 		visit := defsOfNames(s, limit, &out, &err)
 		for _, n := range rankNames(matches) {
 			if !visit(n) {

@@ -353,6 +353,13 @@ func TestNameLookups(t *testing.T) {
 	if got := names(hits); len(got) < 3 || got[0] != "Other" || got[len(got)-1] != "OtherThing" {
 		t.Errorf("DefsFuzzy(other) = %v, want Other first", got)
 	}
+	// Names interned after the queries' copy of the name table was read
+	// join it in order, whichever batch brings them.
+	mustPut(t, ix, "/w/c.go", fakeFacts("c", []string{"HTTPAgent", "httpZ", "HttpServer"}, nil))
+	hits, _ = ix.DefsWithPrefix("http", 10)
+	if got, want := names(hits), []string{"HTTPAgent", "httpClient", "HTTPError", "HttpServer", "HttpServer", "httpZ"}; !slices.Equal(got, want) {
+		t.Errorf("DefsWithPrefix(http) after new names = %v, want %v", got, want)
+	}
 }
 
 func TestVersionMismatchRebuilds(t *testing.T) {

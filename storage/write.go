@@ -47,6 +47,7 @@ type FileState struct {
 	Lines   int
 	Defs    int
 	Refs    int
+	ASCII   bool // FileFacts.ASCII
 	// Incomplete marks a file whose last write was interrupted (the process
 	// died mid-batch): its rows may be partial and it must be reindexed.
 	Incomplete bool
@@ -58,7 +59,7 @@ type fileRow struct {
 	size, mtime       int64
 	hash              contentHash
 	lines, defs, refs int
-	incomplete        bool
+	incomplete, ascii bool
 }
 
 func (r fileRow) encode() []byte {
@@ -73,6 +74,7 @@ func (r fileRow) encode() []byte {
 	e.varint(int64(r.defs))
 	e.varint(int64(r.refs))
 	e.bool(r.incomplete)
+	e.bool(r.ascii)
 	return e.buf
 }
 
@@ -80,13 +82,13 @@ func decodeFileRow(v []byte) (fileRow, error) {
 	d := &decoder{buf: v}
 	r := fileRow{path: d.str(), lang: d.str(), pkg: d.str(), size: d.varint(), mtime: d.varint()}
 	copy(r.hash[:], d.bytes(hashLen))
-	r.lines, r.defs, r.refs, r.incomplete = d.int(), d.int(), d.int(), d.bool()
+	r.lines, r.defs, r.refs, r.incomplete, r.ascii = d.int(), d.int(), d.int(), d.bool(), d.bool()
 	return r, d.err
 }
 
 func (r fileRow) state() FileState {
 	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
-		Lines: r.lines, Defs: r.defs, Refs: r.refs, Incomplete: r.incomplete}
+		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete}
 	if r.mtime != 0 {
 		s.ModTime = time.Unix(0, r.mtime)
 	}
@@ -118,8 +120,11 @@ type Batch struct {
 	// scratch is reused for the uncompressed encoding of each blob; only
 	// the compressed copy is handed to the WriteBatch.
 	scratch []byte
-	err     error
-	done    bool
+	// interned are the names this batch added to the name table since its
+	// last commit, for the queries' copy of it.
+	interned []indexedName
+	err      error
+	done     bool
 }
 
 // NewBatch starts a batch, waiting for any other batch to finish. Do not call
@@ -215,7 +220,7 @@ func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *a
 		}
 	}
 	final := fileRow{path: path, lang: facts.Lang, pkg: facts.Package, size: int64(facts.Size), mtime: mtime.UnixNano(),
-		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs)}
+		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs), ascii: facts.ASCII}
 	return wb.Set(fileKey(cur.id), final.encode())
 }
 
@@ -396,6 +401,10 @@ func (b *Batch) fail(err error) error {
 func (b *Batch) commit() error {
 	err := b.fail(b.wb.Flush())
 	b.ix.rows.forget(b.paths) // even after a failure: the rows are unknown
+	if err == nil {
+		b.ix.nameList.add(b.interned)
+	}
+	b.interned = b.interned[:0]
 	if err != nil {
 		return err
 	}
@@ -482,6 +491,7 @@ func (b *Batch) nameID(name string) (uint32, error) {
 		if err := b.wb.Set(lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
 			return 0, err
 		}
+		b.interned = append(b.interned, indexedName{id, name})
 	}
 	if len(b.ix.names) >= maxCachedNames {
 		b.ix.forgetNames()

@@ -33,6 +33,7 @@ func FromTree(tree *syntax.Tree, walk Walker, path string) *analysis.FileFacts {
 	sum := sha256.Sum256(src)
 	facts.Hash = hex.EncodeToString(sum[:])
 	facts.Size = len(src)
+	facts.ASCII = analysis.IsASCII(src)
 	facts.Lines = bytes.Count(src, []byte("\n"))
 	if len(src) > 0 && src[len(src)-1] != '\n' {
 		facts.Lines++

@@ -447,6 +447,13 @@ func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
 
 // fromIndex reports whether w's index is the source of truth for path: the
 // file is not open, and no nested root owns it (so it is counted once).
+// ASCII reports whether the snapshot serves path from an index whose version
+// of it is ASCII, so that its UTF-16 columns are its byte columns.
+func (s *Snapshot) ASCII(path string) bool {
+	w := owner(s.roots, path)
+	return w != nil && s.fromIndex(w, path) && w.view.indexedASCII(path)
+}
+
 func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
 	if _, shadowed := s.open[path]; shadowed {
 		return false

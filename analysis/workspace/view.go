@@ -41,6 +41,7 @@ type view struct {
 	paths  []string
 	pkgs   map[[2]string][]string
 	hashes map[string]string // path → content hash of the indexed version
+	ascii  map[string]bool   // paths whose indexed version is ASCII
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
@@ -66,7 +67,7 @@ func (v *view) forget(path string) {
 		v.removeLocked(e)
 	}
 	delete(v.topLevel, path)
-	v.paths, v.pkgs, v.hashes = nil, nil, nil
+	v.paths, v.pkgs, v.hashes, v.ascii = nil, nil, nil, nil
 	v.gen.Add(1)
 }
 
@@ -78,7 +79,7 @@ func (v *view) invalidate() {
 	v.lru.Init()
 	v.bytes = 0
 	v.topLevel, v.topLevelDefs = nil, 0
-	v.paths, v.pkgs, v.hashes = nil, nil, nil
+	v.paths, v.pkgs, v.hashes, v.ascii = nil, nil, nil, nil
 	v.gen.Add(1)
 }
 
@@ -191,6 +192,14 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
+// indexedASCII reports whether path's indexed version is ASCII.
+func (v *view) indexedASCII(path string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.ascii[path]
+}
+
 // indexedHash is the content hash of path's indexed version, or "".
 func (v *view) indexedHash(path string) string {
 	v.mu.Lock()
@@ -211,12 +220,16 @@ func (v *view) loadFilesLocked() {
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
 	v.hashes = make(map[string]string, len(files))
+	v.ascii = make(map[string]bool, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
 		if !f.Incomplete {
 			v.hashes[f.Path] = f.Hash
+			if f.ASCII {
+				v.ascii[f.Path] = true
+			}
 		}
 	}
 }

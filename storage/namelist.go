@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// nameList is the queries' copy of the name table, in the table's order
+// (lowercase form, then the name). Symbol search scores every name: read
+// from badger, each query allocated every name (about 11 MB and 100 ms per
+// workspace/symbol on the Go standard library), and the garbage slowed the
+// requests around it. Names are never removed from the table, so the copy
+// only grows: a batch hands over the names it interned once they are
+// committed, and the next query merges them in.
+type nameList struct {
+	mu      sync.Mutex
+	loaded  bool
+	names   names
+	pending []indexedName // committed since the last merge, in any order
+}
+
+// names is an immutable sorted list of names packed in one string; a query
+// keeps using the one it got while a later merge builds the next.
+type names struct {
+	text string   // the names, concatenated
+	ends []uint32 // where each name ends in text
+	ids  []uint32
+}
+
+func (n names) len() int { return len(n.ids) }
+
+func (n names) at(i int) indexedName {
+	start := uint32(0)
+	if i > 0 {
+		start = n.ends[i-1]
+	}
+	return indexedName{id: n.ids[i], name: n.text[start:n.ends[i]]}
+}
+
+// get returns every committed name, reading the table on first use.
+func (l *nameList) get(db *badger.DB) (names, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.loaded {
+		// Loading under the lock: a batch committing meanwhile waits in add,
+		// so its names are either read here or kept pending (merge drops
+		// the duplicates of both).
+		var list []indexedName
+		err := db.View(func(txn *badger.Txn) (err error) {
+			list, err = allNames(txn)
+			return err
+		})
+		if err != nil {
+			return names{}, err
+		}
+		l.names, l.loaded = pack(list), true
+	}
+	if len(l.pending) > 0 {
+		l.names = l.names.merge(l.pending)
+		l.pending = nil
+	}
+	return l.names, nil
+}
+
+// add records names a batch interned, after its commit.
+func (l *nameList) add(interned []indexedName) {
+	if len(interned) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loaded {
+		l.pending = append(l.pending, interned...)
+	}
+}
+
+// compareNames orders names as the name table's keys do.
+func compareNames(a, b string) int {
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// merge returns n with added (sorted here) merged in, without duplicates.
+func (n names) merge(added []indexedName) names {
+	slices.SortFunc(added, func(a, b indexedName) int { return compareNames(a.name, b.name) })
+	out := make([]indexedName, 0, n.len()+len(added))
+	i, j := 0, 0
+	for i < n.len() || j < len(added) {
+		var next indexedName
+		switch {
+		case j == len(added):
+			next = n.at(i)
+			i++
+		case i == n.len():
+			next = added[j]
+			j++
+		default:
+			a := n.at(i)
+			c := compareNames(a.name, added[j].name)
+			next = a
+			if c >= 0 {
+				next = added[j]
+				j++
+			}
+			if c <= 0 {
+				i++
+			}
+		}
+		if k := len(out); k > 0 && out[k-1].name == next.name {
+			continue
+		}
+		out = append(out, next)
+	}
+	return pack(out)
+}
+
+func pack(list []indexedName) names {
+	size := 0
+	for _, n := range list {
+		size += len(n.name)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	out := names{ends: make([]uint32, len(list)), ids: make([]uint32, len(list))}
+	for i, n := range list {
+		b.WriteString(n.name)
+		out.ends[i] = uint32(b.Len())
+		out.ids[i] = n.id
+	}
+	out.text = b.String()
+	return out
+}
+
+// from returns the index of the first name whose lowercase form is not
+// below lowerPrefix: where a prefix search starts.
+func (n names) from(lowerPrefix string) int {
+	return sort.Search(n.len(), func(i int) bool { return strings.ToLower(n.at(i).name) >= lowerPrefix })
+}
