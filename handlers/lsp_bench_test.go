@@ -127,6 +127,21 @@ func TestStdlibLatency(t *testing.T) {
 			fmt.Fprintf(&b, "    %9s %8d B  %s\n", x.d.Round(10*time.Microsecond), x.size, samples[x.at])
 		}
 	}
+	runtime.GC()
+	if f := os.Getenv("KAST_BENCH_HEAPPROFILE"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(out); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+	}
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	fmt.Fprintf(&b, "live heap after the run: %d MB (GC cycles during the run: %d, %.0f%% of CPU)\n",
+		mem.HeapAlloc>>20, mem.NumGC, 100*mem.GCCPUFraction)
 	t.Log("\n" + b.String())
 }
 
