@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // DefHit is one definition found by name, with enough to navigate to it and
@@ -168,7 +169,13 @@ type postingTable struct {
 
 // postingTables lists the tables in tag order, so rows built table by table
 // and name id by name id come out sorted by key.
+//
+// What a function body declares, and the references bound to it, stay out of
+// the name tables: only their own file can mean them, and the resolver looks
+// for them there (resolve.BodyBindings). In the Go standard library they are
+// a third of the rows.
 func postingTables(f *analysis.FileFacts) []postingTable {
+	inBody := resolve.BodyBindings(f)
 	return []postingTable{
 		{tagSub, len(f.Supertypes), func(i int) string {
 			if def(f, f.Supertypes[i].Def) != nil {
@@ -176,8 +183,18 @@ func postingTables(f *analysis.FileFacts) []postingTable {
 			}
 			return ""
 		}},
-		{tagDef, len(f.Defs), func(i int) string { return f.Defs[i].Name }},
-		{tagRef, len(f.Refs), func(i int) string { return f.Refs[i].Name }},
+		{tagDef, len(f.Defs), func(i int) string {
+			if resolve.DeclaredInBody(f, int32(i)) {
+				return ""
+			}
+			return f.Defs[i].Name
+		}},
+		{tagRef, len(f.Refs), func(i int) string {
+			if inBody[i] {
+				return ""
+			}
+			return f.Refs[i].Name
+		}},
 		{tagSuper, len(f.Supertypes), func(i int) string {
 			if sub := def(f, f.Supertypes[i].Def); sub != nil {
 				return sub.Name

@@ -338,16 +338,10 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	var out []Candidate
 	for s := ref.Scope; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		owner := f.Scopes[s].Def
-		local := owner != analysis.None && !f.Defs[owner].Kind.IsType() || owner == analysis.None && s != 0
+		local := localScope(f, s, owner)
 		for _, i := range r.namedIn(f, s, ref.Name) {
 			d := f.Defs[i]
-			// Locals are visible after their declaration only, and a
-			// variable not in its own initializer (`let x = x + 1`). Local
-			// functions are visible in the whole block: JavaScript hoists
-			// them, Rust items are unordered, and elsewhere a use before
-			// the declaration is an error.
-			if local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction ||
-				s == ref.Scope && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start)) {
+			if hiddenFrom(d, s, ref, local) {
 				continue
 			}
 			via := ViaScope

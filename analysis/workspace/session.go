@@ -162,14 +162,20 @@ func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
 	return facts
 }
 
+// newOverlay indexes an open document's names as the index's name tables
+// would: without what function bodies declare and the references bound to it.
 func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 	o := &overlay{version: d.Version, size: len(d.Text), facts: f,
 		defs: map[string][]int32{}, refs: map[string][]int32{}, supers: map[string][]int32{}}
 	for i, x := range f.Defs {
-		o.defs[x.Name] = append(o.defs[x.Name], int32(i))
+		if !resolve.DeclaredInBody(f, int32(i)) {
+			o.defs[x.Name] = append(o.defs[x.Name], int32(i))
+		}
 	}
-	for i, x := range f.Refs {
-		o.refs[x.Name] = append(o.refs[x.Name], int32(i))
+	for i, inBody := range resolve.BodyBindings(f) {
+		if !inBody {
+			o.refs[f.Refs[i].Name] = append(o.refs[f.Refs[i].Name], int32(i))
+		}
 	}
 	for i, x := range f.Supertypes {
 		name := resolve.BaseTypeName(x.Name)
