@@ -2,30 +2,184 @@ package syntax
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/kotlin"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
 
 	"github.com/kast-dev/kast/analysis"
 )
 
-// TestFlattenMatchesBinding walks the binding's tree and the flat copy side
-// by side: it guards the unexported layout cTree relies on and the preorder
-// links kast_flatten writes.
+// flattenCases are sources in several grammars, valid and broken: ERROR
+// nodes, MISSING nodes, extras such as comments between fields, aliases and
+// hidden nodes.
+var flattenCases = []struct {
+	name    string
+	grammar *sitter.Language
+	src     string
+}{
+	{"go", golang.GetLanguage(), "package p\n\nimport \"fmt\"\n\nfunc f(a, b int) { if a > b { fmt.Println(a) } }\n\nfunc g( {\n"},
+	{"go-ok", golang.GetLanguage(), "package p\n\n// T is.\ntype T struct {\n\tA, B int // c\n\tC    []map[string]chan<- T `json:\"c\"`\n}\n\nfunc (t *T) M(x ...int) (r int, err error) {\n\tfor i, v := range x {\n\t\tswitch {\n\t\tcase v > 0 /* c */ :\n\t\t\tr += i\n\t\tdefault:\n\t\t\tgoto L\n\t\t}\n\t}\nL:\n\treturn r, func() error { return nil }()\n}\n\nvar _ = []any{1, \"s\", 'c', 2.5i, T{A: 1}, [...]int{}, struct{}{}}\n"},
+	{"go-missing", golang.GetLanguage(), "package p\nfunc f() { x := []int{1, 2\n g(x[1:2]\n}\nfunc h() { if x { \n"},
+	{"kotlin", kotlin.GetLanguage(), "package a.b\n\nimport x.y.*\n\n/** doc */\nclass C<T : Any>(val x: Int, var y: String = \"s$x ${x + 1}\") : B(), I {\n    fun f(a: Int): Int = when (a) { 1 -> 2 else -> a * 2 }\n    val l = listOf(1, 2).map { it + 1 }\n    companion object { const val K = 1 }\n}\n\nfun g( {\n"},
+	{"kotlin-missing", kotlin.GetLanguage(), "fun f() {\n    val x = (1 + 2\n    if (x > 1 { }\n}\n"},
+	{"python", python.GetLanguage(), "import os\nfrom a import (b, c as d)\n\n@dec\nclass C(B, metaclass=M):\n    \"\"\"doc\"\"\"\n    def f(self, x: int = 1, *a, **k) -> int:\n        # comment\n        return [y for y in x if y] or {k: v for k, v in a}\n\nlambda x: x\nprint(f\"{x!r:>10}\")\ndef g(:\n    pass\n"},
+	{"python-missing", python.GetLanguage(), "x = (1,\nprint((1)\nif x\n    pass\n"},
+	{"typescript", typescript.GetLanguage(), "import { a, b as c } from \"m\";\nexport interface I<T> { x: T; f(y: number): string }\nexport class C extends B implements I<number> {\n  private x = 1;\n  constructor(public y: string) { super(); }\n  get z(): number { return this.x as number; }\n}\nconst f = async <T,>(a: T[]): Promise<T> => a[0]!;\ntype U = { [k: string]: U } | null;\nenum E { A = 1, B }\nlet s = `t ${f([1])} u`;\nfunction g( {\n"},
+	{"typescript-missing", typescript.GetLanguage(), "let x = (1 + 2;\nif (x { }\nclass D { m() { return [1, 2 } }\n"},
+	{"tsx", tsx.GetLanguage(), "const e = <div className=\"a\" onClick={() => f(1)}>{x}<br/></div>;\nconst g = <p>\n"},
+	{"java", java.GetLanguage(), "package p;\nimport java.util.*;\n@A(x = 1)\npublic class C<T> extends B implements I {\n  private int x = 1;\n  public <U> U f(List<? extends U> l) throws E { return l.get(0); }\n  void g( {\n}\n"},
+	{"rust", rust.GetLanguage(), "use std::io::{self, Read};\n#[derive(Debug)]\npub struct S<'a, T: Clone> { x: &'a T }\nimpl<T> S<'_, T> { fn f(&self) -> Option<i32> { match 1 { 1 => Some(2), _ => None } } }\nmacro_rules! m { ($x:expr) => { $x } }\nfn g( {\n"},
+	{"ruby", ruby.GetLanguage(), "module M\n  class C < B\n    def f(a, b = 1, *c, d:, &e)\n      x = a.map { |y| y * 2 } if b\n      \"s #{x}\"\n    end\n  end\nend\ndef g(\n"},
+	{"javascript", javascript.GetLanguage(), "import x from 'y';\nclass A extends B { #p = 1; static m(a = 1, ...r) { return a?.b ?? r; } }\nconst re = /a+/g, t = `x${1}`;\nfunction g( {\n"},
+}
+
+// TestFlattenMatchesBinding compares every field of every flat node with the
+// binding's own node and cursor API in several grammars: it guards the
+// unexported layout cTree relies on and everything kast_flatten writes.
 func TestFlattenMatchesBinding(t *testing.T) {
-	src := []byte("package p\n\nimport \"fmt\"\n\nfunc f(a, b int) { if a > b { fmt.Println(a) } }\n\nfunc g( {\n")
-	l := NewLanguage("go", golang.GetLanguage())
-	tree, err := l.Parse(context.Background(), src)
-	if err != nil {
-		t.Fatal(err)
+	var missing, errs int
+	for _, tc := range flattenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewLanguage(tc.name, tc.grammar)
+			tree, err := l.Parse(context.Background(), []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tree.Close()
+			m, e := compareWithBinding(t, l, tree)
+			missing += m
+			errs += e
+		})
 	}
-	defer tree.Close()
+	// The cases must exercise error recovery.
+	if missing == 0 || errs == 0 {
+		t.Errorf("cases have %d MISSING and %d ERROR nodes, want some of each", missing, errs)
+	}
+}
+
+// TestFlattenMatchesBindingStdlib runs the comparison on Go standard library
+// files, when GOROOT/src is present.
+func TestFlattenMatchesBindingStdlib(t *testing.T) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "*.go"))
+	if len(paths) == 0 {
+		t.Skip("no Go standard library under " + root)
+	}
+	sort.Strings(paths)
+	step := 1 + len(paths)/40
+	if testing.Short() {
+		step = 1 + len(paths)/5
+	}
+	l := NewLanguage("go", golang.GetLanguage())
+	for i := 0; i < len(paths); i += step {
+		src, err := os.ReadFile(paths[i])
+		if err != nil {
+			continue
+		}
+		tree, err := l.Parse(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWithBinding(t, l, tree) })
+		tree.Close()
+	}
+}
+
+// compareWithBinding walks the binding's cursor over tree in preorder beside
+// the flat array, and the binding's nodes recursively beside the flat
+// Nodes. It returns the numbers of MISSING and ERROR nodes seen.
+func compareWithBinding(t *testing.T, l *Language, tree *Tree) (missing, errs int) {
+	t.Helper()
+	nodes := tree.nodes
+	c := sitter.NewTreeCursor(tree.tree.RootNode())
+	defer c.Close()
+	// parents[d] is the flat index of the current ancestor at depth d, and
+	// prev[d] that of the last node seen at depth d+1 under it.
+	var parents, prev []int
+	i := 0
+	for {
+		if i >= len(nodes) {
+			t.Fatalf("flat tree has %d nodes, the binding more", len(nodes))
+		}
+		want, got := c.CurrentNode(), nodes[i]
+		wantField := uint16(0)
+		if name := c.CurrentFieldName(); name != "" {
+			wantField = l.fieldIDs[name]
+			if wantField == 0 {
+				t.Fatalf("node %d: unknown field %q", i, name)
+			}
+		}
+		wantParent, wantFlags := 0, 0
+		if d := len(parents); d > 0 {
+			wantParent = parents[d-1]
+			if p := prev[d-1]; p >= 0 && int(nodes[p].next) != i {
+				t.Fatalf("node %d: previous sibling %d links to %d", i, p, nodes[p].next)
+			}
+			prev[d-1] = i
+		}
+		if want.IsNamed() {
+			wantFlags |= flagNamed
+		}
+		if want.IsMissing() {
+			wantFlags |= flagMissing
+			missing++
+		}
+		if want.HasError() {
+			wantFlags |= flagHasError
+		}
+		if want.IsError() {
+			errs++
+		}
+		if uint16(got.symbol) != uint16(want.Symbol()) || uint32(got.start) != want.StartByte() || uint32(got.end) != want.EndByte() ||
+			uint16(got.field) != wantField || int(got.flags) != wantFlags || int(got.parent) != wantParent ||
+			uint32(got.children) != want.ChildCount() {
+			t.Fatalf("node %d: binding %s [%d,%d) symbol %d field %d flags %d parent %d children %d; flat symbol %d [%d,%d) field %d flags %d parent %d children %d",
+				i, want.Type(), want.StartByte(), want.EndByte(), want.Symbol(), wantField, wantFlags, wantParent, want.ChildCount(),
+				got.symbol, got.start, got.end, got.field, got.flags, got.parent, got.children)
+		}
+		if c.GoToFirstChild() {
+			parents = append(parents, i)
+			prev = append(prev, -1)
+			i++
+			continue
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				goto done
+			}
+			if p := prev[len(prev)-1]; nodes[p].next != 0 {
+				t.Fatalf("node %d: last child links to %d", p, nodes[p].next)
+			}
+			parents, prev = parents[:len(parents)-1], prev[:len(prev)-1]
+		}
+		i++
+	}
+done:
+	if i+1 != len(nodes) {
+		t.Fatalf("flat tree has %d nodes, the binding %d", len(nodes), i+1)
+	}
+	if nodes[0].next != 0 || nodes[0].parent != 0 {
+		t.Fatalf("root links to parent %d, next %d", nodes[0].parent, nodes[0].next)
+	}
+
 	var compare func(want *sitter.Node, got Node, field string)
 	compare = func(want *sitter.Node, got Node, field string) {
 		if want.Type() != got.Type() || int(want.StartByte()) != got.Start() || int(want.EndByte()) != got.End() ||
-			want.IsNamed() != got.IsNamed() || want.IsMissing() != got.IsMissing() || want.HasError() != got.HasError() {
+			want.IsNamed() != got.IsNamed() || want.IsMissing() != got.IsMissing() || want.HasError() != got.HasError() ||
+			want.IsError() != got.IsError() {
 			t.Fatalf("binding %s [%d,%d) vs flat %s [%d,%d)", want.Type(), want.StartByte(), want.EndByte(), got.Type(), got.Start(), got.End())
 		}
 		if field != "" && !got.Parent().Field(field).Valid() {
@@ -43,6 +197,7 @@ func TestFlattenMatchesBinding(t *testing.T) {
 		}
 	}
 	compare(tree.tree.RootNode(), tree.Root(), "")
+	return missing, errs
 }
 
 // TestPointAt checks the hand-written search against sort.SearchInts at every
