@@ -173,7 +173,7 @@ type postingTable struct {
 // What a function body declares, and the references bound to it, stay out of
 // the name tables: only their own file can mean them, and the resolver looks
 // for them there (resolve.BodyBindings). In the Go standard library they are
-// a third of the rows.
+// a quarter of the posting rows (950k → 706k).
 func postingTables(f *analysis.FileFacts) []postingTable {
 	inBody := resolve.BodyBindings(f)
 	return []postingTable{

@@ -1,9 +1,6 @@
 package resolve
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/kast-dev/kast/analysis"
 )
 
@@ -17,16 +14,10 @@ import (
 // a receiver or an enclosing type), the answer is false.
 func BodyBindings(f *analysis.FileFacts) []bool {
 	out := make([]bool, len(f.Refs))
-	// Only the definitions of local scopes can be found before the walk
-	// stops, and only names some body declares can bind. Sorted by scope
-	// and name, those definitions stand in for namedIn's map, which would
-	// cost more than it saves for one pass over the file.
-	var inLocal []int32
+	// Only names some body declares can bind, and only the definitions of
+	// local scopes can be found before the walk stops.
 	names := map[string]bool{}
 	for i, d := range f.Defs {
-		if d.Scope >= 0 && int(d.Scope) < len(f.Scopes) && localScope(f, d.Scope, f.Scopes[d.Scope].Def) {
-			inLocal = append(inLocal, int32(i))
-		}
 		if DeclaredInBody(f, int32(i)) {
 			names[d.Name] = true
 		}
@@ -34,30 +25,34 @@ func BodyBindings(f *analysis.FileFacts) []bool {
 	if len(names) == 0 {
 		return out
 	}
-	key := func(i int32) scopedName { return scopedName{f.Defs[i].Scope, f.Defs[i].Name} }
-	compare := func(a, b scopedName) int {
-		if c := cmp.Compare(a.scope, b.scope); c != 0 {
-			return c
+	l := localDefs{first: make(map[scopedName]int32, len(f.Defs)), next: make([]int32, len(f.Defs))}
+	for i := len(f.Defs) - 1; i >= 0; i-- {
+		d := f.Defs[i]
+		if d.Scope < 0 || int(d.Scope) >= len(f.Scopes) || !localScope(f, d.Scope, f.Scopes[d.Scope].Def) {
+			continue
 		}
-		return cmp.Compare(a.name, b.name)
-	}
-	slices.SortFunc(inLocal, func(a, b int32) int { return compare(key(a), key(b)) })
-	named := func(scope int32, name string) []int32 {
-		k := scopedName{scope, name}
-		lo, _ := slices.BinarySearchFunc(inLocal, k, func(i int32, k scopedName) int { return compare(key(i), k) })
-		hi := lo
-		for hi < len(inLocal) && key(inLocal[hi]) == k {
-			hi++
+		k := scopedName{d.Scope, d.Name}
+		l.next[i] = analysis.None
+		if j, ok := l.first[k]; ok {
+			l.next[i] = j
 		}
-		return inLocal[lo:hi]
+		l.first[k] = int32(i)
 	}
 	for i, ref := range f.Refs {
-		out[i] = names[ref.Name] && bindsInBody(f, ref, named)
+		out[i] = names[ref.Name] && l.binds(f, ref)
 	}
 	return out
 }
 
-func bindsInBody(f *analysis.FileFacts, ref analysis.Ref, named func(int32, string) []int32) bool {
+// localDefs chains the definitions of a file's local scopes by scope and
+// name: first holds the first of each chain, next the one after each.
+type localDefs struct {
+	first map[scopedName]int32
+	next  []int32
+}
+
+// binds reports whether ref binds to what a body of f declares.
+func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref) bool {
 	if ref.Qualifier != "" || ref.Role&analysis.RoleImport != 0 {
 		return false
 	}
@@ -67,7 +62,8 @@ func bindsInBody(f *analysis.FileFacts, ref analysis.Ref, named func(int32, stri
 			return false
 		}
 		found := false
-		for _, i := range named(s, ref.Name) {
+		i, ok := l.first[scopedName{s, ref.Name}]
+		for ; ok && i != analysis.None; i = l.next[i] {
 			d := f.Defs[i]
 			if hiddenFrom(d, s, ref, true) || kindFit(ref.Role, d.Kind) == 0 {
 				continue

@@ -162,8 +162,10 @@ func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
 	return facts
 }
 
-// newOverlay indexes an open document's names as the index's name tables
-// would: without what function bodies declare and the references bound to it.
+// newOverlay indexes an open document's names. Like the index's name
+// tables, it leaves out what function bodies declare; unlike them it keeps
+// the references bound to that (see resolve.BodyBindings): resolution rules
+// them out, and finding them would cost every request that opens a file.
 func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 	o := &overlay{version: d.Version, size: len(d.Text), facts: f,
 		defs: map[string][]int32{}, refs: map[string][]int32{}, supers: map[string][]int32{}}
@@ -172,10 +174,8 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 			o.defs[x.Name] = append(o.defs[x.Name], int32(i))
 		}
 	}
-	for i, inBody := range resolve.BodyBindings(f) {
-		if !inBody {
-			o.refs[f.Refs[i].Name] = append(o.refs[f.Refs[i].Name], int32(i))
-		}
+	for i, x := range f.Refs {
+		o.refs[x.Name] = append(o.refs[x.Name], int32(i))
 	}
 	for i, x := range f.Supertypes {
 		name := resolve.BaseTypeName(x.Name)
