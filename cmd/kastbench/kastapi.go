@@ -51,15 +51,11 @@ func runKastAPI(kast, root string, n int) error {
 
 	// The daemon resolves references in the background once it has
 	// indexed; measure it warm, with them stored, as an agent meets it.
-	start := time.Now()
-	index := exec.Command(kast, "--log-level", "warn", "index", "--references", root)
-	index.Env, index.Stdout, index.Stderr = env, io.Discard, os.Stderr
-	if err := index.Run(); err != nil {
-		return fmt.Errorf("kast index --references: %w", err)
+	if err := indexWithReferences(kast, root, env); err != nil {
+		return err
 	}
-	fmt.Printf("tree %s: indexed and references resolved in %s\n", root, time.Since(start).Round(time.Millisecond))
 
-	start = time.Now()
+	start := time.Now()
 	daemon := exec.Command(kast, "--log-level", "warn", "serve", "--workspace", root)
 	daemon.Env, daemon.Stderr = env, os.Stderr
 	if err := daemon.Start(); err != nil {
@@ -193,4 +189,18 @@ func socketCall(socket, method, params string) (failed bool, err error) {
 		return false, err
 	}
 	return resp.Error != nil, nil
+}
+
+// indexWithReferences runs kast index --references on root, with env, so
+// that a server started next opens a complete, settled index: warm, as an
+// editor or agent meets it after the first run.
+func indexWithReferences(kast, root string, env []string) error {
+	start := time.Now()
+	index := exec.Command(kast, "--log-level", "warn", "index", "--references", root)
+	index.Env, index.Stdout, index.Stderr = env, io.Discard, os.Stderr
+	if err := index.Run(); err != nil {
+		return fmt.Errorf("kast index --references: %w", err)
+	}
+	fmt.Printf("tree %s: indexed and references resolved in %s\n", root, time.Since(start).Round(time.Millisecond))
+	return nil
 }
