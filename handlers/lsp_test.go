@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +199,29 @@ func TestLSPUTF16ColumnsInIndexedFiles(t *testing.T) {
 	// wide.go: 16 ASCII bytes, é (2 bytes, 1 unit), 😀 (4 bytes, 2 units), 3 more.
 	if want := map[string]int{"ascii.go": 11, "wide.go": 22}; !maps.Equal(got, want) {
 		t.Fatalf("reference columns in UTF-16 = %v, want %v", got, want)
+	}
+}
+
+// Workspace symbols list what files declare outside function bodies:
+// parameters and locals are not symbols of the workspace.
+func TestLSPWorkspaceSymbolsLeaveOutLocals(t *testing.T) {
+	e := startLSP(t, map[string]string{
+		"go.mod": "module example.com/p\n",
+		"p.go":   "package p\n\nvar Counter int\n\nfunc count(counted int) int {\n\tcounter := counted + 1\n\treturn counter\n}\n",
+	})
+	e.reindex()
+	var syms []struct {
+		Name string `json:"name"`
+	}
+	if err := e.client.Call(e.ctx, "workspace/symbol", map[string]string{"query": "count"}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range syms {
+		got = append(got, s.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"Counter", "count"}; !slices.Equal(got, want) {
+		t.Fatalf("workspace/symbol count = %v, want %v", got, want)
 	}
 }
