@@ -4,6 +4,11 @@
 // dropped.
 package analysis
 
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
 // Point is a 0-based line and a 0-based UTF-8 byte column.
 type Point struct {
 	Line int `json:"line"`
@@ -174,4 +179,20 @@ type FileFacts struct {
 	Calls      []Call        `json:"calls"`
 	Supertypes []Supertype   `json:"supertypes"`
 	Errors     []SyntaxError `json:"errors,omitempty"`
+}
+
+// IsASCII reports whether every byte of b is below 0x80.
+func IsASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

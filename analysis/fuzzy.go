@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 )
@@ -77,20 +76,4 @@ func wordStart(prev, r rune) bool {
 		return true
 	}
 	return unicode.IsDigit(r) != unicode.IsDigit(prev)
-}
-
-// IsASCII reports whether every byte of b is below 0x80.
-func IsASCII(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return false
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

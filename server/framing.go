@@ -173,7 +173,7 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 				// everything, exit included, and close). jsonrpc2 refuses
 				// every write once a read has failed, so the error is held
 				// back until the calls already read have answered.
-				s.drain(endOfInputDrainLimit)
+				s.drain()
 			}
 			return nil, 0, err
 		}
@@ -392,18 +392,18 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	return s.out.(frameWriter).WriteFrame(ctx, data)
 }
 
-// drain waits, at most for limit, until every call handed to a handler has
+// drainLimit bounds how long exit, or the end of the client's input, waits
+// for running calls to answer.
+const drainLimit = 2 * time.Second
+
+// drain waits, at most drainLimit, until every call handed to a handler has
 // had its response written.
-func (s *Stream) drain(limit time.Duration) {
-	deadline := time.Now().Add(limit)
+func (s *Stream) drain() {
+	deadline := time.Now().Add(drainLimit)
 	for s.unanswered.Load() > 0 && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
-
-// endOfInputDrainLimit bounds how long the end of the client's input waits
-// for running calls to answer.
-const endOfInputDrainLimit = 2 * time.Second
 
 type frameWriter interface {
 	WriteFrame(context.Context, []byte) (int64, error)

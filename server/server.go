@@ -484,14 +484,11 @@ func (c *Conn) exit() {
 		return
 	}
 	go func() {
-		c.stream.drain(exitDrainLimit)
+		c.stream.drain()
 		close(c.exited)
 		_ = c.rpc.Close()
 	}()
 }
-
-// exitDrainLimit bounds how long exit waits for running calls to answer.
-const exitDrainLimit = 2 * time.Second
 
 // lspCodec encodes payloads with the protocol package's union-aware JSON, as
 // protocol.NewServer's unexported codec does.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -141,4 +142,29 @@ func pack(list []indexedName) names {
 // below lowerPrefix: where a prefix search starts.
 func (n names) from(lowerPrefix string) int {
 	return sort.Search(n.len(), func(i int) bool { return strings.ToLower(n.at(i).name) >= lowerPrefix })
+}
+
+// allNames reads the whole name table, in its order.
+func allNames(txn *badger.Txn) ([]indexedName, error) {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: []byte{tagNameLower}})
+	defer it.Close()
+	var out []indexedName
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		name, ok := parseLowerNameKey(item.Key())
+		if !ok {
+			continue
+		}
+		err := item.Value(func(v []byte) error {
+			if len(v) != 4 {
+				return errCorrupt
+			}
+			out = append(out, indexedName{binary.BigEndian.Uint32(v), name})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

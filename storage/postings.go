@@ -175,7 +175,7 @@ type postingTable struct {
 // for them there (resolve.BodyBindings). In the Go standard library they are
 // a quarter of the posting rows (950k → 706k).
 func postingTables(f *analysis.FileFacts) []postingTable {
-	inBody := resolve.BodyBindings(f)
+	bodyDefs, bodyRefs := resolve.BodyBindings(f)
 	return []postingTable{
 		{tagSub, len(f.Supertypes), func(i int) string {
 			if def(f, f.Supertypes[i].Def) != nil {
@@ -184,13 +184,13 @@ func postingTables(f *analysis.FileFacts) []postingTable {
 			return ""
 		}},
 		{tagDef, len(f.Defs), func(i int) string {
-			if resolve.DeclaredInBody(f, int32(i)) {
+			if bodyDefs[i] {
 				return ""
 			}
 			return f.Defs[i].Name
 		}},
 		{tagRef, len(f.Refs), func(i int) string {
-			if inBody[i] {
+			if bodyRefs[i] {
 				return ""
 			}
 			return f.Refs[i].Name

@@ -300,31 +300,6 @@ type indexedName struct {
 	name string
 }
 
-// allNames reads the whole name table, in its order.
-func allNames(txn *badger.Txn) ([]indexedName, error) {
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: []byte{tagNameLower}})
-	defer it.Close()
-	var out []indexedName
-	for it.Rewind(); it.Valid(); it.Next() {
-		item := it.Item()
-		name, ok := parseLowerNameKey(item.Key())
-		if !ok {
-			continue
-		}
-		err := item.Value(func(v []byte) error {
-			if len(v) != 4 {
-				return errCorrupt
-			}
-			out = append(out, indexedName{binary.BigEndian.Uint32(v), name})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // defsOfNames appends the definitions of each visited name until limit hits
 // are collected.
 func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(indexedName) bool {

@@ -4,28 +4,29 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
-// BodyBindings reports, for each reference of f, whether it resolves by
-// scope alone to definitions declared inside a function, method or lambda
-// body (see DeclaredInBody). Such a reference can only mean something its
-// own file declares, and References looks for the uses of body-declared
-// definitions in their own file: the index need not list it under its name,
-// and for names like err, i or ok those lists are most of its rows. The
-// rules are inScope's; where inScope would look at other files (members of
-// a receiver or an enclosing type), the answer is false.
-func BodyBindings(f *analysis.FileFacts) []bool {
-	out := make([]bool, len(f.Refs))
+// BodyBindings reports, for each definition of f, whether it is declared
+// inside a function, method or lambda body (DeclaredInBody), and for each
+// reference, whether it resolves by scope alone to such definitions. Such a
+// reference can only mean something its own file declares, and References
+// looks for the uses of body-declared definitions in their own file: the
+// index need not list either under its name, and for names like err, i or
+// ok those lists are most of its rows. The rules are inScope's; where
+// inScope would look at other files (members of a receiver or an enclosing
+// type), the answer is false.
+func BodyBindings(f *analysis.FileFacts) (defs, refs []bool) {
+	defs, refs = make([]bool, len(f.Defs)), make([]bool, len(f.Refs))
 	// Only names some body declares can bind, and only the definitions of
 	// local scopes can be found before the walk stops.
 	names := map[string]bool{}
 	for i, d := range f.Defs {
-		if DeclaredInBody(f, int32(i)) {
+		if defs[i] = DeclaredInBody(f, int32(i)); defs[i] {
 			names[d.Name] = true
 		}
 	}
 	if len(names) == 0 {
-		return out
+		return defs, refs
 	}
-	l := localDefs{first: make(map[scopedName]int32, len(f.Defs)), next: make([]int32, len(f.Defs))}
+	l := localDefs{inBody: defs, first: make(map[scopedName]int32, len(f.Defs)), next: make([]int32, len(f.Defs))}
 	for i := len(f.Defs) - 1; i >= 0; i-- {
 		d := f.Defs[i]
 		if d.Scope < 0 || int(d.Scope) >= len(f.Scopes) || !localScope(f, d.Scope, f.Scopes[d.Scope].Def) {
@@ -39,16 +40,17 @@ func BodyBindings(f *analysis.FileFacts) []bool {
 		l.first[k] = int32(i)
 	}
 	for i, ref := range f.Refs {
-		out[i] = names[ref.Name] && l.binds(f, ref)
+		refs[i] = names[ref.Name] && l.binds(f, ref)
 	}
-	return out
+	return defs, refs
 }
 
 // localDefs chains the definitions of a file's local scopes by scope and
 // name: first holds the first of each chain, next the one after each.
 type localDefs struct {
-	first map[scopedName]int32
-	next  []int32
+	inBody []bool // by definition, DeclaredInBody
+	first  map[scopedName]int32
+	next   []int32
 }
 
 // binds reports whether ref binds to what a body of f declares.
@@ -68,7 +70,7 @@ func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref) bool {
 			if hiddenFrom(d, s, ref, true) || kindFit(ref.Role, d.Kind) == 0 {
 				continue
 			}
-			if !DeclaredInBody(f, i) {
+			if !l.inBody[i] {
 				return false
 			}
 			found = true

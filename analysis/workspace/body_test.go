@@ -34,7 +34,8 @@ func TestBodyBindingsResolveInTheirBody(t *testing.T) {
 		}
 		r := resolve.New(resolve.NewMemory(files...))
 		for _, f := range files {
-			for i, inBody := range resolve.BodyBindings(f) {
+			_, refs := resolve.BodyBindings(f)
+			for i, inBody := range refs {
 				if !inBody {
 					continue
 				}

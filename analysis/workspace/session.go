@@ -457,7 +457,7 @@ func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
 // of it is ASCII, so that its UTF-16 columns are its byte columns.
 func (s *Snapshot) ASCII(path string) bool {
 	w := owner(s.roots, path)
-	return w != nil && s.fromIndex(w, path) && w.view.indexedASCII(path)
+	return w != nil && s.fromIndex(w, path) && w.view.indexedFile(path).ascii
 }
 
 func (s *Snapshot) fromIndex(w *Workspace, path string) bool {

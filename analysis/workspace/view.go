@@ -38,14 +38,13 @@ type view struct {
 	// computed from it at one generation stays true until the next.
 	gen atomic.Uint64
 
-	mu     sync.Mutex
-	facts  map[string]*list.Element // of *cachedFacts
-	lru    list.List                // most recently used first
-	bytes  int64
-	paths  []string
-	pkgs   map[[2]string][]string
-	hashes map[string]string // path → content hash of the indexed version
-	ascii  map[string]bool   // paths whose indexed version is ASCII
+	mu      sync.Mutex
+	facts   map[string]*list.Element // of *cachedFacts
+	lru     list.List                // most recently used first
+	bytes   int64
+	paths   []string
+	pkgs    map[[2]string][]string
+	indexed map[string]indexedVersion // by path, complete files only
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
@@ -71,7 +70,7 @@ func (v *view) forget(path string) {
 		v.removeLocked(e)
 	}
 	delete(v.topLevel, path)
-	v.paths, v.pkgs, v.hashes, v.ascii = nil, nil, nil, nil
+	v.paths, v.pkgs, v.indexed = nil, nil, nil
 	v.gen.Add(1)
 }
 
@@ -83,7 +82,7 @@ func (v *view) invalidate() {
 	v.lru.Init()
 	v.bytes = 0
 	v.topLevel, v.topLevelDefs = nil, 0
-	v.paths, v.pkgs, v.hashes, v.ascii = nil, nil, nil, nil
+	v.paths, v.pkgs, v.indexed = nil, nil, nil
 	v.gen.Add(1)
 }
 
@@ -196,21 +195,23 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
-// indexedASCII reports whether path's indexed version is ASCII.
-func (v *view) indexedASCII(path string) bool {
+// indexedVersion is what the file table says of a file's indexed content.
+type indexedVersion struct {
+	hash  string
+	ascii bool
+}
+
+// indexedFile describes path's indexed version; the zero value when the
+// file is not indexed (or its last write was interrupted).
+func (v *view) indexedFile(path string) indexedVersion {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.loadFilesLocked()
-	return v.ascii[path]
+	return v.indexed[path]
 }
 
 // indexedHash is the content hash of path's indexed version, or "".
-func (v *view) indexedHash(path string) string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.loadFilesLocked()
-	return v.hashes[path]
-}
+func (v *view) indexedHash(path string) string { return v.indexedFile(path).hash }
 
 // loadFilesLocked reads the file table once per refresh.
 func (v *view) loadFilesLocked() {
@@ -223,17 +224,13 @@ func (v *view) loadFilesLocked() {
 	}
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
-	v.hashes = make(map[string]string, len(files))
-	v.ascii = make(map[string]bool, len(files))
+	v.indexed = make(map[string]indexedVersion, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
 		if !f.Incomplete {
-			v.hashes[f.Path] = f.Hash
-			if f.ASCII {
-				v.ascii[f.Path] = true
-			}
+			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
 	}
 }
