@@ -3,10 +3,12 @@
 // points run on the same files in the same run: a pure tree-sitter parse (the
 // floor no syntax-based indexer can beat) and universal-ctags.
 //
-//	kastbench -kast bin/kast [-root DIR]
+//	kastbench -kast bin/kast [-root DIR] [-rounds 3]
 //
 // It prints wall and CPU time for each; CPU time moves much less than wall
-// time when other work shares the machine. To see where a cold index spends
+// time when other work shares the machine. The floor and the cold index run
+// in alternation, -rounds times, and the round with the median cold index is
+// reported with the floor measured just before it. To see where a cold index spends
 // its time, -cpuprofile indexes the tree in this process under the profiler
 // instead (inspect the file with go tool pprof):
 //
@@ -50,16 +52,20 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
 	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
+	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the median round")
+	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
 	flag.Parse()
 	var err error
-	if *cpuProfile != "" {
+	if *floorOnly {
+		err = runFloor(*root)
+	} else if *cpuProfile != "" {
 		err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
 	} else if *kastAPI {
 		err = runKastAPI(*kast, *root, *samples)
 	} else if *lsp {
 		err = runLSPMode(*kast, *gopls, *root, *samples)
 	} else {
-		err = run(*kast, *root)
+		err = run(*kast, *root, max(*rounds, 1))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kastbench:", err)
@@ -88,7 +94,7 @@ type row struct {
 	note    string
 }
 
-func run(kast, root string) error {
+func run(kast, root string, rounds int) error {
 	ctx := context.Background()
 	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
 	if err != nil {
@@ -102,38 +108,58 @@ func run(kast, root string) error {
 	}
 	fmt.Printf("tree %s: %d files kast indexes, %.1f MB, %d cores\n\n", root, len(paths), float64(total)/1e6, runtime.GOMAXPROCS(0))
 
-	// The subprocesses run first: a child's peak RSS includes this process's
-	// resident memory at fork (Go spawns with CLONE_VM), which the in-process
-	// parse below would inflate.
-	var rows []row
-
-	cache, err := os.MkdirTemp("", "kastbench-cache-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(cache)
-	for _, pass := range []string{"kast index (cold)", "kast index (warm)"} {
-		r, err := kastIndex(kast, root, cache)
+	// The floor and the cold index alternate, each pair run back to back:
+	// a shared machine's speed drifts by 20% and more over minutes, so a
+	// ratio is only meaningful between runs made at about the same time.
+	// The floor runs in a child process too, measured the same way.
+	var floors, colds []row
+	var cache string
+	for round := range rounds {
+		f, err := floorChild(root)
 		if err != nil {
 			return err
 		}
-		r.name = pass
-		rows = append(rows, r)
+		f.bytes = total
+		if cache != "" {
+			os.RemoveAll(cache)
+		}
+		if cache, err = os.MkdirTemp("", "kastbench-cache-"); err != nil {
+			return err
+		}
+		c, err := kastIndex(kast, root, cache)
+		if err != nil {
+			os.RemoveAll(cache)
+			return err
+		}
+		fmt.Printf("round %d: floor %s / %s CPU, kast cold %s / %s CPU: %.2fx wall, %.2fx CPU\n", round+1,
+			f.elapsed.Round(time.Millisecond), f.cpu.Round(time.Millisecond), c.elapsed.Round(time.Millisecond),
+			c.cpu.Round(time.Millisecond), ratio(c.elapsed, f.elapsed), ratio(c.cpu, f.cpu))
+		floors, colds = append(floors, f), append(colds, c)
 	}
+	defer os.RemoveAll(cache)
+	warm, err := kastIndex(kast, root, cache)
+	if err != nil {
+		return err
+	}
+	// The round with the median cold index, with its own floor.
+	order := make([]int, rounds)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(colds[a].elapsed - colds[b].elapsed) })
+	mid := order[rounds/2]
+	floor, cold := floors[mid], colds[mid]
+	floor.name, cold.name, warm.name = "tree-sitter parse (floor)", "kast index (cold)", "kast index (warm)"
+	rows := []row{floor, cold, warm}
 	if r, err := ctags(paths, total); err != nil {
 		rows = append(rows, row{name: "universal-ctags", note: "not run: " + err.Error()})
 	} else {
 		rows = append(rows, r)
 	}
-	cpuBefore := selfCPU()
-	floor, err := parseFloor(ctx, paths)
-	if err != nil {
-		return err
-	}
-	rows = append([]row{{name: "tree-sitter parse (floor)", elapsed: floor, cpu: selfCPU() - cpuBefore, bytes: total}}, rows...)
 
 	// CPU time is printed beside wall time because it is much less sensitive
 	// to other load on a shared machine.
+	fmt.Printf("\nmedian round (%d of %d):\n", mid+1, rounds)
 	fmt.Printf("%-28s %10s %10s %9s %12s\n", "", "time", "CPU", "MB/s", "peak RSS")
 	for _, r := range rows {
 		if r.note != "" {
@@ -149,7 +175,7 @@ func run(kast, root string) error {
 		}
 		fmt.Printf("%-28s %10s %10s %9.1f %12s\n", r.name, r.elapsed.Round(time.Millisecond), cpu, float64(r.bytes)/1e6/r.elapsed.Seconds(), rss)
 	}
-	fmt.Printf("\ncold index / parse floor: %.2fx wall, %.2fx CPU\n", rows[1].elapsed.Seconds()/floor.Seconds(), rows[1].cpu.Seconds()/rows[0].cpu.Seconds())
+	fmt.Printf("\ncold index / parse floor: %.2fx wall, %.2fx CPU\n", ratio(cold.elapsed, floor.elapsed), ratio(cold.cpu, floor.cpu))
 
 	one, err := reindexOne(cache, root, paths)
 	if err != nil {
@@ -157,6 +183,40 @@ func run(kast, root string) error {
 	}
 	fmt.Printf("reindex after editing one file: %s (median of %d edits)\n", one.Round(time.Microsecond), reindexRuns)
 	return nil
+}
+
+func ratio(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
+
+// floorChild runs the floor in a child process (this program with -floor)
+// and measures it as kastIndex measures kast.
+func floorChild(root string) (row, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return row{}, err
+	}
+	cmd := exec.Command(self, "-floor", "-root", root)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return row{}, fmt.Errorf("floor: %v\n%s", err, stderr.String())
+	}
+	return row{elapsed: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
+}
+
+// runFloor is the child side of floorChild.
+func runFloor(root string) error {
+	ctx := context.Background()
+	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	if err != nil {
+		return err
+	}
+	paths := make([]string, len(found.Files))
+	for i, f := range found.Files {
+		paths[i] = f.Path
+	}
+	_, err = parseFloor(ctx, paths)
+	return err
 }
 
 // parseFloor parses every file on all cores and drops the trees: the cost of
