@@ -8,43 +8,7 @@ package syntax
 #include <malloc.h>
 #endif
 
-// Declarations from tree-sitter 0.22's api.h; the definitions are compiled
-// into github.com/smacker/go-tree-sitter, which this package links with.
-typedef struct TSTree TSTree;
-typedef struct { uint32_t row; uint32_t column; } TSPoint;
-typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
-typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
-typedef struct {
-	uint32_t start_byte, old_end_byte, new_end_byte;
-	TSPoint start_point, old_end_point, new_end_point;
-} TSInputEdit;
-
-TSNode ts_tree_root_node(const TSTree *self);
-void ts_tree_edit(TSTree *self, const TSInputEdit *edit);
-uint32_t ts_node_descendant_count(TSNode self);
-uint16_t ts_node_symbol(TSNode self);
-uint32_t ts_node_start_byte(TSNode self);
-uint32_t ts_node_end_byte(TSNode self);
-bool ts_node_is_named(TSNode self);
-bool ts_node_is_missing(TSNode self);
-bool ts_node_has_error(TSNode self);
-TSTreeCursor ts_tree_cursor_new(TSNode node);
-void ts_tree_cursor_delete(TSTreeCursor *self);
-TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
-uint16_t ts_tree_cursor_current_field_id(const TSTreeCursor *self);
-bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
-bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
-bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
-
-typedef struct {
-	uint32_t start, end;
-	uint32_t parent, next; // next is the next sibling's index, 0 for none
-	uint32_t children;     // number of children; the first is at index + 1
-	uint16_t symbol, field;
-	uint8_t flags;
-} kast_node;
-
-enum { KAST_NAMED = 1, KAST_MISSING = 2, KAST_HAS_ERROR = 4 };
+#include "flat.h"
 
 static uint32_t kast_count(const TSTree *tree) {
 	return ts_node_descendant_count(ts_tree_root_node(tree));
@@ -130,7 +94,9 @@ import "C"
 
 import (
 	"errors"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -165,10 +131,111 @@ func flatten(t *sitter.Tree) ([]flatNode, error) {
 	} else {
 		nodes = make([]flatNode, count)
 	}
-	if count == 0 || C.kast_flatten(ct, &nodes[0], count) != count {
+	if count == 0 {
+		return nil, errFlatten
+	}
+	if fastFlatten.Load() && flattenChecked(ct, nodes) {
+		return nodes, nil
+	}
+	if !flattenCursor(ct, nodes) {
 		return nil, errFlatten
 	}
 	return nodes, nil
+}
+
+// flattenCursor fills nodes, sized by kast_count, with tree-sitter's cursor.
+func flattenCursor(ct *C.TSTree, nodes []flatNode) bool {
+	return C.kast_flatten(ct, &nodes[0], C.uint32_t(len(nodes))) == C.uint32_t(len(nodes))
+}
+
+// flattenFast fills nodes, sized by kast_count, by reading tree-sitter's
+// node records directly (flat_fast.c): about three times as fast as the
+// cursor, which re-derives visibility, aliases, positions and fields at
+// every step. It reports
+// false, leaving nodes in any state, when the tree fails the sanity checks or
+// the walk does not produce exactly len(nodes) nodes.
+func flattenFast(ct *C.TSTree, nodes []flatNode) bool {
+	if !C.kast_syntax_fast_sane(ct) {
+		return false
+	}
+	n := int(C.kast_syntax_flatten_fast(ct, &nodes[0], C.uint32_t(len(nodes))))
+	if flattenHook != nil {
+		n = flattenHook(nodes, n)
+	}
+	return n == len(nodes)
+}
+
+// flattenWith flattens t with the fast walk or the cursor alone, into buf
+// when it is large enough: for tests and benchmarks.
+func flattenWith(t *sitter.Tree, buf []flatNode, fast bool) ([]flatNode, bool) {
+	ct := cTree(t)
+	count := int(C.kast_count(ct))
+	if count == 0 {
+		return nil, false
+	}
+	nodes := buf[:0]
+	if cap(nodes) < count {
+		nodes = make([]flatNode, count)
+	}
+	nodes = nodes[:count]
+	if fast {
+		return nodes, flattenFast(ct, nodes)
+	}
+	return nodes, flattenCursor(ct, nodes)
+}
+
+// fastFlatten is the process-wide switch for flattenFast. It starts on where
+// the mirrored layouts apply (little-endian 64-bit) and a self-check turns it
+// off for good on any disagreement with the cursor.
+var fastFlatten atomic.Bool
+
+// fastPlatform reports whether flat_fast.c was built with the fast walk.
+var fastPlatform = bool(C.kast_syntax_fast_platform())
+
+func init() { fastFlatten.Store(fastPlatform) }
+
+// checkNodes is how many nodes of a language the self-check compares with
+// the cursor before flattenFast alone flattens that language's trees. The
+// check runs lazily on the first real trees of each grammar rather than on
+// embedded samples at init: it covers whatever grammars callers register,
+// costs nothing for grammars never used, and for a used one adds about
+// 100 ns a node (the cursor walk it would otherwise skip) over its first
+// trees: well under a millisecond unless a first file is huge. Tests
+// compare the walks far more widely; this check is against a runtime whose
+// layouts differ from those flat_layout.h mirrors.
+const checkNodes = 1 << 12
+
+// langChecks maps a TSLanguage address to the *atomic.Int64 count of its
+// nodes compared so far.
+var langChecks sync.Map
+
+// flattenHook, set by tests only, may alter flattenFast's nodes and count.
+var flattenHook func(nodes []flatNode, n int) int
+
+// flattenChecked fills nodes with flattenFast, or, while the tree's language
+// is under self-check, with the cursor and compares flattenFast's output. It
+// reports false when the cursor must still (or again) flatten the tree.
+func flattenChecked(ct *C.TSTree, nodes []flatNode) bool {
+	lang := uintptr(unsafe.Pointer(C.ts_tree_language(ct)))
+	v, ok := langChecks.Load(lang)
+	if !ok {
+		v, _ = langChecks.LoadOrStore(lang, new(atomic.Int64))
+	}
+	compared := v.(*atomic.Int64)
+	if compared.Load() >= checkNodes {
+		// Sanity fails or a node count differs: the cursor redoes this tree.
+		return flattenFast(ct, nodes)
+	}
+	if !flattenCursor(ct, nodes) {
+		return false
+	}
+	fast := make([]flatNode, len(nodes))
+	if !flattenFast(ct, fast) || !slices.Equal(fast, nodes) {
+		fastFlatten.Store(false)
+	} else {
+		compared.Add(int64(len(nodes)))
+	}
+	return true
 }
 
 // bigTree is the node count above which a tree is treated as huge: closing

@@ -54,20 +54,22 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// BenchmarkFlatten parses a third of the Go standard library on one thread,
-// timing tree-sitter's parse and flatten separately in thread CPU time: flatten's cost per node
-// and the parse+flatten total against the parse-only floor.
+// BenchmarkFlatten parses a third of the Go standard library on one thread
+// and flattens every tree with the fast walk and with the cursor, in
+// alternating order, timing each in thread CPU time: ns/node of both walks
+// on the same trees, and parse+flatten against the parse-only floor.
 func BenchmarkFlatten(b *testing.B) {
 	srcs := stdlibFiles(b)
 	l := NewLanguage("go", golang.GetLanguage())
 	ctx := context.Background()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var parse, flat time.Duration
+	var parse, fast, cursor time.Duration
 	var nodes int
+	var buf []flatNode
 	b.ResetTimer()
 	for range b.N {
-		for _, src := range srcs {
+		for i, src := range srcs {
 			p := l.acquire()
 			t0 := threadCPU()
 			t, err := p.ParseCtx(ctx, nil, src)
@@ -76,31 +78,45 @@ func BenchmarkFlatten(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ns, err := flatten(t)
-			t2 := threadCPU()
-			if err != nil {
-				b.Fatal(err)
+			for j := range 2 {
+				useFast := (i+j)%2 == 0
+				t0 := threadCPU()
+				ns, ok := flattenWith(t, buf, useFast)
+				d := threadCPU() - t0
+				if !ok {
+					b.Fatalf("flattenWith(fast=%v) failed", useFast)
+				}
+				if useFast {
+					fast += d
+				} else {
+					cursor += d
+				}
+				buf = ns
 			}
 			parse += t1 - t0
-			flat += t2 - t1
-			nodes += len(ns)
-			release(t, ns)
+			nodes += len(buf)
+			t.Close()
 		}
 	}
 	b.StopTimer()
 	n := float64(b.N)
-	b.ReportMetric(float64(flat.Nanoseconds())/float64(nodes), "flat-ns/node")
+	perNode := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(nodes) }
+	b.ReportMetric(perNode(fast), "fast-ns/node")
+	b.ReportMetric(perNode(cursor), "cursor-ns/node")
 	b.ReportMetric(parse.Seconds()/n, "parse-s/op")
-	b.ReportMetric((parse+flat).Seconds()/n, "parse+flat-s/op")
-	b.Logf("%d files, %d nodes: parse %v, flatten %v (%.1f ns/node), parse+flatten %v (%.1f%% above parse)",
-		len(srcs), nodes/b.N, (parse / time.Duration(b.N)).Round(time.Millisecond),
-		(flat / time.Duration(b.N)).Round(time.Millisecond), float64(flat.Nanoseconds())/float64(nodes),
-		((parse + flat) / time.Duration(b.N)).Round(time.Millisecond), 100*flat.Seconds()/parse.Seconds())
+	b.ReportMetric((parse+fast).Seconds()/n, "parse+fast-s/op")
+	b.ReportMetric((parse+cursor).Seconds()/n, "parse+cursor-s/op")
+	op := func(d time.Duration) time.Duration { return (d / time.Duration(b.N)).Round(time.Millisecond) }
+	b.Logf("%d files, %d nodes: parse %v; fast walk %v (%.1f ns/node, %.1f%% above parse); cursor walk %v (%.1f ns/node, %.1f%% above parse)",
+		len(srcs), nodes/b.N, op(parse),
+		op(fast), perNode(fast), 100*fast.Seconds()/parse.Seconds(),
+		op(cursor), perNode(cursor), 100*cursor.Seconds()/parse.Seconds())
 }
 
 // BenchmarkFlattenOnly flattens already parsed trees of every 30th standard
-// library file again and again: flatten's own cost, steadier than
-// BenchmarkFlatten's because no parse runs in between.
+// library file again and again, with flatten as Parse runs it and with each
+// walk forced: their own cost, steadier than BenchmarkFlatten's because no
+// parse runs in between.
 func BenchmarkFlattenOnly(b *testing.B) {
 	if os.Getenv("KAST_FLAT_STEP") == "" {
 		os.Setenv("KAST_FLAT_STEP", "30")
@@ -119,15 +135,34 @@ func BenchmarkFlattenOnly(b *testing.B) {
 		trees = append(trees, t)
 		nodes += len(t.nodes)
 	}
-	b.ResetTimer()
-	for range b.N {
-		for _, t := range trees {
-			ns, err := flatten(t.tree)
-			if err != nil {
-				b.Fatal(err)
+	b.Run("flatten", func(b *testing.B) {
+		for range b.N {
+			for _, t := range trees {
+				ns, err := flatten(t.tree)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodePool.Put(&ns)
 			}
-			nodePool.Put(&ns)
 		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nodes), "ns/node")
+	})
+	for _, walk := range []struct {
+		name string
+		fast bool
+	}{{"fast", true}, {"cursor", false}} {
+		b.Run(walk.name, func(b *testing.B) {
+			var buf []flatNode
+			for range b.N {
+				for _, t := range trees {
+					ns, ok := flattenWith(t.tree, buf, walk.fast)
+					if !ok {
+						b.Fatal("flattenWith failed")
+					}
+					buf = ns
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nodes), "ns/node")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nodes), "ns/node")
 }

@@ -2,10 +2,15 @@ package syntax
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -48,7 +53,7 @@ var flattenCases = []struct {
 
 // TestFlattenMatchesBinding compares every field of every flat node with the
 // binding's own node and cursor API in several grammars: it guards the
-// unexported layout cTree relies on and everything kast_flatten writes.
+// unexported layout cTree relies on and everything both walks write.
 func TestFlattenMatchesBinding(t *testing.T) {
 	var missing, errs int
 	for _, tc := range flattenCases {
@@ -59,7 +64,7 @@ func TestFlattenMatchesBinding(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tree.Close()
-			m, e := compareWithBinding(t, l, tree)
+			m, e := compareWalksWithBinding(t, l, tree)
 			missing += m
 			errs += e
 		})
@@ -93,9 +98,30 @@ func TestFlattenMatchesBindingStdlib(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWithBinding(t, l, tree) })
+		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWalksWithBinding(t, l, tree) })
 		tree.Close()
 	}
+}
+
+// compareWalksWithBinding compares the nodes flatten gave tree, then those of
+// the fast walk and of the cursor walk, each forced, with the binding's.
+func compareWalksWithBinding(t *testing.T, l *Language, tree *Tree) (missing, errs int) {
+	t.Helper()
+	missing, errs = compareWithBinding(t, l, tree)
+	saved := tree.nodes
+	defer func() { tree.nodes = saved }()
+	for _, fast := range []bool{true, false} {
+		if fast && !fastPlatform {
+			continue
+		}
+		nodes, ok := flattenWith(tree.tree, nil, fast)
+		if !ok {
+			t.Fatalf("flattenWith(fast=%v) failed", fast)
+		}
+		tree.nodes = nodes
+		compareWithBinding(t, l, tree)
+	}
+	return missing, errs
 }
 
 // compareWithBinding walks the binding's cursor over tree in preorder beside
@@ -212,4 +238,298 @@ func TestPointAt(t *testing.T) {
 			t.Errorf("pointAt(%d) = %+v, want %+v", off, got, want)
 		}
 	}
+}
+
+// compareWalks flattens tree with the fast walk and with the cursor and
+// fails at the first node where they differ.
+func compareWalks(t *testing.T, name string, tree *Tree) {
+	t.Helper()
+	fast, ok := flattenWith(tree.tree, nil, true)
+	if !ok {
+		t.Fatalf("%s: the fast walk failed", name)
+	}
+	cursor, ok := flattenWith(tree.tree, nil, false)
+	if !ok {
+		t.Fatalf("%s: the cursor walk failed", name)
+	}
+	if len(fast) != len(cursor) {
+		t.Fatalf("%s: fast walk %d nodes, cursor %d", name, len(fast), len(cursor))
+	}
+	for i := range fast {
+		if fast[i] != cursor[i] {
+			t.Fatalf("%s: node %d: fast %+v, cursor %+v", name, i, fast[i], cursor[i])
+		}
+	}
+}
+
+// TestFlattenFastMatchesCursorStdlib compares the two walks on every 25th Go
+// file of GOROOT/src, or on all of them with KAST_FLATTEN_STDLIB=1.
+func TestFlattenFastMatchesCursorStdlib(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var paths []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".go" {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skip("no Go standard library under " + root)
+	}
+	sort.Strings(paths)
+	step := 25
+	if os.Getenv("KAST_FLATTEN_STDLIB") != "" {
+		step = 1
+	} else if testing.Short() {
+		step = 400
+	}
+	l := NewLanguage("go", golang.GetLanguage())
+	files, nodes := 0, 0
+	for i := 0; i < len(paths); i += step {
+		src, err := os.ReadFile(paths[i])
+		if err != nil {
+			continue
+		}
+		tree, err := l.Parse(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareWalks(t, paths[i], tree)
+		files++
+		nodes += tree.NodeCount()
+		tree.Close()
+	}
+	t.Logf("%d files, %d nodes", files, nodes)
+}
+
+// TestFlattenFastMatchesCursorExtremes compares the two walks on deeply
+// nested sources, valid and unbalanced, and on a huge one.
+func TestFlattenFastMatchesCursorExtremes(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	const depth = 3000
+	var huge strings.Builder
+	huge.WriteString("package p\n\nvar table = []struct{ a int; b string }{\n")
+	for i := range 60000 {
+		fmt.Fprintf(&huge, "\t{a: %d, b: \"%d\"}, // %d\n", i, i*7, i)
+	}
+	huge.WriteString("}\n")
+	for i := range 2000 {
+		fmt.Fprintf(&huge, "func f%d(x int) int { if x > %d { return x } else { return f%d(x + 1) } }\n", i, i, i+1)
+	}
+	cases := []struct {
+		name    string
+		grammar *sitter.Language
+		src     string
+	}{
+		{"go-parens", golang.GetLanguage(), "package p\nvar x = " + strings.Repeat("(", depth) + "1" + strings.Repeat(")", depth) + "\n"},
+		{"go-blocks", golang.GetLanguage(), "package p\nfunc f() {" + strings.Repeat("{", depth) + strings.Repeat("}", depth) + "}\n"},
+		{"go-unbalanced", golang.GetLanguage(), "package p\nfunc f() { x := " + strings.Repeat("(", depth) + "1" + strings.Repeat(")", depth-20) + "\n"},
+		{"go-calls", golang.GetLanguage(), "package p\nvar x = " + strings.Repeat("f(1, ", depth) + strings.Repeat(")", depth) + "\n"},
+		{"python-lists", python.GetLanguage(), "x = " + strings.Repeat("[1, ", depth) + strings.Repeat("]", depth) + "\n"},
+		{"javascript-arrows", javascript.GetLanguage(), "let f = " + strings.Repeat("x => ", depth) + "x;\n"},
+		{"rust-unbalanced", rust.GetLanguage(), "fn f() { let x = " + strings.Repeat("[(", depth) + "1" + strings.Repeat(")]", depth-20) + ", 2)\n"},
+		{"go-huge", golang.GetLanguage(), huge.String()},
+	}
+	for _, tc := range cases {
+		l := NewLanguage(tc.name, tc.grammar)
+		tree, err := l.Parse(context.Background(), []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareWalks(t, tc.name, tree)
+		deepest := 0
+		depths := make([]int, len(tree.nodes))
+		for i := 1; i < len(tree.nodes); i++ {
+			depths[i] = depths[tree.nodes[i].parent] + 1
+			deepest = max(deepest, depths[i])
+		}
+		t.Logf("%s: %d nodes, %d deep", tc.name, len(tree.nodes), deepest)
+		if deepest < 1000 && len(tree.nodes) < 1<<20 {
+			t.Errorf("%s is neither deep nor huge", tc.name)
+		}
+		if strings.HasSuffix(tc.name, "unbalanced") != tree.Root().HasError() {
+			t.Errorf("%s: root has error %v", tc.name, tree.Root().HasError())
+		}
+		tree.Close()
+	}
+}
+
+// TestFlattenFastMatchesCursorMutated compares the two walks, and the fast
+// walk with the binding, on randomly damaged copies of the flatten cases:
+// ERROR and MISSING nodes in every grammar. It also compares them on trees
+// that were edited and on incremental reparses.
+func TestFlattenFastMatchesCursorMutated(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const junk = "(){}[]<>;:,.=\"'`#$\n "
+	for _, tc := range flattenCases {
+		l := NewLanguage(tc.name, tc.grammar)
+		for i := range 25 {
+			src := []byte(tc.src)
+			for range 1 + rng.IntN(4) {
+				at := rng.IntN(len(src))
+				if rng.IntN(2) == 0 {
+					src = append(src[:at], src[at+1:]...)
+				} else {
+					src = append(src[:at], append([]byte{junk[rng.IntN(len(junk))]}, src[at:]...)...)
+				}
+			}
+			tree, err := l.Parse(context.Background(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s-%d", tc.name, i)
+			compareWalks(t, name, tree)
+			if i%5 == 0 {
+				t.Run(name, func(t *testing.T) { compareWalksWithBinding(t, l, tree) })
+			}
+			// Insert a byte at the start and reparse: positions shift and
+			// most subtrees are reused.
+			newSrc := append([]byte(" "), src...)
+			re, err := l.Reparse(context.Background(), tree, newSrc, Edit{Start: 0, OldEnd: 0, NewEnd: 1,
+				NewEndPoint: analysis.Point{Col: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareWalks(t, name+"-edited", tree)
+			compareWalks(t, name+"-reparsed", re)
+			re.Close()
+			tree.Close()
+		}
+	}
+}
+
+// resetSelfCheck forgets what the self-check learnt: every language is
+// checked again and the fast walk is back on.
+func resetSelfCheck() {
+	langChecks.Clear()
+	fastFlatten.Store(fastPlatform)
+}
+
+// TestFlattenSelfCheck checks that the self-check trusts a correct fast walk
+// after checkNodes nodes, that a difference turns the fast walk off for the
+// process with results staying right, and that a trusted walk giving a
+// wrong node count has that tree redone by the cursor.
+func TestFlattenSelfCheck(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	defer resetSelfCheck()
+	defer func() { flattenHook = nil }()
+	l := NewLanguage("go", golang.GetLanguage())
+	src := []byte(flattenCases[1].src)
+	parse := func() *Tree {
+		t.Helper()
+		tree, err := l.Parse(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree
+	}
+	compared := func() int64 {
+		var n int64
+		langChecks.Range(func(_, v any) bool {
+			n += v.(*atomic.Int64).Load()
+			return true
+		})
+		return n
+	}
+
+	// A correct walk earns trust.
+	resetSelfCheck()
+	for compared() < checkNodes {
+		tree := parse()
+		tree.Close()
+	}
+	if !fastFlatten.Load() {
+		t.Fatal("the self-check turned a correct fast walk off")
+	}
+
+	// A trusted walk whose node count is wrong: the cursor redoes the tree.
+	calls := 0
+	flattenHook = func(nodes []flatNode, n int) int {
+		calls++
+		nodes[n-1].field++
+		return n - 1
+	}
+	tree := parse()
+	flattenHook = nil
+	if calls != 1 || !fastFlatten.Load() {
+		t.Fatalf("hook called %d times, fast walk on: %v; want 1, true", calls, fastFlatten.Load())
+	}
+	compareWithBinding(t, l, tree)
+	tree.Close()
+
+	// A difference while checking: the fast walk goes off, results stay right.
+	resetSelfCheck()
+	flattenHook = func(nodes []flatNode, n int) int {
+		nodes[n/2].field++
+		return n
+	}
+	tree = parse()
+	if fastFlatten.Load() {
+		t.Fatal("the self-check kept a fast walk that differs from the cursor")
+	}
+	compareWithBinding(t, l, tree)
+	tree.Close()
+	calls = 0
+	flattenHook = func(nodes []flatNode, n int) int { calls++; return n }
+	tree = parse()
+	compareWithBinding(t, l, tree)
+	tree.Close()
+	if calls != 0 {
+		t.Fatal("the fast walk ran after the self-check turned it off")
+	}
+}
+
+// TestFlattenFastMatchesCursorDirs compares the two walks on every source
+// file, in any of the nine grammars, under the comma-separated directories
+// of KAST_FLATTEN_DIRS.
+func TestFlattenFastMatchesCursorDirs(t *testing.T) {
+	dirs := os.Getenv("KAST_FLATTEN_DIRS")
+	if dirs == "" || !fastPlatform {
+		t.Skip("KAST_FLATTEN_DIRS is not set")
+	}
+	grammars := map[string]*sitter.Language{
+		".go": golang.GetLanguage(), ".java": java.GetLanguage(), ".js": javascript.GetLanguage(),
+		".mjs": javascript.GetLanguage(), ".cjs": javascript.GetLanguage(), ".kt": kotlin.GetLanguage(),
+		".kts": kotlin.GetLanguage(), ".py": python.GetLanguage(), ".rb": ruby.GetLanguage(),
+		".rs": rust.GetLanguage(), ".ts": typescript.GetLanguage(), ".tsx": tsx.GetLanguage(),
+	}
+	langs := map[string]*Language{}
+	files := map[string]int{}
+	for _, dir := range strings.Split(dirs, ",") {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			ext := filepath.Ext(p)
+			g := grammars[ext]
+			if err != nil || d.IsDir() || g == nil || !d.Type().IsRegular() {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			l := langs[ext]
+			if l == nil {
+				l = NewLanguage(ext, g)
+				langs[ext] = l
+			}
+			tree, err := l.Parse(context.Background(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareWalks(t, p, tree)
+			tree.Close()
+			files[ext]++
+			return nil
+		})
+	}
+	t.Logf("files compared: %v", files)
 }
