@@ -7,8 +7,9 @@
 //
 // It prints wall and CPU time for each; CPU time moves much less than wall
 // time when other work shares the machine. The floor and the cold index run
-// in alternation, -rounds times, and the round with the median cold index is
-// reported with the floor measured just before it. To see where a cold index spends
+// in alternation, -rounds times; the round with the median ratio is
+// reported with the floor measured just before it, and the fastest of each
+// beside one another. To see where a cold index spends
 // its time, -cpuprofile indexes the tree in this process under the profiler
 // instead (inspect the file with go tool pprof):
 //
@@ -23,6 +24,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -52,7 +54,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
 	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
-	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the median round")
+	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the round with the median ratio")
 	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
 	flag.Parse()
 	var err error
@@ -141,12 +143,14 @@ func run(kast, root string, rounds int) error {
 	if err != nil {
 		return err
 	}
-	// The round with the median cold index, with its own floor.
+	// The round with the median ratio, with its own floor.
 	order := make([]int, rounds)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return int(colds[a].elapsed - colds[b].elapsed) })
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Compare(ratio(colds[a].elapsed, floors[a].elapsed), ratio(colds[b].elapsed, floors[b].elapsed))
+	})
 	mid := order[rounds/2]
 	floor, cold := floors[mid], colds[mid]
 	floor.name, cold.name, warm.name = "tree-sitter parse (floor)", "kast index (cold)", "kast index (warm)"
@@ -175,7 +179,13 @@ func run(kast, root string, rounds int) error {
 		}
 		fmt.Printf("%-28s %10s %10s %9.1f %12s\n", r.name, r.elapsed.Round(time.Millisecond), cpu, float64(r.bytes)/1e6/r.elapsed.Seconds(), rss)
 	}
-	fmt.Printf("\ncold index / parse floor: %.2fx wall, %.2fx CPU\n", ratio(cold.elapsed, floor.elapsed), ratio(cold.cpu, floor.cpu))
+	fmt.Printf("\ncold index / parse floor: %.2fx wall, %.2fx CPU (median round)\n", ratio(cold.elapsed, floor.elapsed), ratio(cold.cpu, floor.cpu))
+	fastest := func(rs []row) row {
+		return slices.MinFunc(rs, func(a, b row) int { return cmp.Compare(a.elapsed, b.elapsed) })
+	}
+	ff, fc := fastest(floors), fastest(colds)
+	fmt.Printf("fastest cold index / fastest floor: %s / %s = %.2fx wall, %.2fx CPU\n",
+		fc.elapsed.Round(time.Millisecond), ff.elapsed.Round(time.Millisecond), ratio(fc.elapsed, ff.elapsed), ratio(fc.cpu, ff.cpu))
 
 	one, err := reindexOne(cache, root, paths)
 	if err != nil {
