@@ -50,9 +50,11 @@ func childOpen(dir string) {
 	os.Exit(0)
 }
 
-// childWrite rewrites 20 files with random facts until it is killed. A batch
-// is large enough that badger commits it as several transactions, so a kill
-// can land between the writes of one file.
+// childWrite rewrites 10 files and adds 10 new ones with random facts in
+// each batch until it is killed, so that kills land in both ways a file is
+// written: rewritten in the batch's transactions, or, new, with its postings
+// loaded after them. A batch is large enough that badger commits it as
+// several transactions, so a kill can land between the writes of one file.
 func childWrite(dir string) {
 	ix, err := Open("/w", Options{Dir: dir})
 	if err != nil {
@@ -66,7 +68,11 @@ func childWrite(dir string) {
 		}
 		b := ix.NewBatch()
 		for j := range 20 {
-			if err := b.PutFile(fmt.Sprintf("/w/f%02d.go", j), time.Now(), randomFacts(rng)); err != nil {
+			path := fmt.Sprintf("/w/f%02d.go", j)
+			if j >= 10 {
+				path = fmt.Sprintf("/w/new%d/f%02d.go", round, j)
+			}
+			if err := b.PutFile(path, time.Now(), randomFacts(rng)); err != nil {
 				panic(err)
 			}
 		}

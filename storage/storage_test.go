@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -506,5 +507,52 @@ func TestReopenedIndexKeepsNameIDs(t *testing.T) {
 	}
 	if hits, _ := ix.Callers("call"); len(hits) != 2 {
 		t.Errorf("Callers(call) after reopen = %+v, want both files", hits)
+	}
+}
+
+// A batch that fails after loading the postings of new files but before
+// their final rows leaves them Incomplete, each posting listed in its
+// reverse index; writing them again, as the indexer does, completes them.
+func TestInterruptedPostingLoadIsRepaired(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	mustPut(t, ix, "/w/old.go", fakeFacts("old", []string{"Keep"}, []string{"helper"}))
+
+	beforeCompleting = func() error { return errors.New("killed") }
+	b := ix.NewBatch()
+	for i, name := range []string{"a", "b", "c"} {
+		facts := fakeFacts(name, []string{"Shape", "Fresh" + name}, []string{"helper", "Keep"})
+		if err := b.PutFile(fmt.Sprintf("/w/%s.go", name), time.Unix(int64(i), 0), facts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := b.Flush()
+	beforeCompleting = nil
+	if err == nil {
+		t.Fatal("the batch succeeded through a failed load")
+	}
+
+	incomplete := checkConsistent(t, ix)
+	slices.Sort(incomplete)
+	if want := []string{"/w/a.go", "/w/b.go", "/w/c.go"}; !slices.Equal(incomplete, want) {
+		t.Fatalf("incomplete after the interrupted load: %v, want %v", incomplete, want)
+	}
+	if refs, err := ix.RefsNamed("helper"); err != nil || len(refs) == 0 {
+		t.Fatalf("RefsNamed(helper) = %v, %v: the loaded postings should be stored", refs, err)
+	}
+
+	for _, name := range []string{"a", "b", "c"} {
+		mustPut(t, ix, fmt.Sprintf("/w/%s.go", name), fakeFacts(name+" edited", []string{"Shape"}, []string{"helper"}))
+	}
+	if left := checkConsistent(t, ix); len(left) != 0 {
+		t.Fatalf("still incomplete after rewriting: %v", left)
+	}
+	if defs, err := ix.DefsNamed("Freshb"); err != nil || len(defs) != 0 {
+		t.Errorf("DefsNamed(Freshb) = %v, %v: the rewrite should drop the interrupted write's postings", defs, err)
+	}
+	if defs, err := ix.DefsNamed("Shape"); err != nil || len(defs) != 3 {
+		t.Errorf("DefsNamed(Shape) = %d definitions, %v; want 3", len(defs), err)
+	}
+	if refs, err := ix.RefsNamed("helper"); err != nil || len(refs) != 4 {
+		t.Errorf("RefsNamed(helper) = %d references, %v; want 4", len(refs), err)
 	}
 }
