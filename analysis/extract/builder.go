@@ -4,7 +4,9 @@
 package extract
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,18 +30,43 @@ func New(tree *syntax.Tree, path string) *Builder {
 	// standard library (about one reference per 6.6 nodes and one
 	// definition, scope or call per 32), rounded so most files never grow.
 	n := tree.NodeCount()
-	b := &Builder{
-		Facts: &analysis.FileFacts{Path: path, Lang: tree.Language().ID,
-			Defs:   make([]analysis.Def, 0, n/28+1),
-			Refs:   make([]analysis.Ref, 0, n/6+1),
-			Scopes: make([]analysis.Scope, 0, n/28+1),
-			Calls:  make([]analysis.Call, 0, n/28+1),
-		},
-		tree: tree,
+	f, _ := factsPool.Get().(*analysis.FileFacts)
+	if f == nil {
+		f = &analysis.FileFacts{}
 	}
+	*f = analysis.FileFacts{Path: path, Lang: tree.Language().ID,
+		Defs:   slices.Grow(f.Defs[:0], n/28+1),
+		Refs:   slices.Grow(f.Refs[:0], n/6+1),
+		Scopes: slices.Grow(f.Scopes[:0], n/28+1),
+		Calls:  slices.Grow(f.Calls[:0], n/28+1),
+	}
+	b := &Builder{Facts: f, tree: tree}
 	b.Facts.Scopes = append(b.Facts.Scopes, analysis.Scope{Span: tree.Span(0, len(tree.Source())), Parent: analysis.None, Def: analysis.None})
 	b.scopes = []int32{0}
 	return b
+}
+
+// factsPool holds facts handed back with Release, for their slices.
+var factsPool sync.Pool // of *analysis.FileFacts
+
+// maxPooledRefs bounds the slices kept for reuse, so that one huge file does
+// not pin its peak in the pool.
+const maxPooledRefs = 1 << 16
+
+// Release hands back facts that nothing references any more, as the indexer
+// does once it has stored them: the next New reuses their slices. A cold
+// index of the Go standard library allocated half a gigabyte for them.
+func Release(f *analysis.FileFacts) {
+	if f == nil || cap(f.Refs) > maxPooledRefs {
+		return
+	}
+	// Cleared, so the pool keeps no file's text alive through names.
+	clear(f.Defs)
+	clear(f.Refs)
+	clear(f.Scopes)
+	clear(f.Calls)
+	*f = analysis.FileFacts{Defs: f.Defs[:0], Refs: f.Refs[:0], Scopes: f.Scopes[:0], Calls: f.Calls[:0]}
+	factsPool.Put(f)
 }
 
 // Finish records syntax errors and returns the facts.

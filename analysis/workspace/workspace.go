@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/lang"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/storage"
@@ -113,7 +114,8 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)
 	// newly written files now and then.
 	var last time.Time
 	totals, err := indexer.Run(ctx, w.Index, found.Files, lang.Extract, indexer.Options{
-		Lang: languageOf,
+		Lang:    languageOf,
+		Release: extract.Release,
 		Progress: func(p indexer.Progress) {
 			if time.Since(last) > time.Second {
 				last = time.Now()

@@ -42,6 +42,9 @@ type Options struct {
 	// Progress is called from Run's goroutine after each file it reads,
 	// starting with Done == 0; it should return quickly.
 	Progress func(Progress)
+	// Release, when set, is handed the facts the extractor returned once
+	// they are stored and nothing references them.
+	Release func(*analysis.FileFacts)
 }
 
 // Totals summarises a run. Files, Lines, Bytes, Defs and Refs describe the
@@ -142,7 +145,7 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	if opts.Progress != nil {
 		opts.Progress(progress)
 	}
-	err = writeResults(ix, results, &tot, func(r result) {
+	err = writeResults(ix, results, &tot, opts.Release, func(r result) {
 		w.queued.release(r.cost())
 		progress.Done++
 		progress.DoneBytes += r.file.Size
@@ -170,7 +173,7 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 
 // writeResults stores results in batches; it drains the channel even after a
 // write error so the workers can exit.
-func writeResults(ix *storage.Index, results <-chan result, tot *Totals, done func(result)) error {
+func writeResults(ix *storage.Index, results <-chan result, tot *Totals, release func(*analysis.FileFacts), done func(result)) error {
 	var b *storage.Batch
 	var err error
 	files, size := 0, int64(0)
@@ -204,6 +207,9 @@ func writeResults(ix *storage.Index, results <-chan result, tot *Totals, done fu
 			err = b.TouchFile(r.file.Path, r.file.ModTime)
 		} else {
 			err = b.PutFile(r.file.Path, r.file.ModTime, r.facts)
+			if r.outcome == extracted && release != nil {
+				release(r.facts) // reused facts may be the index's cached copy
+			}
 		}
 		if files, size = files+1, size+r.file.Size; files >= batchFiles || size >= batchBytes {
 			err = errors.Join(err, b.Flush())
