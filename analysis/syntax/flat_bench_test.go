@@ -2,11 +2,8 @@ package syntax
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"syscall"
 	"testing"
@@ -24,18 +21,7 @@ func stdlibFiles(b *testing.B) [][]byte {
 	if s, err := strconv.Atoi(os.Getenv("KAST_FLAT_STEP")); err == nil && s > 0 {
 		step = s
 	}
-	root := filepath.Join(runtime.GOROOT(), "src")
-	var paths []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".go" {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		b.Skip("no Go standard library under " + root)
-	}
-	sort.Strings(paths)
+	paths := stdlibGoFiles(b)
 	var srcs [][]byte
 	for i := 0; i < len(paths); i += step {
 		if src, err := os.ReadFile(paths[i]); err == nil {

@@ -262,12 +262,9 @@ func compareWalks(t *testing.T, name string, tree *Tree) {
 	}
 }
 
-// TestFlattenFastMatchesCursorStdlib compares the two walks on every 25th Go
-// file of GOROOT/src, or on all of them with KAST_FLATTEN_STDLIB=1.
-func TestFlattenFastMatchesCursorStdlib(t *testing.T) {
-	if !fastPlatform {
-		t.Skip("no fast walk on this platform")
-	}
+// stdlibGoFiles lists the .go files under GOROOT/src in order, or skips the
+// test when there are none.
+func stdlibGoFiles(tb testing.TB) []string {
 	root := filepath.Join(runtime.GOROOT(), "src")
 	var paths []string
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -277,9 +274,19 @@ func TestFlattenFastMatchesCursorStdlib(t *testing.T) {
 		return nil
 	})
 	if len(paths) == 0 {
-		t.Skip("no Go standard library under " + root)
+		tb.Skip("no Go standard library under " + root)
 	}
 	sort.Strings(paths)
+	return paths
+}
+
+// TestFlattenFastMatchesCursorStdlib compares the two walks on every 25th Go
+// file of GOROOT/src, or on all of them with KAST_FLATTEN_STDLIB=1.
+func TestFlattenFastMatchesCursorStdlib(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	paths := stdlibGoFiles(t)
 	step := 25
 	if os.Getenv("KAST_FLATTEN_STDLIB") != "" {
 		step = 1

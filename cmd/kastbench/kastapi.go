@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/kast-dev/kast/analysis/benchpos"
-	"github.com/kast-dev/kast/analysis/workspace"
-	"github.com/kast-dev/kast/storage/scan"
 )
 
 // rpcSamples bounds the end-to-end `kast rpc` runs: each starts a process.
@@ -30,13 +28,9 @@ func runKastAPI(kast, root string, n int) error {
 	if err != nil {
 		return err
 	}
-	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	paths, _, err := treeFiles(root)
 	if err != nil {
 		return err
-	}
-	paths := make([]string, len(found.Files))
-	for i, f := range found.Files {
-		paths[i] = f.Path
 	}
 	samples, err := benchpos.Go(ctx, paths, n)
 	if err != nil {

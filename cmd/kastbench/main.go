@@ -76,15 +76,25 @@ func main() {
 }
 
 func runLSPMode(kast, gopls, root string, n int) error {
-	found, err := scan.Walk(context.Background(), root, scan.Options{Include: workspace.Supported})
+	paths, _, err := treeFiles(root)
 	if err != nil {
 		return err
 	}
-	paths := make([]string, len(found.Files))
+	return runLSP(kast, gopls, root, paths, n)
+}
+
+// treeFiles lists the files under root that kast indexes, and their size.
+func treeFiles(root string) (paths []string, total int64, err error) {
+	found, err := scan.Walk(context.Background(), root, scan.Options{Include: workspace.Supported})
+	if err != nil {
+		return nil, 0, err
+	}
+	paths = make([]string, len(found.Files))
 	for i, f := range found.Files {
 		paths[i] = f.Path
+		total += f.Size
 	}
-	return runLSP(kast, gopls, root, paths, n)
+	return paths, total, nil
 }
 
 type row struct {
@@ -97,16 +107,9 @@ type row struct {
 }
 
 func run(kast, root string, rounds int) error {
-	ctx := context.Background()
-	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	paths, total, err := treeFiles(root)
 	if err != nil {
 		return err
-	}
-	var total int64
-	paths := make([]string, len(found.Files))
-	for i, f := range found.Files {
-		paths[i] = f.Path
-		total += f.Size
 	}
 	fmt.Printf("tree %s: %d files kast indexes, %.1f MB, %d cores\n\n", root, len(paths), float64(total)/1e6, runtime.GOMAXPROCS(0))
 
@@ -216,16 +219,11 @@ func floorChild(root string) (row, error) {
 
 // runFloor is the child side of floorChild.
 func runFloor(root string) error {
-	ctx := context.Background()
-	found, err := scan.Walk(ctx, root, scan.Options{Include: workspace.Supported})
+	paths, _, err := treeFiles(root)
 	if err != nil {
 		return err
 	}
-	paths := make([]string, len(found.Files))
-	for i, f := range found.Files {
-		paths[i] = f.Path
-	}
-	_, err = parseFloor(ctx, paths)
+	_, err = parseFloor(context.Background(), paths)
 	return err
 }
 
