@@ -17,8 +17,9 @@ static uint32_t kast_count(const TSTree *tree) {
 // kast_flatten writes the tree's nodes in preorder, linked by parent and
 // next-sibling indexes, so that Go can walk them without a cgo call per node.
 // It returns the number of nodes written, or 0 when out is too small or
-// memory runs out.
-static uint32_t kast_flatten(const TSTree *tree, kast_node *out, uint32_t cap) {
+// memory runs out; with prefix set, it stops after cap nodes and returns
+// cap, leaving links to nodes past them unset.
+static uint32_t kast_flatten(const TSTree *tree, kast_node *out, uint32_t cap, bool prefix) {
 	TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
 	uint32_t depth_cap = 64, depth = 0, n = 0;
 	// last[d] is the index of the last node emitted at depth d, or UINT32_MAX.
@@ -30,7 +31,7 @@ static uint32_t kast_flatten(const TSTree *tree, kast_node *out, uint32_t cap) {
 	last[0] = UINT32_MAX;
 	for (;;) {
 		if (n == cap) {
-			n = 0;
+			if (!prefix) n = 0;
 			break;
 		}
 		TSNode node = ts_tree_cursor_current_node(&c);
@@ -145,7 +146,7 @@ func flatten(t *sitter.Tree) ([]flatNode, error) {
 
 // flattenCursor fills nodes, sized by kast_count, with tree-sitter's cursor.
 func flattenCursor(ct *C.TSTree, nodes []flatNode) bool {
-	return C.kast_flatten(ct, &nodes[0], C.uint32_t(len(nodes))) == C.uint32_t(len(nodes))
+	return C.kast_flatten(ct, &nodes[0], C.uint32_t(len(nodes)), false) == C.uint32_t(len(nodes))
 }
 
 // flattenFast fills nodes, sized by kast_count, by reading tree-sitter's
@@ -197,12 +198,12 @@ func init() { fastFlatten.Store(fastPlatform) }
 // checkNodes is how many nodes of a language the self-check compares with
 // the cursor before flattenFast alone flattens that language's trees. The
 // check runs lazily on the first real trees of each grammar rather than on
-// embedded samples at init: it covers whatever grammars callers register,
-// costs nothing for grammars never used, and for a used one adds about
-// 100 ns a node (the cursor walk it would otherwise skip) over its first
-// trees: well under a millisecond unless a first file is huge. Tests
-// compare the walks far more widely; this check is against a runtime whose
-// layouts differ from those flat_layout.h mirrors.
+// embedded samples at init: it covers whatever grammars callers register and
+// costs nothing for grammars never used. It compares at most the first
+// checkNodes nodes of a tree, so a huge first file (a cold index takes the
+// largest first) costs no more than a small one. Tests compare the walks far
+// more widely; this check is against a runtime whose layouts differ from
+// those flat_layout.h mirrors.
 const checkNodes = 1 << 12
 
 // langChecks maps a TSLanguage address to the *atomic.Int64 count of its
@@ -212,9 +213,10 @@ var langChecks sync.Map
 // flattenHook, set by tests only, may alter flattenFast's nodes and count.
 var flattenHook func(nodes []flatNode, n int) int
 
-// flattenChecked fills nodes with flattenFast, or, while the tree's language
-// is under self-check, with the cursor and compares flattenFast's output. It
-// reports false when the cursor must still (or again) flatten the tree.
+// flattenChecked fills nodes with flattenFast and, while the tree's language
+// is under self-check, compares a prefix of them with the cursor's. It
+// reports false when the cursor must (or, after a difference, must from now
+// on) flatten the tree.
 func flattenChecked(ct *C.TSTree, nodes []flatNode) bool {
 	lang := uintptr(unsafe.Pointer(C.ts_tree_language(ct)))
 	v, ok := langChecks.Load(lang)
@@ -226,14 +228,33 @@ func flattenChecked(ct *C.TSTree, nodes []flatNode) bool {
 		// Sanity fails or a node count differs: the cursor redoes this tree.
 		return flattenFast(ct, nodes)
 	}
-	if !flattenCursor(ct, nodes) {
+	want := make([]flatNode, min(len(nodes), checkNodes))
+	if C.kast_flatten(ct, &want[0], C.uint32_t(len(want)), true) != C.uint32_t(len(want)) {
 		return false
 	}
-	fast := make([]flatNode, len(nodes))
-	if !flattenFast(ct, fast) || !slices.Equal(fast, nodes) {
+	if !flattenFast(ct, nodes) || !samePrefix(nodes, want) {
 		fastFlatten.Store(false)
-	} else {
-		compared.Add(int64(len(nodes)))
+		return false
+	}
+	compared.Add(int64(len(want)))
+	return true
+}
+
+// samePrefix reports whether all agrees with prefix, the cursor's first
+// nodes of the same tree. Links the cursor had not reached when it stopped,
+// a next sibling or children past the prefix, are left out.
+func samePrefix(all, prefix []flatNode) bool {
+	if len(prefix) == len(all) {
+		return slices.Equal(all, prefix)
+	}
+	for i, w := range prefix {
+		g := all[i]
+		if g.start != w.start || g.end != w.end || g.symbol != w.symbol || g.field != w.field ||
+			g.flags != w.flags || g.parent != w.parent ||
+			g.next != w.next && (w.next != 0 || int(g.next) < len(prefix)) ||
+			g.children < w.children {
+			return false
+		}
 	}
 	return true
 }

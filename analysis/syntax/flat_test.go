@@ -540,3 +540,54 @@ func TestFlattenFastMatchesCursorDirs(t *testing.T) {
 	}
 	t.Logf("files compared: %v", files)
 }
+
+// TestFlattenSelfCheckBigFirstTree: a first tree larger than the check is
+// trusted after comparing its first checkNodes nodes, and a difference among
+// them still turns the fast walk off.
+func TestFlattenSelfCheckBigFirstTree(t *testing.T) {
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	defer resetSelfCheck()
+	defer func() { flattenHook = nil }()
+	l := NewLanguage("go", golang.GetLanguage())
+	var src strings.Builder
+	src.WriteString("package p\n")
+	for i := range 400 {
+		fmt.Fprintf(&src, "func f%d(a, b int) int { if a > b { return a - %d }; return g(b, a) }\n", i, i)
+	}
+	parse := func() *Tree {
+		t.Helper()
+		tree, err := l.Parse(context.Background(), []byte(src.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tree.NodeCount() < 4*checkNodes {
+			t.Fatalf("%d nodes: the source should be well past the check", tree.NodeCount())
+		}
+		return tree
+	}
+
+	resetSelfCheck()
+	tree := parse()
+	compareWithBinding(t, l, tree)
+	tree.Close()
+	var compared int64
+	langChecks.Range(func(_, v any) bool { compared += v.(*atomic.Int64).Load(); return true })
+	if compared != checkNodes || !fastFlatten.Load() {
+		t.Fatalf("after one big tree: %d nodes compared, fast walk on: %v; want %d, true", compared, fastFlatten.Load(), checkNodes)
+	}
+
+	resetSelfCheck()
+	flattenHook = func(nodes []flatNode, n int) int {
+		nodes[checkNodes-1].start++
+		return n
+	}
+	tree = parse()
+	flattenHook = nil
+	if fastFlatten.Load() {
+		t.Fatal("a difference inside the checked prefix kept the fast walk on")
+	}
+	compareWithBinding(t, l, tree)
+	tree.Close()
+}
