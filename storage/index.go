@@ -71,6 +71,8 @@ type Index struct {
 	rows fileRows
 	// nameList copies the name table for symbol search (see namelist.go).
 	nameList nameList
+	// big holds the blobs too large for an in-memory database; nil on disk.
+	big *bigBlobs
 }
 
 // DefaultDir is $XDG_CACHE_HOME/kast/<hash of the workspace root>, falling back
@@ -152,11 +154,11 @@ func Open(root string, opts Options) (*Index, error) {
 }
 
 func openInMemory(opts Options, logger *slog.Logger, notice string) (*Index, error) {
-	db, err := badger.Open(tune(badger.DefaultOptions("").WithInMemory(true), logger))
+	db, err := badger.Open(tune(badger.DefaultOptions("").WithInMemory(true), logger).WithValueThreshold(inMemoryValueLimit))
 	if err != nil {
 		return nil, fmt.Errorf("storage: in-memory index: %w", err)
 	}
-	ix := &Index{db: db, inMemory: true, notice: notice}
+	ix := &Index{db: db, inMemory: true, notice: notice, big: &bigBlobs{m: map[blobID][]byte{}}}
 	if err := ix.init(opts); err != nil {
 		db.Close()
 		return nil, err

@@ -83,6 +83,9 @@ func (ix *Index) hasBlob(blob blobID) (bool, error) {
 	if ix.known.absentBlob(blob) {
 		return false, nil
 	}
+	if _, ok := ix.big.get(blob); ok {
+		return true, nil
+	}
 	err := ix.db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(blobKey(blob.hash, blob.lang))
 		return err
@@ -147,7 +150,7 @@ func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
 		if row.path == "" {
 			return ErrNotIndexed
 		}
-		return getValue(txn, blobKey(row.hash, row.lang), func(v []byte) (err error) {
+		return ix.getBlob(txn, blobID{row.hash, row.lang}, func(v []byte) (err error) {
 			facts, err = decodeFacts(v)
 			if facts != nil {
 				facts.Path, facts.Hash = path, row.state().Hash
@@ -174,7 +177,7 @@ func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, erro
 	}
 	var facts *analysis.FileFacts
 	err = ix.db.View(func(txn *badger.Txn) error {
-		return getValue(txn, blobKey(h, lang), func(v []byte) (err error) {
+		return ix.getBlob(txn, blobID{h, lang}, func(v []byte) (err error) {
 			facts, err = decodeFacts(v)
 			if facts != nil {
 				facts.Hash = hash
@@ -272,7 +275,7 @@ func (ix *Index) Callers(name string) ([]CallHit, error) {
 			if err != nil || !slices.ContainsFunc(refs, func(r RefHit) bool { return r.Role&analysis.RoleCall != 0 }) {
 				return err
 			}
-			return getValue(s.txn, blobKey(file.hash, file.lang), func(b []byte) error {
+			return s.ix.getBlob(s.txn, blobID{file.hash, file.lang}, func(b []byte) error {
 				facts, err := decodeFacts(b)
 				if err == nil {
 					out = callsTo(facts, name, file, out)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -554,5 +555,54 @@ func TestInterruptedPostingLoadIsRepaired(t *testing.T) {
 	}
 	if refs, err := ix.RefsNamed("helper"); err != nil || len(refs) != 4 {
 		t.Errorf("RefsNamed(helper) = %d references, %v; want 4", len(refs), err)
+	}
+}
+
+// An in-memory index stores blobs of every size: badger's in-memory mode
+// refuses values above its value threshold, so the large ones live beside it.
+func TestInMemoryIndexStoresLargeBlobs(t *testing.T) {
+	ix, err := Open("/w", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	names := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("N%x", rng.Uint64()) // random, so the blob does not compress away
+		}
+		return out
+	}
+	files := map[string]*analysis.FileFacts{
+		"/w/medium.go": fakeFacts("medium", names(200), names(400)),  // tens of KB
+		"/w/big.go":    fakeFacts("big", names(20000), names(60000)), // megabytes
+		"/w/small.go":  fakeFacts("small", []string{"Shape"}, []string{"helper"}),
+	}
+	for path, f := range files {
+		mustPut(t, ix, path, f)
+	}
+	if n := len(ix.big.m); n != 1 {
+		t.Fatalf("%d blobs kept beside the database, want the big one", n)
+	}
+	for path, want := range files {
+		got, err := ix.Facts(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(got.Defs) != len(want.Defs) || len(got.Refs) != len(want.Refs) || got.Defs[len(got.Defs)-1].Name != want.Defs[len(want.Defs)-1].Name {
+			t.Errorf("%s: %d defs and %d refs back, want %d and %d", path, len(got.Defs), len(got.Refs), len(want.Defs), len(want.Refs))
+		}
+		if _, ok, err := ix.FactsByHash(want.Hash, want.Lang); !ok || err != nil {
+			t.Errorf("%s: FactsByHash: %v %v", path, ok, err)
+		}
+	}
+	if calls, err := ix.Callers(files["/w/big.go"].Calls[0].Callee); err != nil || len(calls) == 0 {
+		t.Errorf("Callers through the big blob: %v, %v", calls, err)
+	}
+	// Replaced, the big blob loses its only user and goes.
+	mustPut(t, ix, "/w/big.go", fakeFacts("big, edited", []string{"Shape"}, []string{"helper"}))
+	if n := len(ix.big.m); n != 0 {
+		t.Errorf("%d big blobs left after their file was replaced", n)
 	}
 }

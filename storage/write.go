@@ -323,7 +323,9 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		b.ix.known.addBlob(blob)
 		var value []byte
 		value, b.scratch = appendFacts(b.scratch, facts)
-		if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {
+		if b.ix.big != nil && len(value) > inMemoryValueLimit {
+			b.ix.big.put(blob, value)
+		} else if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {
 			return err
 		}
 	}
@@ -441,6 +443,7 @@ func (b *Batch) commit() error {
 			it.Rewind()
 			if !it.Valid() {
 				orphans = append(orphans, blobKey(blob.hash, blob.lang))
+				b.ix.big.remove(blob)
 			}
 			it.Close()
 		}
