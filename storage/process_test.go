@@ -38,7 +38,8 @@ func child(t *testing.T, mode, dir string) *exec.Cmd {
 	return cmd
 }
 
-// childOpen opens the index and reports whether it fell back to memory.
+// childOpen opens the index, reports whether it fell back to memory, and
+// whether it could index a file there.
 func childOpen(dir string) {
 	ix, err := Open("/w", Options{Dir: dir})
 	if err != nil {
@@ -47,6 +48,14 @@ func childOpen(dir string) {
 	}
 	defer ix.Close()
 	fmt.Printf("inmemory=%v notice=%s\n", ix.InMemory(), ix.Notice())
+	facts := randomFacts(rand.New(rand.NewPCG(3, 4)))
+	if err := ix.PutFile("/w/a.go", time.Now(), facts); err != nil {
+		fmt.Println("write:", err)
+	} else if got, err := ix.Facts("/w/a.go"); err != nil || len(got.Refs) != len(facts.Refs) {
+		fmt.Println("read:", err)
+	} else {
+		fmt.Println("indexed")
+	}
 	os.Exit(0)
 }
 
@@ -106,8 +115,8 @@ func TestSecondProcessFallsBackToMemory(t *testing.T) {
 		t.Fatalf("child: %v: %s", err, out)
 	}
 	want := fmt.Sprintf("inmemory=true notice=the index at %s is in use by another process (pid %d)", dir, os.Getpid())
-	if !strings.HasPrefix(string(out), want) {
-		t.Errorf("child said %q, want prefix %q", out, want)
+	if !strings.HasPrefix(string(out), want) || !strings.HasSuffix(string(out), "\nindexed\n") {
+		t.Errorf("child said %q, want %q and then that it indexed a file", out, want)
 	}
 }
 
