@@ -90,13 +90,9 @@ func TestFlattenMatchesBindingStdlib(t *testing.T) {
 	}
 	l := NewLanguage("go", golang.GetLanguage())
 	for i := 0; i < len(paths); i += step {
-		src, err := os.ReadFile(paths[i])
-		if err != nil {
+		tree := parseFile(t, l, paths[i])
+		if tree == nil {
 			continue
-		}
-		tree, err := l.Parse(context.Background(), src)
-		if err != nil {
-			t.Fatal(err)
 		}
 		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWalksWithBinding(t, l, tree) })
 		tree.Close()
@@ -262,6 +258,20 @@ func compareWalks(t *testing.T, name string, tree *Tree) {
 	}
 }
 
+// parseFile parses the file at path, or returns nil when it cannot be read.
+func parseFile(t *testing.T, l *Language, path string) *Tree {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	tree, err := l.Parse(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
 // stdlibGoFiles lists the .go files under GOROOT/src in order, or skips the
 // test when there are none.
 func stdlibGoFiles(tb testing.TB) []string {
@@ -296,13 +306,9 @@ func TestFlattenFastMatchesCursorStdlib(t *testing.T) {
 	l := NewLanguage("go", golang.GetLanguage())
 	files, nodes := 0, 0
 	for i := 0; i < len(paths); i += step {
-		src, err := os.ReadFile(paths[i])
-		if err != nil {
+		tree := parseFile(t, l, paths[i])
+		if tree == nil {
 			continue
-		}
-		tree, err := l.Parse(context.Background(), src)
-		if err != nil {
-			t.Fatal(err)
 		}
 		compareWalks(t, paths[i], tree)
 		files++
@@ -519,18 +525,14 @@ func TestFlattenFastMatchesCursorDirs(t *testing.T) {
 			if err != nil || d.IsDir() || g == nil || !d.Type().IsRegular() {
 				return nil
 			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
 			l := langs[ext]
 			if l == nil {
 				l = NewLanguage(ext, g)
 				langs[ext] = l
 			}
-			tree, err := l.Parse(context.Background(), src)
-			if err != nil {
-				t.Fatal(err)
+			tree := parseFile(t, l, p)
+			if tree == nil {
+				return nil
 			}
 			compareWalks(t, p, tree)
 			tree.Close()
