@@ -95,18 +95,8 @@ func (w *Workspace) Close() error { return w.Index.Close() }
 // Refresh scans the tree and brings the index up to date: new and changed
 // files are extracted in parallel, deleted ones removed. progress may be nil.
 func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)) (indexer.Totals, scan.Skipped, error) {
-	indexed, err := w.Index.Files()
-	if err != nil {
-		return indexer.Totals{}, scan.Skipped{}, err
-	}
-	known := make(map[string]storage.FileState, len(indexed))
-	for _, f := range indexed {
-		known[f.Path] = f
-	}
-	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: Supported, Unchanged: func(path string, size int64, mtime time.Time) bool {
-		f, ok := known[path]
-		return ok && !f.Incomplete && f.Size == size && f.ModTime.Equal(mtime)
-	}})
+	// The indexer reads every file it is given and skips binary ones itself.
+	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: Supported, CallerChecksBinary: true})
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}

@@ -104,6 +104,7 @@ type result struct {
 	file    scan.File
 	outcome outcome
 	facts   *analysis.FileFacts
+	indexed bool // the index holds an older state of the file
 }
 
 // Run indexes files, the complete current list of workspace files, into ix;
@@ -181,11 +182,23 @@ func writeResults(ix *storage.Index, results <-chan result, tot *Totals, release
 		done(r)
 		tot.ReadBytes += r.file.Size
 		switch r.outcome {
-		case unreadable:
-			tot.Skipped.Unreadable++
-			continue
-		case binary:
-			tot.Skipped.Binary++
+		case unreadable, binary:
+			if r.outcome == binary {
+				tot.Skipped.Binary++
+			} else {
+				tot.Skipped.Unreadable++
+			}
+			if !r.indexed || err != nil {
+				continue
+			}
+			// An indexed file that turned binary or unreadable is no
+			// longer a source file: drop its old facts.
+			if b == nil {
+				b = ix.NewBatch()
+			}
+			if err = b.RemoveFile(r.file.Path); err == nil {
+				tot.Removed++
+			}
 			continue
 		case malformed:
 			tot.Skipped.Malformed++
@@ -335,10 +348,10 @@ func (w *worker) process(ctx context.Context, j job) result {
 	f := j.file
 	src, err := os.ReadFile(f.Path)
 	if err != nil {
-		return result{file: f, outcome: unreadable}
+		return result{file: f, outcome: unreadable, indexed: j.prev.Path != ""}
 	}
 	if scan.IsBinary(src) {
-		return result{file: f, outcome: binary}
+		return result{file: f, outcome: binary, indexed: j.prev.Path != ""}
 	}
 	f.Size = int64(len(src)) // the file may have changed since the scan
 	hash := storage.HashContent(src)

@@ -114,7 +114,8 @@ func (w *workspace) write(name, content string) {
 
 func (w *workspace) run(opts Options) Totals {
 	w.t.Helper()
-	res, err := scan.Walk(context.Background(), w.root, scan.Options{})
+	// As the workspace does: Run reads every file and checks it for binary content.
+	res, err := scan.Walk(context.Background(), w.root, scan.Options{CallerChecksBinary: true})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -230,6 +231,50 @@ func TestBadFilesAreCountedNotFatal(t *testing.T) {
 	tot := w.run(Options{})
 	if tot.Skipped != (Skipped{Malformed: 2}) || tot.Extracted != 1 || tot.Files != 1 {
 		t.Errorf("totals %+v", tot)
+	}
+}
+
+// The scan no longer opens files, so the indexer is what notices that a
+// file turned binary or unreadable: it counts the file and drops its old
+// facts, and leaves files it never indexed alone.
+func TestFilesTurnedBinaryOrUnreadableAreRemoved(t *testing.T) {
+	w := newWorkspace(t, map[string]string{
+		"a.toy":     "def alpha\n",
+		"b.toy":     "def beta\n",
+		"c.toy":     "def gamma\n",
+		"never.toy": "def never\x00\n",
+	})
+	if tot := w.run(Options{}); tot.Extracted != 3 || tot.Skipped != (Skipped{Binary: 1}) {
+		t.Fatalf("first run: %+v", tot)
+	}
+	w.write("a.toy", "def alpha\x00 now binary\n")
+	unreadable := os.Getuid() != 0 // root reads any file
+	if unreadable {
+		if err := os.Chmod(filepath.Join(w.root, "b.toy"), 0); err != nil {
+			t.Fatal(err)
+		}
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(filepath.Join(w.root, "b.toy"), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot := w.run(Options{})
+	want := Skipped{Binary: 2}
+	removed := 1
+	if unreadable {
+		want.Unreadable, removed = 1, 2
+	}
+	if tot.Skipped != want || tot.Removed != removed || tot.Unchanged != 3-removed {
+		t.Errorf("second run: %+v, want skipped %+v and %d removed", tot, want, removed)
+	}
+	if got := w.defsNamed("alpha"); len(got) != 0 {
+		t.Errorf("the binary file's old facts survived: %v", got)
+	}
+	if got := w.defsNamed("beta"); unreadable == (len(got) != 0) {
+		t.Errorf("DefsNamed(beta) = %v with b.toy unreadable: %v", got, unreadable)
+	}
+	if got := w.defsNamed("gamma"); len(got) != 1 {
+		t.Errorf("the untouched file lost its facts: %v", got)
 	}
 }
 

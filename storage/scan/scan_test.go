@@ -223,3 +223,22 @@ func TestUnchangedFilesAreNotReopened(t *testing.T) {
 		t.Errorf("files %v, skipped %+v", got, res.Skipped)
 	}
 }
+
+// With CallerChecksBinary, Walk lists files without opening them: binary and
+// unreadable files are listed for the caller to check.
+func TestCallerChecksBinaryListsWithoutOpening(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "data.bin", "abc\x00def")
+	write(t, root, "secret.go", "package x")
+	write(t, root, "x.go", "package x")
+	if err := os.Chmod(filepath.Join(root, "secret.go"), 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Walk(context.Background(), root, Options{CallerChecksBinary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := relPaths(t, root, res.Files); !slices.Equal(got, []string{"data.bin", "secret.go", "x.go"}) || res.Skipped != (Skipped{}) {
+		t.Errorf("files %v, skipped %+v", got, res.Skipped)
+	}
+}
