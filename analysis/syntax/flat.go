@@ -112,19 +112,22 @@ const (
 	flagHasError = C.KAST_HAS_ERROR
 )
 
-// cTree returns the C tree behind the binding's Tree. The binding keeps it
-// unexported: Tree's first field is *BaseTree, whose first field is the
-// *C.TSTree. TestFlattenMatchesBinding guards this layout.
+// cTree returns the C tree behind the binding's Tree, for the tests that
+// compare our trees with the binding's. The binding keeps it unexported:
+// Tree's first field is *BaseTree, whose first field is the *C.TSTree.
+// TestLanguageMirror guards this layout.
 func cTree(t *sitter.Tree) *C.TSTree {
 	base := *(*unsafe.Pointer)(unsafe.Pointer(t))
 	return *(**C.TSTree)(base)
 }
 
+// treeLanguage returns the grammar a tree was parsed with.
+func treeLanguage(ct *C.TSTree) *C.TSLanguage { return C.ts_tree_language(ct) }
+
 var errFlatten = errors.New("syntax: flattening the tree failed")
 
 // flatten copies the tree's nodes into Go memory in one cgo call.
-func flatten(t *sitter.Tree) ([]flatNode, error) {
-	ct := cTree(t)
+func flatten(ct *C.TSTree) ([]flatNode, error) {
 	count := C.kast_count(ct)
 	var nodes []flatNode
 	if p, ok := nodePool.Get().(*[]flatNode); ok && cap(*p) >= int(count) {
@@ -168,8 +171,7 @@ func flattenFast(ct *C.TSTree, nodes []flatNode) bool {
 
 // flattenWith flattens t with the fast walk or the cursor alone, into buf
 // when it is large enough: for tests and benchmarks.
-func flattenWith(t *sitter.Tree, buf []flatNode, fast bool) ([]flatNode, bool) {
-	ct := cTree(t)
+func flattenWith(ct *C.TSTree, buf []flatNode, fast bool) ([]flatNode, bool) {
 	count := int(C.kast_count(ct))
 	if count == 0 {
 		return nil, false
@@ -218,7 +220,7 @@ var flattenHook func(nodes []flatNode, n int) int
 // reports false when the cursor must (or, after a difference, must from now
 // on) flatten the tree.
 func flattenChecked(ct *C.TSTree, nodes []flatNode) bool {
-	lang := uintptr(unsafe.Pointer(C.ts_tree_language(ct)))
+	lang := uintptr(unsafe.Pointer(treeLanguage(ct)))
 	v, ok := langChecks.Load(lang)
 	if !ok {
 		v, _ = langChecks.LoadOrStore(lang, new(atomic.Int64))
@@ -271,8 +273,8 @@ var nodePool sync.Pool // of *[]flatNode
 
 // release frees the C tree of a closed Tree and recycles its node array,
 // which nothing may use afterwards.
-func release(t *sitter.Tree, nodes []flatNode) {
-	t.Close()
+func release(t *C.TSTree, nodes []flatNode) {
+	C.ts_tree_delete(t)
 	switch {
 	case len(nodes) > bigTree:
 		C.kast_trim()
@@ -283,8 +285,8 @@ func release(t *sitter.Tree, nodes []flatNode) {
 
 // edit applies an edit with correct points; the binding's Tree.Edit passes
 // the old end point as the new one.
-func edit(t *sitter.Tree, e Edit) {
-	C.kast_edit(cTree(t), C.uint32_t(e.Start), C.uint32_t(e.OldEnd), C.uint32_t(e.NewEnd),
+func edit(t *C.TSTree, e Edit) {
+	C.kast_edit(t, C.uint32_t(e.Start), C.uint32_t(e.OldEnd), C.uint32_t(e.NewEnd),
 		C.uint32_t(e.StartPoint.Line), C.uint32_t(e.StartPoint.Col),
 		C.uint32_t(e.OldEndPoint.Line), C.uint32_t(e.OldEndPoint.Col),
 		C.uint32_t(e.NewEndPoint.Line), C.uint32_t(e.NewEndPoint.Col))

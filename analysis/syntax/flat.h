@@ -3,10 +3,12 @@
 #define KAST_FLAT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // Declarations from tree-sitter 0.22's api.h; the definitions are compiled
 // into github.com/smacker/go-tree-sitter, which this package links with.
+typedef struct TSParser TSParser;
 typedef struct TSTree TSTree;
 typedef struct TSLanguage TSLanguage;
 typedef struct { uint32_t row; uint32_t column; } TSPoint;
@@ -17,6 +19,14 @@ typedef struct {
 	TSPoint start_point, old_end_point, new_end_point;
 } TSInputEdit;
 
+TSParser *ts_parser_new(void);
+void ts_parser_delete(TSParser *self);
+const TSLanguage *ts_parser_language(const TSParser *self);
+bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
+TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
+void ts_parser_reset(TSParser *self);
+void ts_parser_set_cancellation_flag(TSParser *self, const size_t *flag);
+void ts_tree_delete(TSTree *self);
 TSNode ts_tree_root_node(const TSTree *self);
 const TSLanguage *ts_tree_language(const TSTree *self);
 void ts_tree_edit(TSTree *self, const TSInputEdit *edit);

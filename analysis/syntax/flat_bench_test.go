@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"context"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -31,19 +32,93 @@ func stdlibFiles(b *testing.B) [][]byte {
 	return srcs
 }
 
-// threadCPU is the calling thread's CPU time, which other load on the
-// machine disturbs much less than wall time.
-func threadCPU() time.Duration {
-	const clockThreadCPUTimeID = 3
+// Linux's CPU-time clocks.
+const (
+	clockProcessCPU = 2
+	clockThreadCPU  = 3
+)
+
+// cpuTime reads a CPU-time clock, which other load on the machine disturbs
+// much less than wall time.
+func cpuTime(clock uintptr) time.Duration {
 	var ts syscall.Timespec
-	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clock, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
 }
 
-// BenchmarkFlatten parses a third of the Go standard library on one thread
-// and flattens every tree with the fast walk and with the cursor, in
-// alternating order, timing each in thread CPU time: ns/node of both walks
-// on the same trees, and parse+flatten against the parse-only floor.
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration { return cpuTime(clockThreadCPU) }
+
+// BenchmarkParse parses a third of the Go standard library on one thread
+// through Parse (tree-sitter's C API, then flatten), through that C parse
+// alone, and through ParseOnly (go-tree-sitter's ParseCtx, the floor), with a
+// context that cannot be cancelled and with one that can. Each file goes
+// through the three in rotating order, so that load on the machine spreads
+// evenly over them. It reports thread CPU time and process CPU time, which
+// also counts the binding's watcher goroutines and the collector.
+func BenchmarkParse(b *testing.B) {
+	srcs := stdlibFiles(b)
+	l := NewLanguage("go", golang.GetLanguage())
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	parses := []struct {
+		name  string
+		parse func(context.Context, []byte) error
+	}{
+		{"Parse", func(ctx context.Context, src []byte) error {
+			t, err := l.Parse(ctx, src)
+			if err == nil {
+				t.Close()
+			}
+			return err
+		}},
+		{"C", func(ctx context.Context, src []byte) error {
+			p := l.parsers.get()
+			t := p.parse(ctx, nil, src)
+			l.parsers.put(p)
+			if t == nil {
+				return errors.New("no tree")
+			}
+			release(t, nil)
+			return nil
+		}},
+		{"ParseOnly", l.ParseOnly},
+	}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"background", context.Background()}, {"cancellable", cancellable}} {
+		b.Run(c.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			thread := make([]time.Duration, len(parses))
+			process := make([]time.Duration, len(parses))
+			for range b.N {
+				for i, src := range srcs {
+					for j := range parses {
+						k := (i + j) % len(parses)
+						t0, p0 := threadCPU(), cpuTime(clockProcessCPU)
+						if err := parses[k].parse(c.ctx, src); err != nil {
+							b.Fatal(err)
+						}
+						thread[k] += threadCPU() - t0
+						process[k] += cpuTime(clockProcessCPU) - p0
+					}
+				}
+			}
+			for k, p := range parses {
+				b.ReportMetric(thread[k].Seconds()/float64(b.N), p.name+"-thread-s/op")
+				b.ReportMetric(process[k].Seconds()/float64(b.N), p.name+"-cpu-s/op")
+			}
+		})
+	}
+}
+
+// BenchmarkFlatten parses a third of the Go standard library with
+// go-tree-sitter on one thread and flattens every tree with the fast walk and
+// with the cursor, in alternating order, timing each in thread CPU time:
+// ns/node of both walks on the same trees, and parse+flatten against the
+// parse-only floor.
 func BenchmarkFlatten(b *testing.B) {
 	srcs := stdlibFiles(b)
 	l := NewLanguage("go", golang.GetLanguage())
@@ -56,18 +131,18 @@ func BenchmarkFlatten(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for i, src := range srcs {
-			p := l.acquire()
+			p := l.floor.get()
 			t0 := threadCPU()
 			t, err := p.ParseCtx(ctx, nil, src)
 			t1 := threadCPU()
-			l.release(p)
+			l.floor.put(p)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for j := range 2 {
 				useFast := (i+j)%2 == 0
 				t0 := threadCPU()
-				ns, ok := flattenWith(t, buf, useFast)
+				ns, ok := flattenWith(cTree(t), buf, useFast)
 				d := threadCPU() - t0
 				if !ok {
 					b.Fatalf("flattenWith(fast=%v) failed", useFast)

@@ -52,8 +52,8 @@ var flattenCases = []struct {
 }
 
 // TestFlattenMatchesBinding compares every field of every flat node with the
-// binding's own node and cursor API in several grammars: it guards the
-// unexported layout cTree relies on and everything both walks write.
+// binding's own node and cursor API, on a tree the binding parsed from the
+// same source, in several grammars: it guards everything both walks write.
 func TestFlattenMatchesBinding(t *testing.T) {
 	var missing, errs int
 	for _, tc := range flattenCases {
@@ -64,7 +64,7 @@ func TestFlattenMatchesBinding(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tree.Close()
-			m, e := compareWalksWithBinding(t, l, tree)
+			m, e := compareWalksWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 			missing += m
 			errs += e
 		})
@@ -94,16 +94,32 @@ func TestFlattenMatchesBindingStdlib(t *testing.T) {
 		if tree == nil {
 			continue
 		}
-		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWalksWithBinding(t, l, tree) })
+		t.Run(filepath.Base(paths[i]), func(t *testing.T) { compareWalksWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src)) })
 		tree.Close()
 	}
 }
 
+// bindingParse parses src with one of l's go-tree-sitter parsers, reusing old
+// when it is not nil, for comparisons with our trees. The tree is closed when
+// the test ends.
+func bindingParse(tb testing.TB, l *Language, old *sitter.Tree, src []byte) *sitter.Tree {
+	tb.Helper()
+	p := l.floor.get()
+	defer l.floor.put(p)
+	bt, err := p.ParseCtx(context.Background(), old, src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(bt.Close)
+	return bt
+}
+
 // compareWalksWithBinding compares the nodes flatten gave tree, then those of
-// the fast walk and of the cursor walk, each forced, with the binding's.
-func compareWalksWithBinding(t *testing.T, l *Language, tree *Tree) (missing, errs int) {
+// the fast walk and of the cursor walk, each forced, with the binding's tree
+// want of the same source.
+func compareWalksWithBinding(t *testing.T, l *Language, tree *Tree, want *sitter.Tree) (missing, errs int) {
 	t.Helper()
-	missing, errs = compareWithBinding(t, l, tree)
+	missing, errs = compareWithBinding(t, l, tree, want)
 	saved := tree.nodes
 	defer func() { tree.nodes = saved }()
 	for _, fast := range []bool{true, false} {
@@ -115,18 +131,19 @@ func compareWalksWithBinding(t *testing.T, l *Language, tree *Tree) (missing, er
 			t.Fatalf("flattenWith(fast=%v) failed", fast)
 		}
 		tree.nodes = nodes
-		compareWithBinding(t, l, tree)
+		compareWithBinding(t, l, tree, want)
 	}
 	return missing, errs
 }
 
-// compareWithBinding walks the binding's cursor over tree in preorder beside
-// the flat array, and the binding's nodes recursively beside the flat
-// Nodes. It returns the numbers of MISSING and ERROR nodes seen.
-func compareWithBinding(t *testing.T, l *Language, tree *Tree) (missing, errs int) {
+// compareWithBinding walks the binding's cursor over want, the binding's
+// tree of the same source, in preorder beside tree's flat array, and want's
+// nodes recursively beside tree's Nodes. It returns the numbers of MISSING
+// and ERROR nodes seen.
+func compareWithBinding(t *testing.T, l *Language, tree *Tree, want *sitter.Tree) (missing, errs int) {
 	t.Helper()
 	nodes := tree.nodes
-	c := sitter.NewTreeCursor(tree.tree.RootNode())
+	c := sitter.NewTreeCursor(want.RootNode())
 	defer c.Close()
 	// parents[d] is the flat index of the current ancestor at depth d, and
 	// prev[d] that of the last node seen at depth d+1 under it.
@@ -218,7 +235,7 @@ done:
 			compare(want.Child(i), c, want.FieldNameForChild(i))
 		}
 	}
-	compare(tree.tree.RootNode(), tree.Root(), "")
+	compare(want.RootNode(), tree.Root(), "")
 	return missing, errs
 }
 
@@ -375,7 +392,8 @@ func TestFlattenFastMatchesCursorExtremes(t *testing.T) {
 // TestFlattenFastMatchesCursorMutated compares the two walks, and the fast
 // walk with the binding, on randomly damaged copies of the flatten cases:
 // ERROR and MISSING nodes in every grammar. It also compares them on trees
-// that were edited and on incremental reparses.
+// that were edited and on incremental reparses, and some reparses with the
+// binding's reparse of its own tree, edited alike.
 func TestFlattenFastMatchesCursorMutated(t *testing.T) {
 	if !fastPlatform {
 		t.Skip("no fast walk on this platform")
@@ -400,19 +418,27 @@ func TestFlattenFastMatchesCursorMutated(t *testing.T) {
 			}
 			name := fmt.Sprintf("%s-%d", tc.name, i)
 			compareWalks(t, name, tree)
+			var bt *sitter.Tree
 			if i%5 == 0 {
-				t.Run(name, func(t *testing.T) { compareWalksWithBinding(t, l, tree) })
+				bt = bindingParse(t, l, nil, src)
+				t.Run(name, func(t *testing.T) { compareWalksWithBinding(t, l, tree, bt) })
 			}
 			// Insert a byte at the start and reparse: positions shift and
 			// most subtrees are reused.
 			newSrc := append([]byte(" "), src...)
-			re, err := l.Reparse(context.Background(), tree, newSrc, Edit{Start: 0, OldEnd: 0, NewEnd: 1,
-				NewEndPoint: analysis.Point{Col: 1}})
+			e := Edit{Start: 0, OldEnd: 0, NewEnd: 1, NewEndPoint: analysis.Point{Col: 1}}
+			re, err := l.Reparse(context.Background(), tree, newSrc, e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			compareWalks(t, name+"-edited", tree)
 			compareWalks(t, name+"-reparsed", re)
+			if bt != nil {
+				// The binding edits and reparses its own tree alike.
+				edit(cTree(bt), e)
+				bre := bindingParse(t, l, bt, newSrc)
+				t.Run(name+"-reparsed", func(t *testing.T) { compareWalksWithBinding(t, l, re, bre) })
+			}
 			re.Close()
 			tree.Close()
 		}
@@ -477,7 +503,7 @@ func TestFlattenSelfCheck(t *testing.T) {
 	if calls != 1 || !fastFlatten.Load() {
 		t.Fatalf("hook called %d times, fast walk on: %v; want 1, true", calls, fastFlatten.Load())
 	}
-	compareWithBinding(t, l, tree)
+	compareWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 	tree.Close()
 
 	// A difference while checking: the fast walk goes off, results stay right.
@@ -490,12 +516,12 @@ func TestFlattenSelfCheck(t *testing.T) {
 	if fastFlatten.Load() {
 		t.Fatal("the self-check kept a fast walk that differs from the cursor")
 	}
-	compareWithBinding(t, l, tree)
+	compareWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 	tree.Close()
 	calls = 0
 	flattenHook = func(nodes []flatNode, n int) int { calls++; return n }
 	tree = parse()
-	compareWithBinding(t, l, tree)
+	compareWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 	tree.Close()
 	if calls != 0 {
 		t.Fatal("the fast walk ran after the self-check turned it off")
@@ -572,7 +598,7 @@ func TestFlattenSelfCheckBigFirstTree(t *testing.T) {
 
 	resetSelfCheck()
 	tree := parse()
-	compareWithBinding(t, l, tree)
+	compareWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 	tree.Close()
 	var compared int64
 	langChecks.Range(func(_, v any) bool { compared += v.(*atomic.Int64).Load(); return true })
@@ -590,6 +616,6 @@ func TestFlattenSelfCheckBigFirstTree(t *testing.T) {
 	if fastFlatten.Load() {
 		t.Fatal("a difference inside the checked prefix kept the fast walk on")
 	}
-	compareWithBinding(t, l, tree)
+	compareWithBinding(t, l, tree, bindingParse(t, l, nil, tree.src))
 	tree.Close()
 }

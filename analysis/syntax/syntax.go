@@ -2,11 +2,18 @@
 // It owns parser pools and trees and hands out Node values that keep their
 // tree private, so no tree-sitter type leaks into the rest of kast.
 //
+// kast parses through tree-sitter's C API directly, with parsers of its own;
+// it uses the binding for the grammars, for their symbol and field names,
+// and for ParseOnly, the floor a pure go-tree-sitter parse sets.
+//
 // After a parse the whole tree is copied into a flat Go array in one cgo
 // call: walking it then costs no cgo calls and none of the binding's per-node
 // Go allocations. A Tree's nodes are immutable, so Nodes may be read from
 // several goroutines; parsing and editing a Tree must not be concurrent.
 package syntax
+
+// #include "flat.h"
+import "C"
 
 import (
 	"context"
@@ -19,11 +26,10 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
-// Language is a tree-sitter grammar with a bounded pool of parsers.
+// Language is a tree-sitter grammar with bounded pools of parsers.
 type Language struct {
 	ID string
 
-	grammar *sitter.Language
 	// symbolNames caches node type names by symbol: the binding's Type()
 	// allocates a Go string on every call.
 	symbolNames []string
@@ -31,18 +37,27 @@ type Language struct {
 	// ignoredMissing lists MISSING node types that are not real errors, such as
 	// Kotlin's _automatic_semicolon.
 	ignoredMissing map[string]bool
-	parsers        chan *sitter.Parser
+	parsers        *pool[*parser]
+	// floor holds the binding's parsers, for ParseOnly alone.
+	floor *pool[*sitter.Parser]
 }
 
 // NewLanguage wraps a grammar. ignoredMissing names MISSING node types that
 // Errors must not report.
 func NewLanguage(id string, grammar *sitter.Language, ignoredMissing ...string) *Language {
+	cLang := cLanguage(grammar)
 	l := &Language{
 		ID:             id,
-		grammar:        grammar,
 		ignoredMissing: map[string]bool{},
-		parsers:        make(chan *sitter.Parser, runtime.GOMAXPROCS(0)),
+		parsers:        newPool(func() *parser { return newParser(cLang) }, (*parser).close),
+		floor: newPool(func() *sitter.Parser {
+			p := sitter.NewParser()
+			p.SetLanguage(grammar)
+			return p
+		}, (*sitter.Parser).Close),
 	}
+	// Our parsers have no finalizers: free the pooled ones with the Language.
+	runtime.AddCleanup(l, (*pool[*parser]).drain, l.parsers)
 	for _, t := range ignoredMissing {
 		l.ignoredMissing[t] = true
 	}
@@ -63,42 +78,23 @@ func NewLanguage(id string, grammar *sitter.Language, ignoredMissing ...string) 
 	return l
 }
 
-func (l *Language) acquire() *sitter.Parser {
-	select {
-	case p := <-l.parsers:
-		return p
-	default:
-		p := sitter.NewParser()
-		p.SetLanguage(l.grammar)
-		return p
-	}
-}
-
-// release returns a parser to the pool, or closes it when the pool is full.
-func (l *Language) release(p *sitter.Parser) {
-	select {
-	case l.parsers <- p:
-	default:
-		p.Close()
-	}
-}
-
 // Parse parses src from scratch. The caller must Close the tree.
 func (l *Language) Parse(ctx context.Context, src []byte) (*Tree, error) {
 	return l.parse(ctx, nil, src)
 }
 
-// ParseOnly parses src and frees the tree without reading it: tree-sitter's
-// parse alone, the floor kastbench measures indexing against.
+// ParseOnly parses src through go-tree-sitter and frees the tree without
+// reading it: the binding's parse alone, the floor kastbench measures
+// indexing against.
 func (l *Language) ParseOnly(ctx context.Context, src []byte) error {
-	p := l.acquire()
+	p := l.floor.get()
 	t, err := p.ParseCtx(ctx, nil, src)
 	if err != nil {
 		p.Reset()
-		l.release(p)
+		l.floor.put(p)
 		return fmt.Errorf("parse %s: %w", l.ID, err)
 	}
-	l.release(p)
+	l.floor.put(p)
 	t.Close()
 	return nil
 }
@@ -107,37 +103,40 @@ func (l *Language) ParseOnly(ctx context.Context, src []byte) error {
 // the caller) and parses newSrc reusing old's unchanged subtrees. The caller
 // must Close both trees.
 func (l *Language) Reparse(ctx context.Context, old *Tree, newSrc []byte, edits ...Edit) (*Tree, error) {
+	if old.tree == nil {
+		return nil, fmt.Errorf("parse %s: reparse of a closed tree", l.ID)
+	}
 	for _, e := range edits {
 		edit(old.tree, e)
 	}
-	return l.parse(ctx, old, newSrc)
+	return l.parse(ctx, old.tree, newSrc)
 }
 
-func (l *Language) parse(ctx context.Context, old *Tree, src []byte) (*Tree, error) {
-	p := l.acquire()
-	var base *sitter.Tree
-	if old != nil {
-		base = old.tree
-	}
-	t, err := p.ParseCtx(ctx, base, src)
-	if err != nil && ctx.Err() == nil {
-		// The binding's cancellation watcher can raise the parser's cancel
-		// flag after a parse finished, failing this one: drop that parser
-		// and try once more with a fresh one.
-		p.Close()
-		p = l.acquire()
-		t, err = p.ParseCtx(ctx, base, src)
-	}
-	if err != nil {
-		// A cancelled parse would be resumed by the next call on this parser.
-		p.Reset()
-		l.release(p)
+func (l *Language) parse(ctx context.Context, old *C.TSTree, src []byte) (*Tree, error) {
+	// A context cancelled already fails at once rather than racing the parse.
+	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", l.ID, err)
 	}
-	l.release(p)
+	p := l.parsers.get()
+	t := p.parse(ctx, old, src)
+	if t == nil {
+		// A cancelled parse would be resumed by the next call on this parser.
+		C.ts_parser_reset(p.c)
+		noLanguage := C.ts_parser_language(p.c) == nil
+		l.parsers.put(p)
+		switch err := ctx.Err(); {
+		case err != nil:
+			return nil, fmt.Errorf("parse %s: %w", l.ID, err)
+		case noLanguage:
+			return nil, fmt.Errorf("parse %s: the grammar's version is incompatible with tree-sitter", l.ID)
+		default:
+			return nil, fmt.Errorf("parse %s: tree-sitter returned no tree", l.ID)
+		}
+	}
+	l.parsers.put(p)
 	nodes, err := flatten(t)
 	if err != nil {
-		t.Close()
+		C.ts_tree_delete(t)
 		return nil, err
 	}
 	return &Tree{tree: t, nodes: nodes, src: src, text: string(src), lang: l, lines: lineStarts(src)}, nil
@@ -154,8 +153,8 @@ type Edit struct {
 
 // Tree is a parsed file. Close it when done; nothing relies on finalizers.
 type Tree struct {
-	tree  *sitter.Tree // kept for incremental reparsing
-	nodes []flatNode   // preorder; nodes[0] is the root
+	tree  *C.TSTree  // kept for incremental reparsing; nil once closed
+	nodes []flatNode // preorder; nodes[0] is the root
 	src   []byte
 	// text is src as one string: node texts are substrings of it, which
 	// saves an allocation per name but keeps the text alive while they are.
@@ -166,10 +165,13 @@ type Tree struct {
 	lines []int
 }
 
-// Close frees the tree.
+// Close frees the tree. Closing it again does nothing.
 func (t *Tree) Close() {
+	if t.tree == nil {
+		return
+	}
 	release(t.tree, t.nodes)
-	t.nodes = nil
+	t.tree, t.nodes = nil, nil
 }
 
 // NodeCount is the number of nodes in the tree, named and anonymous.

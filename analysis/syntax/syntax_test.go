@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/smacker/go-tree-sitter/golang"
 
@@ -94,17 +95,144 @@ func TestReparseKeepsPointsRight(t *testing.T) {
 	}
 }
 
+// bigSource takes tree-sitter well over a tenth of a second to parse.
+var bigSource = []byte("package p\n" + strings.Repeat("func f() { x := []int{1, 2, 3}; _ = x }\n", 200_000))
+
 func TestCancelledParseResetsParser(t *testing.T) {
-	big := "package p\n" + strings.Repeat("func f() { x := []int{1, 2, 3}; _ = x }\n", 200_000)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := goLang.Parse(ctx, []byte(big)); !errors.Is(err, context.Canceled) {
+	if _, err := goLang.Parse(ctx, bigSource); !errors.Is(err, context.Canceled) {
 		t.Fatalf("parse with a cancelled context: %v", err)
 	}
+	// Cancel while tree-sitter parses, with a Language of its own, whose
+	// pool then holds the one parser the cancelled parse used.
+	l := syntax.NewLanguage("go", golang.GetLanguage())
+	ctx, cancel = context.WithCancel(context.Background())
+	timer := time.AfterFunc(10*time.Millisecond, cancel)
+	defer timer.Stop()
+	if _, err := l.Parse(ctx, bigSource); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "parse go: ") {
+		t.Fatalf("parse cancelled midway: %v", err)
+	}
 	// The pooled parser must start afresh rather than resume the big parse.
-	tree := parse(t, goLang, "package q\n")
-	if root := tree.Root(); root.End() != 10 || root.HasError() || root.Child("package_clause").Text() != "package q" {
-		t.Errorf("parse after cancel = %s", root)
+	for _, l := range []*syntax.Language{goLang, l} {
+		tree := parse(t, l, "package q\n")
+		if root := tree.Root(); root.End() != 10 || root.HasError() || root.Child("package_clause").Text() != "package q" {
+			t.Errorf("parse after cancel: root [%d,%d), has error %v", root.Start(), root.End(), root.HasError())
+		}
+	}
+}
+
+// TestConcurrentCancellableParses parses and reparses on several goroutines
+// with contexts cancelled during, after or never: run it with -race. A parse
+// may fail only with context.Canceled, and its tree must be right.
+func TestConcurrentCancellableParses(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := "f" + strings.Repeat("x", i)
+			for j := range 50 {
+				if !cancellableParse(t, name, j%3) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// cancellableParse parses a function named name and reparses it renamed,
+// with a context cancelled by another goroutine at about the time of the
+// parse (mode 0), right after the parse (1) or never (2). It reports false
+// after an error.
+func cancellableParse(t *testing.T, name string, mode int) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if mode == 0 {
+		go cancel()
+	}
+	src := []byte("package p\nfunc " + name + "() { g(1, 2) }\n")
+	tree, err := goLang.Parse(ctx, src)
+	if mode == 1 {
+		cancel()
+	}
+	if err != nil {
+		if mode != 0 || !errors.Is(err, context.Canceled) {
+			t.Error(err)
+			return false
+		}
+		return true
+	}
+	defer tree.Close()
+	// Rename f to _f: the edit inserts a byte before the name.
+	at := len("package p\nfunc ")
+	p := analysis.Point{Line: 1, Col: len("func ")}
+	next := append(append(append([]byte{}, src[:at]...), '_'), src[at:]...)
+	re, err := goLang.Reparse(ctx, tree, next, syntax.Edit{Start: at, OldEnd: at, NewEnd: at + 1,
+		StartPoint: p, OldEndPoint: p, NewEndPoint: analysis.Point{Line: 1, Col: p.Col + 1}})
+	switch {
+	case err == nil:
+		if got := re.Root().Child("function_declaration").Field("name").Text(); got != "_"+name || re.Root().HasError() {
+			t.Errorf("name after reparse %q in %s", got, re.Root())
+		}
+		re.Close()
+	case mode == 2 || !errors.Is(err, context.Canceled):
+		t.Error(err)
+		return false
+	}
+	if got := tree.Root().Child("function_declaration").Field("name").Text(); got != name {
+		t.Errorf("name %q", got)
+		return false
+	}
+	return true
+}
+
+// TestEmptySource parses and reparses empty sources, nil or not.
+func TestEmptySource(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, src := range [][]byte{nil, {}} {
+		tree, err := goLang.Parse(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root := tree.Root(); root.Type() != "source_file" || root.End() != 0 || tree.NodeCount() != 1 || len(tree.Errors()) != 0 {
+			t.Errorf("empty source: %s, %d nodes, errors %v", root, tree.NodeCount(), tree.Errors())
+		}
+		// From empty to a package clause and back.
+		const text = "package p\n"
+		re, err := goLang.Reparse(ctx, tree, []byte(text), syntax.Edit{NewEnd: len(text), NewEndPoint: analysis.Point{Line: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := re.Root().Child("package_clause").Text(); got != "package p" {
+			t.Errorf("after inserting %q: package clause %q", text, got)
+		}
+		back, err := goLang.Reparse(ctx, re, src, syntax.Edit{OldEnd: len(text), OldEndPoint: analysis.Point{Line: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root := back.Root(); root.End() != 0 || back.NodeCount() != 1 {
+			t.Errorf("after deleting everything: %s", root)
+		}
+		if err := goLang.ParseOnly(ctx, src); err != nil {
+			t.Error(err)
+		}
+		back.Close()
+		re.Close()
+		tree.Close()
+	}
+}
+
+// TestCloseTwice: closing a tree again does nothing, and reparsing a closed
+// tree fails rather than touching freed memory.
+func TestCloseTwice(t *testing.T) {
+	tree := parse(t, goLang, "package p\n")
+	tree.Close()
+	tree.Close()
+	if _, err := goLang.Reparse(context.Background(), tree, []byte("package q\n")); err == nil {
+		t.Error("reparse of a closed tree succeeded")
 	}
 }
 
