@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kast-dev/kast/analysis/extract"
+	"github.com/kast-dev/kast/analysis/syntax"
 )
 
 // stdlibDirs is the part of the Go standard library the benchmarks extract:
@@ -78,6 +81,29 @@ func BenchmarkExtractGoStdlibParallel(b *testing.B) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// BenchmarkWalkGoStdlib walks trees parsed beforehand: extraction alone,
+// without the parse.
+func BenchmarkWalkGoStdlib(b *testing.B) {
+	files, total := stdlib(b)
+	l, _ := ByID("go")
+	trees := make([]*syntax.Tree, len(files))
+	for i, f := range files {
+		t, err := l.Syntax.Parse(context.Background(), f.src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer t.Close()
+		trees[i] = t
+	}
+	b.SetBytes(total)
+	b.ResetTimer()
+	for range b.N {
+		for i, t := range trees {
+			extract.Release(extract.FromTree(t, l.Walk, files[i].path))
+		}
 	}
 }
 

@@ -239,16 +239,27 @@ done:
 	return missing, errs
 }
 
-// TestPointAt checks the hand-written search against sort.SearchInts at every
-// offset of a text with empty lines and no final newline.
-func TestPointAt(t *testing.T) {
+// TestLineFrom checks the galloping search against sort.SearchInts at every
+// offset of a text with empty lines and no final newline, from every hint,
+// and Span's points, which keep a hint between calls, in shuffled order.
+func TestLineFrom(t *testing.T) {
 	src := []byte("a\n\nbc\n\n\ndef")
 	lines := lineStarts(src)
+	want := func(off int) int { return sort.SearchInts(lines, off+1) - 1 }
 	for off := 0; off <= len(src); off++ {
-		line := sort.SearchInts(lines, off+1) - 1
-		want := analysis.Point{Line: line, Col: off - lines[line]}
-		if got := pointAt(lines, off); got != want {
-			t.Errorf("pointAt(%d) = %+v, want %+v", off, got, want)
+		for hint := -1; hint <= len(lines); hint++ {
+			if got := lineFrom(lines, hint, off); got != want(off) {
+				t.Errorf("lineFrom(hint %d, offset %d) = %d, want %d", hint, off, got, want(off))
+			}
+		}
+	}
+	tree := &Tree{lines: lines}
+	for _, i := range rand.Perm(len(src)*len(src) + 2*len(src) + 1) {
+		start, end := i/(len(src)+1), i%(len(src)+1)
+		sp := tree.Span(start, end)
+		ws, we := want(start), want(end)
+		if sp.StartPoint != (analysis.Point{Line: ws, Col: start - lines[ws]}) || sp.EndPoint != (analysis.Point{Line: we, Col: end - lines[we]}) {
+			t.Errorf("Span(%d, %d) = %+v", start, end, sp)
 		}
 	}
 }

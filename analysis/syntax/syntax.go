@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	sitter "github.com/smacker/go-tree-sitter"
 
@@ -34,6 +35,7 @@ type Language struct {
 	// allocates a Go string on every call.
 	symbolNames []string
 	fieldIDs    map[string]uint16
+	fieldCache  fieldCache
 	// ignoredMissing lists MISSING node types that are not real errors, such as
 	// Kotlin's _automatic_semicolon.
 	ignoredMissing map[string]bool
@@ -163,6 +165,9 @@ type Tree struct {
 	// lines holds the byte offset of each line start: points are computed
 	// from it, so nodes need not carry them.
 	lines []int
+	// lastLine is the line of the last span's start, where the next
+	// span's search begins.
+	lastLine atomic.Int32
 }
 
 // Close frees the tree. Closing it again does nothing.
@@ -188,16 +193,16 @@ func (t *Tree) Root() Node { return Node{t: t, i: 0} }
 
 // Span converts a byte range of the source to a Span.
 func (t *Tree) Span(start, end int) analysis.Span {
-	sp := pointAt(t.lines, start)
-	// Most spans end on the line they start on: check that line before
-	// searching again.
-	var ep analysis.Point
-	if line := sp.Line; end >= start && (line+1 == len(t.lines) || end < t.lines[line+1]) {
-		ep = analysis.Point{Line: line, Col: end - t.lines[line]}
-	} else {
-		ep = pointAt(t.lines, end)
-	}
-	return analysis.Span{Start: start, End: end, StartPoint: sp, EndPoint: ep}
+	// Extractors ask for spans in about source order, and most spans are
+	// short: searching onward from the line of the last span's start, and
+	// from the start's line for the end, beats a binary search over the
+	// whole file, whose first steps all miss the cache.
+	sl := lineFrom(t.lines, int(t.lastLine.Load()), start)
+	t.lastLine.Store(int32(sl))
+	el := lineFrom(t.lines, sl, end)
+	return analysis.Span{Start: start, End: end,
+		StartPoint: analysis.Point{Line: sl, Col: start - t.lines[sl]},
+		EndPoint:   analysis.Point{Line: el, Col: end - t.lines[el]}}
 }
 
 // Errors lists ERROR nodes and MISSING nodes other than the language's
@@ -314,8 +319,8 @@ func (n Node) Field(name string) Node {
 	if n.t == nil {
 		return Node{}
 	}
-	id, ok := n.t.lang.fieldIDs[name]
-	if !ok {
+	id := n.t.lang.fieldID(name)
+	if id == 0 {
 		return Node{}
 	}
 	for c := n.first(); c.Valid(); c = c.next() {
@@ -501,10 +506,22 @@ func lineStarts(src []byte) []int {
 	return starts
 }
 
-func pointAt(lines []int, offset int) analysis.Point {
-	// A hand-written search: sort.SearchInts calls a closure at every step,
-	// and every reference, definition and scope needs a point.
-	lo, hi := 0, len(lines) // the answer is the last line starting at or before offset
+// lineFrom returns the line holding offset: the last line starting at or
+// before it. When line hint starts at or before offset, the search gallops
+// onward from it; otherwise it searches the lines before hint.
+func lineFrom(lines []int, hint, offset int) int {
+	lo, hi := 0, min(max(hint, 0), len(lines)-1) // the answer is in [lo, hi)
+	if lines[hi] <= offset {
+		lo, hi = hi, len(lines)
+		for step := 1; lo+step < len(lines); step *= 2 {
+			if lines[lo+step] > offset {
+				hi = lo + step
+				break
+			}
+			lo += step
+		}
+	}
+	// A hand-written search: sort.SearchInts calls a closure at every step.
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
 		if lines[mid] <= offset {
@@ -513,5 +530,5 @@ func pointAt(lines []int, offset int) analysis.Point {
 			hi = mid
 		}
 	}
-	return analysis.Point{Line: lo, Col: offset - lines[lo]}
+	return lo
 }
