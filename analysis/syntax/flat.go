@@ -262,10 +262,20 @@ func samePrefix(all, prefix []flatNode) bool {
 }
 
 // bigTree is the node count above which a tree is treated as huge: closing
-// it hands the C heap's free pages back to the OS (glibc keeps freed memory
-// in its arenas, so the few huge generated files would otherwise pin their
-// peak for the whole run), and its node array is not pooled.
+// huge trees hands the C heap's free pages back to the OS now and then (see
+// trimEvery; glibc keeps freed memory in its arenas, so the few huge
+// generated files would otherwise pin their peak for the whole run), and
+// their node arrays are not pooled.
 const bigTree = 1 << 16
+
+// trimEvery is how many nodes of closed huge trees the C heap may keep
+// before it is trimmed. Trimming after every huge tree made the parses that
+// followed fault their working set back in: trimming once per this many
+// nodes saves about 40k of a cold index's 240k page faults and most of the
+// trimming itself, for 5-10 MB more peak RSS.
+const trimEvery = 1 << 19
+
+var closedBigNodes atomic.Int64
 
 // nodePool recycles node arrays of closed trees: the next parse overwrites
 // every node, so reuse saves zeroing a fresh array and the garbage.
@@ -277,7 +287,10 @@ func release(t *C.TSTree, nodes []flatNode) {
 	C.ts_tree_delete(t)
 	switch {
 	case len(nodes) > bigTree:
-		C.kast_trim()
+		if closedBigNodes.Add(int64(len(nodes))) >= trimEvery {
+			closedBigNodes.Store(0)
+			C.kast_trim()
+		}
 	case nodes != nil:
 		nodePool.Put(&nodes)
 	}
