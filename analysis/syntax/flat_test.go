@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -237,6 +238,20 @@ done:
 	}
 	compare(want.RootNode(), tree.Root(), "")
 	return missing, errs
+}
+
+func TestLineStarts(t *testing.T) {
+	for src, want := range map[string][]int{
+		"":                 {0},
+		"x":                {0},
+		"\n":               {0, 1},
+		"a\n\nbc\n\n\ndef": {0, 2, 3, 6, 7, 8},
+		"ab\ncd\n":         {0, 3, 6},
+	} {
+		if got := lineStarts([]byte(src)); !slices.Equal(got, want) {
+			t.Errorf("lineStarts(%q) = %v, want %v", src, got, want)
+		}
+	}
 }
 
 // TestLineFrom checks the galloping search against sort.SearchInts at every

@@ -16,6 +16,7 @@ package syntax
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -497,13 +498,18 @@ func (n Node) String() string {
 }
 
 func lineStarts(src []byte) []int {
-	starts := []int{0}
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	// Count first, then jump from newline to newline: both run as SIMD
+	// searches, where a loop over every byte cost a tenth of a second in a
+	// cold index.
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return starts
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return starts
 }
 
 // lineFrom returns the line holding offset: the last line starting at or
