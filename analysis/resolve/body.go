@@ -16,23 +16,34 @@ import (
 func BodyBindings(f *analysis.FileFacts) (defs, refs []bool) {
 	defs, refs = make([]bool, len(f.Defs)), make([]bool, len(f.Refs))
 	// Only names some body declares can bind, and only the definitions of
-	// local scopes can be found before the walk stops.
-	names := map[string]bool{}
+	// local scopes can be found before the walk stops. Names get small ids
+	// so that the walk up each reference's scopes looks up integers, not
+	// strings.
+	var ids map[string]int32
 	for i, d := range f.Defs {
 		if defs[i] = DeclaredInBody(f, int32(i)); defs[i] {
-			names[d.Name] = true
+			if ids == nil {
+				ids = map[string]int32{}
+			}
+			if _, ok := ids[d.Name]; !ok {
+				ids[d.Name] = int32(len(ids))
+			}
 		}
 	}
-	if len(names) == 0 {
+	if ids == nil {
 		return defs, refs
 	}
-	l := localDefs{inBody: defs, first: make(map[scopedName]int32, len(f.Defs)), next: make([]int32, len(f.Defs))}
+	l := localDefs{inBody: defs, first: make(map[uint64]int32, len(f.Defs)), next: make([]int32, len(f.Defs))}
 	for i := len(f.Defs) - 1; i >= 0; i-- {
 		d := f.Defs[i]
 		if d.Scope < 0 || int(d.Scope) >= len(f.Scopes) || !localScope(f, d.Scope, f.Scopes[d.Scope].Def) {
 			continue
 		}
-		k := scopedName{d.Scope, d.Name}
+		id, ok := ids[d.Name]
+		if !ok {
+			continue // no reference that binds can reach it
+		}
+		k := scopedID(d.Scope, id)
 		l.next[i] = analysis.None
 		if j, ok := l.first[k]; ok {
 			l.next[i] = j
@@ -40,21 +51,26 @@ func BodyBindings(f *analysis.FileFacts) (defs, refs []bool) {
 		l.first[k] = int32(i)
 	}
 	for i, ref := range f.Refs {
-		refs[i] = names[ref.Name] && l.binds(f, ref)
+		if id, ok := ids[ref.Name]; ok {
+			refs[i] = l.binds(f, ref, id)
+		}
 	}
 	return defs, refs
 }
 
 // localDefs chains the definitions of a file's local scopes by scope and
-// name: first holds the first of each chain, next the one after each.
+// name id: first holds the first of each chain, next the one after each.
 type localDefs struct {
 	inBody []bool // by definition, DeclaredInBody
-	first  map[scopedName]int32
+	first  map[uint64]int32
 	next   []int32
 }
 
-// binds reports whether ref binds to what a body of f declares.
-func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref) bool {
+func scopedID(scope, id int32) uint64 { return uint64(uint32(scope))<<32 | uint64(uint32(id)) }
+
+// binds reports whether ref, whose name has id, binds to what a body of f
+// declares.
+func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref, id int32) bool {
 	if ref.Qualifier != "" || ref.Role&analysis.RoleImport != 0 {
 		return false
 	}
@@ -64,7 +80,7 @@ func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref) bool {
 			return false
 		}
 		found := false
-		i, ok := l.first[scopedName{s, ref.Name}]
+		i, ok := l.first[scopedID(s, id)]
 		for ; ok && i != analysis.None; i = l.next[i] {
 			d := f.Defs[i]
 			if hiddenFrom(d, s, ref, true) || kindFit(ref.Role, d.Kind) == 0 {
