@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -604,5 +605,34 @@ func TestInMemoryIndexStoresLargeBlobs(t *testing.T) {
 	mustPut(t, ix, "/w/big.go", fakeFacts("big, edited", []string{"Shape"}, []string{"helper"}))
 	if n := len(ix.big.m); n != 0 {
 		t.Errorf("%d big blobs left after their file was replaced", n)
+	}
+}
+
+// The name cache and table outlive the files they came from: their names
+// must not be substrings that keep a whole file's text alive.
+func TestInternedNamesDoNotPinFileTexts(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	text := strings.Repeat("x", 1<<20) + " helperFunc OtherType callee "
+	name := func(s string) string { i := strings.Index(text, s); return text[i : i+len(s)] }
+	mustPut(t, ix, "/w/a.go", fakeFacts("a", []string{name("helperFunc"), name("OtherType")}, []string{name("callee")}))
+	inText := func(s string) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(text)))
+		return p >= lo && p < lo+uintptr(len(text))
+	}
+	checked := 0
+	for n := range ix.names {
+		if inText(n) {
+			t.Errorf("cached name %q points into the file's text", n)
+		}
+		checked++
+	}
+	for _, n := range ix.nameList.pending {
+		if inText(n.name) {
+			t.Errorf("name table entry %q points into the file's text", n.name)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Fatalf("only %d names to check", checked)
 	}
 }
