@@ -1,12 +1,13 @@
 package syntax
 
 import (
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
 
-// fieldSlots is the size of a Language's field-id cache.
-const fieldSlots = 512
+// fieldSlotBits sets the size of a Language's field-id cache: 512 slots.
+const fieldSlotBits = 9
 
 // fieldEntry is one cached field-name lookup; id 0 means no such field.
 type fieldEntry struct {
@@ -18,24 +19,23 @@ type fieldEntry struct {
 // fields up by string literals, millions of times in a cold index, and
 // hashing the name for the map cost more than the walk over the children.
 // A literal's bytes never move, so a cache slot chosen by their address
-// answers without hashing; the string comparison that confirms the hit
-// returns at once when the addresses match. A slot is filled once: a name
-// that finds it taken by another uses the map.
+// answers without hashing, and the short string comparison that confirms
+// the hit is cheaper than the hash. A slot is filled once: a name that
+// finds it taken by another uses the map.
 func (l *Language) fieldID(name string) uint16 {
 	addr := uint64(uintptr(unsafe.Pointer(unsafe.StringData(name))))
-	slot := &l.fieldCache[(addr*0x9E3779B97F4A7C15)>>(64-9)] // Fibonacci hashing onto 512 slots
+	slot := &l.fieldCache[(addr*0x9E3779B97F4A7C15)>>(64-fieldSlotBits)] // Fibonacci hashing
 	e := slot.Load()
 	if e != nil && e.name == name {
 		return e.id
 	}
 	id := l.fieldIDs[name]
 	if e == nil {
-		slot.CompareAndSwap(nil, &fieldEntry{name: name, id: id})
+		// A copy: a name cut out of some file's text must not pin it.
+		slot.CompareAndSwap(nil, &fieldEntry{name: strings.Clone(name), id: id})
 	}
 	return id
 }
 
-var _ [0]struct{} = [fieldSlots - 1<<9]struct{}{} // the shift above assumes 512 slots
-
 // fieldCache is embedded in Language.
-type fieldCache = [fieldSlots]atomic.Pointer[fieldEntry]
+type fieldCache = [1 << fieldSlotBits]atomic.Pointer[fieldEntry]

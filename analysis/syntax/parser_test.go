@@ -118,3 +118,26 @@ func TestLanguageMirror(t *testing.T) {
 		t.Errorf("cLanguage does not tell grammars apart: %v", seen)
 	}
 }
+
+// fieldID must agree with the grammar's map whatever the address of the
+// name: literals, copies that land in taken slots, unknown names.
+func TestFieldIDMatchesGrammar(t *testing.T) {
+	l := NewLanguage("go", golang.GetLanguage())
+	if len(l.fieldIDs) < 10 {
+		t.Fatalf("only %d fields", len(l.fieldIDs))
+	}
+	for round := range 3 {
+		for name, want := range l.fieldIDs {
+			for _, n := range []string{name, strings.Clone(name), (" " + name + " ")[1 : len(name)+1]} {
+				if got := l.fieldID(n); got != want {
+					t.Fatalf("round %d: fieldID(%q) = %d, want %d", round, n, got, want)
+				}
+			}
+		}
+		for _, n := range []string{"no_such_field", strings.Clone("nope"), ""} {
+			if got := l.fieldID(n); got != 0 {
+				t.Fatalf("fieldID(%q) = %d, want 0", n, got)
+			}
+		}
+	}
+}
