@@ -177,6 +177,7 @@ func checkConsistent(t *testing.T, ix *Index) (incomplete []string) {
 	t.Helper()
 	listed := map[uint32]map[postingRef]bool{}
 	present := map[uint32][]postingRef{}
+	named := map[uint32]bool{} // name ids with a name row
 	err := ix.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
@@ -197,6 +198,12 @@ func checkConsistent(t *testing.T, ix *Index) (incomplete []string) {
 					set[r] = true
 				}
 				listed[binary.BigEndian.Uint32(key[1:5])] = set
+			case key[0] == tagNameLower:
+				v, err := it.Item().ValueCopy(nil)
+				if err != nil {
+					return err
+				}
+				named[binary.BigEndian.Uint32(v)] = true
 			case slices.Contains(postingTags, key[0]):
 				ref := postingRef{key[0], binary.BigEndian.Uint32(key[1:5])}
 				present[postingFileID(key)] = append(present[postingFileID(key)], ref)
@@ -227,6 +234,12 @@ func checkConsistent(t *testing.T, ix *Index) (incomplete []string) {
 		stored, err := ix.loadFile(f.Path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// A complete file's postings must be reachable by name.
+		for _, r := range present[stored.id] {
+			if !named[r.nameID] {
+				t.Errorf("%s: posting %c/%d has no name row", f.Path, r.tag, r.nameID)
+			}
 		}
 		facts, err := ix.Facts(f.Path)
 		if err != nil {

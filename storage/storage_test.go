@@ -559,6 +559,46 @@ func TestInterruptedPostingLoadIsRepaired(t *testing.T) {
 	}
 }
 
+// A new name's row waits for the sorted load with the postings of the new
+// file that introduced it, unless a file whose postings the batch commits
+// itself uses the name too: then the row must be committed with the batch,
+// or a load that never happens would leave that file's posting nameless.
+func TestDeferredNameUsedByRewrittenFile(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	mustPut(t, ix, "/w/old.go", fakeFacts("old", []string{"Keep"}, []string{"helper"}))
+
+	beforeLoading = func() error { return errors.New("killed") }
+	b := ix.NewBatch()
+	// new.go is new: its postings, and the row of the new name Shared,
+	// wait for the load. old.go has postings already: its new ones,
+	// Shared's among them, are committed with the batch.
+	if err := b.PutFile("/w/new.go", time.Unix(1, 0), fakeFacts("new", []string{"Fresh"}, []string{"Shared"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutFile("/w/old.go", time.Unix(2, 0), fakeFacts("old2", []string{"Keep"}, []string{"Shared"})); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Flush()
+	beforeLoading = nil
+	if err == nil {
+		t.Fatal("the batch succeeded without its load")
+	}
+	if incomplete := checkConsistent(t, ix); !slices.Equal(incomplete, []string{"/w/new.go"}) {
+		t.Fatalf("incomplete after the lost load: %v, want only /w/new.go", incomplete)
+	}
+	refs, err := ix.RefsNamed("Shared")
+	if err != nil || len(refs) != 1 || refs[0].Path != "/w/old.go" {
+		t.Fatalf("RefsNamed(Shared) = %+v, %v: old.go's reference must be found", refs, err)
+	}
+	mustPut(t, ix, "/w/new.go", fakeFacts("new", []string{"Fresh"}, []string{"Shared"}))
+	if left := checkConsistent(t, ix); len(left) != 0 {
+		t.Fatalf("still incomplete after rewriting: %v", left)
+	}
+	if refs, err := ix.RefsNamed("Shared"); err != nil || len(refs) != 2 {
+		t.Errorf("RefsNamed(Shared) = %+v, %v; want both files", refs, err)
+	}
+}
+
 // An in-memory index stores blobs of every size: badger's in-memory mode
 // refuses values above its value threshold, so the large ones live beside it.
 func TestInMemoryIndexStoresLargeBlobs(t *testing.T) {

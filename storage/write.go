@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
@@ -128,6 +129,9 @@ type Batch struct {
 	// interned are the names this batch added to the name table since its
 	// last commit, for the queries' copy of it.
 	interned []indexedName
+	// deferredNames are new names whose rows wait for the sorted load, as
+	// the postings of the files that introduced them do.
+	deferredNames map[string]deferredName
 	// loads are the postings of files that had none, and completed those
 	// files' final rows: commit writes them after the batch (see
 	// loadPostings).
@@ -182,7 +186,7 @@ func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *a
 		return err
 	}
 
-	rows, err := b.encodePostings(facts)
+	rows, err := b.encodePostings(facts, len(cur.postings) == 0)
 	if err != nil {
 		return err
 	}
@@ -250,11 +254,12 @@ type postingRow struct {
 }
 
 // encodePostings builds the posting rows of a file, interning their names,
-// in key order. Entries are grouped by sorting (nameID, index) pairs packed in
+// in key order. deferrable tells that the file's postings will wait for the
+// sorted load, and so may the rows of the names it introduces. Entries are grouped by sorting (nameID, index) pairs packed in
 // a uint64, which is much cheaper than a map of slices per name. All values
 // share one growing buffer: a WriteBatch keeps the slices until commit, and
 // appending never rewrites bytes already handed out.
-func (b *Batch) encodePostings(facts *analysis.FileFacts) ([]postingRow, error) {
+func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]postingRow, error) {
 	var rows []postingRow
 	// Sized for about 2 bytes a reference, 40 a definition and 60 an edge,
 	// which goes to two tables.
@@ -274,7 +279,7 @@ func (b *Batch) encodePostings(facts *analysis.FileFacts) ([]postingRow, error) 
 			id, ok := local[name]
 			if !ok {
 				var err error
-				if id, err = b.nameID(name); err != nil {
+				if id, err = b.nameID(name, deferrable); err != nil {
 					return nil, err
 				}
 				local[name] = id
@@ -487,9 +492,10 @@ type postingLoad struct {
 	value   []byte
 }
 
-// beforeCompleting, set by tests only, runs between the loaded postings and
-// the final rows; an error it returns fails the batch there.
-var beforeCompleting func() error
+// beforeLoading and beforeCompleting, set by tests only, run before the
+// sorted load and between it and the final rows; an error either returns
+// fails the batch there.
+var beforeLoading, beforeCompleting func() error
 
 // completedFile is the final row of a file whose postings wait in loads.
 type completedFile struct {
@@ -497,8 +503,8 @@ type completedFile struct {
 	row []byte
 }
 
-// loadPostings writes the batch's deferred postings in key order, then the
-// rows that complete their files. Inserted through a transaction, posting
+// loadPostings writes the batch's deferred name rows and postings in key
+// order, then the rows that complete their files. Inserted through a transaction, posting
 // rows reached badger's memtable in hash-map order, and each insertion into
 // its skiplist missed the cache all the way down; in key order consecutive
 // insertions share their path, which took about a second of CPU off a cold
@@ -511,12 +517,29 @@ type completedFile struct {
 // deleted, before it) and older than any later write, which the write lock
 // keeps out until the load is done.
 func (b *Batch) loadPostings() error {
+	if beforeLoading != nil {
+		if err := beforeLoading(); err != nil {
+			return err
+		}
+	}
 	// Rows of one name stay in arrival order: adjacent either way.
 	slices.SortFunc(b.loads, func(x, y postingLoad) int { return cmp.Compare(x.tagName, y.tagName) })
 	txn := b.ix.db.NewTransaction(false)
 	version := txn.ReadTs()
 	txn.Discard()
 	loader := b.ix.db.NewKVLoader(2)
+	names := make([]*pb.KV, 0, len(b.deferredNames))
+	for _, d := range b.deferredNames {
+		names = append(names, &pb.KV{Key: lowerNameKey(d.name), Value: binary.BigEndian.AppendUint32(nil, d.id), Version: version})
+	}
+	slices.SortFunc(names, func(x, y *pb.KV) int { return bytes.Compare(x.Key, y.Key) })
+	clear(b.deferredNames)
+	for _, kv := range names {
+		if err := loader.Set(kv); err != nil {
+			loader.Finish()
+			return err
+		}
+	}
 	for _, p := range b.loads {
 		key := postingKey(byte(p.tagName>>32), uint32(p.tagName), p.fileID)
 		if err := loader.Set(&pb.KV{Key: key, Value: p.value, Version: version}); err != nil {
@@ -555,9 +578,26 @@ const nameIDBlock = 4096
 // nameID interns name. The counter is written ahead of the ids it covers,
 // before the rows that use them, so a crash can never hand the same id out
 // twice; it only leaves the rest of a reserved block unused.
-func (b *Batch) nameID(name string) (uint32, error) {
+//
+// When deferrable, a new name's row waits for the batch's sorted load with
+// the postings of the file that introduced it: written through the batch,
+// the rows of a cold index's 100k names reached badger's skiplist in random
+// order, each insertion missing the cache (see loadPostings). A name whose
+// row waits is written through the batch at once when a file that is not
+// deferred uses it, as that file's postings are committed with the batch.
+func (b *Batch) nameID(name string, deferrable bool) (uint32, error) {
 	if id, ok := b.ix.names[name]; ok {
+		if !deferrable && len(b.deferredNames) > 0 {
+			return id, b.undefer(name)
+		}
 		return id, nil
+	}
+	if d, ok := b.deferredNames[name]; ok { // the cache was cleared since
+		b.ix.names[d.name] = d.id
+		if !deferrable {
+			return d.id, b.undefer(name)
+		}
+		return d.id, nil
 	}
 	// Names are substrings of their file's whole text: a copy keeps the
 	// cache and the name table from pinning the texts (50 MB of a cold
@@ -581,7 +621,12 @@ func (b *Batch) nameID(name string) (uint32, error) {
 		}
 		id = b.ix.nextName
 		b.ix.nextName++
-		if err := b.wb.Set(lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
+		if deferrable {
+			if b.deferredNames == nil {
+				b.deferredNames = map[string]deferredName{}
+			}
+			b.deferredNames[name] = deferredName{name, id}
+		} else if err := b.wb.Set(lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
 			return 0, err
 		}
 		b.interned = append(b.interned, indexedName{id, name})
@@ -591,6 +636,22 @@ func (b *Batch) nameID(name string) (uint32, error) {
 	}
 	b.ix.names[name] = id
 	return id, nil
+}
+
+// deferredName is a new name whose row waits for the sorted load.
+type deferredName struct {
+	name string
+	id   uint32
+}
+
+// undefer writes the row of name through the batch if it was waiting.
+func (b *Batch) undefer(name string) error {
+	d, ok := b.deferredNames[name]
+	if !ok {
+		return nil
+	}
+	delete(b.deferredNames, name)
+	return b.wb.Set(lowerNameKey(d.name), binary.BigEndian.AppendUint32(nil, d.id))
 }
 
 func (ix *Index) forgetNames() {
