@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -674,5 +675,23 @@ func TestInternedNamesDoNotPinFileTexts(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Fatalf("only %d names to check", checked)
+	}
+}
+
+// sortLoads orders by table and name, then arrival, both ways.
+func TestSortLoads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var loads []postingLoad
+	for i := range 1000 {
+		tag := []byte{tagDef, tagRef, tagSub, tagSuper}[rng.IntN(4)]
+		loads = append(loads, postingLoad{tagName: uint64(tag)<<32 | uint64(rng.IntN(50)), fileID: uint32(i)})
+	}
+	want := slices.Clone(loads)
+	slices.SortStableFunc(want, func(x, y postingLoad) int { return cmp.Compare(x.tagName, y.tagName) })
+	for _, packed := range []int{1 << 24, 10} {
+		got := sortLoads(slices.Clone(loads), packed)
+		if !slices.EqualFunc(got, want, func(x, y postingLoad) bool { return x.tagName == y.tagName && x.fileID == y.fileID }) {
+			t.Errorf("packed limit %d: wrong order", packed)
+		}
 	}
 }

@@ -492,6 +492,29 @@ type postingLoad struct {
 	value   []byte
 }
 
+// sortLoads orders loads by (tag, name) and then arrival, which is file id
+// order. Each load's index packed under its table and name id (40 bits)
+// sorts as a plain uint64, about twice as fast as the structs through a
+// comparison function, for batches of fewer than packed rows; a batch (256
+// files of at most 2 MB) stays far below the 2^24 that loadPostings allows,
+// and larger ones are sorted in place the slow way.
+func sortLoads(loads []postingLoad, packed int) []postingLoad {
+	if len(loads) >= packed {
+		slices.SortStableFunc(loads, func(x, y postingLoad) int { return cmp.Compare(x.tagName, y.tagName) })
+		return loads
+	}
+	order := make([]uint64, len(loads))
+	for i, p := range loads {
+		order[i] = p.tagName<<24 | uint64(i)
+	}
+	slices.Sort(order)
+	sorted := make([]postingLoad, len(loads))
+	for i, o := range order {
+		sorted[i] = loads[o&(1<<24-1)]
+	}
+	return sorted
+}
+
 // beforeLoading and beforeCompleting, set by tests only, run before the
 // sorted load and between it and the final rows; an error either returns
 // fails the batch there.
@@ -522,8 +545,7 @@ func (b *Batch) loadPostings() error {
 			return err
 		}
 	}
-	// Rows of one name stay in arrival order: adjacent either way.
-	slices.SortFunc(b.loads, func(x, y postingLoad) int { return cmp.Compare(x.tagName, y.tagName) })
+	sorted := sortLoads(b.loads, 1<<24)
 	txn := b.ix.db.NewTransaction(false)
 	version := txn.ReadTs()
 	txn.Discard()
@@ -540,7 +562,7 @@ func (b *Batch) loadPostings() error {
 			return err
 		}
 	}
-	for _, p := range b.loads {
+	for _, p := range sorted {
 		key := postingKey(byte(p.tagName>>32), uint32(p.tagName), p.fileID)
 		if err := loader.Set(&pb.KV{Key: key, Value: p.value, Version: version}); err != nil {
 			loader.Finish()
