@@ -255,10 +255,11 @@ type postingRow struct {
 
 // encodePostings builds the posting rows of a file, interning their names,
 // in key order. deferrable tells that the file's postings will wait for the
-// sorted load, and so may the rows of the names it introduces. Entries are grouped by sorting (nameID, index) pairs packed in
-// a uint64, which is much cheaper than a map of slices per name. All values
-// share one growing buffer: a WriteBatch keeps the slices until commit, and
-// appending never rewrites bytes already handed out.
+// sorted load, and so may the rows of the names it introduces. Entries are
+// grouped by sorting (nameID, index) pairs packed in a uint64, which is much
+// cheaper than a map of slices per name. All values share one growing
+// buffer: a WriteBatch keeps the slices until commit, and appending never
+// rewrites bytes already handed out.
 func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]postingRow, error) {
 	var rows []postingRow
 	// Sized for about 2 bytes a reference, 40 a definition and 60 an edge,
@@ -527,11 +528,12 @@ type completedFile struct {
 }
 
 // loadPostings writes the batch's deferred name rows and postings in key
-// order, then the rows that complete their files. Inserted through a transaction, posting
-// rows reached badger's memtable in hash-map order, and each insertion into
-// its skiplist missed the cache all the way down; in key order consecutive
-// insertions share their path, which took about a second of CPU off a cold
-// index of the Go standard library. badger's KVLoader keeps the order.
+// order, then the rows that complete their files. Inserted through a
+// transaction, posting rows reached badger's memtable in hash-map order, and
+// each insertion into its skiplist missed the cache all the way down; in key
+// order consecutive insertions share their path, which took about a second
+// of CPU off a cold index of the Go standard library. badger's KVLoader
+// keeps the order.
 //
 // The crash protocol of Batch still holds: the files' Incomplete rows and
 // their reverse index were committed first, so a crash before the final rows
@@ -552,7 +554,8 @@ func (b *Batch) loadPostings() error {
 	loader := b.ix.db.NewKVLoader(2)
 	names := make([]*pb.KV, 0, len(b.deferredNames))
 	for _, d := range b.deferredNames {
-		names = append(names, &pb.KV{Key: lowerNameKey(d.name), Value: binary.BigEndian.AppendUint32(nil, d.id), Version: version})
+		key, value := nameRow(d.name, d.id)
+		names = append(names, &pb.KV{Key: key, Value: value, Version: version})
 	}
 	slices.SortFunc(names, func(x, y *pb.KV) int { return bytes.Compare(x.Key, y.Key) })
 	clear(b.deferredNames)
@@ -648,7 +651,7 @@ func (b *Batch) nameID(name string, deferrable bool) (uint32, error) {
 				b.deferredNames = map[string]deferredName{}
 			}
 			b.deferredNames[name] = deferredName{name, id}
-		} else if err := b.wb.Set(lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)); err != nil {
+		} else if err := b.wb.Set(nameRow(name, id)); err != nil {
 			return 0, err
 		}
 		b.interned = append(b.interned, indexedName{id, name})
@@ -660,7 +663,13 @@ func (b *Batch) nameID(name string, deferrable bool) (uint32, error) {
 	return id, nil
 }
 
-// deferredName is a new name whose row waits for the sorted load.
+// nameRow is the key and value of an interned name's row.
+func nameRow(name string, id uint32) (key, value []byte) {
+	return lowerNameKey(name), binary.BigEndian.AppendUint32(nil, id)
+}
+
+// deferredName is a new name whose row waits for the sorted load. It keeps
+// the name, as a lookup cannot return the copy its map holds as key.
 type deferredName struct {
 	name string
 	id   uint32
@@ -673,7 +682,7 @@ func (b *Batch) undefer(name string) error {
 		return nil
 	}
 	delete(b.deferredNames, name)
-	return b.wb.Set(lowerNameKey(d.name), binary.BigEndian.AppendUint32(nil, d.id))
+	return b.wb.Set(nameRow(d.name, d.id))
 }
 
 func (ix *Index) forgetNames() {

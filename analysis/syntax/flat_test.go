@@ -478,16 +478,25 @@ func resetSelfCheck() {
 	fastFlatten.Store(fastPlatform)
 }
 
+// isolateSelfCheck skips a self-check test where there is no fast walk, and
+// leaves the self-check and its hook as it found them.
+func isolateSelfCheck(t *testing.T) {
+	t.Helper()
+	if !fastPlatform {
+		t.Skip("no fast walk on this platform")
+	}
+	t.Cleanup(func() {
+		flattenHook = nil
+		resetSelfCheck()
+	})
+}
+
 // TestFlattenSelfCheck checks that the self-check trusts a correct fast walk
 // after checkNodes nodes, that a difference turns the fast walk off for the
 // process with results staying right, and that a trusted walk giving a
 // wrong node count has that tree redone by the cursor.
 func TestFlattenSelfCheck(t *testing.T) {
-	if !fastPlatform {
-		t.Skip("no fast walk on this platform")
-	}
-	defer resetSelfCheck()
-	defer func() { flattenHook = nil }()
+	isolateSelfCheck(t)
 	l := NewLanguage("go", golang.GetLanguage())
 	src := []byte(flattenCases[1].src)
 	parse := func() *Tree {
@@ -599,11 +608,7 @@ func TestFlattenFastMatchesCursorDirs(t *testing.T) {
 // trusted after comparing its first checkNodes nodes, and a difference among
 // them still turns the fast walk off.
 func TestFlattenSelfCheckBigFirstTree(t *testing.T) {
-	if !fastPlatform {
-		t.Skip("no fast walk on this platform")
-	}
-	defer resetSelfCheck()
-	defer func() { flattenHook = nil }()
+	isolateSelfCheck(t)
 	l := NewLanguage("go", golang.GetLanguage())
 	var src strings.Builder
 	src.WriteString("package p\n")

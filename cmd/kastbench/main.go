@@ -219,39 +219,35 @@ func floorChild(root string) (row, error) {
 	return row{elapsed: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
 
-// runFloor is the child side of floorChild.
+// runFloor is the child side of floorChild: it parses every file on all
+// cores and drops the trees, the cost of tree-sitter alone, without
+// extraction or storage.
 func runFloor(root string) error {
 	paths, _, err := treeFiles(root)
 	if err != nil {
 		return err
 	}
-	_, err = parseFloor(context.Background(), paths)
-	return err
-}
-
-// parseFloor parses every file on all cores and drops the trees: the cost of
-// tree-sitter alone, without extraction or storage.
-func parseFloor(ctx context.Context, paths []string) (time.Duration, error) {
-	start := time.Now()
 	jobs := make(chan string)
 	errs := make(chan error, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range jobs {
+		wg.Go(func() {
+			failed := false
+			for p := range jobs { // drained to the end, so the sender never blocks
+				if failed {
+					continue
+				}
 				src, err := os.ReadFile(p)
 				if err != nil {
 					continue
 				}
 				l, _ := lang.ForPath(p)
-				if err := l.Syntax.ParseOnly(ctx, src); err != nil {
+				if err := l.Syntax.ParseOnly(context.Background(), src); err != nil {
 					errs <- fmt.Errorf("%s: %w", p, err)
-					return
+					failed = true
 				}
 			}
-		}()
+		})
 	}
 	for _, p := range paths {
 		jobs <- p
@@ -260,10 +256,10 @@ func parseFloor(ctx context.Context, paths []string) (time.Duration, error) {
 	wg.Wait()
 	select {
 	case err := <-errs:
-		return 0, err
+		return err
 	default:
+		return nil
 	}
-	return time.Since(start), nil
 }
 
 // kastIndex runs `kast index --json` with its own cache and measures it.

@@ -346,12 +346,13 @@ func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 // stored facts of identical content, or extraction.
 func (w *worker) process(ctx context.Context, j job) result {
 	f := j.file
+	indexed := j.prev.Path != ""
 	src, err := os.ReadFile(f.Path)
 	if err != nil {
-		return result{file: f, outcome: unreadable, indexed: j.prev.Path != ""}
+		return result{file: f, outcome: unreadable, indexed: indexed}
 	}
 	if scan.IsBinary(src) {
-		return result{file: f, outcome: binary, indexed: j.prev.Path != ""}
+		return result{file: f, outcome: binary, indexed: indexed}
 	}
 	f.Size = int64(len(src)) // the file may have changed since the scan
 	hash := storage.HashContent(src)
