@@ -54,9 +54,33 @@ func NewRegistry() *Registry {
 	return &Registry{methods: map[string]*Method{}, families: map[string]any{}}
 }
 
-// Handle registers a request whose params decode into P and whose result is R.
-func Handle[P, R any](r *Registry, name string, class Class, h func(ctx context.Context, params P) (R, error)) *Method {
-	return r.add(&Method{
+// Spec is one row of a protocol family's methods table: the wire name, its
+// params and result types, its class and its handler. A family builds its
+// table from Request and Notification and registers it with Register; its
+// capability advertisement derives from the same rows (Capability).
+type Spec struct {
+	method *Method
+	// Capability is what the family advertises for this method, in its own
+	// terms (an LSP provider, a Kast capability name); "" advertises nothing.
+	Capability string
+}
+
+// Name is the method's wire name.
+func (s Spec) Name() string { return s.method.Name }
+
+// Class is how the dispatcher schedules the method.
+func (s Spec) Class() Class { return s.method.Class }
+
+// Advertise returns the row with its capability tag set.
+func (s Spec) Advertise(capability string) Spec {
+	s.Capability = capability
+	return s
+}
+
+// Request is a table row for a request whose params decode into P and whose
+// result is R. A pointer P is never nil: absent params give a zero value.
+func Request[P, R any](name string, class Class, h func(ctx context.Context, params P) (R, error)) Spec {
+	return Spec{method: &Method{
 		Name:   name,
 		Class:  class,
 		Params: reflect.TypeFor[P](),
@@ -68,12 +92,12 @@ func Handle[P, R any](r *Registry, name string, class Class, h func(ctx context.
 			}
 			return h(ctx, p)
 		},
-	})
+	}}
 }
 
-// Notify registers a notification whose params decode into P.
-func Notify[P any](r *Registry, name string, class Class, h func(ctx context.Context, params P) error) *Method {
-	return r.add(&Method{
+// Notification is a table row for a notification whose params decode into P.
+func Notification[P any](name string, class Class, h func(ctx context.Context, params P) error) Spec {
+	return Spec{method: &Method{
 		Name:         name,
 		Class:        class,
 		Notification: true,
@@ -85,7 +109,24 @@ func Notify[P any](r *Registry, name string, class Class, h func(ctx context.Con
 			}
 			return nil, h(ctx, p)
 		},
-	})
+	}}
+}
+
+// Register adds a family's table to the registry.
+func (r *Registry) Register(table []Spec) {
+	for _, s := range table {
+		r.add(s.method)
+	}
+}
+
+// Handle registers a request whose params decode into P and whose result is R.
+func Handle[P, R any](r *Registry, name string, class Class, h func(ctx context.Context, params P) (R, error)) *Method {
+	return r.add(Request(name, class, h).method)
+}
+
+// Notify registers a notification whose params decode into P.
+func Notify[P any](r *Registry, name string, class Class, h func(ctx context.Context, params P) error) *Method {
+	return r.add(Notification(name, class, h).method)
 }
 
 func (r *Registry) add(m *Method) *Method {
@@ -154,6 +195,7 @@ func (r *Registry) Families() map[string]any {
 // decodeParams decodes raw params through the LSP codec. Absent or null params
 // leave the zero value, which handlers validate like any other input.
 func decodeParams(raw jsonrpc2.RawMessage, v any) error {
+	defer allocate(v)
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return nil
 	}
@@ -161,4 +203,13 @@ func decodeParams(raw jsonrpc2.RawMessage, v any) error {
 		return InvalidParams("invalid params: %v", err)
 	}
 	return nil
+}
+
+// allocate points a nil pointer that v points to at a new zero value, so a
+// handler taking *P never sees nil params.
+func allocate(v any) {
+	p := reflect.ValueOf(v).Elem()
+	if p.Kind() == reflect.Pointer && p.IsNil() {
+		p.Set(reflect.New(p.Type().Elem()))
+	}
 }

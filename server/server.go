@@ -7,7 +7,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,27 +18,52 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-
-	"github.com/kast-dev/kast/analysis/document"
 )
 
 // Options configures a Server.
 type Options struct {
-	// Registry holds the custom methods; nil means none.
+	// Registry holds every method the entry point serves, standard LSP
+	// methods included; nil means none. A method it lacks answers -32601.
 	Registry *Registry
-	// LSP answers the standard LSP methods the registry does not; nil answers
-	// them all with -32601.
-	LSP protocol.Server
-	// Lifecycle enforces the LSP initialize/shutdown/exit order. Profiles that
-	// have no LSP handshake (the Kast daemon, MCP) turn it off.
-	Lifecycle bool
-	// Framing of new connections; FramingAuto decides from the first byte.
-	Framing Framing
+	// Profile is the entry point's handshake, framing and lifecycle.
+	Profile Profile
 	// MaxFrame caps a message body in bytes; 0 means DefaultMaxFrame.
 	MaxFrame int
-	// Name and Version fill InitializeResult.serverInfo.
-	Name, Version string
-	Logger        *slog.Logger
+	// Version fills InitializeResult.serverInfo.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Profile is what sets one entry point apart (kast lsp, kast serve, kast
+// kward rpc, …) while all of them share the registry path: the framing of
+// its connections, whether the LSP lifecycle applies, and who answers the
+// names several families claim (initialize, shutdown).
+type Profile struct {
+	// Name fills InitializeResult.serverInfo.name; "" means "kast".
+	Name string
+	// Framing of new connections; FramingAuto decides from the first byte.
+	Framing Framing
+	// Lifecycle enforces the LSP initialize/shutdown/exit order, and LSP then
+	// wins initialize and shutdown. Profiles without an LSP handshake (the
+	// Kast daemon, Kward RPC) turn it off and may register those names.
+	Lifecycle bool
+	// Initialize answers initialize under Lifecycle; the transport adds the
+	// position encoding, serverInfo and every family's experimental
+	// capabilities. nil answers an empty result.
+	Initialize func(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error)
+	// Shutdown runs on shutdown under Lifecycle, before its reply.
+	Shutdown func(ctx context.Context) error
+	// State makes each new connection's state (the language server's open
+	// documents); nil means none.
+	State func() ConnState
+}
+
+// ConnState is what an entry point keeps per connection. The dispatcher
+// takes its Snapshot inline, in wire order, before it releases a concurrent
+// or exclusive method from the read loop, so a request sees every change
+// sent before it (SnapshotOf).
+type ConnState interface {
+	Snapshot() any
 }
 
 // Server serves one registry to any number of connections.
@@ -59,8 +83,8 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.Name == "" {
-		opts.Name = "kast"
+	if opts.Profile.Name == "" {
+		opts.Profile.Name = "kast"
 	}
 	return &Server{opts: opts, log: opts.Logger}
 }
@@ -82,7 +106,7 @@ type Conn struct {
 	rpc      jsonrpc2.Conn
 	stream   *Stream
 	client   protocol.Client
-	docs     *document.Store
+	conState ConnState
 	log      *slog.Logger
 	state    atomic.Int32
 	exitCode atomic.Int32
@@ -91,33 +115,26 @@ type Conn struct {
 
 	mu         sync.Mutex
 	clientCaps protocol.ClientCapabilities
-	encoding   document.Encoding
+	encoding   protocol.PositionEncodingKind
 }
 
 // Serve starts serving rwc and returns at once; wait on Done.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) *Conn {
-	c := &Conn{srv: s, docs: document.NewStore(), log: s.log, encoding: document.UTF16, exited: make(chan struct{})}
+	c := &Conn{srv: s, log: s.log, encoding: protocol.PositionEncodingKindUTF16, exited: make(chan struct{})}
+	if s.opts.Profile.State != nil {
+		c.conState = s.opts.Profile.State()
+	}
 	c.exitCode.Store(-1)
-	c.stream = NewStream(rwc, s.opts.Framing, s.opts.MaxFrame, s.log)
+	c.stream = NewStream(rwc, s.opts.Profile.Framing, s.opts.MaxFrame, s.log)
 	c.rpc = jsonrpc2.NewConn(c.stream, jsonrpc2.WithCodec(lspCodec{}))
 	c.client = protocol.ClientDispatcher(c.rpc)
-	if !s.opts.Lifecycle {
+	if !s.opts.Profile.Lifecycle {
 		c.state.Store(stateInitialized)
 	}
-	next := protocol.ServerHandler(lspOrUnimplemented(s.opts.LSP), jsonrpc2.MethodNotFoundHandler)
-	handler := c.recover(protocol.CancelHandler(c.dispatch(next)))
+	handler := c.recover(protocol.CancelHandler(c.dispatch()))
 	c.rpc.Go(context.WithValue(ctx, connKey{}, c), handler)
 	return c
 }
-
-func lspOrUnimplemented(s protocol.Server) protocol.Server {
-	if s == nil {
-		return unimplemented{}
-	}
-	return s
-}
-
-type unimplemented struct{ protocol.UnimplementedServer }
 
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.Done() }
@@ -139,7 +156,7 @@ func (c *Conn) ExitCode() int {
 	if code := c.exitCode.Load(); code >= 0 {
 		return int(code)
 	}
-	if c.state.Load() == stateShutdown || !c.srv.opts.Lifecycle {
+	if c.state.Load() == stateShutdown || !c.srv.opts.Profile.Lifecycle {
 		return 0
 	}
 	return 1
@@ -151,11 +168,11 @@ func (c *Conn) Client() protocol.Client { return c.client }
 // RPC returns the underlying JSON-RPC connection, for custom notifications.
 func (c *Conn) RPC() jsonrpc2.Conn { return c.rpc }
 
-// Documents returns the connection's open documents.
-func (c *Conn) Documents() *document.Store { return c.docs }
+// State returns the connection's state, nil when the profile keeps none.
+func (c *Conn) State() ConnState { return c.conState }
 
 // Encoding is the negotiated position encoding.
-func (c *Conn) Encoding() document.Encoding {
+func (c *Conn) Encoding() protocol.PositionEncodingKind {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.encoding
@@ -212,15 +229,16 @@ func ConnOf(ctx context.Context) *Conn {
 	return c
 }
 
-// SnapshotOf returns the documents as they were when the request arrived: for
-// concurrent and exclusive methods it was taken before later messages were
-// read, so a didChange sent before the request is always visible.
-func SnapshotOf(ctx context.Context) *document.Snapshot {
-	if s, ok := ctx.Value(snapshotKey{}).(*document.Snapshot); ok {
+// SnapshotOf returns the connection state's snapshot as it was when the
+// request arrived: for concurrent and exclusive methods it was taken before
+// later messages were read, so a didChange sent before the request is always
+// visible. nil when the connection keeps no state.
+func SnapshotOf(ctx context.Context) any {
+	if s := ctx.Value(snapshotKey{}); s != nil {
 		return s
 	}
-	if c := ConnOf(ctx); c != nil {
-		return c.docs.Snapshot()
+	if c := ConnOf(ctx); c != nil && c.conState != nil {
+		return c.conState.Snapshot()
 	}
 	return nil
 }
@@ -290,10 +308,10 @@ func detach(request context.Context) (context.Context, context.CancelFunc) {
 }
 
 // dispatch enforces the lifecycle and schedules each method by its class.
-func (c *Conn) dispatch(lsp jsonrpc2.Handler) jsonrpc2.Handler {
+func (c *Conn) dispatch() jsonrpc2.Handler {
 	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		method := req.Method()
-		if c.srv.opts.Lifecycle {
+		if c.srv.opts.Profile.Lifecycle {
 			switch method {
 			case protocol.MethodInitialize:
 				return c.initialize(ctx, req)
@@ -334,7 +352,9 @@ func (c *Conn) dispatch(lsp jsonrpc2.Handler) jsonrpc2.Handler {
 
 		var unlock func()
 		if class != Ordered {
-			ctx = context.WithValue(ctx, snapshotKey{}, c.docs.Snapshot())
+			if c.conState != nil {
+				ctx = context.WithValue(ctx, snapshotKey{}, c.conState.Snapshot())
+			}
 			jsonrpc2.Async(ctx)
 			if class == Exclusive {
 				c.srv.workspace.Lock()
@@ -351,31 +371,12 @@ func (c *Conn) dispatch(lsp jsonrpc2.Handler) jsonrpc2.Handler {
 		if registered {
 			return m.call(ctx, req.Params())
 		}
-		if !standardMethods[method] {
-			if !req.IsCall() {
-				return nil, nil // unknown notifications are ignored, as LSP asks
-			}
-			return nil, Errorf(jsonrpc2.MethodNotFound, CodeMethodNotFound, "method not found: %s", method)
+		if !req.IsCall() {
+			return nil, nil // unknown notifications are ignored, as LSP asks
 		}
-		result, err := lsp(ctx, req)
-		if errors.Is(err, jsonrpc2.ErrParse) {
-			// The message itself parsed; only its params did not fit the method.
-			return nil, InvalidParams("%s: invalid params: %v", method, err)
-		}
-		return result, err
+		return nil, Errorf(jsonrpc2.MethodNotFound, CodeMethodNotFound, "method not found: %s", method)
 	}
 }
-
-// standardMethods are the LSP methods a client may send to a server.
-var standardMethods = func() map[string]bool {
-	set := map[string]bool{}
-	for _, m := range protocol.Methods {
-		if m.Direction != protocol.DirectionServerToClient {
-			set[m.Method] = true
-		}
-	}
-	return set
-}()
 
 // standardClass schedules the standard LSP methods: notifications (document
 // sync, configuration) in order, requests concurrently.
@@ -408,8 +409,8 @@ func (c *Conn) initialize(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	c.mu.Unlock()
 
 	result := &protocol.InitializeResult{}
-	if c.srv.opts.LSP != nil {
-		r, err := c.srv.opts.LSP.Initialize(ctx, &params)
+	if hook := c.srv.opts.Profile.Initialize; hook != nil {
+		r, err := hook(ctx, &params)
 		if err != nil {
 			return nil, err
 		}
@@ -417,9 +418,9 @@ func (c *Conn) initialize(ctx context.Context, req *jsonrpc2.Request) (any, erro
 			result = r
 		}
 	}
-	result.Capabilities.PositionEncoding = protocol.PositionEncodingKind(enc)
+	result.Capabilities.PositionEncoding = enc
 	if result.ServerInfo.Name == "" {
-		result.ServerInfo = protocol.ServerInfo{Name: c.srv.opts.Name, Version: protocol.NewOptional(c.srv.opts.Version)}
+		result.ServerInfo = protocol.ServerInfo{Name: c.srv.opts.Profile.Name, Version: protocol.NewOptional(c.srv.opts.Version)}
 	}
 	experimental, err := mergeExperimental(result.Capabilities.Experimental, c.srv.opts.Registry.Families())
 	if err != nil {
@@ -432,13 +433,13 @@ func (c *Conn) initialize(ctx context.Context, req *jsonrpc2.Request) (any, erro
 
 // negotiateEncoding prefers UTF-8 (our native offsets) when the client offers
 // it, and otherwise falls back to the mandatory UTF-16.
-func negotiateEncoding(offered []protocol.PositionEncodingKind) document.Encoding {
+func negotiateEncoding(offered []protocol.PositionEncodingKind) protocol.PositionEncodingKind {
 	for _, e := range offered {
-		if document.Encoding(e) == document.UTF8 {
-			return document.UTF8
+		if e == protocol.PositionEncodingKindUTF8 {
+			return protocol.PositionEncodingKindUTF8
 		}
 	}
-	return document.UTF16
+	return protocol.PositionEncodingKindUTF16
 }
 
 // mergeExperimental adds each family's capability object under its name.
@@ -464,8 +465,8 @@ func mergeExperimental(existing protocol.LSPAny, families map[string]any) (proto
 
 func (c *Conn) shutdown(ctx context.Context) (any, error) {
 	c.state.Store(stateShutdown)
-	if c.srv.opts.LSP != nil {
-		if err := c.srv.opts.LSP.Shutdown(ctx); err != nil && !errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+	if hook := c.srv.opts.Profile.Shutdown; hook != nil {
+		if err := hook(ctx); err != nil {
 			c.log.Warn("shutdown hook failed", "err", err)
 		}
 	}

@@ -13,7 +13,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/kast-dev/kast/handlers"
+	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/handlers/lsp"
 	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/server/servertest"
 )
@@ -51,7 +53,7 @@ func testRegistry() *server.Registry {
 		URI string `json:"uri"`
 	}
 	server.Handle(reg, "test/text", server.Concurrent, func(ctx context.Context, p textParams) (string, error) {
-		doc, ok := server.SnapshotOf(ctx).Document(p.URI)
+		doc, ok := server.SnapshotOf(ctx).(*document.Snapshot).Document(p.URI)
 		if !ok {
 			return "", server.Error(-32004, "NOT_OPEN", "document not open: "+p.URI, map[string]any{"uri": p.URI})
 		}
@@ -79,8 +81,15 @@ func testRegistry() *server.Registry {
 	return reg
 }
 
+// newServer serves the test methods beside the real language server, which
+// keeps the open documents the transport snapshots.
 func newServer(lifecycle bool) *server.Server {
-	return server.New(server.Options{Registry: testRegistry(), LSP: handlers.NewLSP(), Lifecycle: lifecycle, Version: "test"})
+	reg := testRegistry()
+	l := lsp.New(host.New(host.Options{}))
+	l.Register(reg)
+	profile := l.Profile()
+	profile.Lifecycle = lifecycle
+	return server.New(server.Options{Registry: reg, Profile: profile, Version: "test"})
 }
 
 func ctxT(t *testing.T) context.Context {

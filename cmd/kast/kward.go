@@ -29,14 +29,8 @@ the process after its reply. Diagnostics go to stderr.`,
 				return err
 			}
 			logger.Info("kast kward rpc starting", "version", kastVersion(), "pid", os.Getpid())
-			reg := handlers.NewRegistry()
-			handlers.KwardProfile(reg)
-			srv := server.New(server.Options{
-				Registry: reg,
-				Framing:  server.FramingHeader,
-				Version:  kastVersion(),
-				Logger:   logger,
-			})
+			h := newServerHost(cmd.Context(), logger)
+			srv := server.New(handlers.KwardRPC(h).Options(kastVersion(), logger))
 			*exit = serveKwardStdio(srv)
 			return nil
 		},

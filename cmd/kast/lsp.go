@@ -52,13 +52,8 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 }
 
 func newLSPServer(logger *slog.Logger) *server.Server {
-	return server.New(server.Options{
-		Registry:  handlers.NewRegistry(),
-		LSP:       handlers.NewLSP(),
-		Lifecycle: true,
-		Version:   kastVersion(),
-		Logger:    logger,
-	})
+	h := newServerHost(context.Background(), logger)
+	return server.New(handlers.LSP(h).Options(kastVersion(), logger))
 }
 
 // serveStdio serves one connection on stdin/stdout and returns the exit

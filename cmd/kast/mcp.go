@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/kast-dev/kast/analysis/search"
 	"github.com/kast-dev/kast/analysis/search/ck"
-	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 func newMCPCmd(g *globalFlags) *cobra.Command {
@@ -48,13 +46,12 @@ colon-separated KAST_MCP_ALLOWED_ROOTS or CK_MCP_ALLOWED_ROOTS).`,
 					}
 				}
 			}
-			emb, err := embed.embedder(cmd.Context())
+			h, err := newHost(cmd.Context(), logger, &embed)
 			if err != nil {
 				return err
 			}
-			engines := newEngineSet(emb, workspace.Options{Logger: logger})
-			defer engines.close()
-			svc, err := newCKService(roots, engines.engine)
+			defer h.Close()
+			svc, err := newCKService(roots, h.Search)
 			if err != nil {
 				return err
 			}
@@ -79,47 +76,6 @@ func newCKService(roots []string, engine func(string) (*search.Engine, error)) (
 		svc.Roots = append(svc.Roots, abs)
 	}
 	return svc, nil
-}
-
-// engineSet opens one workspace and search engine per root, on first use.
-type engineSet struct {
-	emb  search.Embedder
-	opts workspace.Options
-	mu   sync.Mutex
-	open map[string]*search.Engine
-	ws   []*workspace.Workspace
-}
-
-func newEngineSet(emb search.Embedder, opts workspace.Options) *engineSet {
-	return &engineSet{emb: emb, opts: opts, open: map[string]*search.Engine{}}
-}
-
-func (s *engineSet) engine(root string) (*search.Engine, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e := s.open[root]; e != nil {
-		return e, nil
-	}
-	ws, err := workspace.Open(root, s.opts)
-	if err != nil {
-		return nil, err
-	}
-	e, err := search.Open(ws.Root, ws.Index, search.Options{Embedder: s.emb})
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
-	s.ws = append(s.ws, ws)
-	s.open[root] = e
-	return e, nil
-}
-
-func (s *engineSet) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, ws := range s.ws {
-		ws.Close()
-	}
 }
 
 // newMCPServer registers the ck tools. Tool failures that are the caller's

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/search"
-	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 type mcpFixture struct {
@@ -32,9 +32,9 @@ type mcpFixture struct {
 func connectMCP(t *testing.T) mcpFixture {
 	t.Helper()
 	dir, _ := searchWorkspace(t)
-	engines := newEngineSet(search.NewHashed(), workspace.Options{InMemory: true})
-	t.Cleanup(engines.close)
-	svc, err := newCKService([]string{dir}, engines.engine)
+	h := host.New(host.Options{Embedder: search.NewHashed(), InMemory: true})
+	t.Cleanup(h.Close)
+	svc, err := newCKService([]string{dir}, h.Search)
 	if err != nil {
 		t.Fatal(err)
 	}

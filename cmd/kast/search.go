@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kast-dev/kast/analysis/search"
-	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 // embedFlags choose the embedder for semantic and hybrid search.
@@ -23,6 +22,12 @@ type embedFlags struct {
 	provider string // hashed, ollama or openai
 	url      string
 	model    string
+}
+
+// embedFromEnv is the embedder the environment configures, for commands
+// without the flags.
+func embedFromEnv() *embedFlags {
+	return &embedFlags{provider: cmp.Or(os.Getenv("KAST_EMBEDDER"), "hashed"), url: os.Getenv("KAST_EMBED_URL"), model: os.Getenv("KAST_EMBED_MODEL")}
 }
 
 func (f *embedFlags) register(cmd *cobra.Command) {
@@ -155,19 +160,12 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 	}
 	absTarget, _ := filepath.Abs(target)
 	ctx := cmd.Context()
-	emb, err := f.embed.embedder(ctx)
+	h, err := newHost(ctx, logger, &f.embed)
 	if err != nil {
 		return false, err
 	}
-	ws, err := workspace.Open(root, workspace.Options{Logger: logger})
-	if err != nil {
-		return false, err
-	}
-	defer ws.Close()
-	if n := ws.Notice(); n != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kast:", n)
-	}
-	eng, err := search.Open(ws.Root, ws.Index, search.Options{Embedder: emb})
+	defer h.Close()
+	eng, err := h.Search(root)
 	if err != nil {
 		return false, err
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers"
 	"github.com/kast-dev/kast/server"
 )
@@ -101,7 +102,7 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 			if err != nil {
 				return err
 			}
-			d := &daemon{root: root, logger: logger}
+			d := &daemon{root: root, logger: logger, host: newServerHost(cmd.Context(), logger)}
 			if stdio {
 				return d.serveStdio()
 			}
@@ -118,6 +119,7 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 type daemon struct {
 	root   string
 	logger *slog.Logger
+	host   *host.Host
 
 	stop    context.CancelFunc
 	mu      sync.Mutex
@@ -134,11 +136,11 @@ func (d *daemon) lifecycle(ctx context.Context, action string) {
 }
 
 func (d *daemon) newServer() (*server.Server, func(), error) {
-	reg, release, err := handlers.NewKastRegistry(d.root, d.lifecycle)
+	entry, release, err := handlers.KastDaemon(d.host, d.root, d.lifecycle)
 	if err != nil {
 		return nil, nil, err
 	}
-	return server.New(server.Options{Registry: reg, Framing: server.FramingNDJSON, Version: kastVersion(), Logger: d.logger}), release, nil
+	return server.New(entry.Options(kastVersion(), d.logger)), release, nil
 }
 
 func (d *daemon) serveStdio() error {

@@ -7,7 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kast-dev/kast/analysis/document"
-	"github.com/kast-dev/kast/handlers"
+	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/handlers/lsp"
 	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/server/servertest"
 )
@@ -25,11 +26,11 @@ type wordParams struct {
 func newWordServer(testing.TB) *server.Server {
 	reg := server.NewRegistry()
 	server.Handle(reg, "test/wordAt", server.Concurrent, func(ctx context.Context, p wordParams) (string, error) {
-		doc, ok := server.SnapshotOf(ctx).Document(p.URI)
+		doc, ok := server.SnapshotOf(ctx).(*document.Snapshot).Document(p.URI)
 		if !ok {
 			return "", server.InvalidParams("not open: %s", p.URI)
 		}
-		off, err := doc.Offset(document.Position{Line: p.Position.Line, Character: p.Position.Character}, server.ConnOf(ctx).Encoding())
+		off, err := doc.Offset(document.Position{Line: p.Position.Line, Character: p.Position.Character}, document.Encoding(server.ConnOf(ctx).Encoding()))
 		if err != nil {
 			return "", server.InvalidParams("%v", err)
 		}
@@ -44,13 +45,15 @@ func newWordServer(testing.TB) *server.Server {
 		return string(doc.Text[off:end]), nil
 	})
 	server.Handle(reg, "test/text", server.Concurrent, func(ctx context.Context, p wordParams) (string, error) {
-		doc, ok := server.SnapshotOf(ctx).Document(p.URI)
+		doc, ok := server.SnapshotOf(ctx).(*document.Snapshot).Document(p.URI)
 		if !ok {
 			return "", server.InvalidParams("not open: %s", p.URI)
 		}
 		return string(doc.Text), nil
 	})
-	return server.New(server.Options{Registry: reg, LSP: handlers.NewLSP(), Lifecycle: true})
+	l := lsp.New(host.New(host.Options{}))
+	l.Register(reg)
+	return server.New(server.Options{Registry: reg, Profile: l.Profile()})
 }
 
 var checkers = map[string]servertest.Checker{

@@ -1,0 +1,207 @@
+// Package host holds what one kast process shares between its connections
+// and entry points: one open index per workspace root (the pool), one search
+// engine per root with the configured embedder, and the code-intelligence
+// adapter the agent's tools use. Every projection (LSP, Kast, Kward, ck, MCP)
+// reaches the workspaces through a Host, so a root has one index.
+package host
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"sync"
+
+	"github.com/kast-dev/kast/analysis/search"
+	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/storage/indexer"
+)
+
+// Host is the process's shared engine state.
+type Host struct {
+	Log     *slog.Logger
+	Version string // kast's version, as the protocols report it
+
+	mu      sync.Mutex // guards open and engines
+	open    map[string]*openWorkspace
+	engines map[*workspace.Workspace]*search.Engine
+	emb     search.Embedder // nil means search's default
+	wsOpts  workspace.Options
+}
+
+type openWorkspace struct {
+	refresh sync.Mutex // one refresh or reference pass at a time; queries wait for it
+	ws      *workspace.Workspace
+	users   int  // holders through Acquire/Release
+	pinned  bool // used through Fresh, which keeps it for the process
+}
+
+// Options configures a Host.
+type Options struct {
+	Logger   *slog.Logger
+	Embedder search.Embedder // for every root's search engine; nil: the built-in hashed one
+	Version  string          // "" reads the module's build info
+	// InMemory keeps every index in memory (tests, throwaway runs).
+	InMemory bool
+}
+
+// New returns an empty host.
+func New(opts Options) *Host {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Version == "" {
+		opts.Version = buildVersion()
+	}
+	return &Host{Log: opts.Logger, Version: opts.Version, emb: opts.Embedder,
+		wsOpts: workspace.Options{Logger: opts.Logger, InMemory: opts.InMemory}, open: map[string]*openWorkspace{},
+		engines: map[*workspace.Workspace]*search.Engine{}}
+}
+
+// getLocked returns the open workspace at root, opening it if needed; h.mu held.
+func (h *Host) getLocked(root string) (*openWorkspace, error) {
+	if ow, ok := h.open[root]; ok {
+		return ow, nil
+	}
+	ws, err := workspace.Open(root, h.wsOpts)
+	if err != nil {
+		return nil, err
+	}
+	if n := ws.Notice(); n != "" {
+		h.Log.Warn(n, "root", root)
+	}
+	ow := &openWorkspace{ws: ws}
+	h.open[root] = ow
+	return ow, nil
+}
+
+// Fresh returns the workspace at root with its index brought up to date
+// (only files changed since the last call are re-read). It stays open for
+// the life of the process.
+func (h *Host) Fresh(ctx context.Context, root string) (*workspace.Workspace, error) {
+	h.mu.Lock()
+	ow, err := h.getLocked(root)
+	if err != nil {
+		h.mu.Unlock()
+		return nil, err
+	}
+	ow.pinned = true
+	h.mu.Unlock()
+	ow.refresh.Lock()
+	defer ow.refresh.Unlock()
+	if _, _, err := ow.ws.Refresh(ctx, nil); err != nil {
+		return nil, err
+	}
+	return ow.ws, nil
+}
+
+// Acquire returns the workspace at root as it is, without refreshing it: an
+// editor answers from what is indexed while it refreshes in the background.
+// Call Release when done; the last release closes the index.
+func (h *Host) Acquire(root string) (*workspace.Workspace, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ow, err := h.getLocked(root)
+	if err != nil {
+		return nil, err
+	}
+	ow.users++
+	return ow.ws, nil
+}
+
+// Release gives back a workspace taken with Acquire.
+func (h *Host) Release(root string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ow, ok := h.open[root]
+	if !ok {
+		return
+	}
+	if ow.users--; ow.users > 0 || ow.pinned {
+		return
+	}
+	delete(h.open, root)
+	delete(h.engines, ow.ws)
+	// Wait for a refresh in progress, which the caller has cancelled.
+	ow.refresh.Lock()
+	defer ow.refresh.Unlock()
+	if err := ow.ws.Close(); err != nil {
+		h.Log.Warn("closing the index failed", "root", root, "err", err)
+	}
+}
+
+// Roots lists the open workspace roots, sorted.
+func (h *Host) Roots() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	roots := make([]string, 0, len(h.open))
+	for r := range h.open {
+		roots = append(roots, r)
+	}
+	slices.Sort(roots)
+	return roots
+}
+
+// Open returns the workspace open at root, or nil.
+func (h *Host) Open(root string) *workspace.Workspace {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ow, ok := h.open[root]; ok {
+		return ow.ws
+	}
+	return nil
+}
+
+// serialized runs fn with root's refresh lock held, so refreshes and
+// reference passes of one root never overlap. A root not open is
+// context.Canceled: its holder released it.
+func serialized[T any](h *Host, root string, fn func(*workspace.Workspace) (T, error)) (T, error) {
+	h.mu.Lock()
+	ow, ok := h.open[root]
+	h.mu.Unlock()
+	if !ok {
+		var zero T
+		return zero, context.Canceled
+	}
+	ow.refresh.Lock()
+	defer ow.refresh.Unlock()
+	return fn(ow.ws)
+}
+
+// ResolveUses brings the stored uses at root up to date (see
+// workspace.ResolveUses), one refresh or pass at a time.
+func (h *Host) ResolveUses(ctx context.Context, root string, workers int, progress func(done, total int)) (int, error) {
+	return serialized(h, root, func(ws *workspace.Workspace) (int, error) {
+		return ws.ResolveUses(ctx, workers, progress)
+	})
+}
+
+// Refresh brings the index at root up to date, one refresh at a time.
+func (h *Host) Refresh(ctx context.Context, root string, progress func(indexer.Progress)) (indexer.Totals, error) {
+	return serialized(h, root, func(ws *workspace.Workspace) (indexer.Totals, error) {
+		totals, _, err := ws.Refresh(ctx, progress)
+		return totals, err
+	})
+}
+
+// Close closes every open index, for the end of the process.
+func (h *Host) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for root, ow := range h.open {
+		ow.refresh.Lock()
+		if err := ow.ws.Close(); err != nil {
+			h.Log.Warn("closing the index failed", "root", root, "err", err)
+		}
+		ow.refresh.Unlock()
+		delete(h.open, root)
+	}
+	clear(h.engines)
+}
+
+func buildVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,26 @@
+package host
+
+import "github.com/kast-dev/kast/analysis/search"
+
+// Search returns the search engine over the workspace at root, opening the
+// root if needed; every caller of the process (the LSP connection's ck
+// methods, Kast's raw/workspace-search, kast mcp, kast serve) shares it and
+// the host's embedder. The engine lives as long as the root stays open; a
+// reopened index gets a new engine.
+func (h *Host) Search(root string) (*search.Engine, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ow, err := h.getLocked(root)
+	if err != nil {
+		return nil, err
+	}
+	if e := h.engines[ow.ws]; e != nil {
+		return e, nil
+	}
+	e, err := search.Open(ow.ws.Root, ow.ws.Index, search.Options{Embedder: h.emb})
+	if err != nil {
+		return nil, err
+	}
+	h.engines[ow.ws] = e
+	return e, nil
+}

@@ -1,0 +1,90 @@
+package kast
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestKastMetrics runs every metric on the Kotlin fixture; limit bounds
+// each one.
+func TestKastMetrics(t *testing.T) {
+	e := newKastEnv(t, "kotlin.txtar")
+	metric := func(params map[string]any) map[string]any {
+		t.Helper()
+		var m map[string]any
+		e.ok("database/metrics", params, &m)
+		if params["metric"] != nil && m["schemaVersion"] != 3.0 {
+			t.Errorf("no schemaVersion: %v", m)
+		}
+		return m
+	}
+	rows := func(m map[string]any) []map[string]any {
+		t.Helper()
+		if m["type"] != "METRICS_SUCCESS" {
+			t.Fatalf("got %v", m)
+		}
+		var out []map[string]any
+		b, _ := json.Marshal(m["results"])
+		_ = json.Unmarshal(b, &out)
+		return out
+	}
+
+	in := rows(metric(map[string]any{"metric": "fanIn"}))
+	if len(in) == 0 || in[0]["targetFqName"] != "sample.greet" || in[0]["occurrenceCount"] != 2.0 || in[0]["sourceFileCount"] != 2.0 {
+		t.Errorf("fanIn: %v", in)
+	}
+	if got := rows(metric(map[string]any{"metric": "fanIn", "limit": 1})); len(got) != 1 {
+		t.Errorf("fanIn limit 1: %d rows", len(got))
+	}
+	if got := rows(metric(map[string]any{"metric": "fanIn", "folderFilter": "src/main/kotlin/example"})); len(got) == 0 || !strings.HasPrefix(got[0]["targetFqName"].(string), "example.") {
+		t.Errorf("fanIn in example/: %v", got)
+	}
+	out := rows(metric(map[string]any{"metric": "fanOut", "fileGlob": "**/sample/*Use.kt"}))
+	if len(out) != 2 || out[0]["occurrenceCount"] != 1.0 {
+		t.Errorf("fanOut over the Use files: %v", out)
+	}
+	dead := rows(metric(map[string]any{"metric": "deadCode"}))
+	names := map[string]bool{}
+	for _, r := range dead {
+		names[r["fqName"].(string)] = true
+	}
+	if !names["sample.use"] || !names["sample.useAgain"] || names["sample.greet"] {
+		t.Errorf("deadCode: %v", names)
+	}
+	if got := rows(metric(map[string]any{"metric": "deadCode", "limit": 2})); len(got) != 2 {
+		t.Errorf("deadCode limit 2: %d rows", len(got))
+	}
+	impact := rows(metric(map[string]any{"metric": "impact", "symbol": "greet", "depth": 2}))
+	if len(impact) != 2 || impact[0]["depth"] != 1.0 || impact[0]["viaTargetFqName"] != "sample.greet" {
+		t.Errorf("impact of greet: %v", impact)
+	}
+	if got := rows(metric(map[string]any{"metric": "coupling"})); len(got) != 0 {
+		t.Errorf("coupling in one module: %v", got)
+	}
+	var found []string
+	b, _ := json.Marshal(metric(map[string]any{"metric": "search", "symbol": "greet", "limit": 3})["results"])
+	_ = json.Unmarshal(b, &found)
+	if len(found) != 3 || found[0] != "sample.greet" {
+		t.Errorf("search greet: %v", found)
+	}
+	var g graphResult
+	b, _ = json.Marshal(metric(map[string]any{"metric": "graph", "symbol": "sample.greet", "depth": 1})["results"])
+	_ = json.Unmarshal(b, &g)
+	if len(g.Nodes) != 3 || len(g.Edges) != 2 || g.Edges[0].TargetFqName != "sample.greet" {
+		t.Errorf("graph around greet: %+v", g)
+	}
+	b, _ = json.Marshal(metric(map[string]any{"metric": "graph", "symbol": "greet", "limit": 2})["results"])
+	_ = json.Unmarshal(b, &g)
+	if len(g.Nodes) != 2 || !g.Truncated {
+		t.Errorf("graph limit 2: %+v", g)
+	}
+
+	for _, params := range []map[string]any{{"metric": "bogus"}, {"metric": "impact"}, {"metric": "fanIn", "limit": 0}} {
+		if m := metric(params); m["type"] != "METRICS_FAILURE" || m["ok"] != false || m["stage"] != "validate" {
+			t.Errorf("%v: got %v", params, m)
+		}
+	}
+	e.fails("database/metrics", map[string]any{}, -32400, "VALIDATION_ERROR")
+	e.fails("database/metrics", map[string]any{"metric": "fanIn", "extra": 1}, -32400, "VALIDATION_ERROR")
+}

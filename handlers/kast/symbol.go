@@ -1,0 +1,835 @@
+package kast
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// symbol/*: name-based orchestration over the raw methods. Outcomes are
+// successful responses typed <X>_SUCCESS or <X>_FAILURE; validation errors
+// stay JSON-RPC errors, as in Kast's SkillRpcOrchestrator.
+
+// kastLogFile is Kast's placeholder: no per-request log exists.
+const kastLogFile = "/dev/null"
+
+// symbolKinds maps the lowercase request kinds to Kast's SymbolKind.
+var symbolKinds = map[string]string{"class": "CLASS", "interface": "INTERFACE", "object": "OBJECT", "function": "FUNCTION", "property": "PROPERTY"}
+
+// selector names a declaration by simple name, with hints.
+type selector struct {
+	WorkspaceRoot  *string `json:"workspaceRoot,omitempty"`
+	Symbol         *string `json:"symbol,omitempty"`
+	FileHint       *string `json:"fileHint,omitempty"`
+	Kind           *string `json:"kind,omitempty"`
+	ContainingType *string `json:"containingType,omitempty"`
+}
+
+func (s *selector) check() error {
+	if s.Symbol == nil || strings.TrimSpace(*s.Symbol) == "" {
+		return validation("symbol must not be blank", nil)
+	}
+	return checkKind(s.Kind)
+}
+
+func checkKind(kind *string) error {
+	if kind != nil && symbolKinds[*kind] == "" {
+		return validation("kind must be one of class, interface, object, function, property", map[string]string{"kind": *kind})
+	}
+	return nil
+}
+
+// symbolRequest opens the request for a workspaceRoot (the daemon's when
+// absent) and fills it in, as Kast echoes it.
+func (k *Service) symbolRequest(ctx context.Context, root **string, path string) (*kastRequest, error) {
+	if *root != nil {
+		if !filepath.IsAbs(**root) {
+			return nil, validation("File paths must be absolute", map[string]string{"filePath": **root})
+		}
+		if k.fixedRoot != "" && filepath.Clean(**root) != k.fixedRoot {
+			return nil, validation("This daemon serves "+k.fixedRoot, map[string]string{"workspaceRoot": **root})
+		}
+		if path == "" {
+			path = filepath.Clean(**root)
+		}
+	}
+	r, err := k.request(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	*root = &r.root
+	return r, nil
+}
+
+// candidate is a declaration ranked for a selector.
+type candidate struct {
+	id      resolve.DefID
+	sym     kastSymbol
+	score   int
+	reasons []string
+}
+
+// candidates ranks the named declarations that contain the name, scored as
+// Kast's rankCandidate does: base 20, exact name +35 (else +10), kind +15
+// (mismatch −30), containing type +15, file hint +15, line distance up to
+// +10, snippet tokens +2 each up to 10; capped at 100.
+func (r *kastRequest) candidates(s *selector, line *int, snippet *string) []candidate {
+	name := strings.ToLower(*s.Symbol)
+	var out []candidate
+	for _, path := range r.snap.Files() {
+		f := r.snap.File(path)
+		if f == nil {
+			continue
+		}
+		for _, it := range f.Outline() {
+			d := f.Defs[it.Def]
+			if !strings.Contains(strings.ToLower(d.Name), name) {
+				continue
+			}
+			id := resolve.DefID{Path: path, Index: it.Def}
+			sym, ok := r.symbol(id, symbolOpts{})
+			if !ok {
+				continue
+			}
+			c := candidate{id: id, sym: sym, score: 20}
+			add := func(n int, reason string) { c.score += n; c.reasons = append(c.reasons, reason) }
+			if d.Name == *s.Symbol {
+				add(35, "exact name match")
+			} else {
+				add(10, "name contains "+*s.Symbol)
+			}
+			if s.Kind != nil {
+				if symbolKinds[*s.Kind] == sym.Kind {
+					add(15, "kind matches "+*s.Kind)
+				} else {
+					add(-30, "kind is not "+*s.Kind)
+				}
+			}
+			if ct := s.ContainingType; ct != nil && sym.ContainingDeclaration != nil {
+				if c2 := *sym.ContainingDeclaration; c2 == *ct || strings.HasSuffix(c2, "."+*ct) || strings.HasSuffix(*ct, "."+c2) {
+					add(15, "containing type matches "+*ct)
+				}
+			}
+			if s.FileHint != nil && *s.FileHint != "" && strings.HasSuffix(path, *s.FileHint) {
+				add(15, "file matches hint")
+			}
+			if line != nil {
+				switch dist := abs(sym.Location.StartLine - *line); {
+				case dist == 0:
+					add(10, "on the hinted line")
+				case dist <= 2:
+					add(7, "within 2 lines of the hint")
+				case dist <= 5:
+					add(4, "within 5 lines of the hint")
+				}
+			}
+			if snippet != nil {
+				if n := overlap(*snippet, sym.Location.Preview); n > 0 {
+					add(min(2*n, 10), fmt.Sprintf("%d snippet tokens match", n))
+				}
+			}
+			c.score = min(c.score, 100)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.sym.Location.FilePath, b.sym.Location.FilePath),
+			cmp.Compare(a.sym.Location.StartLine, b.sym.Location.StartLine), cmp.Compare(a.sym.FqName, b.sym.FqName))
+	})
+	return out
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// overlap counts the distinct identifier tokens of snippet found in line.
+func overlap(snippet, line string) int {
+	isSep := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }
+	in := map[string]bool{}
+	for _, t := range strings.FieldsFunc(line, isSep) {
+		in[t] = true
+	}
+	n := 0
+	for _, t := range strings.FieldsFunc(snippet, isSep) {
+		if in[t] {
+			n++
+			delete(in, t) // count each token once
+		}
+	}
+	return n
+}
+
+// pick is the best candidate with the count and up to three alternatives
+// Kast reports when the name was ambiguous.
+func pick(cs []candidate) (best candidate, count *int, alternatives []string) {
+	best = cs[0]
+	if len(cs) > 1 {
+		n := len(cs)
+		count = &n
+		for _, c := range cs[1:min(len(cs), 4)] {
+			alternatives = append(alternatives, c.sym.FqName)
+		}
+	}
+	return best, count, alternatives
+}
+
+// apiErrorBody is an ApiErrorResponse, carried by FAILURE results.
+type apiErrorBody struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	RequestID     string            `json:"requestId"`
+	Code          string            `json:"code"`
+	Message       string            `json:"message"`
+	Retryable     bool              `json:"retryable"`
+	Details       map[string]string `json:"details"`
+}
+
+type symbolFailure struct {
+	Type    string        `json:"type"`
+	OK      bool          `json:"ok"`
+	Stage   string        `json:"stage"`
+	Message string        `json:"message"`
+	Query   any           `json:"query"`
+	LogFile string        `json:"logFile"`
+	Error   *apiErrorBody `json:"error,omitempty"`
+}
+
+// failed turns an engine error into a <X>_FAILURE result; validation and
+// internal errors stay JSON-RPC errors.
+func failed(kind, stage string, query any, err error) (any, error) {
+	var ke *kastapi.Error
+	if !errors.As(err, &ke) || ke.Kind == kastapi.Validation {
+		return nil, err
+	}
+	code := map[kastapi.Kind]string{kastapi.NotFound: "NOT_FOUND", kastapi.Conflict: "CONFLICT", kastapi.PartialFailure: "APPLY_PARTIAL_FAILURE"}[ke.Kind]
+	details := ke.Details
+	if details == nil {
+		details = map[string]string{}
+	}
+	return symbolFailure{kind + "_FAILURE", false, stage, ke.Msg, query, kastLogFile,
+		&apiErrorBody{kastSchemaVersion, requestID(), code, ke.Msg, false, details}}, nil
+}
+
+func notFoundFailure(kind string, query any, name string) (any, error) {
+	return failed(kind, "resolve", query, notFound("No declaration named "+name+" was found", map[string]string{"symbol": name}))
+}
+
+// --- symbol/resolve
+
+type symbolResolveQuery struct {
+	selector
+	IncludeDeclarationScope   bool `json:"includeDeclarationScope"`
+	IncludeDocumentation      bool `json:"includeDocumentation"`
+	SurroundingLines          *int `json:"surroundingLines,omitempty"`
+	IncludeSurroundingMembers bool `json:"includeSurroundingMembers"`
+}
+
+func (q *symbolResolveQuery) check() error {
+	if err := q.selector.check(); err != nil {
+		return err
+	}
+	if n := q.SurroundingLines; n != nil && (*n < 0 || *n > 50) {
+		return validation("surroundingLines must be between 0 and 50", map[string]string{"surroundingLines": fmt.Sprint(*n)})
+	}
+	return nil
+}
+
+type resolvedCandidate struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Context string `json:"context"`
+}
+
+type surroundingText struct {
+	FilePath  string `json:"filePath"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Text      string `json:"text"`
+}
+
+type resolveContext struct {
+	SurroundingText    *surroundingText `json:"surroundingText,omitempty"`
+	SurroundingMembers []kastSymbol     `json:"surroundingMembers,omitempty"`
+}
+
+type symbolResolveSuccess struct {
+	Type           string              `json:"type"`
+	OK             bool                `json:"ok"`
+	Query          *symbolResolveQuery `json:"query"`
+	Symbol         kastSymbol          `json:"symbol"`
+	FilePath       string              `json:"filePath"`
+	Offset         int                 `json:"offset"`
+	Candidate      resolvedCandidate   `json:"candidate"`
+	CandidateCount *int                `json:"candidateCount,omitempty"`
+	Alternatives   []string            `json:"alternatives,omitempty"`
+	Context        *resolveContext     `json:"context,omitempty"`
+	LogFile        string              `json:"logFile"`
+}
+
+func (k *Service) symbolResolve(ctx context.Context, q *symbolResolveQuery) (any, error) {
+	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, "")
+	if err != nil {
+		return nil, err
+	}
+	cs := r.candidates(&q.selector, nil, nil)
+	if len(cs) == 0 {
+		return notFoundFailure("RESOLVE", q, *q.Symbol)
+	}
+	best, count, alts := pick(cs)
+	sym, _ := r.symbol(best.id, symbolOpts{scope: q.IncludeDeclarationScope, docs: q.IncludeDocumentation})
+	loc := sym.Location
+	res := symbolResolveSuccess{Type: "RESOLVE_SUCCESS", OK: true, Query: q, Symbol: sym, FilePath: loc.FilePath, Offset: loc.StartOffset,
+		Candidate: resolvedCandidate{loc.StartLine, loc.StartColumn, loc.Preview}, CandidateCount: count, Alternatives: alts, LogFile: kastLogFile}
+	if q.SurroundingLines != nil || q.IncludeSurroundingMembers {
+		res.Context = &resolveContext{}
+	}
+	if n := q.SurroundingLines; n != nil {
+		text, _ := r.text(loc.FilePath)
+		lines := strings.SplitAfter(string(text), "\n")
+		from, to := max(loc.StartLine-*n, 1), min(loc.StartLine+*n, len(lines))
+		res.Context.SurroundingText = &surroundingText{loc.FilePath, from, to, strings.Join(lines[from-1:to], "")}
+	}
+	if q.IncludeSurroundingMembers {
+		f := r.snap.File(best.id.Path)
+		for _, it := range f.Outline() {
+			if it.Def != best.id.Index && f.Defs[it.Def].Container == f.Defs[best.id.Index].Container {
+				m, _ := r.symbol(resolve.DefID{Path: best.id.Path, Index: it.Def}, symbolOpts{})
+				res.Context.SurroundingMembers = append(res.Context.SurroundingMembers, m)
+			}
+		}
+	}
+	return res, nil
+}
+
+// --- symbol/discover
+
+type symbolDiscoverQuery struct {
+	selector
+	Line                    *int    `json:"line,omitempty"`
+	CodeSnippet             *string `json:"codeSnippet,omitempty"`
+	MaxResults              *int    `json:"maxResults,omitempty"`
+	IncludeDeclarationScope bool    `json:"includeDeclarationScope"`
+}
+
+func (q *symbolDiscoverQuery) check() error {
+	if err := q.selector.check(); err != nil {
+		return err
+	}
+	if q.MaxResults == nil {
+		q.MaxResults = ptr(10)
+	}
+	return positive("maxResults", *q.MaxResults)
+}
+
+type resolveParams struct {
+	WorkspaceRoot  string  `json:"workspaceRoot"`
+	Symbol         string  `json:"symbol"`
+	FileHint       string  `json:"fileHint"`
+	Kind           *string `json:"kind,omitempty"`
+	ContainingType *string `json:"containingType,omitempty"`
+}
+
+type nextRequest struct {
+	Method string        `json:"method"`
+	Params resolveParams `json:"params"`
+}
+
+type discoverCandidate struct {
+	Rank          int           `json:"rank"`
+	Confidence    float64       `json:"confidence"`
+	Symbol        kastSymbol    `json:"symbol"`
+	Reasons       []string      `json:"reasons"`
+	ResolveParams resolveParams `json:"resolveParams"`
+	NextRequest   nextRequest   `json:"nextRequest"`
+}
+
+type symbolDiscoverSuccess struct {
+	Type       string               `json:"type"`
+	OK         bool                 `json:"ok"`
+	Query      *symbolDiscoverQuery `json:"query"`
+	Candidates []discoverCandidate  `json:"candidates"`
+	Page       *pageInfo            `json:"page,omitempty"`
+	LogFile    string               `json:"logFile"`
+}
+
+func (k *Service) symbolDiscover(ctx context.Context, q *symbolDiscoverQuery) (any, error) {
+	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, "")
+	if err != nil {
+		return nil, err
+	}
+	cs := r.candidates(&q.selector, q.Line, q.CodeSnippet)
+	if len(cs) == 0 {
+		return notFoundFailure("DISCOVER", q, *q.Symbol)
+	}
+	res := symbolDiscoverSuccess{Type: "DISCOVER_SUCCESS", OK: true, Query: q, Candidates: []discoverCandidate{}, LogFile: kastLogFile}
+	if len(cs) > *q.MaxResults {
+		cs = cs[:*q.MaxResults]
+		res.Page = &pageInfo{Truncated: true}
+	}
+	for i, c := range cs {
+		sym, _ := r.symbol(c.id, symbolOpts{scope: q.IncludeDeclarationScope})
+		kind := strings.ToLower(sym.Kind)
+		p := resolveParams{WorkspaceRoot: r.root, Symbol: r.snap.File(c.id.Path).Defs[c.id.Index].Name, FileHint: sym.Location.FilePath, ContainingType: sym.ContainingDeclaration}
+		if symbolKinds[kind] != "" {
+			p.Kind = &kind
+		}
+		res.Candidates = append(res.Candidates, discoverCandidate{i + 1, float64(c.score) / 100, sym, c.reasons, p, nextRequest{"symbol/resolve", p}})
+	}
+	return res, nil
+}
+
+// --- symbol/references
+
+type symbolReferencesQuery struct {
+	selector
+	IncludeDeclaration *bool `json:"includeDeclaration,omitempty"`
+}
+
+func (q *symbolReferencesQuery) check() error {
+	if q.IncludeDeclaration == nil {
+		q.IncludeDeclaration = ptr(true)
+	}
+	return q.selector.check()
+}
+
+type symbolReferencesSuccess struct {
+	Type           string                 `json:"type"`
+	OK             bool                   `json:"ok"`
+	Query          *symbolReferencesQuery `json:"query"`
+	Symbol         kastSymbol             `json:"symbol"`
+	FilePath       string                 `json:"filePath"`
+	Offset         int                    `json:"offset"`
+	References     []kastLocation         `json:"references"`
+	SearchScope    *searchScope           `json:"searchScope,omitempty"`
+	Declaration    *kastSymbol            `json:"declaration,omitempty"`
+	CandidateCount *int                   `json:"candidateCount,omitempty"`
+	Alternatives   []string               `json:"alternatives,omitempty"`
+	LogFile        string                 `json:"logFile"`
+}
+
+// best resolves a selector to its best declaration and its position.
+func (k *Service) best(ctx context.Context, s *selector) (kastSymbol, *filePosition, *int, []string, bool, error) {
+	r, err := k.symbolRequest(ctx, &s.WorkspaceRoot, "")
+	if err != nil {
+		return kastSymbol{}, nil, nil, nil, false, err
+	}
+	cs := r.candidates(s, nil, nil)
+	if len(cs) == 0 {
+		return kastSymbol{}, nil, nil, nil, false, nil
+	}
+	b, count, alts := pick(cs)
+	return b.sym, &filePosition{b.sym.Location.FilePath, ptr(b.sym.Location.StartOffset)}, count, alts, true, nil
+}
+
+func (k *Service) symbolReferences(ctx context.Context, q *symbolReferencesQuery) (any, error) {
+	sym, pos, count, alts, ok, err := k.best(ctx, &q.selector)
+	if err != nil || !ok {
+		return orNotFound("REFERENCES", q, *q.Symbol, err)
+	}
+	refs, err := k.references(ctx, &referencesQuery{positional: positional{pos}, IncludeDeclaration: *q.IncludeDeclaration})
+	if err != nil {
+		return failed("REFERENCES", "references", q, err)
+	}
+	return symbolReferencesSuccess{"REFERENCES_SUCCESS", true, q, sym, pos.FilePath, *pos.Offset, refs.References, refs.SearchScope,
+		refs.Declaration, count, alts, kastLogFile}, nil
+}
+
+func orNotFound(kind string, q any, name string, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return notFoundFailure(kind, q, name)
+}
+
+// --- symbol/callers
+
+type symbolCallersQuery struct {
+	selector
+	Direction          *string `json:"direction,omitempty"`
+	Depth              *int    `json:"depth,omitempty"`
+	MaxTotalCalls      *int    `json:"maxTotalCalls,omitempty"`
+	MaxChildrenPerNode *int    `json:"maxChildrenPerNode,omitempty"`
+	TimeoutMillis      *int64  `json:"timeoutMillis,omitempty"`
+}
+
+func (q *symbolCallersQuery) check() error {
+	if q.Direction == nil {
+		q.Direction = ptr("incoming")
+	}
+	if q.Depth == nil {
+		q.Depth = ptr(2)
+	}
+	if *q.Direction != "incoming" && *q.Direction != "outgoing" {
+		return validation("direction must be incoming or outgoing", map[string]string{"direction": *q.Direction})
+	}
+	return q.selector.check()
+}
+
+type symbolCallersSuccess struct {
+	Type           string              `json:"type"`
+	OK             bool                `json:"ok"`
+	Query          *symbolCallersQuery `json:"query"`
+	Symbol         kastSymbol          `json:"symbol"`
+	FilePath       string              `json:"filePath"`
+	Offset         int                 `json:"offset"`
+	Root           *callNode           `json:"root"`
+	Stats          callStats           `json:"stats"`
+	CandidateCount *int                `json:"candidateCount,omitempty"`
+	Alternatives   []string            `json:"alternatives,omitempty"`
+	LogFile        string              `json:"logFile"`
+}
+
+func (k *Service) symbolCallers(ctx context.Context, q *symbolCallersQuery) (any, error) {
+	sym, pos, count, alts, ok, err := k.best(ctx, &q.selector)
+	if err != nil || !ok {
+		return orNotFound("CALLERS", q, *q.Symbol, err)
+	}
+	raw := &callHierarchyQuery{positional: positional{pos}, Direction: ptr(strings.ToUpper(*q.Direction)), Depth: q.Depth,
+		MaxTotalCalls: q.MaxTotalCalls, MaxChildrenPerNode: q.MaxChildrenPerNode, TimeoutMillis: q.TimeoutMillis}
+	if err := raw.check(); err != nil {
+		return nil, err
+	}
+	tree, err := k.callHierarchy(ctx, raw)
+	if err != nil {
+		return failed("CALLERS", "callers", q, err)
+	}
+	return symbolCallersSuccess{"CALLERS_SUCCESS", true, q, sym, pos.FilePath, *pos.Offset, tree.Root, tree.Stats, count, alts, kastLogFile}, nil
+}
+
+// --- symbol/rename
+
+type symbolRenameQuery struct {
+	Type string `json:"type"`
+	selector
+	FilePath *string `json:"filePath,omitempty"`
+	Offset   *int    `json:"offset,omitempty"`
+	NewName  *string `json:"newName,omitempty"`
+}
+
+// check accepts exactly the fields of the request's variant.
+func (q *symbolRenameQuery) check() error {
+	if q.NewName == nil || strings.TrimSpace(*q.NewName) == "" {
+		return validation("newName must not be blank", nil)
+	}
+	switch q.Type {
+	case "RENAME_BY_SYMBOL_REQUEST":
+		if q.FilePath != nil || q.Offset != nil {
+			return validation("RENAME_BY_SYMBOL_REQUEST takes no filePath or offset", nil)
+		}
+		return q.selector.check()
+	case "RENAME_BY_OFFSET_REQUEST":
+		if q.Symbol != nil || q.FileHint != nil || q.Kind != nil || q.ContainingType != nil {
+			return validation("RENAME_BY_OFFSET_REQUEST takes filePath, offset and newName only", nil)
+		}
+		if q.FilePath == nil || q.Offset == nil {
+			return validation("RENAME_BY_OFFSET_REQUEST needs filePath and offset", nil)
+		}
+		return nil
+	}
+	return validation("type must be RENAME_BY_SYMBOL_REQUEST or RENAME_BY_OFFSET_REQUEST", map[string]string{"type": q.Type})
+}
+
+type diagnosticSummary struct {
+	Clean        bool             `json:"clean"`
+	ErrorCount   int              `json:"errorCount"`
+	WarningCount int              `json:"warningCount"`
+	Errors       []kastDiagnostic `json:"errors"`
+}
+
+type symbolRenameSuccess struct {
+	Type          string             `json:"type"`
+	OK            bool               `json:"ok"`
+	Query         *symbolRenameQuery `json:"query"`
+	EditCount     int                `json:"editCount"`
+	AffectedFiles []string           `json:"affectedFiles"`
+	ApplyResult   applyEditsResult   `json:"applyResult"`
+	Diagnostics   diagnosticSummary  `json:"diagnostics"`
+	LogFile       string             `json:"logFile"`
+}
+
+// symbolRename plans the rename, applies it and checks the touched files.
+func (k *Service) symbolRename(ctx context.Context, q *symbolRenameQuery) (any, error) {
+	var pos *filePosition
+	if q.Type == "RENAME_BY_OFFSET_REQUEST" {
+		if _, err := k.symbolRequest(ctx, &q.WorkspaceRoot, *q.FilePath); err != nil {
+			return nil, err
+		}
+		pos = &filePosition{*q.FilePath, q.Offset}
+	} else {
+		_, p, _, _, ok, err := k.best(ctx, &q.selector)
+		if err != nil || !ok {
+			return orNotFound("RENAME", q, *q.Symbol, err)
+		}
+		pos = p
+	}
+	plan, err := k.rename(ctx, &renameQuery{positional: positional{pos}, NewName: q.NewName})
+	if err != nil {
+		return failed("RENAME", "rename", q, err)
+	}
+	applied, err := k.applyPlan(ctx, plan.Edits, plan.FileHashes)
+	if err != nil {
+		return failed("RENAME", "apply", q, err)
+	}
+	diags, err := k.summary(ctx, applied.AffectedFiles)
+	if err != nil {
+		return failed("RENAME", "diagnostics", q, err)
+	}
+	return symbolRenameSuccess{"RENAME_SUCCESS", diags.Clean, q, len(applied.Applied), applied.AffectedFiles, applied, diags, kastLogFile}, nil
+}
+
+// applyPlan applies outgoing edits through raw/apply-edits.
+func (k *Service) applyPlan(ctx context.Context, edits []kastEdit, hashes []fileHash) (applyEditsResult, error) {
+	in := make([]textEdit, len(edits))
+	for i, e := range edits {
+		in[i] = textEdit{e.FilePath, ptr(e.StartOffset), ptr(e.EndOffset), e.NewText}
+	}
+	return k.applyEdits(ctx, &applyEditsQuery{Edits: &in, FileHashes: &hashes})
+}
+
+// summary runs diagnostics over files and counts them.
+func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummary, error) {
+	s := diagnosticSummary{Errors: []kastDiagnostic{}}
+	if len(files) == 0 {
+		s.Clean = true
+		return s, nil
+	}
+	res, err := k.diagnostics(ctx, &filesQuery{&files})
+	if err != nil {
+		return s, err
+	}
+	for _, d := range res.Diagnostics {
+		switch d.Severity {
+		case "ERROR":
+			s.ErrorCount++
+			s.Errors = append(s.Errors, d)
+		case "WARNING":
+			s.WarningCount++
+		}
+	}
+	s.Clean = s.ErrorCount == 0
+	return s, nil
+}
+
+// --- symbol/write-and-validate
+
+type symbolWriteQuery struct {
+	Type          string  `json:"type"`
+	WorkspaceRoot *string `json:"workspaceRoot,omitempty"`
+	FilePath      *string `json:"filePath,omitempty"`
+	Offset        *int    `json:"offset,omitempty"`
+	StartOffset   *int    `json:"startOffset,omitempty"`
+	EndOffset     *int    `json:"endOffset,omitempty"`
+	Content       *string `json:"content,omitempty"`
+	ContentFile   *string `json:"contentFile,omitempty"`
+}
+
+// check accepts exactly the fields of the request's variant. Content is
+// required: writing nothing and reporting success misleads (notes §10).
+func (q *symbolWriteQuery) check() error {
+	if q.FilePath == nil {
+		return validation("Missing required field: filePath", nil)
+	}
+	var ok bool
+	switch q.Type {
+	case "CREATE_FILE_REQUEST":
+		ok = q.Offset == nil && q.StartOffset == nil && q.EndOffset == nil
+	case "INSERT_AT_OFFSET_REQUEST":
+		ok = q.Offset != nil && q.StartOffset == nil && q.EndOffset == nil
+	case "REPLACE_RANGE_REQUEST":
+		ok = q.Offset == nil && q.StartOffset != nil && q.EndOffset != nil
+	default:
+		return validation("type must be CREATE_FILE_REQUEST, INSERT_AT_OFFSET_REQUEST or REPLACE_RANGE_REQUEST", map[string]string{"type": q.Type})
+	}
+	if !ok {
+		return validation(q.Type+": offsets do not match the request type", nil)
+	}
+	if q.Content == nil && q.ContentFile == nil {
+		return validation("content or contentFile is required", nil)
+	}
+	return nil
+}
+
+type symbolWriteSuccess struct {
+	Type          string            `json:"type"`
+	OK            bool              `json:"ok"`
+	Query         *symbolWriteQuery `json:"query"`
+	AppliedEdits  int               `json:"appliedEdits"`
+	ImportChanges int               `json:"importChanges"`
+	Diagnostics   diagnosticSummary `json:"diagnostics"`
+	Message       *string           `json:"message,omitempty"`
+	LogFile       string            `json:"logFile"`
+}
+
+// symbolWrite writes the content, optimizes the file's imports, then runs
+// diagnostics on it.
+func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, error) {
+	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, *q.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	path, err := kastapi.CheckPath(r.root, *q.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	content := valueOr(q.Content, "")
+	if q.Content == nil {
+		if !filepath.IsAbs(*q.ContentFile) {
+			return nil, validation("File paths must be absolute", map[string]string{"filePath": *q.ContentFile})
+		}
+		b, err := os.ReadFile(*q.ContentFile)
+		if err != nil {
+			return nil, validation("Cannot read contentFile: "+err.Error(), map[string]string{"filePath": *q.ContentFile})
+		}
+		content = string(b)
+	}
+	var applied applyEditsResult
+	if q.Type == "CREATE_FILE_REQUEST" {
+		empty := []textEdit{}
+		applied, err = k.applyEdits(ctx, &applyEditsQuery{Edits: &empty, FileHashes: &[]fileHash{},
+			FileOperations: []fileOperation{{Type: "CREATE_FILE", FilePath: path, Content: &content}}})
+	} else {
+		text, terr := r.text(path)
+		if terr != nil {
+			return failed("WRITE_AND_VALIDATE", "write", q, terr)
+		}
+		start, end := valueOr(q.Offset, valueOr(q.StartOffset, 0)), valueOr(q.Offset, valueOr(q.EndOffset, 0))
+		for _, o := range []int{start, end} {
+			if err := kastapi.CheckOffset(path, text, o); err != nil {
+				return nil, err
+			}
+		}
+		applied, err = k.applyPlan(ctx, []kastEdit{{path, start, end, content}}, []fileHash{{path, kastapi.Hash(text)}})
+	}
+	if err != nil {
+		return failed("WRITE_AND_VALIDATE", "write", q, err)
+	}
+	res := symbolWriteSuccess{Type: "WRITE_AND_VALIDATE_SUCCESS", Query: q, AppliedEdits: max(len(applied.Applied), len(applied.CreatedFiles)), LogFile: kastLogFile}
+	imports, err := k.optimizeImports(ctx, &filesQuery{&[]string{path}})
+	if err != nil {
+		return failed("WRITE_AND_VALIDATE", "imports", q, err)
+	}
+	if len(imports.Edits) > 0 {
+		if _, err := k.applyPlan(ctx, imports.Edits, imports.FileHashes); err != nil {
+			return failed("WRITE_AND_VALIDATE", "imports", q, err)
+		}
+		res.ImportChanges = len(imports.Edits)
+	}
+	if res.Diagnostics, err = k.summary(ctx, []string{path}); err != nil {
+		return failed("WRITE_AND_VALIDATE", "diagnostics", q, err)
+	}
+	res.OK = res.Diagnostics.Clean
+	if !res.OK {
+		msg := fmt.Sprintf("written, with %d errors", res.Diagnostics.ErrorCount)
+		res.Message = &msg
+	}
+	return res, nil
+}
+
+// --- symbol/scaffold
+
+type symbolScaffoldQuery struct {
+	WorkspaceRoot *string `json:"workspaceRoot,omitempty"`
+	TargetFile    *string `json:"targetFile,omitempty"`
+	TargetSymbol  *string `json:"targetSymbol,omitempty"`
+	Mode          *string `json:"mode,omitempty"`
+	Kind          *string `json:"kind,omitempty"`
+}
+
+func (q *symbolScaffoldQuery) check() error {
+	if q.TargetFile == nil {
+		return validation("Missing required field: targetFile", nil)
+	}
+	if q.Mode == nil {
+		q.Mode = ptr("implement")
+	}
+	if !slices.Contains([]string{"implement", "replace", "consolidate", "extract"}, *q.Mode) {
+		return validation("mode must be implement, replace, consolidate or extract", map[string]string{"mode": *q.Mode})
+	}
+	return checkKind(q.Kind)
+}
+
+type scaffoldReferences struct {
+	Locations   []kastLocation `json:"locations"`
+	Count       int            `json:"count"`
+	SearchScope *searchScope   `json:"searchScope,omitempty"`
+	Declaration *kastSymbol    `json:"declaration,omitempty"`
+}
+
+type scaffoldHierarchy struct {
+	Root  *typeNode `json:"root"`
+	Stats typeStats `json:"stats"`
+}
+
+type symbolScaffoldSuccess struct {
+	Type           string               `json:"type"`
+	OK             bool                 `json:"ok"`
+	Query          *symbolScaffoldQuery `json:"query"`
+	Outline        []*outlineSymbol     `json:"outline"`
+	FileContent    *string              `json:"fileContent,omitempty"`
+	Symbol         *kastSymbol          `json:"symbol,omitempty"`
+	References     *scaffoldReferences  `json:"references,omitempty"`
+	TypeHierarchy  *scaffoldHierarchy   `json:"typeHierarchy,omitempty"`
+	InsertionPoint *insertionResult     `json:"insertionPoint,omitempty"`
+	LogFile        string               `json:"logFile"`
+}
+
+// symbolScaffold gathers what generating code in a file needs: its outline
+// and text and, for a target symbol, its references, type hierarchy and
+// where new members go.
+func (k *Service) symbolScaffold(ctx context.Context, q *symbolScaffoldQuery) (any, error) {
+	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, *q.TargetFile)
+	if err != nil {
+		return nil, err
+	}
+	path, err := r.path(*q.TargetFile)
+	if err != nil {
+		return failed("SCAFFOLD", "outline", q, err)
+	}
+	outline, err := k.fileOutline(ctx, &outlineQuery{&path})
+	if err != nil {
+		return failed("SCAFFOLD", "outline", q, err)
+	}
+	text, _ := r.text(path)
+	content := string(text)
+	res := symbolScaffoldSuccess{Type: "SCAFFOLD_SUCCESS", OK: true, Query: q, Outline: outline.Symbols, FileContent: &content, LogFile: kastLogFile}
+	target := "FILE_BOTTOM"
+	pos := &filePosition{path, ptr(0)}
+	if q.TargetSymbol != nil {
+		sym, p, _, _, ok, err := k.best(ctx, &selector{WorkspaceRoot: q.WorkspaceRoot, Symbol: q.TargetSymbol, FileHint: &path, Kind: q.Kind})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return notFoundFailure("SCAFFOLD", q, *q.TargetSymbol)
+		}
+		res.Symbol, pos = &sym, p
+		refs, err := k.references(ctx, &referencesQuery{positional: positional{p}, IncludeDeclaration: true})
+		if err != nil {
+			return failed("SCAFFOLD", "references", q, err)
+		}
+		res.References = &scaffoldReferences{refs.References, len(refs.References), refs.SearchScope, refs.Declaration}
+		if sym.Kind == "CLASS" || sym.Kind == "INTERFACE" || sym.Kind == "OBJECT" {
+			h, err := k.typeHierarchy(ctx, &typeHierarchyQuery{positional: positional{p}, Depth: ptr(1)})
+			if err != nil {
+				return failed("SCAFFOLD", "typeHierarchy", q, err)
+			}
+			res.TypeHierarchy = &scaffoldHierarchy{h.Root, h.Stats}
+			target = "CLASS_BODY_END"
+		}
+	}
+	// A class without a body takes new code at the end of the file.
+	for _, t := range []string{target, "FILE_BOTTOM"} {
+		if ip, err := k.insertionPoint(ctx, &insertionQuery{positional{pos}, &t}); err == nil {
+			res.InsertionPoint = &ip
+			break
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,119 @@
+package kward
+
+import (
+	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/server"
+)
+
+// kwardProtocolVersion is the Kward RPC protocol version kast speaks.
+const kwardProtocolVersion = 1
+
+// unsupported is a capability kast does not offer yet, with the reason.
+func unsupported(reason string) map[string]any {
+	return map[string]any{"supported": false, "reason": reason}
+}
+
+// kwardInitializeResult is Kward's initialize result: what `kast kward rpc`
+// answers to initialize, and what the LSP connection advertises in
+// capabilities.experimental.kward and answers to kward/initialize.
+func kwardInitializeResult(table []server.Spec) map[string]any {
+	methods := func(group string) []string { return methodsOf(table, group) }
+	const notYet = "notImplementedYet"
+	return map[string]any{
+		"protocolVersion": kwardProtocolVersion,
+		"serverName":      "kast",
+		"experimental":    false,
+		"capabilities": map[string]any{
+			"framing": "content-length",
+			"transcript": map[string]any{
+				"format": "kward-transcript-v1", "messagesNormalized": true, "supportsImages": true,
+				"supportsToolCalls": true, "supportsToolResults": true, "supportsCompactionSummaries": true,
+				"supportsReasoningRestore": true,
+			},
+			"sessions": map[string]any{
+				"mode": "explicit", "persistence": "jsonl", "methods": methods("sessions"),
+				"startupResume": unsupported(notYet),
+				"list":          map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
+				"active":        unsupported(notYet),
+				"fork": map[string]any{"supported": true, "methods": []string{"sessions/forkMessages", "sessions/fork"},
+					"entryIdFormat": "entry-id", "selectedMessage": "excludedFromForkComposerTextReturned"},
+				"compact": map[string]any{"supported": true, "method": "sessions/compact", "notification": "session/event",
+					"events": []string{"compactionStart", "compactionEnd"}, "automatic": true, "retryOnContextOverflow": true},
+				"import":    unsupported("notPlanned"),
+				"tree":      unsupported(notYet),
+				"updates":   map[string]any{"supported": false, "notification": "session/updated", "reason": notYet},
+				"worktrees": unsupported("interactiveTuiOnly"),
+			},
+			"turns": map[string]any{
+				"mode": "async", "perSessionConcurrency": 1,
+				"busyInput": map[string]any{"steer": "unsupported", "followUp": "queue", "defaultWhenIdle": "newTurn", "defaultWhenBusy": "followUp"},
+				"cancellation": map[string]any{"behavior": "best-effort", "queuedTurns": "cancel-before-run",
+					"runningTurns": "stop-emitting-events-when-possible"},
+				"eventReplay": map[string]any{"behavior": "recent-in-memory", "persisted": false, "limit": agent.ReplayLimit},
+				"options": map[string]any{"supported": true, "method": "turns/start", "fields": []string{"approvalMode"},
+					"perTurnModel": false, "perTurnReasoning": false, "perTurnToolScope": false},
+				"list":    unsupported(notYet),
+				"context": unsupported(notYet),
+			},
+			"events": map[string]any{
+				"notification": "turn/event", "assistantText": "assistantDelta",
+				"reasoning":  map[string]any{"start": false, "delta": true, "boundary": false, "end": false},
+				"modelRetry": map[string]any{"supported": true, "event": "modelRetry"},
+				"steering":   map[string]any{"supported": false, "event": "turnSteered", "mode": "unsupported"},
+				"tools": map[string]any{"call": true, "update": false, "result": true, "normalizedMetadata": true, "diffs": true,
+					"firstChangedLine": true, "changedFiles": true, "workspaceGuardrails": true, "focusedContext": false, "contextBudgetStats": false},
+				"errors": true, "sessionUpdates": false,
+			},
+			"attachments": map[string]any{"input": map[string]any{"supported": true, "method": "turns/start", "encoding": "base64",
+				"mimeTypes": kwardImageTypes, "maxBytes": maxAttachmentBytes}},
+			"models": map[string]any{"supported": true,
+				"methods":      methods("models"),
+				"fields":       []string{"provider", "id", "name", "reasoning", "reasoningEffort", "contextWindow"},
+				"scopedModels": false, "refresh": unsupported(notYet),
+				"catalog": map[string]any{"supported": true, "method": "openrouter/catalog", "cached": true}},
+			"runtime": map[string]any{"supported": true, "methods": methods("runtime"), "state": map[string]any{"supported": true},
+				"stats": map[string]any{"messageCounts": true, "tokens": true, "cost": false, "contextUsage": true, "contextUsageEstimated": true}},
+			"runtimeSettings": map[string]any{"supported": true, "methods": methods("runtimeSettings"),
+				"settings": []string{"defaultModel", "defaultThinkingLevel"}},
+			"auth": map[string]any{"supported": true, "providerFormat": "kward-auth-v2", "methods": methods("auth"),
+				"notification": "auth/loginFinished", "authenticationMethods": []string{"api_key", "oauth"},
+				"oauthProviders": []string{"openai"}, "apiKeyProviders": apiKeyProviders,
+				"unsupportedOAuthProviders": map[string]any{"anthropic": notYet, "openrouter": "apiKeyOnly"},
+				"privateCredentialStorage":  true, "sanitizedStatus": true, "logout": true},
+			"memory": map[string]any{"supported": true, "optIn": true, "defaultEnabled": false, "autoSummaryDefaultEnabled": false,
+				"promptInjection": "interactive", "storage": map[string]any{"core": "json", "soft": "jsonl", "events": "jsonl"},
+				"methods": methods("memory")},
+			"commands": map[string]any{"supported": true, "methods": methods("commands"), "method": "commands/list",
+				"runMethod": "commands/run", "sources": []string{"prompt", "skill", "plugin"}, "executableSources": []string{"plugin"}},
+			"startupResources":  map[string]any{"supported": true, "method": "resources/startup"},
+			"prompts":           map[string]any{"supported": true, "methods": methods("prompts"), "slashExpansion": true},
+			"starterPack":       unsupported("notPlanned"),
+			"shell":             unsupported("notPlanned"),
+			"scratchpad":        unsupported("notPlanned"),
+			"pluginChats":       unsupported("notPlanned"),
+			"transports":        unsupported("notPlanned"),
+			"lifecycleHooks":    unsupported(notYet),
+			"skillCapture":      unsupported(notYet),
+			"projectSkillTrust": unsupported(notYet),
+			"mcp":               unsupported(notYet),
+			"logging": map[string]any{"supported": true, "defaultEnabled": false, "methods": methods("logging"),
+				"config": "logging", "env": "KAST_LOGGING", "format": "jsonl", "categories": agent.LogCategories,
+				"rotation": map[string]any{"maxBytes": 10 << 20, "retention": "manual"}, "content": "redacted-metadata-only"},
+			"extensionUi": map[string]any{
+				"question": map[string]any{"supported": true, "notification": "ui/question", "method": "ui/answerQuestion",
+					"maxQuestions": 4, "multiSelect": false, "preview": false},
+				"select": false, "confirm": false, "input": false, "editor": false, "widgets": false, "custom": false, "terminalInput": false,
+				"footer": unsupported(notYet),
+			},
+			"composer": map[string]any{"sessionDiff": unsupported("perToolDiffsOnly"), "copy": unsupported("clientOwnsClipboard")},
+			"security": map[string]any{"workspaceMutationGuard": "workspaceConfinedFileTools", "toolApproval": map[string]any{"supported": true, "defaultMode": "none",
+				"modes": []string{"none", "ask"}, "requestNotification": "tool/approvalRequested", "answerMethod": "tool/answerApproval"},
+				"canRunShell": true, "canWriteFiles": true, "sandbox": unsupported(notYet)},
+			"export":    map[string]any{"supported": true, "formats": []string{"markdown", "html"}, "defaultFormat": "markdown"},
+			"tools":     map[string]any{"supported": true, "methods": methods("tools")},
+			"workspace": map[string]any{"supported": true, "methods": methods("workspace")},
+			"stability": map[string]any{"protocol": "stable", "compatibility": "additive-fields-unless-protocol-version-changes",
+				"experimentalCapabilities": []string{}},
+		},
+	}
+}

@@ -1,0 +1,325 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/server"
+	"github.com/kast-dev/kast/storage/indexer"
+)
+
+// session is one connection's language-server state: its workspace roots,
+// the engine session layering open documents over their indexes, and the
+// background work (indexing, reindexing saved files, pushing diagnostics).
+type session struct {
+	l       *LSP
+	conn    *server.Conn
+	engine  *workspace.Session
+	pending []string // roots named by initialize, opened on initialized
+
+	ctx    context.Context // cancelled when the session stops
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	jobs   chan func(context.Context) // reindexing, in order
+	// usesKick asks the uses worker to bring the stored uses up to date.
+	usesKick chan struct{}
+
+	mu       sync.Mutex
+	roots    map[string]context.CancelFunc // root → cancels its indexing
+	indexing map[string]chan struct{}      // root → closed when indexed
+	timers   map[string]*time.Timer        // uri → pending diagnostics
+}
+
+// diagnosticDelay lets a burst of keystrokes settle before diagnostics are
+// recomputed and pushed.
+const diagnosticDelay = 50 * time.Millisecond
+
+// session returns the session of the request's connection.
+func (l *LSP) session(ctx context.Context) *session {
+	conn := server.ConnOf(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s, ok := l.sessions[conn]; ok {
+		return s
+	}
+	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256), usesKick: make(chan struct{}, 1),
+		roots: map[string]context.CancelFunc{}, indexing: map[string]chan struct{}{}, timers: map[string]*time.Timer{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	l.sessions[conn] = s
+	s.wg.Add(2)
+	go s.work()
+	go s.usesWork()
+	if conn != nil {
+		l.open.Add(1)
+		go func() {
+			defer l.open.Done()
+			<-conn.Done()
+			s.close()
+		}()
+	}
+	return s
+}
+
+func (s *session) work() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case job := <-s.jobs:
+			job(s.ctx)
+		}
+	}
+}
+
+// usesDelay lets a burst of saves settle before references are resolved
+// again.
+const usesDelay = time.Second
+
+// usesWork resolves references in the background whenever kicked, after
+// the first indexing of a root and after files change: a pass over a large
+// workspace takes long, so it runs apart from the reindexing queue.
+func (s *session) usesWork() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.usesKick:
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(usesDelay):
+		}
+		select { // kicks during the delay are served by this run
+		case <-s.usesKick:
+		default:
+		}
+		for _, w := range s.engine.Roots() {
+			s.resolveUses(s.ctx, w.Root)
+		}
+	}
+}
+
+// kickUses schedules a uses update.
+func (s *session) kickUses() {
+	select {
+	case s.usesKick <- struct{}{}:
+	default:
+	}
+}
+
+// resolveUses brings a root's stored uses up to date with $/progress.
+func (s *session) resolveUses(ctx context.Context, root string) {
+	var p *server.Progress
+	last := uint32(0)
+	n, err := s.l.pool.ResolveUses(ctx, root, 0, func(done, total int) {
+		if p == nil {
+			p = s.conn.BeginProgress(ctx, nil, "kast: resolving references", root, false)
+		}
+		if pct := uint32(done * 100 / max(total, 1)); pct != last {
+			last = pct
+			p.Report(ctx, fmt.Sprintf("%d/%d files", done, total), pct)
+		}
+	})
+	if err != nil {
+		p.End(ctx, "stopped: "+err.Error())
+		if ctx.Err() == nil {
+			s.logf(protocol.MessageTypeWarning, "kast: resolving references in %s failed: %v", root, err)
+		}
+		return
+	}
+	p.End(ctx, fmt.Sprintf("%d files resolved", n))
+}
+
+// stop cancels background work.
+func (s *session) stop() {
+	s.cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.timers {
+		t.Stop()
+	}
+}
+
+// close stops the session, waits for its work and releases its roots.
+func (s *session) close() {
+	s.stop()
+	s.wg.Wait()
+	s.l.mu.Lock()
+	delete(s.l.sessions, s.conn)
+	s.l.mu.Unlock()
+	for _, w := range s.engine.Roots() {
+		s.engine.RemoveRoot(w.Root)
+		s.l.pool.Release(w.Root)
+	}
+}
+
+// addRoot opens a root's index and refreshes it in the background with
+// $/progress; queries answer from what is indexed meanwhile.
+func (s *session) addRoot(root string) {
+	s.mu.Lock()
+	if _, ok := s.roots[root]; ok || s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	done := make(chan struct{})
+	s.roots[root], s.indexing[root] = cancel, done
+	s.mu.Unlock()
+	ws, err := s.l.pool.Acquire(root)
+	if err != nil {
+		close(done)
+		s.logf(protocol.MessageTypeError, "kast: cannot open the index of %s: %v", root, err)
+		return
+	}
+	s.engine.AddRoot(ws)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(done)
+		// Progress starts with the first file to read, so a warm index (or an
+		// empty root) shows none.
+		var p *server.Progress
+		last := uint32(0)
+		totals, err := s.l.pool.Refresh(ctx, root, func(pr indexer.Progress) {
+			if pr.Total == 0 {
+				return
+			}
+			if p == nil {
+				p = s.conn.BeginProgress(ctx, nil, "kast: indexing", root, false)
+			}
+			if pct := uint32(pr.Done * 100 / pr.Total); pct != last {
+				last = pct
+				p.Report(ctx, fmt.Sprintf("%d/%d files", pr.Done, pr.Total), pct)
+			}
+		})
+		if err != nil {
+			p.End(ctx, "stopped: "+err.Error())
+			if ctx.Err() == nil {
+				s.logf(protocol.MessageTypeWarning, "kast: indexing %s failed: %v", root, err)
+			}
+			return
+		}
+		p.End(ctx, fmt.Sprintf("%d files indexed", totals.Files))
+		s.kickUses()
+	}()
+}
+
+// removeRoot stops indexing a root and releases its index.
+func (s *session) removeRoot(root string) {
+	s.mu.Lock()
+	cancel, ok := s.roots[root]
+	delete(s.roots, root)
+	delete(s.indexing, root)
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	cancel()
+	if s.engine.RemoveRoot(root) != nil {
+		go s.l.pool.Release(root)
+	}
+}
+
+// waitIndexed waits until every root's first refresh has ended.
+func (s *session) waitIndexed(ctx context.Context) error {
+	s.mu.Lock()
+	var chans []chan struct{}
+	for _, c := range s.indexing {
+		chans = append(chans, c)
+	}
+	s.mu.Unlock()
+	for _, c := range chans {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// reindex queues a file changed or deleted on disk for reindexing.
+func (s *session) reindex(path string, deleted bool) {
+	ws := s.engine.Owner(path)
+	if ws == nil || !workspace.Supported(path) {
+		return
+	}
+	job := func(ctx context.Context) {
+		src, err := os.ReadFile(path)
+		if deleted || errors.Is(err, fs.ErrNotExist) {
+			err = ws.Remove(path)
+		} else if err == nil {
+			var info fs.FileInfo
+			if info, err = os.Stat(path); err == nil {
+				err = ws.Reindex(ctx, path, src, info.ModTime())
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			s.logf(protocol.MessageTypeWarning, "kast: reindexing %s failed: %v", path, err)
+		}
+		s.kickUses()
+	}
+	select {
+	case s.jobs <- job:
+	case <-s.ctx.Done():
+	}
+}
+
+// diagnose schedules pushing the diagnostics of an open document.
+func (s *session) diagnose(docURI string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.timers[docURI]; ok {
+		t.Stop()
+	}
+	s.timers[docURI] = time.AfterFunc(diagnosticDelay, func() { s.publish(docURI) })
+}
+
+func (s *session) publish(docURI string) {
+	if s.ctx.Err() != nil {
+		return
+	}
+	doc, ok := documents(s.conn).Snapshot().Document(docURI)
+	if !ok {
+		return
+	}
+	facts := s.engine.Facts(workspace.Doc{Path: uriPath(uri.URI(docURI)), Version: doc.Version, Text: doc.Text})
+	if facts == nil {
+		return
+	}
+	err := s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
+		URI: uri.URI(docURI), Version: protocol.NewOptional(doc.Version), Diagnostics: diagnostics(facts, doc, encoding(s.conn)),
+	})
+	if err != nil {
+		s.conn.Logger().Debug("publishing diagnostics failed", "uri", docURI, "err", err)
+	}
+}
+
+// clearDiagnostics withdraws a closed document's diagnostics.
+func (s *session) clearDiagnostics(docURI string) {
+	s.mu.Lock()
+	if t, ok := s.timers[docURI]; ok {
+		t.Stop()
+		delete(s.timers, docURI)
+	}
+	s.mu.Unlock()
+	_ = s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: uri.URI(docURI), Diagnostics: []protocol.Diagnostic{}})
+}
+
+func (s *session) logf(typ protocol.MessageType, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.conn.Logger().Warn(msg)
+	_ = s.conn.LogMessage(context.WithoutCancel(s.ctx), typ, msg)
+}
