@@ -23,6 +23,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/kast-dev/kast/analysis"
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
@@ -41,15 +42,23 @@ type Options struct {
 	// Logger receives badger's warnings and errors (default: text on stderr,
 	// never stdout, which carries the LSP stream).
 	Logger *slog.Logger
+	// FileLocal says which of a file's definitions and references only that
+	// file can mean (what function bodies declare, and the uses bound to
+	// them by scope alone): they stay out of the name tables, and queries
+	// look for them in their own file. The resolver decides this
+	// (resolve.BodyBindings); its opener hands it in, since storage knows no
+	// resolution rules. nil keeps every entry in the name tables.
+	FileLocal func(*analysis.FileFacts) (defs, refs []bool)
 }
 
 // Index is an open symbol index. Queries are safe for concurrent use; writes
 // are serialised internally (see Batch).
 type Index struct {
-	db       *badger.DB
-	dir      string
-	inMemory bool
-	notice   string
+	fileLocal func(*analysis.FileFacts) (defs, refs []bool)
+	db        *badger.DB
+	dir       string
+	inMemory  bool
+	notice    string
 
 	writeMu  sync.Mutex // held by the one open Batch, and by Close
 	closed   bool
@@ -130,7 +139,7 @@ func Open(root string, opts Options) (*Index, error) {
 		}
 	}
 
-	ix := &Index{db: db, dir: dir, notice: notice}
+	ix := &Index{db: db, dir: dir, notice: notice, fileLocal: opts.FileLocal}
 	switch ok, err := ix.checkVersion(opts); {
 	case err != nil: // unreadable data is an open error by another name
 		db.Close()

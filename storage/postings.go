@@ -2,7 +2,6 @@ package storage
 
 import (
 	"github.com/kast-dev/kast/analysis"
-	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // DefHit is one definition found by name, with enough to navigate to it and
@@ -170,12 +169,15 @@ type postingTable struct {
 // postingTables lists the tables in tag order, so rows built table by table
 // and name id by name id come out sorted by key.
 //
-// What a function body declares, and the references bound to it, stay out of
-// the name tables: only their own file can mean them, and the resolver looks
-// for them there (resolve.BodyBindings). In the Go standard library they are
-// a quarter of the posting rows (950k → 706k).
-func postingTables(f *analysis.FileFacts) []postingTable {
-	bodyDefs, bodyRefs := resolve.BodyBindings(f)
+// What only its own file can mean (Options.FileLocal: what a function body
+// declares, and the references bound to it) stays out of the name tables; the
+// resolver looks for it there. In the Go standard library that is a quarter
+// of the posting rows (950k → 706k).
+func (ix *Index) postingTables(f *analysis.FileFacts) []postingTable {
+	bodyDefs, bodyRefs := make([]bool, len(f.Defs)), make([]bool, len(f.Refs))
+	if ix.fileLocal != nil {
+		bodyDefs, bodyRefs = ix.fileLocal(f)
+	}
 	return []postingTable{
 		{tagSub, len(f.Supertypes), func(i int) string {
 			if def(f, f.Supertypes[i].Def) != nil {

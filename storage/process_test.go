@@ -247,7 +247,7 @@ func checkConsistent(t *testing.T, ix *Index) (incomplete []string) {
 			continue
 		}
 		var want []postingRef
-		for _, table := range postingTables(facts) {
+		for _, table := range ix.postingTables(facts) {
 			names := map[string]bool{}
 			for i := range table.n {
 				if name := table.name(i); name != "" {

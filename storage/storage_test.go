@@ -695,3 +695,32 @@ func TestSortLoads(t *testing.T) {
 		}
 	}
 }
+
+// What the opener's FileLocal marks stays out of the name tables; the facts
+// keep it, and unmarked entries are found by name as before.
+func TestFileLocalEntriesStayOutOfNameTables(t *testing.T) {
+	local := func(f *analysis.FileFacts) (defs, refs []bool) {
+		defs, refs = make([]bool, len(f.Defs)), make([]bool, len(f.Refs))
+		defs[1], refs[0] = true, true // "Shape" and the first "helper"
+		return defs, refs
+	}
+	ix, _ := openTemp(t, Options{FileLocal: local})
+	f := fakeFacts("a", []string{"Main", "Shape"}, []string{"helper", "helper"})
+	f.Refs[1].Name = "other"
+	mustPut(t, ix, "/w/a.go", f)
+	if defs, err := ix.DefsNamed("Shape"); err != nil || len(defs) != 0 {
+		t.Errorf("DefsNamed(Shape) = %+v, %v; want none: it is file-local", defs, err)
+	}
+	if defs, err := ix.DefsNamed("Main"); err != nil || len(defs) != 1 {
+		t.Errorf("DefsNamed(Main) = %+v, %v; want one", defs, err)
+	}
+	if refs, err := ix.RefsNamed("helper"); err != nil || len(refs) != 0 {
+		t.Errorf("RefsNamed(helper) = %+v, %v; want none: it is file-local", refs, err)
+	}
+	if refs, err := ix.RefsNamed("other"); err != nil || len(refs) != 1 {
+		t.Errorf("RefsNamed(other) = %+v, %v; want one", refs, err)
+	}
+	if got, err := ix.Facts("/w/a.go"); err != nil || len(got.Defs) != 2 || len(got.Refs) != 2 {
+		t.Errorf("Facts lost file-local entries: %+v, %v", got, err)
+	}
+}

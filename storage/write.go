@@ -270,7 +270,7 @@ func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]po
 	// A file repeats its names: a small per-file map is cheaper than the
 	// index-wide cache, whose size makes every lookup a cache miss.
 	local := make(map[string]uint32, len(facts.Defs)+len(facts.Refs)/4)
-	for _, t := range postingTables(facts) {
+	for _, t := range b.ix.postingTables(facts) {
 		keys = keys[:0]
 		for i := range t.n {
 			name := t.name(i)

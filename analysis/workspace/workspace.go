@@ -57,6 +57,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 		GrammarVersion: grammarVersion,
 		BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
 		Logger:         opts.Logger,
+		FileLocal:      resolve.BodyBindings,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the index of %s: %w", abs, err)
