@@ -13,9 +13,9 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/markers"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
-	"github.com/kast-dev/kast/server/servertest"
 )
 
 // Resolution markers, checked against the engine over extracted facts in
@@ -33,15 +33,15 @@ import (
 func TestResolutionMarkers(t *testing.T) {
 	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
 		root := t.TempDir()
-		var markers []servertest.Marker
+		var found []markers.Marker
 		var files []*analysis.FileFacts
 		for _, f := range ar.Files {
 			dst := writeFile(t, root, f)
-			ms, err := servertest.ParseMarkers(f.Name, f.Data)
+			ms, err := markers.ParseMarkers(f.Name, f.Data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			markers = append(markers, ms...)
+			found = append(found, ms...)
 			if !workspace.Supported(dst) {
 				continue
 			}
@@ -51,15 +51,15 @@ func TestResolutionMarkers(t *testing.T) {
 			}
 			files = append(files, facts)
 		}
-		if len(markers) == 0 {
+		if len(found) == 0 {
 			t.Fatal("archive has no markers")
 		}
 
 		t.Run("engine", func(t *testing.T) {
-			checkMarkers(t, root, markers, resolve.New(resolve.NewMemory(files...)), resolve.NewMemory(files...))
+			checkMarkers(t, root, found, resolve.New(resolve.NewMemory(files...)), resolve.NewMemory(files...))
 		})
 		t.Run("index", func(t *testing.T) {
-			checkMarkers(t, root, markers, openIndexed(t, root).Resolver(), resolve.NewMemory(files...))
+			checkMarkers(t, root, found, openIndexed(t, root).Resolver(), resolve.NewMemory(files...))
 		})
 	})
 }
@@ -116,17 +116,17 @@ type markerEnv struct {
 	root  string
 	r     *resolve.Resolver
 	facts resolve.Workspace // for turning locations into definitions
-	locs  map[string]servertest.Location
+	locs  map[string]markers.Location
 }
 
-func checkMarkers(t *testing.T, root string, markers []servertest.Marker, r *resolve.Resolver, facts resolve.Workspace) {
-	env := &markerEnv{t: t, root: root, r: r, facts: facts, locs: map[string]servertest.Location{}}
-	for _, m := range markers {
+func checkMarkers(t *testing.T, root string, found []markers.Marker, r *resolve.Resolver, facts resolve.Workspace) {
+	env := &markerEnv{t: t, root: root, r: r, facts: facts, locs: map[string]markers.Location{}}
+	for _, m := range found {
 		if m.Name == "loc" {
 			env.locs[m.Args[0].Str] = env.loc(m, m.Args[1])
 		}
 	}
-	for _, m := range markers {
+	for _, m := range found {
 		switch m.Name {
 		case "loc":
 		case "def":
@@ -147,9 +147,9 @@ func checkMarkers(t *testing.T, root string, markers []servertest.Marker, r *res
 	}
 }
 
-func (e *markerEnv) loc(m servertest.Marker, a servertest.Arg) servertest.Location {
+func (e *markerEnv) loc(m markers.Marker, a markers.Arg) markers.Location {
 	e.t.Helper()
-	if a.Kind == servertest.ArgIdent {
+	if a.Kind == markers.ArgIdent {
 		l, ok := e.locs[a.Str]
 		if !ok {
 			e.t.Fatalf("%v: no location named %q", m, a.Str)
@@ -163,12 +163,12 @@ func (e *markerEnv) loc(m servertest.Marker, a servertest.Arg) servertest.Locati
 	return l
 }
 
-func (e *markerEnv) path(l servertest.Location) string {
+func (e *markerEnv) path(l markers.Location) string {
 	return filepath.Join(e.root, filepath.FromSlash(l.File))
 }
 
 // defAt is the definition whose name starts at l.
-func (e *markerEnv) defAt(m servertest.Marker, l servertest.Location) resolve.DefID {
+func (e *markerEnv) defAt(m markers.Marker, l markers.Location) resolve.DefID {
 	e.t.Helper()
 	path := e.path(l)
 	if f := e.facts.File(path); f != nil {
@@ -183,7 +183,7 @@ func (e *markerEnv) defAt(m servertest.Marker, l servertest.Location) resolve.De
 }
 
 // confident returns the best candidate at l if it is not a guess.
-func (e *markerEnv) confident(m servertest.Marker, l servertest.Location) *resolve.Candidate {
+func (e *markerEnv) confident(m markers.Marker, l markers.Location) *resolve.Candidate {
 	for _, c := range e.r.DefinitionAt(e.path(l), l.Offset) {
 		if !c.Uncertain {
 			return &c
@@ -203,7 +203,7 @@ func (e *markerEnv) describe(d resolve.DefID) string {
 	return fmt.Sprintf("%s %s at %s:%d:%d", def.Kind, def.Name, filepath.ToSlash(rel), def.NameSpan.StartPoint.Line+1, def.NameSpan.StartPoint.Col+1)
 }
 
-func (e *markerEnv) checkDef(m servertest.Marker) {
+func (e *markerEnv) checkDef(m markers.Marker) {
 	at := e.loc(m, m.Args[0])
 	want := e.defAt(m, e.loc(m, m.Args[1]))
 	c := e.confident(m, at)
@@ -220,7 +220,7 @@ func (e *markerEnv) spanKey(path string, offset int) string {
 	return fmt.Sprintf("%s@%d", filepath.ToSlash(rel), offset)
 }
 
-func (e *markerEnv) checkRefs(m servertest.Marker) {
+func (e *markerEnv) checkRefs(m markers.Marker) {
 	def := e.defAt(m, e.loc(m, m.Args[0]))
 	var want, got []string
 	for _, a := range m.Args[1:] {
@@ -239,7 +239,7 @@ func (e *markerEnv) checkRefs(m servertest.Marker) {
 	}
 }
 
-func (e *markerEnv) checkCallers(m servertest.Marker) {
+func (e *markerEnv) checkCallers(m markers.Marker) {
 	def := e.defAt(m, e.loc(m, m.Args[0]))
 	var want, got []string
 	for _, a := range m.Args[1:] {
@@ -262,7 +262,7 @@ func (e *markerEnv) checkCallers(m servertest.Marker) {
 	}
 }
 
-func (e *markerEnv) checkHierarchy(m servertest.Marker) {
+func (e *markerEnv) checkHierarchy(m markers.Marker) {
 	def := e.defAt(m, e.loc(m, m.Args[0]))
 	var want, got []string
 	for _, a := range m.Args[1:] {
