@@ -77,7 +77,7 @@ func New(h *host.Host) *Service {
 	k := &Service{
 		env:       env,
 		store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
-		tools:     &tools.Set{Code: host.CodeIntel{Host: h}},
+		tools:     &tools.Set{Code: tools.Index{Host: h}},
 		launchDir: cwd,
 		configDir: filepath.Dir(agent.ConfigPath(env)),
 		secrets:   &agent.Redactor{},

@@ -1,19 +1,21 @@
-package host
+package tools
 
 import (
 	"context"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
-// CodeIntel serves the agent's code-intelligence tools (agent/tools.CodeIntel)
-// from the host's indexes, as compiler-style text lines the model can act on.
-type CodeIntel struct{ Host *Host }
+// Index serves the code-intelligence tools (CodeIntel) from the process's
+// indexes, the ones the editor navigates with, as compiler-style text lines
+// the model can act on.
+type Index struct{ Host *host.Host }
 
 // maxSymbols bounds a workspace-symbol answer so it fits the tool output cap.
 const maxSymbols = 100
 
-func (c CodeIntel) query(ctx context.Context, root string, q func(*workspace.Workspace) ([]workspace.Location, error)) (string, error) {
+func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspace) ([]workspace.Location, error)) (string, error) {
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
@@ -28,23 +30,23 @@ func (c CodeIntel) query(ctx context.Context, root string, q func(*workspace.Wor
 	return workspace.Format(root, locs), nil
 }
 
-func (c CodeIntel) Resolve(ctx context.Context, root, path string, line, column int) (string, error) {
+func (c Index) Resolve(ctx context.Context, root, path string, line, column int) (string, error) {
 	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Definition(path, line, column) })
 }
 
-func (c CodeIntel) References(ctx context.Context, root, path string, line, column int) (string, error) {
+func (c Index) References(ctx context.Context, root, path string, line, column int) (string, error) {
 	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.References(path, line, column) })
 }
 
-func (c CodeIntel) Outline(ctx context.Context, root, path string) (string, error) {
+func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
 	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Outline(path) })
 }
 
-func (c CodeIntel) WorkspaceSymbols(ctx context.Context, root, query string) (string, error) {
+func (c Index) WorkspaceSymbols(ctx context.Context, root, query string) (string, error) {
 	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Symbols(query, maxSymbols) })
 }
 
-func (c CodeIntel) Diagnostics(ctx context.Context, root, path string) (string, error) {
+func (c Index) Diagnostics(ctx context.Context, root, path string) (string, error) {
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package host
+package tools_test
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 
 	"github.com/kast-dev/kast/agent"
 	"github.com/kast-dev/kast/agent/tools"
+	"github.com/kast-dev/kast/analysis/host"
 )
 
 // The agent's code tools answer from a real index of a real workspace, and
 // see an edit the agent made a moment before.
-func TestCodeIntelTools(t *testing.T) {
+func TestIndexTools(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
 	files := map[string]string{
@@ -31,7 +32,7 @@ func TestCodeIntelTools(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := &tools.Set{Code: CodeIntel{Host: New(Options{})}}
+	set := &tools.Set{Code: tools.Index{Host: host.New(host.Options{})}}
 	env := &agent.ToolEnv{Workspace: root, Reads: &agent.ReadSet{}}
 	run := func(name, args string) string {
 		t.Helper()
