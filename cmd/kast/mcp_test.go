@@ -17,6 +17,7 @@ import (
 
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/search"
+	"github.com/kast-dev/kast/handlers/ck"
 )
 
 type mcpFixture struct {
@@ -34,7 +35,7 @@ func connectMCP(t *testing.T) mcpFixture {
 	dir, _ := searchWorkspace(t)
 	h := host.New(host.Options{Embedder: search.NewHashed(), InMemory: true})
 	t.Cleanup(h.Close)
-	svc, err := newCKService([]string{dir}, h.Search)
+	svc, err := ck.NewMCPService(h, []string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func connectMCP(t *testing.T) mcpFixture {
 	var progress []float64
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := newMCPServer(svc).Connect(ctx, st, nil); err != nil {
+	if _, err := ck.NewMCPServer(svc).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{

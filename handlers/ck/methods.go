@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/kast-dev/kast/analysis/search/ck"
 	"github.com/kast-dev/kast/server"
 )
 
 // methods is the ck methods table: one `ck/<tool>` request per ck tool
 // (semantic_search, lexical_search, regex_search, hybrid_search,
-// index_status, reindex, health_check; see analysis/search/ck.Tools), each
+// index_status, reindex, health_check; see tools.go), each
 // answering the tool's JSON object. reindex rewrites the index: it runs
 // alone.
 func (c *Search) methods() []server.Spec {
 	var table []server.Spec
-	for _, t := range ck.Tools() {
+	for _, t := range Tools() {
 		name := t.Name
 		class := server.Concurrent
 		if name == "reindex" {

@@ -1,8 +1,3 @@
-// Package ck is the ck-compatible tool layer over the search engine: tool
-// names, argument names and defaults as ck's MCP server has them, paging
-// with opaque cursors, and paths confined to the workspace roots. It knows no
-// transport: `kast mcp` serves it over MCP and handlers/ck.go as `ck/<tool>`
-// requests on the LSP connection.
 package ck
 
 import (
@@ -56,7 +51,9 @@ const (
 	ProtocolCompatVersion = "2024-11-05"
 )
 
-// Service answers the ck tools for the workspaces under Roots.
+// Service answers the ck tools for the workspaces under Roots: tool names,
+// argument names and defaults as ck's MCP server has them, paging with
+// opaque cursors, and paths confined to the roots.
 type Service struct {
 	// Roots are the absolute directories tool paths must lie in; RootsFunc,
 	// when set, is asked instead on every call (an editor's folders change).
