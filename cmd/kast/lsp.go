@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -78,32 +74,7 @@ type stdioConn struct {
 // Close closes stdout only: closing stdin would not unblock a pending read.
 func (s stdioConn) Close() error { return s.WriteCloser.Close() }
 
-// parseListen validates a --listen address. TCP must be loopback: the
-// protocol carries file contents and edits and has no authentication.
-func parseListen(addr string) (network, address string, err error) {
-	network, address, ok := strings.Cut(addr, ":")
-	if !ok || address == "" {
-		return "", "", fmt.Errorf("--listen %q: want unix:PATH or tcp:127.0.0.1:PORT", addr)
-	}
-	switch network {
-	case "unix":
-		return network, address, nil
-	case "tcp":
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return "", "", fmt.Errorf("--listen %q: %v", addr, err)
-		}
-		if host != "localhost" {
-			ip := net.ParseIP(host)
-			if ip == nil || !ip.IsLoopback() {
-				return "", "", fmt.Errorf("--listen %q: refusing a non-loopback address; use 127.0.0.1, ::1 or localhost", addr)
-			}
-		}
-		return network, address, nil
-	}
-	return "", "", fmt.Errorf("--listen %q: unknown network %q; want unix or tcp", addr, network)
-}
-
+// serveListener serves LSP on every connection to a --listen address.
 func serveListener(ctx context.Context, srv *server.Server, addr string, logger *slog.Logger) error {
 	network, address, err := parseListen(addr)
 	if err != nil {
@@ -117,61 +88,9 @@ func serveListener(ctx context.Context, srv *server.Server, addr string, logger 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() { <-ctx.Done(); ln.Close() }()
 	logger.Info("listening", "network", network, "address", ln.Addr().String())
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
+	return acceptUntilDone(ctx, ln, func(ctx context.Context, c net.Conn) {
 		logger.Debug("client connected", "remote", c.RemoteAddr().String())
 		srv.Serve(ctx, c)
-	}
-}
-
-// removeStaleSocket deletes a socket file nobody is listening on, and refuses
-// to take over one that is live or a path that is not a socket.
-// listenPrivate listens on address; a unix socket replaces a stale one,
-// is readable by its owner only, and is removed when the listener closes.
-func listenPrivate(network, address string) (net.Listener, error) {
-	if network == "unix" {
-		if err := removeStaleSocket(address); err != nil {
-			return nil, err
-		}
-	}
-	ln, err := net.Listen(network, address)
-	if err != nil {
-		return nil, err
-	}
-	if network == "unix" {
-		// net.UnixListener unlinks its socket file on Close.
-		if err := os.Chmod(address, 0o600); err != nil {
-			ln.Close()
-			return nil, err
-		}
-	}
-	return ln, nil
-}
-
-func removeStaleSocket(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("--listen unix:%s: path exists and is not a socket", path)
-	}
-	if c, err := net.Dial("unix", path); err == nil {
-		c.Close()
-		return fmt.Errorf("--listen unix:%s: another server is already listening there", path)
-	}
-	return os.Remove(path)
+	})
 }

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -186,7 +185,7 @@ func (d *daemon) serve(ctx context.Context, listen, token string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	d.stop = stop
 	srv, release, err := d.newServer()
@@ -206,25 +205,18 @@ func (d *daemon) serve(ctx context.Context, listen, token string) error {
 	}
 	defer removeDescriptor(descPath, desc.PID)
 
-	go func() { <-ctx.Done(); ln.Close() }()
 	d.logger.Info("kast serve listening", "workspace", d.root, "network", network, "address", desc.Address)
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				break
+	err = acceptUntilDone(ctx, ln, func(ctx context.Context, c net.Conn) {
+		rwc := io.ReadWriteCloser(c)
+		if network == "tcp" {
+			if rwc = authenticate(c, token); rwc == nil {
+				return
 			}
-			return err
 		}
-		go func() {
-			rwc := io.ReadWriteCloser(c)
-			if network == "tcp" {
-				if rwc = authenticate(c, token); rwc == nil {
-					return
-				}
-			}
-			srv.Serve(ctx, rwc)
-		}()
+		srv.Serve(ctx, rwc)
+	})
+	if err != nil {
+		return err
 	}
 	d.mu.Lock()
 	restart := d.restart
