@@ -32,6 +32,7 @@ type Host struct {
 type openWorkspace struct {
 	refresh sync.Mutex // one refresh or reference pass at a time; queries wait for it
 	ws      *workspace.Workspace
+	passes  *passes // background refresh and reference passes (passes.go)
 	users   int  // holders through Acquire/Release
 	pinned  bool // used through Fresh, which keeps it for the process
 }
@@ -70,7 +71,7 @@ func (h *Host) getLocked(root string) (*openWorkspace, error) {
 	if n := ws.Notice(); n != "" {
 		h.Log.Warn(n, "root", root)
 	}
-	ow := &openWorkspace{ws: ws}
+	ow := &openWorkspace{ws: ws, passes: newPasses()}
 	h.open[root] = ow
 	return ow, nil
 }
@@ -122,6 +123,7 @@ func (h *Host) Release(root string) {
 	}
 	delete(h.open, root)
 	delete(h.engines, ow.ws)
+	ow.passes.stop()
 	// Wait for a refresh in progress, which the caller has cancelled.
 	ow.refresh.Lock()
 	defer ow.refresh.Unlock()
@@ -189,6 +191,7 @@ func (h *Host) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for root, ow := range h.open {
+		ow.passes.stop()
 		ow.refresh.Lock()
 		if err := ow.ws.Close(); err != nil {
 			h.Log.Warn("closing the index failed", "root", root, "err", err)

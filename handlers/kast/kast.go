@@ -18,7 +18,6 @@ import (
 	"github.com/kast-dev/kast/analysis/kastapi"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
-	"github.com/kast-dev/kast/storage/indexer"
 )
 
 // Kast wire constants (Kast v0.7, schemaVersion 3).
@@ -51,20 +50,12 @@ type Service struct {
 
 	mu    sync.Mutex
 	roots map[string]*kastRoot
-	// background bounds the passes resolving references, which release
-	// stops before it closes the index.
-	background context.Context
-	stop       context.CancelFunc
 }
 
-// kastRoot is one root's index and the state runtime/status reports.
+// kastRoot is one root's index, held for the process.
 type kastRoot struct {
 	ws    *workspace.Workspace
-	ready chan struct{} // closed when the first refresh ended
-
-	mu          sync.Mutex
-	done, total int
-	err         error
+	ready <-chan struct{} // closed when the host's first refresh of it ended
 }
 
 // Options configures the Kast projection.
@@ -79,9 +70,7 @@ type Options struct {
 
 // New returns the Kast projection over the host's workspaces.
 func New(h *host.Host, opts Options) *Service {
-	k := &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{}}
-	k.background, k.stop = context.WithCancel(context.Background())
-	return k
+	return &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{}}
 }
 
 // Daemon returns the Kast projection of `kast serve`, bound to one workspace
@@ -100,14 +89,15 @@ func Daemon(h *host.Host, root string, lifecycle func(ctx context.Context, actio
 	}
 	return k, func() {
 		<-kr.ready
-		k.stop()
 		k.pool.Release(k.fixedRoot)
 	}, nil
 }
 
-// open returns the root's state, opening its index and starting its first
-// refresh in the background on first use. The index stays open for the
-// process: Kast clients come and go one request at a time.
+// open returns the root's state, opening its index on first use; the host
+// refreshes it in the background (once for the process) and then resolves
+// and stores its references, so reference queries read them (requests
+// meanwhile resolve as before). The index stays open for the process: Kast
+// clients come and go one request at a time.
 func (k *Service) open(root string) (*kastRoot, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -118,36 +108,14 @@ func (k *Service) open(root string) (*kastRoot, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &kastRoot{ws: ws, ready: make(chan struct{})}
+	ready, err := k.pool.Index(root)
+	if err != nil {
+		k.pool.Release(root)
+		return nil, err
+	}
+	r := &kastRoot{ws: ws, ready: ready}
 	k.roots[root] = r
-	go func() {
-		_, err := k.pool.Refresh(context.Background(), root, func(p indexer.Progress) {
-			r.mu.Lock()
-			r.done, r.total = p.Done, p.Total
-			r.mu.Unlock()
-		})
-		r.mu.Lock()
-		r.err = err
-		r.mu.Unlock()
-		close(r.ready)
-		if err == nil {
-			k.resolveUses(root)
-		}
-	}()
 	return r, nil
-}
-
-// resolveUses brings the root's stored uses up to date, so that reference
-// queries read them instead of resolving every use (requests meanwhile
-// resolve as before). Only the daemon does: on an editor's connection the
-// language server's session keeps the same workspace's uses.
-func (k *Service) resolveUses(root string) {
-	if k.fixedRoot == "" {
-		return
-	}
-	if _, err := k.pool.ResolveUses(k.background, root, 0, nil); err != nil && k.background.Err() == nil {
-		k.pool.Log.Warn("resolving references failed", "root", root, "err", err)
-	}
 }
 
 // rootFor picks the workspace root for a request about path ("" for none).

@@ -776,7 +776,7 @@ func (k *Service) reindex(ctx context.Context, r *kastRequest, paths []string) (
 			refreshed = append(refreshed, path)
 		}
 	}
-	go k.resolveUses(r.root)
+	k.pool.ScheduleUses(r.root)
 	return refreshed, removed
 }
 
@@ -821,7 +821,7 @@ func (k *Service) refresh(ctx context.Context, q *refreshQuery) (refreshResult, 
 	if _, err := k.pool.Refresh(ctx, r.root, nil); err != nil {
 		return refreshResult{}, err
 	}
-	go k.resolveUses(r.root)
+	k.pool.ScheduleUses(r.root)
 	res := refreshResult{RefreshedFiles: []string{}, RemovedFiles: []string{}, FullRefresh: true, SchemaVersion: kastSchemaVersion}
 	after, _ := k.request(ctx, r.root)
 	for _, p := range after.snap.Files() {

@@ -51,25 +51,19 @@ func (k *Service) runtimeStatus(ctx context.Context, _ *noParams) (runtimeStatus
 		st.State, msg = "DEGRADED", "cannot open the index"
 		st.Warnings = append(st.Warnings, err.Error())
 	default:
-		select {
-		case <-kr.ready:
-			kr.mu.Lock()
-			ferr := kr.err
-			kr.mu.Unlock()
-			if ferr != nil {
-				st.State, msg = "DEGRADED", "indexing failed"
-				st.Warnings = append(st.Warnings, ferr.Error())
-			} else {
-				st.State, st.Healthy, st.ReferenceIndexReady = "READY", true, true
-			}
-			if n := kr.ws.Notice(); n != "" {
-				st.Warnings = append(st.Warnings, n)
-			}
-		default:
-			kr.mu.Lock()
-			msg = fmt.Sprintf("indexing: %d/%d files", kr.done, kr.total)
-			kr.mu.Unlock()
+		progress, ready, ferr := k.pool.IndexState(root)
+		switch {
+		case !ready:
+			msg = fmt.Sprintf("indexing: %d/%d files", progress.Done, progress.Total)
 			st.State, st.Healthy, st.Indexing = "INDEXING", true, true
+		case ferr != nil:
+			st.State, msg = "DEGRADED", "indexing failed"
+			st.Warnings = append(st.Warnings, ferr.Error())
+		default:
+			st.State, st.Healthy, st.ReferenceIndexReady = "READY", true, true
+		}
+		if n := kr.ws.Notice(); ready && n != "" {
+			st.Warnings = append(st.Warnings, n)
 		}
 	}
 	if msg != "" {

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/storage/indexer"
@@ -30,13 +31,11 @@ type session struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	jobs   chan func(context.Context) // reindexing, in order
-	// usesKick asks the uses worker to bring the stored uses up to date.
-	usesKick chan struct{}
 
 	mu       sync.Mutex
-	roots    map[string]context.CancelFunc // root → cancels its indexing
-	indexing map[string]chan struct{}      // root → closed when indexed
-	timers   map[string]*time.Timer        // uri → pending diagnostics
+	roots    map[string]func()          // root → stops watching its background passes
+	indexing map[string]<-chan struct{} // root → closed when indexed
+	timers   map[string]*time.Timer     // uri → pending diagnostics
 }
 
 // diagnosticDelay lets a burst of keystrokes settle before diagnostics are
@@ -51,13 +50,12 @@ func (l *LSP) session(ctx context.Context) *session {
 	if s, ok := l.sessions[conn]; ok {
 		return s
 	}
-	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256), usesKick: make(chan struct{}, 1),
-		roots: map[string]context.CancelFunc{}, indexing: map[string]chan struct{}{}, timers: map[string]*time.Timer{}}
+	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256),
+		roots: map[string]func(){}, indexing: map[string]<-chan struct{}{}, timers: map[string]*time.Timer{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	l.sessions[conn] = s
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go s.work()
-	go s.usesWork()
 	if conn != nil {
 		l.open.Add(1)
 		go func() {
@@ -81,67 +79,6 @@ func (s *session) work() {
 	}
 }
 
-// usesDelay lets a burst of saves settle before references are resolved
-// again.
-const usesDelay = time.Second
-
-// usesWork resolves references in the background whenever kicked, after
-// the first indexing of a root and after files change: a pass over a large
-// workspace takes long, so it runs apart from the reindexing queue.
-func (s *session) usesWork() {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-s.usesKick:
-		}
-		select {
-		case <-s.ctx.Done():
-			return
-		case <-time.After(usesDelay):
-		}
-		select { // kicks during the delay are served by this run
-		case <-s.usesKick:
-		default:
-		}
-		for _, w := range s.engine.Roots() {
-			s.resolveUses(s.ctx, w.Root)
-		}
-	}
-}
-
-// kickUses schedules a uses update.
-func (s *session) kickUses() {
-	select {
-	case s.usesKick <- struct{}{}:
-	default:
-	}
-}
-
-// resolveUses brings a root's stored uses up to date with $/progress.
-func (s *session) resolveUses(ctx context.Context, root string) {
-	var p *server.Progress
-	last := uint32(0)
-	n, err := s.l.pool.ResolveUses(ctx, root, 0, func(done, total int) {
-		if p == nil {
-			p = s.conn.BeginProgress(ctx, nil, "kast: resolving references", root, false)
-		}
-		if pct := uint32(done * 100 / max(total, 1)); pct != last {
-			last = pct
-			p.Report(ctx, fmt.Sprintf("%d/%d files", done, total), pct)
-		}
-	})
-	if err != nil {
-		p.End(ctx, "stopped: "+err.Error())
-		if ctx.Err() == nil {
-			s.logf(protocol.MessageTypeWarning, "kast: resolving references in %s failed: %v", root, err)
-		}
-		return
-	}
-	p.End(ctx, fmt.Sprintf("%d files resolved", n))
-}
-
 // stop cancels background work.
 func (s *session) stop() {
 	s.cancel()
@@ -159,74 +96,105 @@ func (s *session) close() {
 	s.l.mu.Lock()
 	delete(s.l.sessions, s.conn)
 	s.l.mu.Unlock()
+	s.mu.Lock()
+	for _, unwatch := range s.roots {
+		unwatch()
+	}
+	s.mu.Unlock()
 	for _, w := range s.engine.Roots() {
 		s.engine.RemoveRoot(w.Root)
 		s.l.pool.Release(w.Root)
 	}
 }
 
-// addRoot opens a root's index and refreshes it in the background with
-// $/progress; queries answer from what is indexed meanwhile.
+// addRoot opens a root's index, which the host refreshes in the background
+// (once for the process) and then resolves its references; this connection
+// watches both with $/progress. Queries answer from what is indexed meanwhile.
 func (s *session) addRoot(root string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, ok := s.roots[root]; ok || s.ctx.Err() != nil {
-		s.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	done := make(chan struct{})
-	s.roots[root], s.indexing[root] = cancel, done
-	s.mu.Unlock()
 	ws, err := s.l.pool.Acquire(root)
 	if err != nil {
-		close(done)
 		s.logf(protocol.MessageTypeError, "kast: cannot open the index of %s: %v", root, err)
 		return
 	}
 	s.engine.AddRoot(ws)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer close(done)
-		// Progress starts with the first file to read, so a warm index (or an
-		// empty root) shows none.
-		var p *server.Progress
-		last := uint32(0)
-		totals, err := s.l.pool.Refresh(ctx, root, func(pr indexer.Progress) {
+	s.roots[root] = s.l.pool.Watch(root, s.progressWatcher(root))
+	indexed, err := s.l.pool.Index(root)
+	if err != nil { // the root was open a moment ago: only a closing race gets here
+		s.logf(protocol.MessageTypeError, "kast: cannot index %s: %v", root, err)
+		return
+	}
+	s.indexing[root] = indexed
+}
+
+// progressWatcher shows the root's background passes as $/progress. Progress
+// starts with the first file to read, so a warm index (or an empty root)
+// shows none.
+func (s *session) progressWatcher(root string) *host.Watcher {
+	var indexing, resolving *server.Progress
+	var lastIndexed, lastResolved uint32
+	return &host.Watcher{
+		Indexing: func(pr indexer.Progress) {
 			if pr.Total == 0 {
 				return
 			}
-			if p == nil {
-				p = s.conn.BeginProgress(ctx, nil, "kast: indexing", root, false)
+			if indexing == nil {
+				indexing = s.conn.BeginProgress(s.ctx, nil, "kast: indexing", root, false)
 			}
-			if pct := uint32(pr.Done * 100 / pr.Total); pct != last {
-				last = pct
-				p.Report(ctx, fmt.Sprintf("%d/%d files", pr.Done, pr.Total), pct)
+			if pct := uint32(pr.Done * 100 / pr.Total); pct != lastIndexed {
+				lastIndexed = pct
+				indexing.Report(s.ctx, fmt.Sprintf("%d/%d files", pr.Done, pr.Total), pct)
 			}
-		})
-		if err != nil {
-			p.End(ctx, "stopped: "+err.Error())
-			if ctx.Err() == nil {
-				s.logf(protocol.MessageTypeWarning, "kast: indexing %s failed: %v", root, err)
+		},
+		Indexed: func(totals indexer.Totals, err error) {
+			if err != nil {
+				indexing.End(s.ctx, "stopped: "+err.Error())
+				if s.ctx.Err() == nil {
+					s.logf(protocol.MessageTypeWarning, "kast: indexing %s failed: %v", root, err)
+				}
+				return
 			}
-			return
-		}
-		p.End(ctx, fmt.Sprintf("%d files indexed", totals.Files))
-		s.kickUses()
-	}()
+			indexing.End(s.ctx, fmt.Sprintf("%d files indexed", totals.Files))
+		},
+		Resolving: func(done, total int) {
+			if resolving == nil {
+				lastResolved = 0
+				resolving = s.conn.BeginProgress(s.ctx, nil, "kast: resolving references", root, false)
+			}
+			if pct := uint32(done * 100 / max(total, 1)); pct != lastResolved {
+				lastResolved = pct
+				resolving.Report(s.ctx, fmt.Sprintf("%d/%d files", done, total), pct)
+			}
+		},
+		Resolved: func(n int, err error) {
+			if err != nil {
+				resolving.End(s.ctx, "stopped: "+err.Error())
+				if s.ctx.Err() == nil {
+					s.logf(protocol.MessageTypeWarning, "kast: resolving references in %s failed: %v", root, err)
+				}
+			} else {
+				resolving.End(s.ctx, fmt.Sprintf("%d files resolved", n))
+			}
+			resolving = nil
+		},
+	}
 }
 
-// removeRoot stops indexing a root and releases its index.
+// removeRoot stops watching a root and releases its index.
 func (s *session) removeRoot(root string) {
 	s.mu.Lock()
-	cancel, ok := s.roots[root]
+	unwatch, ok := s.roots[root]
 	delete(s.roots, root)
 	delete(s.indexing, root)
 	s.mu.Unlock()
 	if !ok {
 		return
 	}
-	cancel()
+	unwatch()
 	if s.engine.RemoveRoot(root) != nil {
 		go s.l.pool.Release(root)
 	}
@@ -235,7 +203,7 @@ func (s *session) removeRoot(root string) {
 // waitIndexed waits until every root's first refresh has ended.
 func (s *session) waitIndexed(ctx context.Context) error {
 	s.mu.Lock()
-	var chans []chan struct{}
+	var chans []<-chan struct{}
 	for _, c := range s.indexing {
 		chans = append(chans, c)
 	}
@@ -269,7 +237,7 @@ func (s *session) reindex(path string, deleted bool) {
 		if err != nil && ctx.Err() == nil {
 			s.logf(protocol.MessageTypeWarning, "kast: reindexing %s failed: %v", path, err)
 		}
-		s.kickUses()
+		s.l.pool.ScheduleUses(ws.Root)
 	}
 	select {
 	case s.jobs <- job:

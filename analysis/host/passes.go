@@ -1,0 +1,230 @@
+package host
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/kast-dev/kast/storage/indexer"
+)
+
+// passes is the background work of one open root: its first refresh, then
+// the reference passes that keep its stored uses current. It lives as long
+// as the root stays open; closing the root cancels it and waits for it.
+type passes struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	indexed chan struct{} // closed when the first refresh has ended
+	kick    chan time.Duration
+
+	mu       sync.Mutex
+	started  bool
+	progress indexer.Progress
+	err      error // of the first refresh
+	watchers map[*Watcher]struct{}
+}
+
+// Watcher receives a root's background progress, each callback from the
+// goroutine doing the work; any may be nil. A watcher added while a pass
+// runs sees it from its next report on.
+type Watcher struct {
+	// Indexing reports the first refresh, file by file (Total 0 until the
+	// scan has counted the files).
+	Indexing func(indexer.Progress)
+	// Indexed reports the first refresh's end.
+	Indexed func(indexer.Totals, error)
+	// Resolving reports a reference pass, file by file.
+	Resolving func(done, total int)
+	// Resolved reports a reference pass's end: files resolved, or why not.
+	Resolved func(files int, err error)
+}
+
+// usesDelay lets a burst of saves settle before references are resolved
+// again.
+const usesDelay = time.Second
+
+func newPasses() *passes {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &passes{ctx: ctx, cancel: cancel, indexed: make(chan struct{}), kick: make(chan time.Duration, 1),
+		watchers: map[*Watcher]struct{}{}}
+}
+
+// stop cancels the root's background work and waits for it.
+func (p *passes) stop() {
+	p.cancel()
+	p.wg.Wait()
+}
+
+func (p *passes) each(fn func(*Watcher)) {
+	p.mu.Lock()
+	ws := make([]*Watcher, 0, len(p.watchers))
+	for w := range p.watchers {
+		ws = append(ws, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		fn(w)
+	}
+}
+
+// Index starts the background refresh of the root once for the process (the
+// first call opens the root if needed) and returns a channel closed when
+// that first refresh has ended. When it has, the root's references are
+// resolved and stored, and kept current by ScheduleUses. Queries meanwhile
+// answer from what is indexed.
+func (h *Host) Index(root string) (<-chan struct{}, error) {
+	h.mu.Lock()
+	ow, err := h.getLocked(root)
+	h.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	p := ow.passes
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.started {
+		p.started = true
+		p.wg.Add(2)
+		go h.firstRefresh(root, ow, p)
+		go h.usesWorker(root, ow, p)
+	}
+	return p.indexed, nil
+}
+
+func (h *Host) firstRefresh(root string, ow *openWorkspace, p *passes) {
+	defer p.wg.Done()
+	defer close(p.indexed)
+	ow.refresh.Lock()
+	totals, _, err := ow.ws.Refresh(p.ctx, func(pr indexer.Progress) {
+		p.mu.Lock()
+		p.progress = pr
+		p.mu.Unlock()
+		p.each(func(w *Watcher) {
+			if w.Indexing != nil {
+				w.Indexing(pr)
+			}
+		})
+	})
+	ow.refresh.Unlock()
+	p.mu.Lock()
+	p.err = err
+	p.mu.Unlock()
+	p.each(func(w *Watcher) {
+		if w.Indexed != nil {
+			w.Indexed(totals, err)
+		}
+	})
+	if err != nil {
+		if p.ctx.Err() == nil {
+			h.Log.Warn("indexing failed", "root", root, "err", err)
+		}
+		return
+	}
+	h.scheduleUses(p, 0)
+}
+
+// usesWorker runs the root's reference passes, one at a time, whenever
+// kicked: a pass over a large workspace takes long, so it runs apart from
+// the requests and refreshes, which it waits for.
+func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
+	defer p.wg.Done()
+	for {
+		var delay time.Duration
+		select {
+		case <-p.ctx.Done():
+			return
+		case delay = <-p.kick:
+		}
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		select { // kicks during the delay are served by this pass
+		case <-p.kick:
+		default:
+		}
+		ow.refresh.Lock()
+		n, err := ow.ws.ResolveUses(p.ctx, 0, func(done, total int) {
+			p.each(func(w *Watcher) {
+				if w.Resolving != nil {
+					w.Resolving(done, total)
+				}
+			})
+		})
+		ow.refresh.Unlock()
+		p.each(func(w *Watcher) {
+			if w.Resolved != nil {
+				w.Resolved(n, err)
+			}
+		})
+		if err != nil && p.ctx.Err() == nil {
+			h.Log.Warn("resolving references failed", "root", root, "err", err)
+		}
+	}
+}
+
+// ScheduleUses asks for a reference pass over the root a second after the
+// last request, once its first refresh has ended (files changed on disk).
+// A root that is not open or not indexed in the background is left alone.
+func (h *Host) ScheduleUses(root string) {
+	h.mu.Lock()
+	ow, ok := h.open[root]
+	h.mu.Unlock()
+	if ok {
+		select {
+		case <-ow.passes.indexed:
+			h.scheduleUses(ow.passes, usesDelay)
+		default: // the first refresh schedules one when it ends
+		}
+	}
+}
+
+func (h *Host) scheduleUses(p *passes, delay time.Duration) {
+	select {
+	case p.kick <- delay:
+	default: // one is pending already
+	}
+}
+
+// Watch adds w to the root's background reports until the returned
+// function is called.
+func (h *Host) Watch(root string, w *Watcher) (unwatch func()) {
+	h.mu.Lock()
+	ow, ok := h.open[root]
+	h.mu.Unlock()
+	if !ok {
+		return func() {}
+	}
+	p := ow.passes
+	p.mu.Lock()
+	p.watchers[w] = struct{}{}
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.watchers, w)
+		p.mu.Unlock()
+	}
+}
+
+// IndexState says how far the root's first background refresh has come:
+// ready once it has ended (err is its failure), else the last progress.
+func (h *Host) IndexState(root string) (progress indexer.Progress, ready bool, err error) {
+	h.mu.Lock()
+	ow, ok := h.open[root]
+	h.mu.Unlock()
+	if !ok {
+		return indexer.Progress{}, false, nil
+	}
+	p := ow.passes
+	select {
+	case <-p.indexed:
+		ready = true
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.progress, ready, p.err
+}
