@@ -33,8 +33,8 @@ type openWorkspace struct {
 	refresh sync.Mutex // one refresh or reference pass at a time; queries wait for it
 	ws      *workspace.Workspace
 	passes  *passes // background refresh and reference passes (passes.go)
-	users   int  // holders through Acquire/Release
-	pinned  bool // used through Fresh, which keeps it for the process
+	users   int     // holders through Acquire/Release
+	pinned  bool    // used through Fresh, which keeps it for the process
 }
 
 // Options configures a Host.

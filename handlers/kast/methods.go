@@ -20,7 +20,7 @@ func (k *Service) methods() []server.Spec {
 		method("runtime/restart", server.Concurrent, k.runtimeAction("RESTART")),
 		method("capabilities", server.Concurrent, k.capabilities),
 
-		// Position-based analysis (raw.go).
+		// Position-based analysis (raw.go, raw_hierarchy.go, raw_edits.go, raw_workspace.go).
 		method("raw/resolve", server.Concurrent, k.resolve).Advertise("read:RESOLVE_SYMBOL"),
 		method("raw/references", server.Concurrent, k.references).Advertise("read:FIND_REFERENCES"),
 		method("raw/call-hierarchy", server.Concurrent, k.callHierarchy).Advertise("read:CALL_HIERARCHY"),
