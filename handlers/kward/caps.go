@@ -45,7 +45,7 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 				"worktrees": unsupported("interactiveTuiOnly"),
 			},
 			"turns": map[string]any{
-				"mode": "async", "perSessionConcurrency": 1,
+				"mode": "async", "perSessionConcurrency": 1, "methods": methods("turns"),
 				"busyInput": map[string]any{"steer": "unsupported", "followUp": "queue", "defaultWhenIdle": "newTurn", "defaultWhenBusy": "followUp"},
 				"cancellation": map[string]any{"behavior": "best-effort", "queuedTurns": "cancel-before-run",
 					"runningTurns": "stop-emitting-events-when-possible"},
@@ -73,6 +73,7 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 				"catalog": map[string]any{"supported": true, "method": "openrouter/catalog", "cached": true}},
 			"runtime": map[string]any{"supported": true, "methods": methods("runtime"), "state": map[string]any{"supported": true},
 				"stats": map[string]any{"messageCounts": true, "tokens": true, "cost": false, "contextUsage": true, "contextUsageEstimated": true}},
+			"config": map[string]any{"supported": true, "methods": methods("config"), "redactedByDefault": true},
 			"runtimeSettings": map[string]any{"supported": true, "methods": methods("runtimeSettings"),
 				"settings": []string{"defaultModel", "defaultThinkingLevel"}},
 			"auth": map[string]any{"supported": true, "providerFormat": "kward-auth-v2", "methods": methods("auth"),

@@ -1,0 +1,78 @@
+package kast
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/server"
+)
+
+// The methods table serves exactly Kast's command catalog, every method is
+// also registered under its alias, and the capabilities the family
+// advertises come from registered rows.
+func TestMethodsTableMatchesCatalog(t *testing.T) {
+	ref := kastReference(t)
+	raw, err := os.ReadFile(filepath.Join(ref, "cli-rs", "resources", "kast-skill", "references", "commands.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var catalog struct {
+		Commands map[string]json.RawMessage `json:"commands"`
+	}
+	if err := json.Unmarshal(raw, &catalog); err != nil {
+		t.Fatal(err)
+	}
+	k := New(host.New(host.Options{}), Options{})
+	table := k.methods()
+	var names []string
+	for _, m := range table {
+		names = append(names, m.Name())
+		if _, ok := catalog.Commands[m.Name()]; !ok {
+			t.Errorf("%s is registered but is not in Kast's command catalog", m.Name())
+		}
+	}
+	for name := range catalog.Commands {
+		if !slices.Contains(names, name) {
+			t.Errorf("Kast's catalog has %s, which is not registered", name)
+		}
+	}
+
+	reg := server.NewRegistry()
+	k.Register(reg)
+	for _, name := range names {
+		if _, ok := reg.Lookup(kastAlias(name)); !ok {
+			t.Errorf("%s has no %s alias", name, kastAlias(name))
+		}
+	}
+	fam, _ := json.Marshal(reg.Families()["kast"])
+	var family struct {
+		Read     []string          `json:"readCapabilities"`
+		Mutation []string          `json:"mutationCapabilities"`
+		Methods  map[string]string `json:"methods"`
+	}
+	if err := json.Unmarshal(fam, &family); err != nil {
+		t.Fatal(err)
+	}
+	read, mutation := advertised(table)
+	if !slices.Equal(family.Read, read) || !slices.Equal(family.Mutation, mutation) {
+		t.Errorf("experimental.kast capabilities %v %v differ from the table's %v %v", family.Read, family.Mutation, read, mutation)
+	}
+	if len(read) != 13 || len(mutation) != 5 {
+		t.Errorf("the table advertises %d read and %d mutation capabilities, want Kast's 13 and 5: %v %v", len(read), len(mutation), read, mutation)
+	}
+	for method, alias := range family.Methods {
+		if _, ok := reg.Lookup(method); !ok {
+			t.Errorf("experimental.kast lists %s, which is not registered", method)
+		}
+		if _, ok := reg.Lookup(alias); !ok {
+			t.Errorf("experimental.kast lists alias %s, which is not registered", alias)
+		}
+	}
+	if len(family.Methods) != len(table) {
+		t.Errorf("experimental.kast lists %d methods, the table has %d", len(family.Methods), len(table))
+	}
+}
