@@ -44,7 +44,8 @@ type SubscribeOptions struct {
 	TurnID string
 	// Replay, with TurnID, first delivers the turn's kept events whose
 	// sequence number is above After, then the live ones: none is missed and
-	// none is delivered twice.
+	// none is delivered twice. Only events replay: a question or approval
+	// is never asked again.
 	Replay bool
 	After  int64
 	// Slot, when set, makes the subscription replace (and end) the session's
