@@ -87,6 +87,19 @@ func (t *Turn) Info() TurnInfo {
 func (t *Turn) Events(after int64) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.eventsLocked(after)
+}
+
+// observe runs f with the kept events after after and whether the turn has
+// ended, while no event can be emitted: a subscriber added by f misses no
+// event and sees none twice.
+func (t *Turn) observe(after int64, f func(events []Event, finished bool)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f(t.eventsLocked(after), t.status.Terminal())
+}
+
+func (t *Turn) eventsLocked(after int64) []Event {
 	var out []Event
 	for i := range t.events {
 		if ev := t.events[(t.oldest+i)%len(t.events)]; ev.Seq > after {

@@ -17,32 +17,7 @@ import (
 // resources loads the workspace's and the user's resources; without a
 // session the launch directory is the workspace.
 func (k *Service) resources(sessionID string) (*agent.Resources, string, error) {
-	workspace := k.launchDir
-	if sessionID != "" {
-		ks, err := k.session(sessionID)
-		if err != nil {
-			return nil, "", err
-		}
-		workspace = ks.workspace
-	}
-	return agent.LoadResources(workspace, k.configDir), workspace, nil
-}
-
-// expandInput turns slash-command input into the turn to run: a prompt or
-// skill expands, a plugin runs without the model, anything else is literal.
-func (k *Service) expandInput(ks *kwardSession, input string) agent.Input {
-	name, args, ok := agent.SplitSlash(input)
-	if !ok {
-		return agent.Input{Text: input}
-	}
-	res := agent.LoadResources(ks.workspace, k.configDir)
-	if p, ok := res.Plugin(name); ok {
-		return agent.Input{Text: input, Run: func(ctx context.Context) (string, error) { return p.Run(ctx, ks.workspace, args) }}
-	}
-	if text, ok := res.Expand(name, args); ok {
-		return agent.Input{Text: text, Display: input}
-	}
-	return agent.Input{Text: input}
+	return k.mgr.Resources(sessionID)
 }
 
 func (k *Service) commandsList(ctx context.Context, p sessionParams) (map[string]any, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,13 +28,13 @@ const maxAttachmentBytes = 10 << 20
 
 var kwardImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
-// Service is the Kward family's state: the RPC sessions of this process and
-// their turns, shared by every connection of the registry.
+// Service is the Kward projection: it decodes Kward's requests, calls the
+// agent's session manager and encodes the results and the sessions' updates
+// in Kward's wire shapes. The sessions and their turns live in the manager.
 type Service struct {
 	env       agent.Env
-	store     *agent.Store
+	mgr       *agent.Manager
 	tools     *tools.Set
-	launchDir string
 	configDir string
 
 	secrets   *agent.Redactor
@@ -45,27 +46,6 @@ type Service struct {
 	// the login.
 	loginConns sync.Map // login id → *server.Conn
 	logCats    atomic.Pointer[[]string]
-	// lastRetrieval is the manager-wide latest memory explanation.
-	lastRetrieval atomic.Pointer[agent.Retrieval]
-
-	mu       sync.Mutex
-	sessions map[string]*kwardSession // by RPC session id
-	turns    map[string]*kwardSession // turn id → its session
-}
-
-// kwardSession is one RPC session: a runtime session bound to a file.
-type kwardSession struct {
-	id        string
-	rt        *agent.Session
-	log       *agent.SessionLog
-	workspace string
-	// conn receives the session's notifications: the connection that last
-	// created, resumed or started a turn in it.
-	conn  atomic.Pointer[server.Conn]
-	turns sync.Map // turn id → *agent.Turn
-	// retrieval is the memory retrieval of the session's latest turn.
-	retrieval atomic.Pointer[agent.Retrieval]
-	k         *Service
 }
 
 // New returns the Kward projection (specs/kward-rpc.md) over the host: the
@@ -76,56 +56,34 @@ func New(h *host.Host) *Service {
 	data := agent.DataDir(env)
 	k := &Service{
 		env:       env,
-		store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
 		tools:     &tools.Set{Code: tools.Index{Host: h}},
-		launchDir: cwd,
 		configDir: filepath.Dir(agent.ConfigPath(env)),
 		secrets:   &agent.Redactor{},
 		catalog:   &agent.Catalog{CachePath: filepath.Join(data, "cache", "openrouter_models.json"), TTL: time.Hour},
-		sessions:  map[string]*kwardSession{},
-		turns:     map[string]*kwardSession{},
 	}
 	k.memory = &agent.MemoryStore{Dir: filepath.Join(data, "memory"), Redact: k.secrets}
 	k.telemetry = &agent.Telemetry{Dir: filepath.Join(data, "logs"), Enabled: k.logCategories}
 	k.logins = &agent.Logins{Store: agent.AuthStore{Path: agent.AuthPath(env)}, OnFinish: k.loginFinished}
+	k.mgr = agent.NewManager(agent.ManagerOptions{
+		Env:       env,
+		Store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
+		Tools:     k.tools,
+		LaunchDir: cwd,
+		ConfigDir: k.configDir,
+		Auth:      k.logins.Store,
+		Memory:    k.memory,
+		Telemetry: k.telemetry,
+		Secrets:   k.secrets,
+		NewProvider: func(r agent.Resolved) (agent.Provider, error) {
+			return provider.New(r, provider.Options{})
+		},
+	})
 	k.reload()
 	return k
 }
 
 type okResult struct {
 	OK bool `json:"ok"`
-}
-
-// provider resolves the configured provider for each turn, so edits to the
-// config file or environment apply without a restart.
-func (k *Service) provider() (agent.Provider, error) {
-	cfg, err := k.config()
-	if err != nil {
-		return nil, err
-	}
-	r, err := cfg.Resolve(k.env, agent.ConfigPath(k.env))
-	if err != nil {
-		return nil, err
-	}
-	k.secrets.Add(r.APIKey)
-	return provider.New(r, provider.Options{})
-}
-
-// config loads the config file with the stored credentials.
-func (k *Service) config() (*agent.Config, error) {
-	cfg, err := agent.LoadConfig(agent.ConfigPath(k.env))
-	if err != nil {
-		return nil, err
-	}
-	creds, err := k.logins.Store.Load()
-	if err != nil {
-		return nil, err
-	}
-	cfg.Credentials = map[string]string{}
-	for name, c := range creds {
-		cfg.Credentials[name] = c.Secret()
-	}
-	return cfg, nil
 }
 
 // Errors.
@@ -142,32 +100,43 @@ func required(name string) error {
 	return server.InvalidParams("missing required param: %s", name)
 }
 
+// engineError maps the session manager's errors onto Kward's codes; other
+// errors pass through.
+func engineError(err error) error {
+	var notFound *agent.NotFoundError
+	if errors.As(err, &notFound) {
+		if notFound.Kind == "turn" {
+			return turnNotFound(notFound.ID)
+		}
+		return sessionNotFound(notFound.ID)
+	}
+	var ws *agent.WorkspaceError
+	if errors.As(err, &ws) {
+		code := "WORKSPACE_NOT_FOUND"
+		if ws.NotDir {
+			code = "WORKSPACE_NOT_A_DIRECTORY"
+		}
+		return server.Error(jsonrpc2.InvalidParams, code, ws.Error(), map[string]any{"workspaceRoot": ws.Root})
+	}
+	return err
+}
+
+// session returns the open session a request names.
+func (k *Service) session(id string) (*agent.ManagedSession, error) {
+	if id == "" {
+		return nil, required("sessionId")
+	}
+	return k.mgr.Session(id)
+}
+
 // Workspace.
 
 type workspaceParams struct {
 	WorkspaceRoot string `json:"workspaceRoot"`
 }
 
-// workspaceRoot resolves an optional root to a real, existing directory.
-func (k *Service) workspaceRoot(root string) (string, error) {
-	if root == "" {
-		root = k.launchDir
-	}
-	abs, err := filepath.Abs(root)
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(abs)
-	}
-	if err != nil {
-		return "", server.Error(jsonrpc2.InvalidParams, "WORKSPACE_NOT_FOUND", fmt.Sprintf("workspace %s does not exist", root), map[string]any{"workspaceRoot": root})
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", server.Error(jsonrpc2.InvalidParams, "WORKSPACE_NOT_A_DIRECTORY", fmt.Sprintf("workspace %s is not a directory", root), map[string]any{"workspaceRoot": root})
-	}
-	return abs, nil
-}
-
 func (k *Service) workspaceValidate(ctx context.Context, p workspaceParams) (map[string]any, error) {
-	root, err := k.workspaceRoot(p.WorkspaceRoot)
+	root, err := k.mgr.Workspace(p.WorkspaceRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +144,7 @@ func (k *Service) workspaceValidate(ctx context.Context, p workspaceParams) (map
 }
 
 func (k *Service) workspaceInfo(ctx context.Context, p workspaceParams) (map[string]any, error) {
-	root, err := k.workspaceRoot(p.WorkspaceRoot)
+	root, err := k.mgr.Workspace(p.WorkspaceRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -190,86 +159,26 @@ func (k *Service) workspaceInfo(ctx context.Context, p workspaceParams) (map[str
 
 // Sessions.
 
-// open starts an RPC session over log with history, bound to the caller's
-// connection.
-func (k *Service) open(ctx context.Context, log *agent.SessionLog, workspace string, history []agent.Message) *kwardSession {
-	ks := &kwardSession{id: agent.NewID(), log: log, workspace: workspace, k: k}
-	ks.conn.Store(server.ConnOf(ctx))
-	ks.rt = agent.NewSession(agent.SessionOptions{
-		ID:           ks.id,
-		Workspace:    workspace,
-		Log:          log,
-		History:      history,
-		Provider:     k.provider,
-		Tools:        k.tools,
-		Sink:         ks.notifyEvent,
-		OnQuestion:   ks.notifyQuestion,
-		OnApproval:   ks.notifyApproval,
-		OnCompaction: ks.notifyCompaction,
-		Compaction:   k.compactionPolicy,
-		Context:      ks.turnContext,
-	})
-	k.mu.Lock()
-	k.sessions[ks.id] = ks
-	k.mu.Unlock()
-	return ks
-}
-
-func (ks *kwardSession) notify(method string, params any) {
-	ks.k.notify(ks.conn.Load(), method, params)
-}
-
-// notify sends a redacted notification on conn.
-func (k *Service) notify(conn *server.Conn, method string, params any) {
-	if conn == nil {
-		return
-	}
-	if err := conn.RPC().Notify(context.Background(), method, k.redactParams(params)); err != nil {
-		conn.Logger().Debug("kward notification not delivered", "method", method, "err", err)
-	}
-}
-
-// notifyEvent projects ev; a completed turn's memories are summarized
-// before its terminal event goes out, so clients see them once it has.
-func (ks *kwardSession) notifyEvent(ev agent.Event) {
-	ks.k.telemetry.Observe(ev)
-	if ev.Kind == agent.EventFinished && ev.Status == agent.StatusCompleted {
-		ks.k.autoSummarize(ks)
-	}
-	ks.notify("turn/event", projectEvent(ev))
-}
-
-func (ks *kwardSession) notifyQuestion(q agent.QuestionRequest) {
-	ks.notify("ui/question", map[string]any{"sessionId": ks.id, "questionRequestId": q.ID, "questions": q.Questions})
-}
-
-func (k *Service) session(id string) (*kwardSession, error) {
-	if id == "" {
-		return nil, required("sessionId")
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	ks, ok := k.sessions[id]
-	if !ok {
-		return nil, sessionNotFound(id)
-	}
-	return ks, nil
-}
-
 // payload is Kward's session object.
-func (ks *kwardSession) payload() map[string]any {
-	h := ks.log.Header()
-	created, _ := time.Parse(agent.TimeFormat, h.Timestamp)
-	modified := created
-	if fi, err := os.Stat(ks.log.Path()); err == nil {
-		modified = fi.ModTime()
-	}
-	p := map[string]any{
-		"id": ks.id, "persistentId": h.ID, "path": ks.log.Path(), "workspaceRoot": ks.workspace, "cwd": h.Cwd,
-		"name": nilIfEmpty(ks.log.Name()), "createdAt": h.Timestamp, "modifiedAt": kwardTime(modified),
+func payload(ms *agent.ManagedSession) map[string]any {
+	h := ms.Header()
+	return map[string]any{
+		"id": ms.ID(), "persistentId": h.ID, "path": ms.Path(), "workspaceRoot": ms.Workspace(), "cwd": h.Cwd,
+		"name": nilIfEmpty(ms.Name()), "createdAt": h.Timestamp, "modifiedAt": kwardTime(ms.ModifiedAt()),
 		"parentId": nilIfEmpty(h.ParentID), "parentPath": nilIfEmpty(h.ParentPath),
 	}
-	return p
+}
+
+// opened subscribes the caller's connection to a session it opened and
+// returns the session's payload.
+func (k *Service) opened(ctx context.Context, ms *agent.ManagedSession, err error) (map[string]any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := k.follow(ctx, ms.ID()); err != nil {
+		return nil, err
+	}
+	return payload(ms), nil
 }
 
 func nilIfEmpty(s string) any {
@@ -285,30 +194,8 @@ type createParams struct {
 }
 
 func (k *Service) sessionsCreate(ctx context.Context, p createParams) (map[string]any, error) {
-	root, err := k.workspaceRoot(p.WorkspaceRoot)
-	if err != nil {
-		return nil, err
-	}
-	log, err := k.store.Create(k.header(root))
-	if err != nil {
-		return nil, fmt.Errorf("creating the session file: %w", err)
-	}
-	if p.Name != "" {
-		if err := log.SetName(p.Name); err != nil {
-			return nil, err
-		}
-	}
-	return k.open(ctx, log, root, nil).payload(), nil
-}
-
-// header starts a session file header, naming the configured provider when
-// there is one.
-func (k *Service) header(cwd string) agent.Header {
-	h := agent.Header{Cwd: cwd}
-	if p, err := k.provider(); err == nil {
-		h.Provider, h.Model = p.Info().Name, p.Info().Model
-	}
-	return h
+	ms, err := k.mgr.Create(p.WorkspaceRoot, p.Name)
+	return k.opened(ctx, ms, err)
 }
 
 type resumeParams struct {
@@ -320,28 +207,12 @@ func (k *Service) sessionsResume(ctx context.Context, p resumeParams) (map[strin
 	if p.Path == "" {
 		return nil, required("path")
 	}
-	path := p.Path
-	if !filepath.IsAbs(path) {
-		root, err := k.workspaceRoot(p.WorkspaceRoot)
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(root, path)
+	ms, err := k.mgr.Resume(p.Path, p.WorkspaceRoot)
+	var missing *fs.PathError
+	if errors.As(err, &missing) && errors.Is(err, fs.ErrNotExist) {
+		return nil, server.Error(jsonrpc2.InvalidParams, "SESSION_FILE_NOT_FOUND", fmt.Sprintf("no session file at %s", missing.Path), map[string]any{"path": missing.Path})
 	}
-	log, ld, err := agent.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, server.Error(jsonrpc2.InvalidParams, "SESSION_FILE_NOT_FOUND", fmt.Sprintf("no session file at %s", path), map[string]any{"path": path})
-	}
-	if err != nil {
-		return nil, err
-	}
-	root := ld.Header.Cwd
-	if p.WorkspaceRoot != "" || root == "" {
-		if root, err = k.workspaceRoot(p.WorkspaceRoot); err != nil {
-			return nil, err
-		}
-	}
-	return k.open(ctx, log, root, ld.Messages).payload(), nil
+	return k.opened(ctx, ms, err)
 }
 
 type listParams struct {
@@ -350,16 +221,14 @@ type listParams struct {
 }
 
 func (k *Service) sessionsList(ctx context.Context, p listParams) (map[string]any, error) {
-	root, err := k.workspaceRoot(p.WorkspaceRoot)
+	root, err := k.mgr.Workspace(p.WorkspaceRoot)
 	if err != nil {
 		return nil, err
 	}
 	if p.Limit <= 0 {
 		p.Limit = 20
 	}
-	// Listing never deletes anything: a UI listing sessions while another
-	// starts its first turn must not lose that session's file.
-	summaries, err := k.store.List(root, p.Limit)
+	summaries, err := k.mgr.List(root, p.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -410,60 +279,35 @@ type renameParams struct {
 }
 
 func (k *Service) sessionsRename(ctx context.Context, p renameParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
-		return nil, err
+	if p.SessionID == "" {
+		return nil, required("sessionId")
 	}
 	name := ""
 	if p.Name != nil {
-		name = strings.TrimSpace(*p.Name)
+		name = *p.Name
 	}
-	if err := ks.log.SetName(name); err != nil {
-		return nil, err
-	}
-	return ks.payload(), nil
-}
-
-// branch creates a new session file whose header points at ks and holds
-// history, and opens it as a new RPC session.
-func (k *Service) branch(ctx context.Context, ks *kwardSession, history []agent.Message) (*kwardSession, error) {
-	src := ks.log.Header()
-	h := agent.Header{Cwd: src.Cwd, Provider: src.Provider, Model: src.Model, ParentID: src.ID, ParentPath: ks.log.Path()}
-	log, err := k.store.Create(h)
+	ms, err := k.mgr.Rename(p.SessionID, name)
 	if err != nil {
 		return nil, err
 	}
-	var copied []agent.Message
-	for _, m := range history {
-		m.ID = "" // fresh entry ids: the copy is its own tree
-		stored, err := log.AppendMessage(m)
-		if err != nil {
-			return nil, err
-		}
-		copied = append(copied, stored)
-	}
-	return k.open(ctx, log, ks.workspace, copied), nil
+	return payload(ms), nil
 }
 
 func (k *Service) sessionsClone(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
-		return nil, err
+	if p.SessionID == "" {
+		return nil, required("sessionId")
 	}
-	clone, err := k.branch(ctx, ks, ks.rt.History())
-	if err != nil {
-		return nil, err
-	}
-	return clone.payload(), nil
+	clone, err := k.mgr.Clone(p.SessionID)
+	return k.opened(ctx, clone, err)
 }
 
 func (k *Service) sessionsForkMessages(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	ms, err := k.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	msgs := []map[string]any{}
-	for _, m := range ks.rt.History() {
+	for _, m := range ms.History() {
 		if m.Role == agent.RoleUser {
 			msgs = append(msgs, map[string]any{"entryId": m.ID, "text": compactText(typedText(m))})
 		}
@@ -477,72 +321,51 @@ type forkParams struct {
 }
 
 func (k *Service) sessionsFork(ctx context.Context, p forkParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
+	if _, err := k.session(p.SessionID); err != nil {
 		return nil, err
 	}
 	if p.EntryID == "" {
 		return nil, required("entryId")
 	}
-	history := ks.rt.History()
-	for i, m := range history {
-		if m.ID == p.EntryID && m.Role == agent.RoleUser {
-			fork, err := k.branch(ctx, ks, history[:i])
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"session": fork.payload(), "text": typedText(m), "cancelled": false}, nil
-		}
+	fork, entry, err := k.mgr.Fork(p.SessionID, p.EntryID)
+	if errors.Is(err, agent.ErrEntryNotFound) {
+		return nil, server.Error(jsonrpc2.InvalidParams, "ENTRY_NOT_FOUND",
+			fmt.Sprintf("entryId %q is not a user message of this session; use sessions/forkMessages", p.EntryID), map[string]any{"entryId": p.EntryID})
 	}
-	return nil, server.Error(jsonrpc2.InvalidParams, "ENTRY_NOT_FOUND",
-		fmt.Sprintf("entryId %q is not a user message of this session; use sessions/forkMessages", p.EntryID), map[string]any{"entryId": p.EntryID})
-}
-
-// closeSession cancels the session's turns and forgets it.
-func (k *Service) closeSession(ks *kwardSession) {
-	ks.rt.Close()
-	k.mu.Lock()
-	delete(k.sessions, ks.id)
-	for id, s := range k.turns {
-		if s == ks {
-			delete(k.turns, id)
-		}
+	session, err := k.opened(ctx, fork, err)
+	if err != nil {
+		return nil, err
 	}
-	k.mu.Unlock()
+	return map[string]any{"session": session, "text": typedText(entry), "cancelled": false}, nil
 }
 
 func (k *Service) sessionsDelete(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	if p.SessionID == "" {
+		return nil, required("sessionId")
+	}
+	path, err := k.mgr.Delete(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	k.closeSession(ks)
-	if err := os.Remove(ks.log.Path()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return map[string]any{"deleted": true, "path": ks.log.Path()}, nil
+	return map[string]any{"deleted": true, "path": path}, nil
 }
 
 func (k *Service) sessionsClose(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
-		return nil, err
+	if p.SessionID == "" {
+		return nil, required("sessionId")
 	}
-	k.closeSession(ks)
-	// Only this session's own file, now closed, may be cleaned up, and only
-	// when it holds nothing.
-	if len(ks.rt.History()) == 0 && ks.log.Name() == "" {
-		os.Remove(ks.log.Path())
+	if err := k.mgr.Close(p.SessionID); err != nil {
+		return nil, err
 	}
 	return map[string]any{"closed": true}, nil
 }
 
 func (k *Service) sessionsTranscript(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	ms, err := k.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"session": ks.payload(), "messages": transcriptMessages(ks.rt.History())}, nil
+	return map[string]any{"session": payload(ms), "messages": transcriptMessages(ms.History())}, nil
 }
 
 // typedText is what the user typed: the slash command rather than its
@@ -623,8 +446,7 @@ func contains(list []string, s string) bool {
 }
 
 func (k *Service) turnsStart(ctx context.Context, p startParams) (kwardTurn, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
+	if _, err := k.session(p.SessionID); err != nil {
 		return kwardTurn{}, err
 	}
 	imgs, err := images(p.Attachments)
@@ -636,23 +458,16 @@ func (k *Service) turnsStart(ctx context.Context, p startParams) (kwardTurn, err
 	default:
 		return kwardTurn{}, server.InvalidParams("unsupported options.approvalMode %q; want none or ask", p.Options.ApprovalMode)
 	}
-	if conn := server.ConnOf(ctx); conn != nil {
-		ks.conn.Store(conn)
+	// The caller receives the session's notifications from here on, the
+	// turn's queued event included.
+	if err := k.follow(ctx, p.SessionID); err != nil {
+		return kwardTurn{}, err
 	}
-	in := k.expandInput(ks, p.Input)
-	in.Images, in.ApprovalMode = imgs, p.Options.ApprovalMode
-	turn, err := ks.rt.Start(in, agent.Behavior(p.StreamingBehavior))
-	var inputErr *agent.InputError
-	if errors.As(err, &inputErr) {
-		return kwardTurn{}, server.InvalidParams("%s", inputErr.Message)
-	}
+	turn, err := k.mgr.StartTurn(p.SessionID, agent.TurnRequest{Text: p.Input, Images: imgs,
+		ApprovalMode: p.Options.ApprovalMode, Behavior: agent.Behavior(p.StreamingBehavior)})
 	if err != nil {
 		return kwardTurn{}, err
 	}
-	ks.turns.Store(turn.ID(), turn)
-	k.mu.Lock()
-	k.turns[turn.ID()] = ks
-	k.mu.Unlock()
 	return projectTurn(turn.Info()), nil
 }
 
@@ -661,33 +476,22 @@ type turnParams struct {
 	AfterSequence int64  `json:"afterSequence"`
 }
 
-func (k *Service) turn(id string) (*kwardSession, *agent.Turn, error) {
-	if id == "" {
-		return nil, nil, required("turnId")
-	}
-	k.mu.Lock()
-	ks, ok := k.turns[id]
-	k.mu.Unlock()
-	if !ok {
-		return nil, nil, turnNotFound(id)
-	}
-	t, ok := ks.turns.Load(id)
-	if !ok {
-		return nil, nil, turnNotFound(id)
-	}
-	return ks, t.(*agent.Turn), nil
-}
-
 func (k *Service) turnsCancel(ctx context.Context, p turnParams) (kwardTurn, error) {
-	ks, t, err := k.turn(p.TurnID)
+	if p.TurnID == "" {
+		return kwardTurn{}, required("turnId")
+	}
+	info, err := k.mgr.CancelTurn(p.TurnID)
 	if err != nil {
 		return kwardTurn{}, err
 	}
-	return projectTurn(ks.rt.Cancel(t)), nil
+	return projectTurn(info), nil
 }
 
 func (k *Service) turnsStatus(ctx context.Context, p turnParams) (kwardTurn, error) {
-	_, t, err := k.turn(p.TurnID)
+	if p.TurnID == "" {
+		return kwardTurn{}, required("turnId")
+	}
+	t, err := k.mgr.Turn(p.TurnID)
 	if err != nil {
 		return kwardTurn{}, err
 	}
@@ -695,15 +499,18 @@ func (k *Service) turnsStatus(ctx context.Context, p turnParams) (kwardTurn, err
 }
 
 func (k *Service) turnsEvents(ctx context.Context, p turnParams) (map[string]any, error) {
-	_, t, err := k.turn(p.TurnID)
+	if p.TurnID == "" {
+		return nil, required("turnId")
+	}
+	info, evs, err := k.mgr.TurnEvents(p.TurnID, p.AfterSequence)
 	if err != nil {
 		return nil, err
 	}
 	events := []kwardEvent{}
-	for _, ev := range t.Events(p.AfterSequence) {
+	for _, ev := range evs {
 		events = append(events, projectEvent(ev))
 	}
-	return map[string]any{"turn": projectTurn(t.Info()), "events": events}, nil
+	return map[string]any{"turn": projectTurn(info), "events": events}, nil
 }
 
 // Tools, runtime, questions.
@@ -727,16 +534,19 @@ type answerParams struct {
 }
 
 func (k *Service) answerQuestion(ctx context.Context, p answerParams) (okResult, error) {
-	ks, err := k.session(p.SessionID)
-	if err != nil {
+	if _, err := k.session(p.SessionID); err != nil {
 		return okResult{}, err
 	}
 	if p.QuestionRequestID == "" {
 		return okResult{}, required("questionRequestId")
 	}
-	if !ks.rt.Answer(p.QuestionRequestID, p.Answers) {
+	err := k.mgr.Answer(p.SessionID, p.QuestionRequestID, p.Answers)
+	if errors.Is(err, agent.ErrQuestionNotPending) {
 		return okResult{}, server.Error(jsonrpc2.InvalidParams, "QUESTION_NOT_PENDING",
 			fmt.Sprintf("question %q is not pending: it was answered, or its turn ended", p.QuestionRequestID), nil)
+	}
+	if err != nil {
+		return okResult{}, err
 	}
 	return okResult{OK: true}, nil
 }

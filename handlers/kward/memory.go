@@ -138,13 +138,13 @@ func (k *Service) memoryWhy(ctx context.Context, p memoryWhyParams) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	r := k.lastRetrieval.Load()
+	r := k.mgr.LastRetrieval()
 	if p.SessionID != "" {
-		ks, err := k.session(p.SessionID)
+		ms, err := k.session(p.SessionID)
 		if err != nil {
 			return nil, err
 		}
-		r = ks.retrieval.Load()
+		r = ms.Retrieval()
 	}
 	if r == nil {
 		return map[string]any{"enabled": mc.Enabled, "scopes": []string{}, "core": []any{}, "soft": []any{}, "reasons": []any{},
@@ -154,17 +154,12 @@ func (k *Service) memoryWhy(ctx context.Context, p memoryWhyParams) (map[string]
 }
 
 func (k *Service) memorySummarize(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	if p.SessionID == "" {
+		return nil, required("sessionId")
+	}
+	memories, err := k.mgr.SummarizeMemories(p.SessionID)
 	if err != nil {
 		return nil, err
-	}
-	memories := []agent.SoftMemory{}
-	for _, text := range agent.Infer(ks.rt.History()) {
-		m, err := k.memory.AddSoft(agent.MemoryInput{Text: text, Scope: "workspace:" + ks.workspace}, true)
-		if err != nil {
-			return nil, err
-		}
-		memories = append(memories, m)
 	}
 	return map[string]any{"memories": memories}, nil
 }

@@ -83,6 +83,7 @@ func (k *Service) redactError(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
+	err = engineError(err)
 	var inputErr *agent.InputError
 	if errors.As(err, &inputErr) {
 		return server.InvalidParams("%s", k.secrets.String(inputErr.Message))

@@ -20,7 +20,7 @@ import (
 
 // current resolves the configured provider and model.
 func (k *Service) current() (agent.Resolved, *agent.Config, error) {
-	cfg, err := k.config()
+	cfg, err := k.mgr.Config()
 	if err != nil {
 		return agent.Resolved{}, nil, err
 	}
@@ -85,7 +85,7 @@ func (k *Service) openrouterBase(cfg *agent.Config) string {
 }
 
 func (k *Service) openrouterCatalog(ctx context.Context, _ struct{}) (map[string]any, error) {
-	cfg, err := k.config()
+	cfg, err := k.mgr.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (k *Service) modelsSet(ctx context.Context, p modelSetParams) (map[string]a
 
 // setModel stores provider (the current one when "") and model in config.
 func (k *Service) setModel(provider, model string) error {
-	cfg, err := k.config()
+	cfg, err := k.mgr.Config()
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (k *Service) setEffort(effort string) error {
 // Runtime.
 
 func (k *Service) runtimeState(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	ms, err := k.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -195,23 +195,23 @@ func (k *Service) runtimeState(ctx context.Context, p sessionParams) (map[string
 		thinking = cfg.ReasoningEffort
 	}
 	autoCompaction := cfg != nil && !cfg.Compaction.Disabled
-	h := ks.log.Header()
+	h := ms.Header()
 	return map[string]any{
-		"model": model, "thinkingLevel": thinking, "isStreaming": ks.rt.Running() != nil, "isCompacting": ks.rt.Compacting(),
+		"model": model, "thinkingLevel": thinking, "isStreaming": ms.Streaming(), "isCompacting": ms.Compacting(),
 		"steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
-		"sessionFile": ks.log.Path(), "sessionId": h.ID, "rpcSessionId": ks.id, "persistentSessionId": h.ID,
-		"sessionName": nilIfEmpty(ks.log.Name()), "autoCompactionEnabled": autoCompaction, "autoRetryEnabled": true,
+		"sessionFile": ms.Path(), "sessionId": h.ID, "rpcSessionId": ms.ID(), "persistentSessionId": h.ID,
+		"sessionName": nilIfEmpty(ms.Name()), "autoCompactionEnabled": autoCompaction, "autoRetryEnabled": true,
 		"defaultProvider": defaultProvider, "defaultModel": defaultModel, "defaultThinkingLevel": thinking,
-		"transport": "kward-rpc", "messageCount": len(ks.rt.History()), "pendingMessageCount": 0,
+		"transport": "kward-rpc", "messageCount": len(ms.History()), "pendingMessageCount": 0,
 	}, nil
 }
 
 func (k *Service) runtimeStats(ctx context.Context, p sessionParams) (map[string]any, error) {
-	ks, err := k.session(p.SessionID)
+	ms, err := k.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	history := ks.rt.History()
+	history := ms.History()
 	var user, assistant, calls, results int
 	var usage agent.Usage
 	for _, m := range history {
@@ -228,16 +228,16 @@ func (k *Service) runtimeStats(ctx context.Context, p sessionParams) (map[string
 			results++
 		}
 	}
-	h := ks.log.Header()
+	h := ms.Header()
 	out := map[string]any{
-		"sessionFile": ks.log.Path(), "sessionId": h.ID, "sessionName": nilIfEmpty(ks.log.Name()),
-		"rpcSessionId": ks.id, "persistentSessionId": h.ID,
+		"sessionFile": ms.Path(), "sessionId": h.ID, "sessionName": nilIfEmpty(ms.Name()),
+		"rpcSessionId": ms.ID(), "persistentSessionId": h.ID,
 		"userMessages": user, "assistantMessages": assistant, "toolCalls": calls, "toolResults": results,
 		"totalMessages": user + assistant + results, "usingSubscription": false,
 		"tokens": map[string]any{"input": usage.InputTokens, "output": usage.OutputTokens, "total": usage.TotalTokens},
 	}
 	// Only a conversation with content has a meaningful estimate.
-	if pol := k.compactionPolicy(); user+assistant+results > 0 && pol.ContextWindow > 0 {
+	if pol := k.mgr.CompactionPolicy(); user+assistant+results > 0 && pol.ContextWindow > 0 {
 		est := agent.EstimateTokens(history)
 		out["contextUsage"] = map[string]any{"tokens": est, "contextWindow": pol.ContextWindow,
 			"percent": float64(int(float64(est)*10000/float64(pol.ContextWindow))) / 100, "estimated": true}
@@ -284,7 +284,7 @@ func (k *Service) runtimeReload(ctx context.Context, p sessionParams) (map[strin
 	if _, err := k.session(p.SessionID); err != nil {
 		return nil, err
 	}
-	if _, err := k.config(); err != nil {
+	if _, err := k.mgr.Config(); err != nil {
 		return nil, err
 	}
 	k.reload()
@@ -339,7 +339,7 @@ func (k *Service) authStatus(ctx context.Context, _ struct{}) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
-	cfg, _ := k.config()
+	cfg, _ := k.mgr.Config()
 	_, oauth := creds["openai"]
 	return map[string]any{
 		"openaiOAuth":            oauth && creds["openai"].Type == "oauth",
@@ -354,7 +354,7 @@ func (k *Service) authProviders(ctx context.Context, _ struct{}) (map[string]any
 	if err != nil {
 		return nil, err
 	}
-	cfg, _ := k.config()
+	cfg, _ := k.mgr.Config()
 	cards := []map[string]any{}
 	for _, id := range apiKeyProviders {
 		methods := []string{"api_key"}
@@ -441,7 +441,7 @@ func (k *Service) startLogin(ctx context.Context, timeoutSeconds int) (map[strin
 	if timeoutSeconds < 0 || timeoutSeconds > 3600 {
 		return nil, server.InvalidParams("timeoutSeconds must be between 1 and 3600")
 	}
-	cfg, err := k.config()
+	cfg, err := k.mgr.Config()
 	if err != nil {
 		return nil, err
 	}

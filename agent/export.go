@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ExportPathError is an export path that cannot be written.
+type ExportPathError struct {
+	Path string
+	// Outside: the path is outside the workspace and the session folder;
+	// otherwise its folder does not exist.
+	Outside bool
+}
+
+func (e *ExportPathError) Error() string {
+	if e.Outside {
+		return fmt.Sprintf("export path %s is outside the workspace and the session folder", e.Path)
+	}
+	return fmt.Sprintf("export folder %s does not exist", filepath.Dir(e.Path))
+}
+
+// Export writes the session's transcript as markdown or html ("" and "md"
+// mean markdown) to path, inside the workspace or the session's folder
+// (next to the session file when path is ""), and returns the path written
+// and the format.
+func (m *Manager) Export(sessionID, path, format string) (string, string, error) {
+	ms, err := m.Session(sessionID)
+	if err != nil {
+		return "", "", err
+	}
+	switch format {
+	case "", "md":
+		format = "markdown"
+	case "markdown", "html":
+	default:
+		return "", "", &InputError{fmt.Sprintf("unsupported export format %q; want markdown or html", format)}
+	}
+	ext := map[string]string{"markdown": ".md", "html": ".html"}[format]
+	out := strings.TrimSuffix(ms.log.Path(), ".jsonl") + ext
+	if path != "" {
+		if out, err = confinedPath(path, ms.workspace, filepath.Dir(ms.log.Path())); err != nil {
+			return "", "", err
+		}
+	}
+	title := ms.log.Name()
+	if title == "" {
+		title = "Session " + ms.log.Header().ID
+	}
+	text := exportMarkdown(title, ms.rt.History())
+	if format == "html" {
+		text = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(title) +
+			"</title></head>\n<body><pre>" + html.EscapeString(text) + "</pre></body></html>\n"
+	}
+	if err := os.WriteFile(out, []byte(text), 0o600); err != nil {
+		return "", "", err
+	}
+	return out, format, nil
+}
+
+// confinedPath resolves path against the first root and accepts it only
+// inside one of roots, symlinks of its folder resolved.
+func confinedPath(path string, roots ...string) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(roots[0], path)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(path)))
+	if err != nil {
+		return "", &ExportPathError{Path: path}
+	}
+	resolved := filepath.Join(dir, filepath.Base(path))
+	for _, root := range roots {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			if rel, err := filepath.Rel(real, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return resolved, nil
+			}
+		}
+	}
+	return "", &ExportPathError{Path: path, Outside: true}
+}
+
+func exportMarkdown(title string, history []Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", title)
+	for _, m := range history {
+		switch m.Role {
+		case RoleUser:
+			fmt.Fprintf(&b, "\n## User\n\n%s\n", m.Text)
+		case RoleAssistant:
+			b.WriteString("\n## Assistant\n\n")
+			if m.ReasoningSummary != "" {
+				fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(m.ReasoningSummary, "\n", "\n> "))
+			}
+			if m.Text != "" {
+				fmt.Fprintf(&b, "%s\n", m.Text)
+			}
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "\n**Tool call** `%s` `%s`\n", tc.Name, tc.Arguments)
+			}
+		case RoleTool:
+			fmt.Fprintf(&b, "\n## Tool result (%s)\n\n```\n%s\n```\n", m.Name, strings.TrimRight(m.Text, "\n"))
+		default:
+			fmt.Fprintf(&b, "\n## Summary\n\n%s\n", m.Text)
+		}
+	}
+	return b.String()
+}
