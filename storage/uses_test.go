@@ -107,7 +107,9 @@ func TestEachUse(t *testing.T) {
 	mustPut(t, ix, a, fakeFacts("a", []string{"A"}, []string{"F", "G"}))
 	mustPut(t, ix, b, fakeFacts("b", []string{"B"}, []string{"F"}))
 	f, g := UseTarget{lib, 0}, UseTarget{lib, 1}
-	call := func(ref int32) Use { return Use{Ref: ref, Span: span(10*int(ref), 10*int(ref)+1), Role: analysis.RoleCall, Confidence: 1} }
+	call := func(ref int32) Use {
+		return Use{Ref: ref, Span: span(10*int(ref), 10*int(ref)+1), Role: analysis.RoleCall, Confidence: 1}
+	}
 	putUses(t, ix, a, UsesRecord{Hash: HashContent([]byte("a"))}, map[UseTarget][]Use{f: {call(0)}, g: {call(1)}})
 	putUses(t, ix, b, UsesRecord{Hash: HashContent([]byte("b"))}, map[UseTarget][]Use{f: {call(0)}})
 
