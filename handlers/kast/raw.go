@@ -16,6 +16,7 @@ import (
 	"github.com/kast-dev/kast/analysis/complete"
 	"github.com/kast-dev/kast/analysis/imports"
 	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/rename"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -898,7 +899,7 @@ func (q *workspaceSymbolQuery) check() error {
 	if q.Pattern == nil || strings.TrimSpace(*q.Pattern) == "" {
 		return validation("pattern must not be blank", nil)
 	}
-	if q.Kind != nil && !slices.Contains(kastSymbolKinds, *q.Kind) {
+	if q.Kind != nil && !naming.IsSymbolKind(*q.Kind) {
 		return validation("Unknown symbol kind "+*q.Kind, map[string]string{"kind": *q.Kind})
 	}
 	if q.MaxResults != nil {
@@ -935,7 +936,7 @@ func (k *Service) workspaceSymbol(ctx context.Context, q *workspaceSymbolQuery) 
 		}
 		for _, it := range f.Outline() {
 			d := f.Defs[it.Def]
-			if !match(d.Name) || q.Kind != nil && kastKind(d.Kind) != *q.Kind {
+			if !match(d.Name) || q.Kind != nil && naming.Kind(d.Kind) != *q.Kind {
 				continue
 			}
 			if len(res.Symbols) == limit {
@@ -1058,7 +1059,7 @@ func (k *Service) workspaceFiles(ctx context.Context, q *workspaceFilesQuery) (w
 		return workspaceFilesResult{}, err
 	}
 	res := workspaceFilesResult{Modules: []workspaceModule{}, SchemaVersion: kastSchemaVersion}
-	name := moduleName(r.root)
+	name := naming.RootModule(r.root)
 	if q.ModuleName != nil && *q.ModuleName != name {
 		return res, nil
 	}
@@ -1174,7 +1175,7 @@ func (q *completionsQuery) check() error {
 	}
 	if q.KindFilter != nil {
 		for _, kind := range *q.KindFilter {
-			if !slices.Contains(kastSymbolKinds, kind) {
+			if !naming.IsSymbolKind(kind) {
 				return validation("Unknown symbol kind "+kind, map[string]string{"kindFilter": kind})
 			}
 		}
@@ -1217,7 +1218,7 @@ func (k *Service) completions(ctx context.Context, q *completionsQuery) (complet
 		if f == nil || it.Def.Index < 0 || int(it.Def.Index) >= len(f.Defs) {
 			continue
 		}
-		item := completionItem{Name: it.Label, FqName: r.fqName(f, it.Def.Index), Kind: kastKind(it.Kind)}
+		item := completionItem{Name: it.Label, FqName: naming.FQName(r.root, f, it.Def.Index), Kind: naming.Kind(it.Kind)}
 		if q.KindFilter != nil && !slices.Contains(*q.KindFilter, item.Kind) {
 			continue
 		}
