@@ -46,7 +46,6 @@ type kastEnv struct {
 
 func newKastEnv(t *testing.T, archive string) *kastEnv {
 	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "kast", archive))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +54,13 @@ func newKastEnv(t *testing.T, archive string) *kastEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeArchive(t, root, ar)
+	return serveKast(t, root)
+}
+
+// writeArchive writes an archive's files under root.
+func writeArchive(t *testing.T, root string, ar *txtar.Archive) {
+	t.Helper()
 	for _, f := range ar.Files {
 		p := filepath.Join(root, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -64,6 +70,12 @@ func newKastEnv(t *testing.T, archive string) *kastEnv {
 			t.Fatal(err)
 		}
 	}
+}
+
+// serveKast starts a Kast daemon over root, with a client over a pipe.
+func serveKast(t *testing.T, root string) *kastEnv {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index goes there
 	h := host.New(host.Options{})
 	k, release, err := Daemon(h, root, nil)
 	if err != nil {
