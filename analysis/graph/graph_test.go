@@ -4,54 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/kast-dev/kast/analysis/graph"
+	"github.com/kast-dev/kast/analysis/internal/wstest"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
-// open indexes an archive of testdata/kast in a fresh root.
 func open(t *testing.T, archive string) (*workspace.Workspace, string) {
-	t.Helper()
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "kast", archive))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return ws, root
+	return wstest.Open(t, filepath.Join("..", "..", "testdata", "kast", archive))
 }
 
 func build(t *testing.T, ws *workspace.Workspace, root string) *graph.Graph {
 	t.Helper()
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
-	g, err := graph.Build(context.Background(), sess.Snapshot(nil), root, nil)
+	g, err := graph.Build(context.Background(), wstest.Snapshot(ws), root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +75,9 @@ func TestBuildResolvedAndStored(t *testing.T) {
 // A build whose context is done stops with its error.
 func TestBuildCancelled(t *testing.T) {
 	ws, root := open(t, "coupling.txtar")
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
 	ctx, cancel := context.WithCancel(context.Background())
 	steps := 0
-	_, err := graph.Build(ctx, sess.Snapshot(nil), root, func(done, total int) {
+	_, err := graph.Build(ctx, wstest.Snapshot(ws), root, func(done, total int) {
 		if steps++; steps == 2 {
 			cancel()
 		}

@@ -7,8 +7,7 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
-// file is facts with definitions name:kind:container (container -1 for
-// top level).
+// file is the facts of one file with the given definitions.
 func file(path, lang, pkg string, defs ...analysis.Def) *analysis.FileFacts {
 	return &analysis.FileFacts{Path: path, Lang: lang, Package: pkg, Defs: defs}
 }
