@@ -64,6 +64,17 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// IsSymbol reports whether definitions of this kind are listed as symbols
+// (outlines, workspace symbol searches): parameters, type parameters and
+// lambdas are noise there.
+func (k Kind) IsSymbol() bool {
+	switch k {
+	case KindParameter, KindTypeParameter, KindLambda:
+		return false
+	}
+	return true
+}
+
 // IsType reports whether definitions of this kind name a type.
 func (k Kind) IsType() bool {
 	switch k {

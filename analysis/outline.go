@@ -26,8 +26,7 @@ func (f *FileFacts) Outline() []OutlineItem {
 
 // outlineDepth reports whether def i belongs in the outline, and how deep.
 func (f *FileFacts) outlineDepth(i int32) (int, bool) {
-	switch f.Defs[i].Kind {
-	case KindParameter, KindTypeParameter, KindLambda:
+	if !f.Defs[i].Kind.IsSymbol() {
 		return 0, false
 	}
 	depth := 0

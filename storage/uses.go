@@ -257,6 +257,53 @@ func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 	return out, nil
 }
 
+// EachUse calls fn with every stored use and the definition it is a use
+// of, grouped by definition, in one read transaction: the whole reference
+// graph in one scan. fn's error stops the scan and is returned as is, so a
+// caller stops a long scan by returning its context's error.
+func (ix *Index) EachUse(fn func(t UseTarget, hit UseHit) error) error {
+	var stop error
+	err := ix.scan(func(s *postingScan) error {
+		it := s.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{tagUses}})
+		defer it.Close()
+		var hits []UseHit
+		for it.Rewind(); it.Valid(); it.Next() {
+			key := it.Item().Key()
+			target, err := s.file(binary.BigEndian.Uint32(key[1:5]))
+			if err != nil {
+				return err
+			}
+			file, err := s.file(binary.BigEndian.Uint32(key[9:13]))
+			if err != nil {
+				return err
+			}
+			if target.path == "" || file.path == "" {
+				continue // a removed file's rows linger until the next pass
+			}
+			t := UseTarget{Path: target.path, Ordinal: int32(binary.BigEndian.Uint32(key[5:9]))}
+			if err := it.Item().Value(func(v []byte) (err error) {
+				hits, err = decodeUses(v, file.path, hits[:0])
+				return err
+			}); err != nil {
+				return err
+			}
+			for _, h := range hits {
+				if stop = fn(t, h); stop != nil {
+					return stop
+				}
+			}
+		}
+		return nil
+	})
+	if stop != nil {
+		return stop
+	}
+	if err != nil {
+		return fmt.Errorf("storage: reading uses: %w", err)
+	}
+	return nil
+}
+
 // UsesWriter writes files' resolved uses in one badger WriteBatch. It is not
 // safe for concurrent use; Flush must be called.
 type UsesWriter struct {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -94,5 +95,45 @@ func TestUsesTables(t *testing.T) {
 	records, orphans, _ = ix.UsesRecords()
 	if ok, _ := ix.UsesComplete(); ok || len(records) != 0 || orphans != 0 || len(usesOf(t, ix, g)) != 0 {
 		t.Fatalf("after ClearUses: complete %v records %v orphans %d", ok, records, orphans)
+	}
+}
+
+// EachUse reads every stored use with its target, the same rows UsesOf
+// reads per target, and stops at the first error fn returns.
+func TestEachUse(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	lib, a, b := "/w/lib.go", "/w/a.go", "/w/b.go"
+	mustPut(t, ix, lib, fakeFacts("lib", []string{"F", "G"}, nil))
+	mustPut(t, ix, a, fakeFacts("a", []string{"A"}, []string{"F", "G"}))
+	mustPut(t, ix, b, fakeFacts("b", []string{"B"}, []string{"F"}))
+	f, g := UseTarget{lib, 0}, UseTarget{lib, 1}
+	call := func(ref int32) Use {
+		return Use{Ref: ref, Span: span(10*int(ref), 10*int(ref)+1), Role: analysis.RoleCall, Confidence: 1}
+	}
+	putUses(t, ix, a, UsesRecord{Hash: HashContent([]byte("a"))}, map[UseTarget][]Use{f: {call(0)}, g: {call(1)}})
+	putUses(t, ix, b, UsesRecord{Hash: HashContent([]byte("b"))}, map[UseTarget][]Use{f: {call(0)}})
+
+	type row struct {
+		t UseTarget
+		h UseHit
+	}
+	var got []row
+	if err := ix.EachUse(func(t UseTarget, h UseHit) error { got = append(got, row{t, h}); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var want []row
+	for _, target := range []UseTarget{f, g} {
+		for _, h := range usesOf(t, ix, target) {
+			want = append(want, row{target, h})
+		}
+	}
+	if len(want) != 3 || !slices.Equal(got, want) {
+		t.Fatalf("every use:\n got  %+v\n want %+v", got, want)
+	}
+
+	stop := errors.New("stop")
+	n := 0
+	if err := ix.EachUse(func(UseTarget, UseHit) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("stopping: err %v after %d uses, want %v after 1", err, n, stop)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -272,8 +273,11 @@ func (c *collector) workspace(text []byte) {
 // the name tables list it, may be proposed from another file: not a Go
 // method (which needs its receiver) nor a Python module-level variable.
 func workspaceKind(sym workspace.Symbol) bool {
+	if !sym.Kind.IsSymbol() {
+		return false
+	}
 	switch sym.Kind {
-	case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda, analysis.KindConstructor:
+	case analysis.KindConstructor:
 		return false
 	case analysis.KindMethod:
 		return sym.Lang != "go"
@@ -299,12 +303,13 @@ func (c *collector) importEdit(g *analysis.FileFacts, name string, text []byte) 
 			stmt += ";"
 		}
 	case "python":
+		// The module as imports name it: naming's one rule (a src/ layout
+		// folder is not part of it).
 		root := c.s.RootOf(g.Path)
-		rel, err := filepath.Rel(root, strings.TrimSuffix(g.Path, filepath.Ext(g.Path)))
-		if root == "" || err != nil {
+		mod := naming.Qualifier(root, g)
+		if root == "" || mod == "" {
 			return nil
 		}
-		mod := strings.TrimSuffix(strings.ReplaceAll(filepath.ToSlash(rel), "/", "."), ".__init__")
 		stmt = "from " + mod + " import " + name
 	case "typescript", "tsx", "javascript":
 		rel, err := filepath.Rel(filepath.Dir(c.f.Path), strings.TrimSuffix(g.Path, filepath.Ext(g.Path)))

@@ -9,6 +9,7 @@ import (
 	"github.com/kast-dev/kast/analysis"
 	ft "github.com/kast-dev/kast/analysis/internal/factstest"
 	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
@@ -46,7 +47,7 @@ func defID(t *testing.T, ws resolve.Workspace, path, qualified string) resolve.D
 	t.Helper()
 	f := ws.File(path)
 	for i := range f.Defs {
-		if ft.QualifiedName(f, int32(i)) == qualified {
+		if naming.Contained(f, int32(i)) == qualified {
 			return resolve.DefID{Path: path, Index: int32(i)}
 		}
 	}
@@ -58,7 +59,7 @@ func qualified(ws resolve.Workspace, id resolve.DefID) string {
 	if id.Index == analysis.None {
 		return id.Path + ":<top>"
 	}
-	return id.Path + ":" + ft.QualifiedName(ws.File(id.Path), id.Index)
+	return id.Path + ":" + naming.Contained(ws.File(id.Path), id.Index)
 }
 
 var kotlinSample = map[string]string{

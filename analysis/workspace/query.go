@@ -108,8 +108,7 @@ func (w *Workspace) Symbols(pattern string, limit int) ([]Location, error) {
 		if len(out) == limit {
 			break
 		}
-		switch h.Kind {
-		case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda:
+		if !h.Kind.IsSymbol() {
 			continue
 		}
 		l := locationOf(h.Path, h.NameSpan)

@@ -2,7 +2,6 @@ package kast
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,13 +13,11 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/tools/txtar"
 	"gopkg.in/yaml.v3"
 
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/kastapi"
 	"github.com/kast-dev/kast/server"
-	"github.com/kast-dev/kast/server/servertest"
 )
 
 // kastReference is Kast's reference material, next to the repository.
@@ -34,107 +31,6 @@ func kastReference(t *testing.T) string {
 		t.Skipf("Kast reference material not found at %s (it lives outside the repository): %v", dir, err)
 	}
 	return dir
-}
-
-// kastEnv is a Kast daemon over a fixture workspace, with a client.
-type kastEnv struct {
-	t    *testing.T
-	root string
-	c    *servertest.Client
-	host *host.Host
-}
-
-func newKastEnv(t *testing.T, archive string) *kastEnv {
-	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "kast", archive))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h := host.New(host.Options{})
-	k, release, err := Daemon(h, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(release)
-	reg := server.NewRegistry()
-	k.Register(reg)
-	srv := server.New(server.Options{Registry: reg, Profile: server.Profile{Framing: server.FramingNDJSON}})
-	c, _ := servertest.Pipe(t, srv, servertest.NDJSON)
-	return &kastEnv{t: t, root: root, c: c, host: h}
-}
-
-func (e *kastEnv) path(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }
-
-// call sends a request and returns its raw result or its error.
-func (e *kastEnv) call(method string, params any) (json.RawMessage, *servertest.RPCError) {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resp, err := e.c.CallID(ctx, json.RawMessage("1"), method, params)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp.Result, resp.Error
-}
-
-// ok sends a request that must succeed and decodes its result.
-func (e *kastEnv) ok(method string, params any, out any) json.RawMessage {
-	e.t.Helper()
-	res, rpcErr := e.call(method, params)
-	if rpcErr != nil {
-		e.t.Fatalf("%s: %v %s", method, rpcErr, rpcErr.Data)
-	}
-	if out != nil {
-		if err := json.Unmarshal(res, out); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	return res
-}
-
-// fails sends a request that must fail with code and data.code.
-func (e *kastEnv) fails(method string, params any, code int64, dataCode string) *servertest.RPCError {
-	e.t.Helper()
-	res, rpcErr := e.call(method, params)
-	if rpcErr == nil {
-		e.t.Fatalf("%s: succeeded with %s, want %d %s", method, res, code, dataCode)
-	}
-	if rpcErr.Code != code || rpcErr.DataCode() != dataCode {
-		e.t.Fatalf("%s: got %v %s, want %d %s", method, rpcErr, rpcErr.Data, code, dataCode)
-	}
-	return rpcErr
-}
-
-// offset is the byte offset of the n-th (0-based) occurrence of needle in a file.
-func (e *kastEnv) offset(rel, needle string, n int) int {
-	e.t.Helper()
-	src, err := os.ReadFile(e.path(rel))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	at := -1
-	for i := 0; i <= n; i++ {
-		j := bytes.Index(src[at+1:], []byte(needle))
-		if j < 0 {
-			e.t.Fatalf("%s: occurrence %d of %q not found", rel, n, needle)
-		}
-		at += 1 + j
-	}
-	return at
 }
 
 // sendExample sends a request example of Kast's skill, pointed at the

@@ -39,7 +39,8 @@ func (k *Service) methods() []server.Spec {
 		method("raw/optimize-imports", server.Concurrent, k.optimizeImports).Advertise("mutation:OPTIMIZE_IMPORTS"),
 		method("raw/workspace-refresh", server.Exclusive, k.refresh).Advertise("mutation:REFRESH_WORKSPACE"),
 
-		// Name-based analysis (symbol.go, query.go).
+		// Name-based analysis (symbol.go, query.go; rename and write in
+		// symbol_write.go).
 		method("symbol/scaffold", server.Concurrent, k.symbolScaffold),
 		method("symbol/discover", server.Concurrent, k.symbolDiscover),
 		method("symbol/query", server.Concurrent, k.symbolQuery),

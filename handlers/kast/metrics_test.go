@@ -2,6 +2,7 @@ package kast
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -59,8 +60,9 @@ func TestKastMetrics(t *testing.T) {
 	if len(impact) != 2 || impact[0]["depth"] != 1.0 || impact[0]["viaTargetFqName"] != "sample.greet" {
 		t.Errorf("impact of greet: %v", impact)
 	}
+	// sample/ and example/ do not reference each other.
 	if got := rows(metric(map[string]any{"metric": "coupling"})); len(got) != 0 {
-		t.Errorf("coupling in one module: %v", got)
+		t.Errorf("coupling between folders that reference nothing of each other: %v", got)
 	}
 	var found []string
 	b, _ := json.Marshal(metric(map[string]any{"metric": "search", "symbol": "greet", "limit": 3})["results"])
@@ -87,4 +89,39 @@ func TestKastMetrics(t *testing.T) {
 	}
 	e.fails("database/metrics", map[string]any{}, -32400, "VALIDATION_ERROR")
 	e.fails("database/metrics", map[string]any{"metric": "fanIn", "extra": 1}, -32400, "VALIDATION_ERROR")
+}
+
+// TestKastCoupling counts references between modules (folders): Go
+// packages app → store → util, Kotlin folders app → lib, where app reaches
+// one internal function of lib (imported and called: two leaks).
+func TestKastCoupling(t *testing.T) {
+	e := newKastEnv(t, "coupling.txtar")
+	coupling := func(params map[string]any) []couplingRow {
+		t.Helper()
+		var m struct {
+			Type    string        `json:"type"`
+			Results []couplingRow `json:"results"`
+		}
+		e.ok("database/metrics", params, &m)
+		if m.Type != "METRICS_SUCCESS" {
+			t.Fatalf("%v: %+v", params, m)
+		}
+		return m.Results
+	}
+	kotlin := couplingRow{"src/main/kotlin/app", "main", "src/main/kotlin/lib", "main", 4, 2, 2, map[string]int{"CALL": 2, "IMPORT": 2}}
+	goApp := couplingRow{"app", "", "store", "", 3, 3, 0, map[string]int{"CALL": 2, "TYPE_REF": 1}}
+	goStore := couplingRow{"store", "", "util", "", 1, 1, 0, map[string]int{"CALL": 1}}
+	for _, tc := range []struct {
+		params map[string]any
+		want   []couplingRow
+	}{
+		{map[string]any{"metric": "coupling"}, []couplingRow{kotlin, goApp, goStore}},
+		{map[string]any{"metric": "coupling", "limit": 1}, []couplingRow{kotlin}},
+		{map[string]any{"metric": "coupling", "folderFilter": "app"}, []couplingRow{goApp}},
+		{map[string]any{"metric": "coupling", "fileGlob": "**/*.go"}, []couplingRow{goApp, goStore}},
+	} {
+		if got := coupling(tc.params); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v:\n got  %+v\n want %+v", tc.params, got, tc.want)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/complete"
 	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
@@ -317,7 +318,7 @@ func (q *completionsQuery) check() error {
 	}
 	if q.KindFilter != nil {
 		for _, kind := range *q.KindFilter {
-			if !slices.Contains(kastSymbolKinds, kind) {
+			if !naming.IsSymbolKind(kind) {
 				return validation("Unknown symbol kind "+kind, map[string]string{"kindFilter": kind})
 			}
 		}
@@ -360,7 +361,7 @@ func (k *Service) completions(ctx context.Context, q *completionsQuery) (complet
 		if f == nil || it.Def.Index < 0 || int(it.Def.Index) >= len(f.Defs) {
 			continue
 		}
-		item := completionItem{Name: it.Label, FqName: r.fqName(f, it.Def.Index), Kind: kastKind(it.Kind)}
+		item := completionItem{Name: it.Label, FqName: naming.FQName(r.root, f, it.Def.Index), Kind: naming.Kind(it.Kind)}
 		if q.KindFilter != nil && !slices.Contains(*q.KindFilter, item.Kind) {
 			continue
 		}

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/search"
 )
@@ -81,7 +81,7 @@ func (q *workspaceSymbolQuery) check() error {
 	if q.Pattern == nil || strings.TrimSpace(*q.Pattern) == "" {
 		return validation("pattern must not be blank", nil)
 	}
-	if q.Kind != nil && !slices.Contains(kastSymbolKinds, *q.Kind) {
+	if q.Kind != nil && !naming.IsSymbolKind(*q.Kind) {
 		return validation("Unknown symbol kind "+*q.Kind, map[string]string{"kind": *q.Kind})
 	}
 	if q.MaxResults != nil {
@@ -118,7 +118,7 @@ func (k *Service) workspaceSymbol(ctx context.Context, q *workspaceSymbolQuery) 
 		}
 		for _, it := range f.Outline() {
 			d := f.Defs[it.Def]
-			if !match(d.Name) || q.Kind != nil && kastKind(d.Kind) != *q.Kind {
+			if !match(d.Name) || q.Kind != nil && naming.Kind(d.Kind) != *q.Kind {
 				continue
 			}
 			if len(res.Symbols) == limit {
@@ -241,7 +241,7 @@ func (k *Service) workspaceFiles(ctx context.Context, q *workspaceFilesQuery) (w
 		return workspaceFilesResult{}, err
 	}
 	res := workspaceFilesResult{Modules: []workspaceModule{}, SchemaVersion: kastSchemaVersion}
-	name := moduleName(r.root)
+	name := naming.RootModule(r.root)
 	if q.ModuleName != nil && *q.ModuleName != name {
 		return res, nil
 	}

@@ -1,18 +1,17 @@
 package kast
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/symbolquery"
 )
 
 // symbol/*: name-based orchestration over the raw methods. Outcomes are
@@ -21,9 +20,6 @@ import (
 
 // kastLogFile is Kast's placeholder: no per-request log exists.
 const kastLogFile = "/dev/null"
-
-// symbolKinds maps the lowercase request kinds to Kast's SymbolKind.
-var symbolKinds = map[string]string{"class": "CLASS", "interface": "INTERFACE", "object": "OBJECT", "function": "FUNCTION", "property": "PROPERTY"}
 
 // selector names a declaration by simple name, with hints.
 type selector struct {
@@ -42,7 +38,7 @@ func (s *selector) check() error {
 }
 
 func checkKind(kind *string) error {
-	if kind != nil && symbolKinds[*kind] == "" {
+	if kind != nil && naming.RequestKind(*kind) == "" {
 		return validation("kind must be one of class, interface, object, function, property", map[string]string{"kind": *kind})
 	}
 	return nil
@@ -70,115 +66,12 @@ func (k *Service) symbolRequest(ctx context.Context, root **string, path string)
 	return r, nil
 }
 
-// candidate is a declaration ranked for a selector.
-type candidate struct {
-	id      resolve.DefID
-	sym     kastSymbol
-	score   int
-	reasons []string
-}
-
-// candidates ranks the named declarations that contain the name, scored as
-// Kast's rankCandidate does: base 20, exact name +35 (else +10), kind +15
-// (mismatch −30), containing type +15, file hint +15, line distance up to
-// +10, snippet tokens +2 each up to 10; capped at 100.
-func (r *kastRequest) candidates(s *selector, line *int, snippet *string) []candidate {
-	name := strings.ToLower(*s.Symbol)
-	var out []candidate
-	for _, path := range r.snap.Files() {
-		f := r.snap.File(path)
-		if f == nil {
-			continue
-		}
-		for _, it := range f.Outline() {
-			d := f.Defs[it.Def]
-			if !strings.Contains(strings.ToLower(d.Name), name) {
-				continue
-			}
-			id := resolve.DefID{Path: path, Index: it.Def}
-			sym, ok := r.symbol(id, symbolOpts{})
-			if !ok {
-				continue
-			}
-			c := candidate{id: id, sym: sym, score: 20}
-			add := func(n int, reason string) { c.score += n; c.reasons = append(c.reasons, reason) }
-			if d.Name == *s.Symbol {
-				add(35, "exact name match")
-			} else {
-				add(10, "name contains "+*s.Symbol)
-			}
-			if s.Kind != nil {
-				if symbolKinds[*s.Kind] == sym.Kind {
-					add(15, "kind matches "+*s.Kind)
-				} else {
-					add(-30, "kind is not "+*s.Kind)
-				}
-			}
-			if ct := s.ContainingType; ct != nil && sym.ContainingDeclaration != nil {
-				if c2 := *sym.ContainingDeclaration; c2 == *ct || strings.HasSuffix(c2, "."+*ct) || strings.HasSuffix(*ct, "."+c2) {
-					add(15, "containing type matches "+*ct)
-				}
-			}
-			if s.FileHint != nil && *s.FileHint != "" && strings.HasSuffix(path, *s.FileHint) {
-				add(15, "file matches hint")
-			}
-			if line != nil {
-				switch dist := abs(sym.Location.StartLine - *line); {
-				case dist == 0:
-					add(10, "on the hinted line")
-				case dist <= 2:
-					add(7, "within 2 lines of the hint")
-				case dist <= 5:
-					add(4, "within 5 lines of the hint")
-				}
-			}
-			if snippet != nil {
-				if n := overlap(*snippet, sym.Location.Preview); n > 0 {
-					add(min(2*n, 10), fmt.Sprintf("%d snippet tokens match", n))
-				}
-			}
-			c.score = min(c.score, 100)
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.sym.Location.FilePath, b.sym.Location.FilePath),
-			cmp.Compare(a.sym.Location.StartLine, b.sym.Location.StartLine), cmp.Compare(a.sym.FqName, b.sym.FqName))
-	})
-	return out
-}
-
-func abs(n int) int { return max(n, -n) }
-
-// overlap counts the distinct identifier tokens of snippet found in line.
-func overlap(snippet, line string) int {
-	isSep := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }
-	in := map[string]bool{}
-	for _, t := range strings.FieldsFunc(line, isSep) {
-		in[t] = true
-	}
-	n := 0
-	for _, t := range strings.FieldsFunc(snippet, isSep) {
-		if in[t] {
-			n++
-			delete(in, t) // count each token once
-		}
-	}
-	return n
-}
-
-// pick is the best candidate with the count and up to three alternatives
-// Kast reports when the name was ambiguous.
-func pick(cs []candidate) (best candidate, count *int, alternatives []string) {
-	best = cs[0]
-	if len(cs) > 1 {
-		n := len(cs)
-		count = &n
-		for _, c := range cs[1:min(len(cs), 4)] {
-			alternatives = append(alternatives, c.sym.FqName)
-		}
-	}
-	return best, count, alternatives
+// candidates ranks the declarations the selector may mean, best first,
+// with hints of a line and the code on it.
+func (r *kastRequest) candidates(ctx context.Context, s *selector, line *int, snippet *string) ([]symbolquery.Candidate, error) {
+	text := func(path string) []byte { t, _ := r.text(path); return t }
+	return symbolquery.Candidates(ctx, r.snap, r.root, text, symbolquery.Selector{Name: *s.Symbol, Kind: valueOr(s.Kind, ""),
+		ContainingType: valueOr(s.ContainingType, ""), FileHint: valueOr(s.FileHint, ""), Line: line, Snippet: snippet})
 }
 
 // apiErrorBody is an ApiErrorResponse, carried by FAILURE results.
@@ -278,12 +171,15 @@ func (k *Service) symbolResolve(ctx context.Context, q *symbolResolveQuery) (any
 	if err != nil {
 		return nil, err
 	}
-	cs := r.candidates(&q.selector, nil, nil)
+	cs, err := r.candidates(ctx, &q.selector, nil, nil)
+	if err != nil {
+		return nil, err
+	}
 	if len(cs) == 0 {
 		return notFoundFailure("RESOLVE", q, *q.Symbol)
 	}
-	best, count, alts := pick(cs)
-	sym, _ := r.symbol(best.id, symbolOpts{scope: q.IncludeDeclarationScope, docs: q.IncludeDocumentation})
+	best, count, alts := symbolquery.Pick(cs)
+	sym, _ := r.symbol(best.ID, symbolOpts{scope: q.IncludeDeclarationScope, docs: q.IncludeDocumentation})
 	loc := sym.Location
 	res := symbolResolveSuccess{Type: "RESOLVE_SUCCESS", OK: true, Query: q, Symbol: sym, FilePath: loc.FilePath, Offset: loc.StartOffset,
 		Candidate: resolvedCandidate{loc.StartLine, loc.StartColumn, loc.Preview}, CandidateCount: count, Alternatives: alts, LogFile: kastLogFile}
@@ -297,10 +193,10 @@ func (k *Service) symbolResolve(ctx context.Context, q *symbolResolveQuery) (any
 		res.Context.SurroundingText = &surroundingText{loc.FilePath, from, to, strings.Join(lines[from-1:to], "")}
 	}
 	if q.IncludeSurroundingMembers {
-		f := r.snap.File(best.id.Path)
+		f := r.snap.File(best.ID.Path)
 		for _, it := range f.Outline() {
-			if it.Def != best.id.Index && f.Defs[it.Def].Container == f.Defs[best.id.Index].Container {
-				m, _ := r.symbol(resolve.DefID{Path: best.id.Path, Index: it.Def}, symbolOpts{})
+			if it.Def != best.ID.Index && f.Defs[it.Def].Container == f.Defs[best.ID.Index].Container {
+				m, _ := r.symbol(resolve.DefID{Path: best.ID.Path, Index: it.Def}, symbolOpts{})
 				res.Context.SurroundingMembers = append(res.Context.SurroundingMembers, m)
 			}
 		}
@@ -364,7 +260,10 @@ func (k *Service) symbolDiscover(ctx context.Context, q *symbolDiscoverQuery) (a
 	if err != nil {
 		return nil, err
 	}
-	cs := r.candidates(&q.selector, q.Line, q.CodeSnippet)
+	cs, err := r.candidates(ctx, &q.selector, q.Line, q.CodeSnippet)
+	if err != nil {
+		return nil, err
+	}
 	if len(cs) == 0 {
 		return notFoundFailure("DISCOVER", q, *q.Symbol)
 	}
@@ -374,13 +273,13 @@ func (k *Service) symbolDiscover(ctx context.Context, q *symbolDiscoverQuery) (a
 		res.Page = &pageInfo{Truncated: true}
 	}
 	for i, c := range cs {
-		sym, _ := r.symbol(c.id, symbolOpts{scope: q.IncludeDeclarationScope})
+		sym, _ := r.symbol(c.ID, symbolOpts{scope: q.IncludeDeclarationScope})
 		kind := strings.ToLower(sym.Kind)
-		p := resolveParams{WorkspaceRoot: r.root, Symbol: r.snap.File(c.id.Path).Defs[c.id.Index].Name, FileHint: sym.Location.FilePath, ContainingType: sym.ContainingDeclaration}
-		if symbolKinds[kind] != "" {
+		p := resolveParams{WorkspaceRoot: r.root, Symbol: r.snap.File(c.ID.Path).Defs[c.ID.Index].Name, FileHint: sym.Location.FilePath, ContainingType: sym.ContainingDeclaration}
+		if naming.RequestKind(kind) != "" {
 			p.Kind = &kind
 		}
-		res.Candidates = append(res.Candidates, discoverCandidate{i + 1, float64(c.score) / 100, sym, c.reasons, p, nextRequest{"symbol/resolve", p}})
+		res.Candidates = append(res.Candidates, discoverCandidate{i + 1, float64(c.Score) / 100, sym, c.Reasons, p, nextRequest{"symbol/resolve", p}})
 	}
 	return res, nil
 }
@@ -420,12 +319,13 @@ func (k *Service) best(ctx context.Context, s *selector) (kastSymbol, *filePosit
 	if err != nil {
 		return kastSymbol{}, nil, nil, nil, false, err
 	}
-	cs := r.candidates(s, nil, nil)
-	if len(cs) == 0 {
-		return kastSymbol{}, nil, nil, nil, false, nil
+	cs, err := r.candidates(ctx, s, nil, nil)
+	if err != nil || len(cs) == 0 {
+		return kastSymbol{}, nil, nil, nil, false, err
 	}
-	b, count, alts := pick(cs)
-	return b.sym, &filePosition{b.sym.Location.FilePath, ptr(b.sym.Location.StartOffset)}, count, alts, true, nil
+	b, count, alts := symbolquery.Pick(cs)
+	sym, _ := r.symbol(b.ID, symbolOpts{})
+	return sym, &filePosition{sym.Location.FilePath, ptr(sym.Location.StartOffset)}, count, alts, true, nil
 }
 
 func (k *Service) symbolReferences(ctx context.Context, q *symbolReferencesQuery) (any, error) {
@@ -501,235 +401,6 @@ func (k *Service) symbolCallers(ctx context.Context, q *symbolCallersQuery) (any
 		return failed("CALLERS", "callers", q, err)
 	}
 	return symbolCallersSuccess{"CALLERS_SUCCESS", true, q, sym, pos.FilePath, *pos.Offset, tree.Root, tree.Stats, count, alts, kastLogFile}, nil
-}
-
-// --- symbol/rename
-
-type symbolRenameQuery struct {
-	Type string `json:"type"`
-	selector
-	FilePath *string `json:"filePath,omitempty"`
-	Offset   *int    `json:"offset,omitempty"`
-	NewName  *string `json:"newName,omitempty"`
-}
-
-// check accepts exactly the fields of the request's variant.
-func (q *symbolRenameQuery) check() error {
-	if q.NewName == nil || strings.TrimSpace(*q.NewName) == "" {
-		return validation("newName must not be blank", nil)
-	}
-	switch q.Type {
-	case "RENAME_BY_SYMBOL_REQUEST":
-		if q.FilePath != nil || q.Offset != nil {
-			return validation("RENAME_BY_SYMBOL_REQUEST takes no filePath or offset", nil)
-		}
-		return q.selector.check()
-	case "RENAME_BY_OFFSET_REQUEST":
-		if q.Symbol != nil || q.FileHint != nil || q.Kind != nil || q.ContainingType != nil {
-			return validation("RENAME_BY_OFFSET_REQUEST takes filePath, offset and newName only", nil)
-		}
-		if q.FilePath == nil || q.Offset == nil {
-			return validation("RENAME_BY_OFFSET_REQUEST needs filePath and offset", nil)
-		}
-		return nil
-	}
-	return validation("type must be RENAME_BY_SYMBOL_REQUEST or RENAME_BY_OFFSET_REQUEST", map[string]string{"type": q.Type})
-}
-
-type diagnosticSummary struct {
-	Clean        bool             `json:"clean"`
-	ErrorCount   int              `json:"errorCount"`
-	WarningCount int              `json:"warningCount"`
-	Errors       []kastDiagnostic `json:"errors"`
-}
-
-type symbolRenameSuccess struct {
-	Type          string             `json:"type"`
-	OK            bool               `json:"ok"`
-	Query         *symbolRenameQuery `json:"query"`
-	EditCount     int                `json:"editCount"`
-	AffectedFiles []string           `json:"affectedFiles"`
-	ApplyResult   applyEditsResult   `json:"applyResult"`
-	Diagnostics   diagnosticSummary  `json:"diagnostics"`
-	LogFile       string             `json:"logFile"`
-}
-
-// symbolRename plans the rename, applies it and checks the touched files.
-func (k *Service) symbolRename(ctx context.Context, q *symbolRenameQuery) (any, error) {
-	var pos *filePosition
-	if q.Type == "RENAME_BY_OFFSET_REQUEST" {
-		if _, err := k.symbolRequest(ctx, &q.WorkspaceRoot, *q.FilePath); err != nil {
-			return nil, err
-		}
-		pos = &filePosition{*q.FilePath, q.Offset}
-	} else {
-		_, p, _, _, ok, err := k.best(ctx, &q.selector)
-		if err != nil || !ok {
-			return orNotFound("RENAME", q, *q.Symbol, err)
-		}
-		pos = p
-	}
-	plan, err := k.rename(ctx, &renameQuery{positional: positional{pos}, NewName: q.NewName})
-	if err != nil {
-		return failed("RENAME", "rename", q, err)
-	}
-	applied, err := k.applyPlan(ctx, plan.Edits, plan.FileHashes)
-	if err != nil {
-		return failed("RENAME", "apply", q, err)
-	}
-	diags, err := k.summary(ctx, applied.AffectedFiles)
-	if err != nil {
-		return failed("RENAME", "diagnostics", q, err)
-	}
-	return symbolRenameSuccess{"RENAME_SUCCESS", diags.Clean, q, len(applied.Applied), applied.AffectedFiles, applied, diags, kastLogFile}, nil
-}
-
-// applyPlan applies outgoing edits through raw/apply-edits.
-func (k *Service) applyPlan(ctx context.Context, edits []kastEdit, hashes []fileHash) (applyEditsResult, error) {
-	in := make([]textEdit, len(edits))
-	for i, e := range edits {
-		in[i] = textEdit{e.FilePath, ptr(e.StartOffset), ptr(e.EndOffset), e.NewText}
-	}
-	return k.applyEdits(ctx, &applyEditsQuery{Edits: &in, FileHashes: &hashes})
-}
-
-// summary runs diagnostics over files and counts them.
-func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummary, error) {
-	s := diagnosticSummary{Errors: []kastDiagnostic{}}
-	if len(files) == 0 {
-		s.Clean = true
-		return s, nil
-	}
-	res, err := k.diagnostics(ctx, &filesQuery{&files})
-	if err != nil {
-		return s, err
-	}
-	for _, d := range res.Diagnostics {
-		switch d.Severity {
-		case "ERROR":
-			s.ErrorCount++
-			s.Errors = append(s.Errors, d)
-		case "WARNING":
-			s.WarningCount++
-		}
-	}
-	s.Clean = s.ErrorCount == 0
-	return s, nil
-}
-
-// --- symbol/write-and-validate
-
-type symbolWriteQuery struct {
-	Type          string  `json:"type"`
-	WorkspaceRoot *string `json:"workspaceRoot,omitempty"`
-	FilePath      *string `json:"filePath,omitempty"`
-	Offset        *int    `json:"offset,omitempty"`
-	StartOffset   *int    `json:"startOffset,omitempty"`
-	EndOffset     *int    `json:"endOffset,omitempty"`
-	Content       *string `json:"content,omitempty"`
-	ContentFile   *string `json:"contentFile,omitempty"`
-}
-
-// check accepts exactly the fields of the request's variant. Content is
-// required: writing nothing and reporting success misleads (notes §10).
-func (q *symbolWriteQuery) check() error {
-	if q.FilePath == nil {
-		return validation("Missing required field: filePath", nil)
-	}
-	var ok bool
-	switch q.Type {
-	case "CREATE_FILE_REQUEST":
-		ok = q.Offset == nil && q.StartOffset == nil && q.EndOffset == nil
-	case "INSERT_AT_OFFSET_REQUEST":
-		ok = q.Offset != nil && q.StartOffset == nil && q.EndOffset == nil
-	case "REPLACE_RANGE_REQUEST":
-		ok = q.Offset == nil && q.StartOffset != nil && q.EndOffset != nil
-	default:
-		return validation("type must be CREATE_FILE_REQUEST, INSERT_AT_OFFSET_REQUEST or REPLACE_RANGE_REQUEST", map[string]string{"type": q.Type})
-	}
-	if !ok {
-		return validation(q.Type+": offsets do not match the request type", nil)
-	}
-	if q.Content == nil && q.ContentFile == nil {
-		return validation("content or contentFile is required", nil)
-	}
-	return nil
-}
-
-type symbolWriteSuccess struct {
-	Type          string            `json:"type"`
-	OK            bool              `json:"ok"`
-	Query         *symbolWriteQuery `json:"query"`
-	AppliedEdits  int               `json:"appliedEdits"`
-	ImportChanges int               `json:"importChanges"`
-	Diagnostics   diagnosticSummary `json:"diagnostics"`
-	Message       *string           `json:"message,omitempty"`
-	LogFile       string            `json:"logFile"`
-}
-
-// symbolWrite writes the content, optimizes the file's imports, then runs
-// diagnostics on it.
-func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, error) {
-	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, *q.FilePath)
-	if err != nil {
-		return nil, err
-	}
-	path, err := kastapi.CheckPath(r.root, *q.FilePath)
-	if err != nil {
-		return nil, err
-	}
-	content := valueOr(q.Content, "")
-	if q.Content == nil {
-		if !filepath.IsAbs(*q.ContentFile) {
-			return nil, validation("File paths must be absolute", map[string]string{"filePath": *q.ContentFile})
-		}
-		b, err := os.ReadFile(*q.ContentFile)
-		if err != nil {
-			return nil, validation("Cannot read contentFile: "+err.Error(), map[string]string{"filePath": *q.ContentFile})
-		}
-		content = string(b)
-	}
-	var applied applyEditsResult
-	if q.Type == "CREATE_FILE_REQUEST" {
-		empty := []textEdit{}
-		applied, err = k.applyEdits(ctx, &applyEditsQuery{Edits: &empty, FileHashes: &[]fileHash{},
-			FileOperations: []fileOperation{{Type: "CREATE_FILE", FilePath: path, Content: &content}}})
-	} else {
-		text, terr := r.text(path)
-		if terr != nil {
-			return failed("WRITE_AND_VALIDATE", "write", q, terr)
-		}
-		start, end := valueOr(q.Offset, valueOr(q.StartOffset, 0)), valueOr(q.Offset, valueOr(q.EndOffset, 0))
-		for _, o := range []int{start, end} {
-			if err := kastapi.CheckOffset(path, text, o); err != nil {
-				return nil, err
-			}
-		}
-		applied, err = k.applyPlan(ctx, []kastEdit{{path, start, end, content}}, []fileHash{{path, kastapi.Hash(text)}})
-	}
-	if err != nil {
-		return failed("WRITE_AND_VALIDATE", "write", q, err)
-	}
-	res := symbolWriteSuccess{Type: "WRITE_AND_VALIDATE_SUCCESS", Query: q, AppliedEdits: max(len(applied.Applied), len(applied.CreatedFiles)), LogFile: kastLogFile}
-	imports, err := k.optimizeImports(ctx, &filesQuery{&[]string{path}})
-	if err != nil {
-		return failed("WRITE_AND_VALIDATE", "imports", q, err)
-	}
-	if len(imports.Edits) > 0 {
-		if _, err := k.applyPlan(ctx, imports.Edits, imports.FileHashes); err != nil {
-			return failed("WRITE_AND_VALIDATE", "imports", q, err)
-		}
-		res.ImportChanges = len(imports.Edits)
-	}
-	if res.Diagnostics, err = k.summary(ctx, []string{path}); err != nil {
-		return failed("WRITE_AND_VALIDATE", "diagnostics", q, err)
-	}
-	res.OK = res.Diagnostics.Clean
-	if !res.OK {
-		msg := fmt.Sprintf("written, with %d errors", res.Diagnostics.ErrorCount)
-		res.Message = &msg
-	}
-	return res, nil
 }
 
 // --- symbol/scaffold

@@ -3,7 +3,8 @@ package kast
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+
+	"github.com/kast-dev/kast/analysis/naming"
 )
 
 type noParams struct{}
@@ -43,7 +44,7 @@ func (k *Service) runtimeStatus(ctx context.Context, _ *noParams) (runtimeStatus
 	root := k.rootFor("")
 	kr, err := k.open(root)
 	st := runtimeStatus{BackendName: kastBackendName, BackendVersion: k.version, WorkspaceRoot: root, Active: true,
-		Warnings: []string{}, SourceModuleNames: []string{moduleName(root)}, DependentModuleNamesBySourceModuleName: map[string][]string{},
+		Warnings: []string{}, SourceModuleNames: []string{naming.RootModule(root)}, DependentModuleNamesBySourceModuleName: map[string][]string{},
 		SchemaVersion: kastSchemaVersion}
 	var msg string
 	switch {
@@ -115,6 +116,3 @@ func (k *Service) capabilities(ctx context.Context, _ *noParams) (backendCapabil
 	return backendCapabilities{kastBackendName, k.version, k.rootFor(""), read, mutation,
 		serverLimits{kastMaxResults, 30000, 4, 5000}, kastSchemaVersion}, nil
 }
-
-// moduleName names the one module kast reports per root: the root's base name.
-func moduleName(root string) string { return filepath.Base(root) }

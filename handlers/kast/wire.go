@@ -2,13 +2,11 @@ package kast
 
 import (
 	"cmp"
-	"path"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
@@ -107,8 +105,8 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 		return kastSymbol{}, false
 	}
 	d := f.Defs[id.Index]
-	s := kastSymbol{FqName: r.fqName(f, id.Index), Kind: kastKind(d.Kind), Location: r.location(id.Path, d.NameSpan)}
-	if c := r.containerName(f, id.Index); c != "" {
+	s := kastSymbol{FqName: naming.FQName(r.root, f, id.Index), Kind: naming.Kind(d.Kind), Location: r.location(id.Path, d.NameSpan)}
+	if c := naming.Container(r.root, f, id.Index); c != "" {
 		s.ContainingDeclaration = &c
 	}
 	if d.TypeName != "" {
@@ -119,7 +117,7 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 			s.Type = &t
 		}
 	}
-	if v := visibility(f, id.Index); v != "" {
+	if v := naming.Visibility(f, id.Index); v != "" {
 		s.Visibility = &v
 	}
 	if d.Kind.IsType() {
@@ -127,7 +125,7 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 			name := e.Name
 			if len(e.Targets) > 0 && !e.Targets[0].Uncertain {
 				if g := r.snap.File(e.Targets[0].Def.Path); g != nil {
-					name = r.fqName(g, e.Targets[0].Def.Index)
+					name = naming.FQName(r.root, g, e.Targets[0].Def.Index)
 				}
 			}
 			s.Supertypes = append(s.Supertypes, name)
@@ -167,95 +165,6 @@ func (r *kastRequest) scope(path string, s analysis.Span, source bool) *declarat
 	return ds
 }
 
-// fqName is pkg.Outer.Inner.name.
-func (r *kastRequest) fqName(f *analysis.FileFacts, i int32) string {
-	parts := []string{f.Defs[i].Name}
-	for c := f.Defs[i].Container; c != analysis.None && int(c) < len(f.Defs); c = f.Defs[c].Container {
-		parts = append(parts, f.Defs[c].Name)
-	}
-	if q := qualifier(r.root, f); q != "" {
-		parts = append(parts, q)
-	}
-	slices.Reverse(parts)
-	return strings.Join(parts, ".")
-}
-
-// qualifier is what qualifies a file's top-level names: its package where the
-// language declares one (Kotlin, Java, Go), otherwise, for languages whose
-// module is the file, the module's name taken from its workspace-relative
-// path under root: Python's dotted module name (a src/ layout folder dropped, as
-// imports never name it), and for TypeScript and JavaScript the path an
-// import specifier would use, without extension or a trailing /index.
-func qualifier(root string, f *analysis.FileFacts) string {
-	if f.Package != "" {
-		return f.Package
-	}
-	rel, err := filepath.Rel(root, f.Path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return ""
-	}
-	rel = filepath.ToSlash(rel)
-	stem := strings.TrimSuffix(rel, path.Ext(rel))
-	switch f.Lang {
-	case "python":
-		stem = strings.TrimSuffix(strings.TrimPrefix(stem, "src/"), "__init__")
-		stem = strings.TrimSuffix(stem, "/")
-		return strings.ReplaceAll(stem, "/", ".")
-	case "typescript", "tsx", "javascript":
-		if stem == "index" {
-			return ""
-		}
-		return strings.TrimSuffix(stem, "/index")
-	}
-	return ""
-}
-
-// containerName is the fqName of the enclosing declaration, or the package.
-func (r *kastRequest) containerName(f *analysis.FileFacts, i int32) string {
-	if c := f.Defs[i].Container; c != analysis.None {
-		return r.fqName(f, c)
-	}
-	return qualifier(r.root, f)
-}
-
-func kastKind(k analysis.Kind) string {
-	switch k {
-	case analysis.KindClass, analysis.KindEnum, analysis.KindStruct, analysis.KindTrait, analysis.KindTypeAlias:
-		return "CLASS"
-	case analysis.KindInterface:
-		return "INTERFACE"
-	case analysis.KindObject:
-		return "OBJECT"
-	case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor:
-		return "FUNCTION"
-	case analysis.KindProperty, analysis.KindField, analysis.KindVariable, analysis.KindConstant, analysis.KindEnumEntry:
-		return "PROPERTY"
-	case analysis.KindParameter:
-		return "PARAMETER"
-	}
-	return "UNKNOWN"
-}
-
-var kastSymbolKinds = []string{"CLASS", "INTERFACE", "OBJECT", "FUNCTION", "PROPERTY", "PARAMETER", "UNKNOWN"}
-
-// visibility maps a declared modifier to Kast's enum; locals are LOCAL and
-// Kotlin's default is PUBLIC. "" when unknown.
-func visibility(f *analysis.FileFacts, i int32) string {
-	d := f.Defs[i]
-	if c := d.Container; c != analysis.None && !f.Defs[c].Kind.IsType() {
-		return "LOCAL"
-	}
-	switch v := strings.ToUpper(d.Visibility); v {
-	case "PUBLIC", "INTERNAL", "PROTECTED", "PRIVATE":
-		return v
-	case "":
-		if f.Lang == "kotlin" {
-			return "PUBLIC"
-		}
-	}
-	return ""
-}
-
 func sortLocations(l []kastLocation) {
 	slices.SortFunc(l, func(a, b kastLocation) int {
 		return cmp.Or(cmp.Compare(a.FilePath, b.FilePath), cmp.Compare(a.StartOffset, b.StartOffset))
@@ -269,4 +178,12 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// optional is s, or nil when empty: Kast omits absent optional strings.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

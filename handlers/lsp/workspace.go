@@ -30,8 +30,7 @@ func (l *LSP) Symbols(ctx context.Context, p *protocol.WorkspaceSymbolParams) (p
 	var hits []hit
 	// The name tables describe each match: no file is decoded.
 	for _, d := range r.snap.SymbolsMatching(p.Query, true, maxWorkspaceSymbols*4) {
-		switch d.Kind {
-		case analysis.KindParameter, analysis.KindTypeParameter, analysis.KindLambda:
+		if !d.Kind.IsSymbol() {
 			continue
 		}
 		loc := r.loc(d.ID.Path, d.NameSpan)

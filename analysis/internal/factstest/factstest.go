@@ -9,23 +9,14 @@ import (
 	"testing"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/naming"
 )
-
-// QualifiedName is a def's name prefixed by its containers: "Foo.run.x".
-func QualifiedName(f *analysis.FileFacts, i int32) string {
-	var parts []string
-	for ; i != analysis.None; i = f.Defs[i].Container {
-		parts = append(parts, f.Defs[i].Name)
-	}
-	slices.Reverse(parts)
-	return strings.Join(parts, ".")
-}
 
 // Defs renders every def as "kind Container.name".
 func Defs(f *analysis.FileFacts) []string {
 	out := make([]string, len(f.Defs))
 	for i, d := range f.Defs {
-		out[i] = d.Kind.String() + " " + QualifiedName(f, int32(i))
+		out[i] = d.Kind.String() + " " + naming.Contained(f, int32(i))
 	}
 	return out
 }
@@ -61,7 +52,7 @@ func Calls(f *analysis.FileFacts) []string {
 	for i, c := range f.Calls {
 		caller := "<top>"
 		if c.Caller != analysis.None {
-			caller = QualifiedName(f, c.Caller)
+			caller = naming.Contained(f, c.Caller)
 		}
 		out[i] = caller + " -> " + c.Callee
 	}
@@ -72,7 +63,7 @@ func Calls(f *analysis.FileFacts) []string {
 func Supertypes(f *analysis.FileFacts) []string {
 	out := make([]string, len(f.Supertypes))
 	for i, s := range f.Supertypes {
-		out[i] = QualifiedName(f, s.Def) + " <: " + s.Name
+		out[i] = naming.Contained(f, s.Def) + " <: " + s.Name
 	}
 	return out
 }
@@ -141,7 +132,7 @@ func contains(t *testing.T, what string, got, want []string) {
 func DefNamed(t *testing.T, f *analysis.FileFacts, qualified string) analysis.Def {
 	t.Helper()
 	for i := range f.Defs {
-		if QualifiedName(f, int32(i)) == qualified {
+		if naming.Contained(f, int32(i)) == qualified {
 			return f.Defs[i]
 		}
 	}
