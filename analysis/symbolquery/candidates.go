@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -91,7 +91,7 @@ func Candidates(ctx context.Context, snap *workspace.Snapshot, root string, text
 				}
 			}
 			if s.Snippet != nil {
-				if n := overlap(*s.Snippet, kastapi.LineAt(text(path), d.NameSpan.Start)); n > 0 {
+				if n := overlap(*s.Snippet, edit.LineAt(text(path), d.NameSpan.Start)); n > 0 {
 					add(min(2*n, 10), fmt.Sprintf("%d snippet tokens match", n))
 				}
 			}

@@ -14,8 +14,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
-	"github.com/kast-dev/kast/analysis/kastapi"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 )
@@ -175,7 +175,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 	}
 	t, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &kastapi.Error{Kind: kastapi.NotFound, Msg: "File not found: " + path, Details: map[string]string{"filePath": path}}
+		return nil, &edit.Error{Kind: edit.NotFound, Msg: "File not found: " + path, Details: map[string]string{"filePath": path}}
 	}
 	r.texts[path] = t
 	return t, nil
@@ -183,7 +183,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 
 // position validates a FilePosition and returns the path, offset and text.
 func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
-	path, err := kastapi.CheckPath(r.root, p.FilePath)
+	path, err := edit.CheckPath(r.root, p.FilePath)
 	if err != nil {
 		return "", 0, nil, err
 	}
@@ -191,7 +191,7 @@ func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
 	if err != nil {
 		return "", 0, nil, err
 	}
-	if err := kastapi.CheckOffset(path, text, *p.Offset); err != nil {
+	if err := edit.CheckOffset(path, text, *p.Offset); err != nil {
 		return "", 0, nil, err
 	}
 	return path, *p.Offset, text, nil
@@ -199,7 +199,7 @@ func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
 
 // path validates a request path and checks the file exists.
 func (r *kastRequest) path(p string) (string, error) {
-	path, err := kastapi.CheckPath(r.root, p)
+	path, err := edit.CheckPath(r.root, p)
 	if err != nil {
 		return "", err
 	}
@@ -225,27 +225,27 @@ func decodeKast(raw json.RawMessage, v any) error {
 }
 
 func validation(msg string, details map[string]string) error {
-	return &kastapi.Error{Kind: kastapi.Validation, Msg: msg, Details: details}
+	return &edit.Error{Kind: edit.Validation, Msg: msg, Details: details}
 }
 
 func notFound(msg string, details map[string]string) error {
-	return &kastapi.Error{Kind: kastapi.NotFound, Msg: msg, Details: details}
+	return &edit.Error{Kind: edit.NotFound, Msg: msg, Details: details}
 }
 
 // kastError turns an engine error into Kast's JSON-RPC error, with data an
 // ApiErrorResponse.
 func kastError(err error) error {
-	var ke *kastapi.Error
+	var ke *edit.Error
 	if !errors.As(err, &ke) {
 		return err
 	}
 	code, dataCode := kastValidation, "VALIDATION_ERROR"
 	switch ke.Kind {
-	case kastapi.NotFound:
+	case edit.NotFound:
 		code, dataCode = kastNotFound, "NOT_FOUND"
-	case kastapi.Conflict:
+	case edit.Conflict:
 		code, dataCode = kastConflict, "CONFLICT"
-	case kastapi.PartialFailure:
+	case edit.PartialFailure:
 		code, dataCode = kastPartialFailure, "APPLY_PARTIAL_FAILURE"
 	}
 	return apiError(code, dataCode, ke.Msg, ke.Details)

@@ -15,8 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
-	"github.com/kast-dev/kast/analysis/kastapi"
 	"github.com/kast-dev/kast/server"
 )
 
@@ -498,10 +498,10 @@ func hashOf(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kastapiHash(b)
+	return contentHash(b)
 }
 
-var kastapiHash = kastapi.Hash
+var contentHash = edit.Hash
 
 // The daemon resolves references in the background once indexed, so that
 // raw/references reads stored uses.

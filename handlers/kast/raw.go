@@ -8,7 +8,7 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/complete"
-	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -186,7 +186,7 @@ func (k *Service) insertionPoint(ctx context.Context, q *insertionQuery) (insert
 	if f == nil {
 		return insertionResult{}, notFound("kast has no facts for this file", map[string]string{"filePath": path})
 	}
-	at, ok := kastapi.InsertionPoint(f, text, offset, *q.Target)
+	at, ok := edit.InsertionPoint(f, text, offset, *q.Target)
 	if !ok {
 		return insertionResult{}, notFound("No class body encloses the requested offset", map[string]string{"filePath": path, "offset": fmt.Sprint(offset)})
 	}

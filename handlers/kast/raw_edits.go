@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/imports"
-	"github.com/kast-dev/kast/analysis/kastapi"
 	"github.com/kast-dev/kast/analysis/rename"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
@@ -67,7 +67,7 @@ func (r *kastRequest) plan(edits []kastEdit) (editPlan, error) {
 			return editPlan{}, err
 		}
 		p.AffectedFiles = append(p.AffectedFiles, e.FilePath)
-		p.FileHashes = append(p.FileHashes, fileHash{e.FilePath, kastapi.Hash(text)})
+		p.FileHashes = append(p.FileHashes, fileHash{e.FilePath, edit.Hash(text)})
 	}
 	return p, nil
 }
@@ -192,9 +192,9 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 	if err != nil {
 		return applyEditsResult{}, err
 	}
-	plan := kastapi.Plan{Hashes: map[string]string{}}
+	plan := edit.Plan{Hashes: map[string]string{}}
 	for _, h := range *q.FileHashes {
-		path, err := kastapi.CheckPath(r.root, h.FilePath)
+		path, err := edit.CheckPath(r.root, h.FilePath)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -204,20 +204,20 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 		plan.Hashes[path] = h.Hash
 	}
 	for _, e := range *q.Edits {
-		path, err := kastapi.CheckPath(r.root, e.FilePath)
+		path, err := edit.CheckPath(r.root, e.FilePath)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
-		plan.Edits = append(plan.Edits, kastapi.Edit{Path: path, Start: *e.StartOffset, End: *e.EndOffset, NewText: e.NewText})
+		plan.Edits = append(plan.Edits, edit.Edit{Path: path, Start: *e.StartOffset, End: *e.EndOffset, NewText: e.NewText})
 	}
 	for _, op := range q.FileOperations {
-		path, err := kastapi.CheckPath(r.root, op.FilePath)
+		path, err := edit.CheckPath(r.root, op.FilePath)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
-		plan.Ops = append(plan.Ops, kastapi.FileOp{Create: op.Type == "CREATE_FILE", Path: path, Content: valueOr(op.Content, ""), ExpectedHash: valueOr(op.ExpectedHash, "")})
+		plan.Ops = append(plan.Ops, edit.FileOp{Create: op.Type == "CREATE_FILE", Path: path, Content: valueOr(op.Content, ""), ExpectedHash: valueOr(op.ExpectedHash, "")})
 	}
-	applied, err := kastapi.Apply(plan)
+	applied, err := edit.Apply(plan)
 	// Whatever was written is reindexed, so the next read sees it.
 	k.reindex(ctx, r, applied.Affected)
 	if err != nil {
@@ -279,7 +279,7 @@ func (k *Service) refresh(ctx context.Context, q *refreshQuery) (refreshResult, 
 	if len(q.FilePaths) > 0 {
 		var paths []string
 		for _, p := range q.FilePaths {
-			path, err := kastapi.CheckPath(r.root, p)
+			path, err := edit.CheckPath(r.root, p)
 			if err != nil {
 				return refreshResult{}, err
 			}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/symbolquery"
@@ -97,11 +97,11 @@ type symbolFailure struct {
 // failed turns an engine error into a <X>_FAILURE result; validation and
 // internal errors stay JSON-RPC errors.
 func failed(kind, stage string, query any, err error) (any, error) {
-	var ke *kastapi.Error
-	if !errors.As(err, &ke) || ke.Kind == kastapi.Validation {
+	var ke *edit.Error
+	if !errors.As(err, &ke) || ke.Kind == edit.Validation {
 		return nil, err
 	}
-	code := map[kastapi.Kind]string{kastapi.NotFound: "NOT_FOUND", kastapi.Conflict: "CONFLICT", kastapi.PartialFailure: "APPLY_PARTIAL_FAILURE"}[ke.Kind]
+	code := map[edit.Kind]string{edit.NotFound: "NOT_FOUND", edit.Conflict: "CONFLICT", edit.PartialFailure: "APPLY_PARTIAL_FAILURE"}[ke.Kind]
 	details := ke.Details
 	if details == nil {
 		details = map[string]string{}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/edit"
 )
 
 // The symbol/* methods that change files: rename and write-and-validate,
@@ -185,7 +185,7 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 	if err != nil {
 		return nil, err
 	}
-	path, err := kastapi.CheckPath(r.root, *q.FilePath)
+	path, err := edit.CheckPath(r.root, *q.FilePath)
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +212,11 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 		}
 		start, end := valueOr(q.Offset, valueOr(q.StartOffset, 0)), valueOr(q.Offset, valueOr(q.EndOffset, 0))
 		for _, o := range []int{start, end} {
-			if err := kastapi.CheckOffset(path, text, o); err != nil {
+			if err := edit.CheckOffset(path, text, o); err != nil {
 				return nil, err
 			}
 		}
-		applied, err = k.applyPlan(ctx, []kastEdit{{path, start, end, content}}, []fileHash{{path, kastapi.Hash(text)}})
+		applied, err = k.applyPlan(ctx, []kastEdit{{path, start, end, content}}, []fileHash{{path, edit.Hash(text)}})
 	}
 	if err != nil {
 		return failed("WRITE_AND_VALIDATE", "write", q, err)

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/kast-dev/kast/analysis"
-	"github.com/kast-dev/kast/analysis/kastapi"
+	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
@@ -153,7 +153,7 @@ func (r *kastRequest) symbol(id resolve.DefID, o symbolOpts) (kastSymbol, bool) 
 func (r *kastRequest) location(path string, s analysis.Span) kastLocation {
 	text, _ := r.text(path)
 	return kastLocation{FilePath: path, StartOffset: s.Start, EndOffset: s.End,
-		StartLine: s.StartPoint.Line + 1, StartColumn: s.StartPoint.Col + 1, Preview: kastapi.LineAt(text, s.Start)}
+		StartLine: s.StartPoint.Line + 1, StartColumn: s.StartPoint.Col + 1, Preview: edit.LineAt(text, s.Start)}
 }
 
 func (r *kastRequest) scope(path string, s analysis.Span, source bool) *declarationScope {

@@ -1,8 +1,9 @@
-// Package kastapi holds the engine side of the Kast analysis API that is more
-// than a call into navigation: input checks on paths and byte offsets, edit
-// plans applied atomically with conflict detection, and text search over the
-// workspace's files. It knows nothing of JSON-RPC; handlers map its errors.
-package kastapi
+// Package edit holds the engine side of workspace edits and the checks they
+// need: paths confined to the workspace and byte offsets checked, edit plans
+// applied atomically with conflict detection (hashes of the bytes the offsets
+// index), and semantic insertion points. It knows nothing of JSON-RPC;
+// handlers map its errors.
+package edit
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package kastapi
+package edit
 
 import (
 	"bytes"
