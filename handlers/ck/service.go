@@ -326,20 +326,7 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 	if a.PageSize != nil {
 		pageSize = min(max(*a.PageSize, 1), MaxPageSize)
 	}
-	snippetLen := DefaultSnippetLength
-	if a.SnippetLength != nil {
-		snippetLen = min(max(*a.SnippetLength, 1), MaxSnippetLength)
-	}
-	withSnippet := a.IncludeSnippet == nil || *a.IncludeSnippet
-	// The cursor is bound to everything that shapes the result list.
-	normalized := a
-	normalized.Cursor, normalized.PageSize = "", nil
-	nb, _ := json.Marshal(struct {
-		Tool string
-		Args searchArgs
-	}{tool, normalized})
-	sum := sha256.Sum256(nb)
-	params := base64.RawURLEncoding.EncodeToString(sum[:16])
+	nb, params := cursorKey(tool, a)
 
 	if a.Cursor != "" {
 		sess, offset, err := s.decodeCursor(a.Cursor, params)
@@ -358,6 +345,45 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 		return nil, &Error{Code: CodeInternal, Message: "failed to update the index: " + err.Error()}
 	}
 	start := time.Now()
+	matches, err := find(ctx, eng, mode, text, a, scope)
+	if err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(start)
+	summary := map[string]any{
+		"search": map[string]any{"query": text, "mode": mode, "parameters": json.RawMessage(nb)},
+		"metadata": map[string]any{
+			"search_time_ms": elapsed.Milliseconds(),
+			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
+				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
+		},
+	}
+	sess := s.newSession(params, matches, pageSize, summary)
+	return s.page(sess, 0, pageSize, elapsed, rep.Duration.Round(time.Millisecond).String()), nil
+}
+
+// cursorKey binds a cursor to everything that shapes the result list: the
+// tool and its arguments but the cursor and page size. nb is the arguments
+// as the summary reports them.
+func cursorKey(tool string, a searchArgs) (nb []byte, key string) {
+	normalized := a
+	normalized.Cursor, normalized.PageSize = "", nil
+	nb, _ = json.Marshal(struct {
+		Tool string
+		Args searchArgs
+	}{tool, normalized})
+	sum := sha256.Sum256(nb)
+	return nb, base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// find runs one search mode over the engine and turns its results into ck
+// matches.
+func find(ctx context.Context, eng *search.Engine, mode, text string, a searchArgs, scope search.Scope) ([]Match, error) {
+	withSnippet := a.IncludeSnippet == nil || *a.IncludeSnippet
+	snippetLen := DefaultSnippetLength
+	if a.SnippetLength != nil {
+		snippetLen = min(max(*a.SnippetLength, 1), MaxSnippetLength)
+	}
 	var matches []Match
 	if mode == "regex" {
 		ctxLines := max(a.Context, a.ContextLines)
@@ -375,6 +401,7 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 			q.TopK = max(*a.TopK, 1)
 		}
 		var hits []search.Hit
+		var err error
 		switch mode {
 		case "semantic":
 			q.Threshold = -1
@@ -402,17 +429,7 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 			matches = append(matches, hitMatch(h, mode, withSnippet, snippetLen, max(ctxLines, a.Before), max(ctxLines, a.After)))
 		}
 	}
-	elapsed := time.Since(start)
-	summary := map[string]any{
-		"search": map[string]any{"query": text, "mode": mode, "parameters": json.RawMessage(nb)},
-		"metadata": map[string]any{
-			"search_time_ms": elapsed.Milliseconds(),
-			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
-				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
-		},
-	}
-	sess := s.newSession(params, matches, pageSize, summary)
-	return s.page(sess, 0, pageSize, elapsed, rep.Duration.Round(time.Millisecond).String()), nil
+	return matches, nil
 }
 
 func (s *Service) newSession(params string, matches []Match, pageSize int, summary map[string]any) *session {
