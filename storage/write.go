@@ -1,3 +1,7 @@
+// Why one long file: the write batch, its crash protocol (files complete
+// only with their postings) and the sorted posting load are one mechanism;
+// their invariants are stated and kept in one place.
+
 package storage
 
 import (

@@ -1,4 +1,6 @@
-// Package golang extracts facts from Go sources.
+// Package golang extracts facts from Go sources. It is one long file, like
+// the other languages' extractors: one walker over Go's node types, whose
+// cases share the walker's state.
 package golang
 
 import (

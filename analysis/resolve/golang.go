@@ -1,3 +1,7 @@
+// Why one long file: Go's resolution rules (packages, build constraints,
+// receivers, embedded fields, method sets) depend on one another; split,
+// each part would need the others to be read.
+
 package resolve
 
 import (

@@ -1,3 +1,7 @@
+// Why one long file: the resolver's ranking (scope, members, package,
+// imports, receiver types) is one ordered procedure; its steps are kept in
+// the order they apply.
+
 package resolve
 
 import (

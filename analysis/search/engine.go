@@ -4,6 +4,9 @@
 // fusion. Chunks come from the analysis core's definitions. Postings,
 // chunks and vectors live in the workspace's badger index, in tables of
 // their own (see store.go).
+//
+// engine.go is long: the engine's state, its refresh and its persistence are
+// one mechanism whose locking is easiest to check in one file.
 package search
 
 import (

@@ -1,3 +1,7 @@
+// Why one long file: the four query paths (regex, lexical, semantic, hybrid)
+// share their scoping, scoring and result assembly helpers, which read best
+// side by side.
+
 package search
 
 import (
