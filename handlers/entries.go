@@ -8,6 +8,9 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/agent/provider"
+	"github.com/kast-dev/kast/agent/tools"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers/ck"
 	"github.com/kast-dev/kast/handlers/kast"
@@ -29,23 +32,44 @@ func (e Entry) Options(version string, log *slog.Logger) server.Options {
 	return server.Options{Registry: e.Registry, Profile: e.Profile, Version: version, Logger: log}
 }
 
+// Process is the state of one kast process that its entry points and
+// their projections share: the code-intelligence host and the agent
+// runtime, so every protocol drives the same indexes, sessions, memory,
+// secrets and logins.
+type Process struct {
+	Host  *host.Host
+	Agent *agent.Runtime
+}
+
+// NewProcess builds the process state over h, the agent's environment
+// being the process's: the agent's code tools answer from h's indexes and
+// its providers are agent/provider's. Build it once per process.
+func NewProcess(h *host.Host) Process {
+	return Process{Host: h, Agent: agent.NewRuntime(agent.RuntimeOptions{
+		Tools: &tools.Set{Code: tools.Index{Host: h}},
+		NewProvider: func(r agent.Resolved) (agent.Provider, error) {
+			return provider.New(r, provider.Options{})
+		},
+	})}
+}
+
 // LSP is `kast lsp`: the standard methods and every family on one
 // connection, LSP's lifecycle and handshake.
-func LSP(h *host.Host) Entry {
+func LSP(p Process) Entry {
 	reg := server.NewRegistry()
-	l := lsp.New(h)
+	l := lsp.New(p.Host)
 	l.Register(reg)
-	kast.New(h, kast.Options{}).Register(reg)
-	kward.New(h).Register(reg)
-	ck.New(h).Register(reg)
+	kast.New(p.Host, kast.Options{}).Register(reg)
+	kward.New(p.Agent).Register(reg)
+	ck.New(p.Host).Register(reg)
 	return Entry{Registry: reg, Profile: l.Profile(), LSP: l}
 }
 
 // KwardRPC is `kast kward rpc`: the Kward family with Kward's own
 // initialize and shutdown over Content-Length stdio.
-func KwardRPC(h *host.Host) Entry {
+func KwardRPC(p Process) Entry {
 	reg := server.NewRegistry()
-	k := kward.New(h)
+	k := kward.New(p.Agent)
 	k.Register(reg)
 	return Entry{Registry: reg, Profile: k.Profile(reg)}
 }

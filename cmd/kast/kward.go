@@ -30,7 +30,7 @@ the process after its reply. Diagnostics go to stderr.`,
 			}
 			logger.Info("kast kward rpc starting", "version", kastVersion(), "pid", os.Getpid())
 			h := newServerHost(cmd.Context(), logger)
-			srv := server.New(handlers.KwardRPC(h).Options(kastVersion(), logger))
+			srv := server.New(handlers.KwardRPC(handlers.NewProcess(h)).Options(kastVersion(), logger))
 			*exit = serveKwardStdio(srv)
 			return nil
 		},

@@ -49,7 +49,7 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 
 func newLSPServer(logger *slog.Logger) *server.Server {
 	h := newServerHost(context.Background(), logger)
-	return server.New(handlers.LSP(h).Options(kastVersion(), logger))
+	return server.New(handlers.LSP(handlers.NewProcess(h)).Options(kastVersion(), logger))
 }
 
 // serveStdio serves one connection on stdin/stdout and returns the exit

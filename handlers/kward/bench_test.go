@@ -58,7 +58,7 @@ func BenchmarkKwardStreaming(b *testing.B) {
 // streamAll runs one turn in each of benchSessions sessions and reads every
 // notification until all turns finished.
 func streamAll(b *testing.B) (events int, latencies []time.Duration, elapsed time.Duration) {
-	entry := handlers.KwardRPC(host.New(host.Options{}))
+	entry := handlers.KwardRPC(handlers.NewProcess(host.New(host.Options{})))
 	srv := server.New(entry.Options("test", nil))
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()

@@ -41,7 +41,7 @@ func fixture(t *testing.T, name string) []byte {
 // tapClient serves the Kward profile in-process and records every byte the
 // server writes, so tests can search the whole wire for secrets.
 func tapClient(t *testing.T) (*servertest.Client, *bytes.Buffer) {
-	entry := handlers.KwardRPC(host.New(host.Options{}))
+	entry := handlers.KwardRPC(handlers.NewProcess(host.New(host.Options{})))
 	srv := server.New(entry.Options("test", nil))
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()

@@ -11,15 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/kast-dev/kast/agent"
-	"github.com/kast-dev/kast/agent/provider"
 	"github.com/kast-dev/kast/agent/tools"
-	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/server"
 )
 
@@ -29,14 +25,15 @@ const maxAttachmentBytes = 10 << 20
 var kwardImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // Service is the Kward projection: it decodes Kward's requests, calls the
-// agent's session manager and encodes the results and the sessions' updates
-// in Kward's wire shapes. The sessions and their turns live in the manager.
+// process's agent runtime and encodes the results and the sessions' updates
+// in Kward's wire shapes. The sessions, their turns, secrets, memory and
+// logins live in the runtime, shared with the other projections.
 type Service struct {
+	rt *agent.Runtime
+	// Shorthands for the runtime's parts.
 	env       agent.Env
 	mgr       *agent.Manager
-	tools     *tools.Set
-	configDir string
-
+	tools     agent.Toolset
 	secrets   *agent.Redactor
 	memory    *agent.MemoryStore
 	telemetry *agent.Telemetry
@@ -45,40 +42,25 @@ type Service struct {
 	// loginConns routes auth/loginFinished to the connection that started
 	// the login.
 	loginConns sync.Map // login id → *server.Conn
-	logCats    atomic.Pointer[[]string]
 }
 
-// New returns the Kward projection (specs/kward-rpc.md) over the host: the
-// agent's code tools answer from the host's indexes.
-func New(h *host.Host) *Service {
-	cwd, _ := os.Getwd()
-	env := agent.Env(os.Getenv)
-	data := agent.DataDir(env)
+// New returns the Kward projection (specs/kward-rpc.md) over the process's
+// agent runtime.
+func New(rt *agent.Runtime) *Service {
 	k := &Service{
-		env:       env,
-		tools:     &tools.Set{Code: tools.Index{Host: h}},
-		configDir: filepath.Dir(agent.ConfigPath(env)),
-		secrets:   &agent.Redactor{},
-		catalog:   &agent.Catalog{CachePath: filepath.Join(data, "cache", "openrouter_models.json"), TTL: time.Hour},
+		rt:        rt,
+		env:       rt.Env(),
+		mgr:       rt.Manager(),
+		tools:     rt.Tools(),
+		secrets:   rt.Secrets(),
+		memory:    rt.Memory(),
+		telemetry: rt.Telemetry(),
+		catalog:   rt.Catalog(),
+		logins:    rt.Logins(),
 	}
-	k.memory = &agent.MemoryStore{Dir: filepath.Join(data, "memory"), Redact: k.secrets}
-	k.telemetry = &agent.Telemetry{Dir: filepath.Join(data, "logs"), Enabled: k.logCategories}
-	k.logins = &agent.Logins{Store: agent.AuthStore{Path: agent.AuthPath(env)}, OnFinish: k.loginFinished}
-	k.mgr = agent.NewManager(agent.ManagerOptions{
-		Env:       env,
-		Store:     &agent.Store{Dir: filepath.Join(data, "sessions")},
-		Tools:     k.tools,
-		LaunchDir: cwd,
-		ConfigDir: k.configDir,
-		Auth:      k.logins.Store,
-		Memory:    k.memory,
-		Telemetry: k.telemetry,
-		Secrets:   k.secrets,
-		NewProvider: func(r agent.Resolved) (agent.Provider, error) {
-			return provider.New(r, provider.Options{})
-		},
-	})
-	k.reload()
+	// The service serves its entry point for the life of the process, so it
+	// never unregisters.
+	rt.OnLoginFinished(k.loginFinished)
 	return k
 }
 

@@ -75,7 +75,7 @@ func kwardEnv(t testing.TB, baseURL string) (dataDir string) {
 
 // kwardClient serves the Kward profile in-process.
 func kwardClient(t *testing.T) *servertest.Client {
-	entry := handlers.KwardRPC(host.New(host.Options{}))
+	entry := handlers.KwardRPC(handlers.NewProcess(host.New(host.Options{})))
 	c, _ := servertest.Pipe(t, server.New(entry.Options("test", nil)), servertest.Header)
 	return c
 }
@@ -169,7 +169,7 @@ func TestKwardInitialize(t *testing.T) {
 
 	// On the LSP connection the same result is an experimental capability
 	// and kward/initialize.
-	lsp, _ := servertest.Pipe(t, server.New(handlers.LSP(host.New(host.Options{})).Options("test", nil)), servertest.Header)
+	lsp, _ := servertest.Pipe(t, server.New(handlers.LSP(handlers.NewProcess(host.New(host.Options{}))).Options("test", nil)), servertest.Header)
 	init, err := lsp.Initialize(ctxT(t), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)

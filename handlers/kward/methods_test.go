@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/agent"
 )
 
 // mentioned collects every method name Kward's initialize result names: the
@@ -38,7 +38,7 @@ func mentioned(v any, into map[string]bool) {
 // Every method Kward's capabilities name is registered, and every
 // registered method is named there, but for the handshake itself.
 func TestMethodsTableMatchesCapabilities(t *testing.T) {
-	k := New(host.New(host.Options{}))
+	k := New(agent.NewRuntime(agent.RuntimeOptions{}))
 	table := k.methods()
 	names := map[string]bool{}
 	for _, m := range table {

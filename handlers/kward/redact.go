@@ -25,32 +25,6 @@ func method[P, R any](k *Service, name string, class server.Class, h func(contex
 	})
 }
 
-// reload teaches the redactor every configured secret value (the
-// providers' key variables, keys in the config file, stored credentials)
-// and rereads the telemetry categories.
-func (k *Service) reload() {
-	cats := k.readLogCategories()
-	k.logCats.Store(&cats)
-	for _, pc := range agent.BuiltinProviders {
-		if pc.KeyEnv != "" {
-			k.secrets.Add(k.env(pc.KeyEnv))
-		}
-	}
-	if cfg, err := agent.LoadConfig(agent.ConfigPath(k.env)); err == nil {
-		for _, pc := range cfg.Providers {
-			k.secrets.Add(pc.APIKey)
-			if pc.KeyEnv != "" {
-				k.secrets.Add(k.env(pc.KeyEnv))
-			}
-		}
-	}
-	if creds, err := k.logins.Store.Load(); err == nil {
-		for _, c := range creds {
-			k.secrets.Add(c.Secrets()...)
-		}
-	}
-}
-
 // redact returns v as a redacted JSON value. Numbers are decoded as
 // json.Number, so counts keep their exact value and are never redacted.
 func (k *Service) redact(v any) any {

@@ -287,7 +287,7 @@ func (k *Service) runtimeReload(ctx context.Context, p sessionParams) (map[strin
 	if _, err := k.mgr.Config(); err != nil {
 		return nil, err
 	}
-	k.reload()
+	k.rt.Reload()
 	return map[string]any{"ok": true, "message": "Resources reloaded."}, nil
 }
 
@@ -321,7 +321,7 @@ func (k *Service) configUpdate(ctx context.Context, p configUpdateParams) (map[s
 	if _, err := agent.UpdateConfig(path, p.Values); err != nil {
 		return nil, server.InvalidParams("%v", err)
 	}
-	k.reload()
+	k.rt.Reload()
 	cfg, err := agent.ReadConfigMap(path)
 	if err != nil {
 		return nil, err
@@ -460,11 +460,9 @@ func loginPayload(info agent.LoginInfo) map[string]any {
 		"redirectUri": info.RedirectURI, "status": info.Status, "message": nilIfEmpty(info.Message), "error": nilIfEmpty(info.Error)}
 }
 
-// loginFinished tells the connection that started a login how it ended.
+// loginFinished tells the connection that started a login how it ended;
+// the runtime has learned a completed login's tokens before it calls this.
 func (k *Service) loginFinished(info agent.LoginInfo) {
-	if info.Status == agent.LoginCompleted {
-		k.reload()
-	}
 	conn, ok := k.loginConns.LoadAndDelete(info.ID)
 	if !ok {
 		return
@@ -503,47 +501,12 @@ func (k *Service) authLoginStatus(ctx context.Context, p codeParams) (map[string
 
 // Logging.
 
-// readLogCategories: KAST_LOGGING (1/true/all, 0/false/off, or a comma
-// list) overrides the config's logging settings.
-func (k *Service) readLogCategories() []string {
-	var cats []string
-	if cfg, err := agent.LoadConfig(agent.ConfigPath(k.env)); err == nil {
-		cats = cfg.Logging.Categories
-		if cfg.Logging.Enabled && len(cats) == 0 {
-			cats = agent.LogCategories
-		}
-	}
-	switch v := strings.ToLower(strings.TrimSpace(k.env("KAST_LOGGING"))); v {
-	case "":
-	case "1", "true", "all", "on":
-		cats = agent.LogCategories
-	case "0", "false", "off", "none":
-		cats = nil
-	default:
-		cats = strings.Split(v, ",")
-	}
-	var out []string
-	for _, c := range cats {
-		if c = strings.TrimSpace(c); slices.Contains(agent.LogCategories, c) && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func (k *Service) logCategories() []string {
-	if c := k.logCats.Load(); c != nil {
-		return *c
-	}
-	return nil
-}
-
 type loggingParams struct {
 	Range string `json:"range"`
 }
 
 func (k *Service) loggingStats(ctx context.Context, p loggingParams) (map[string]any, error) {
-	cats := k.logCategories()
+	cats := k.rt.LogCategories()
 	if len(cats) == 0 {
 		return nil, server.Error(jsonrpc2.InvalidRequest, "LOGGING_DISABLED",
 			`logging is disabled: set "logging": {"enabled": true} in `+agent.ConfigPath(k.env)+" or KAST_LOGGING=1", nil)
