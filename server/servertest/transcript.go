@@ -46,6 +46,8 @@ package servertest
 //
 //	workspace ARCHIVE            start from that archive's files (a path
 //	                             relative to the transcript); before any step
+//	strict                       every notification and server request must
+//	                             be expected, whatever its method
 //	poll                         re-send the next request, with backoff, until
 //	                             its reply matches or the step's deadline ends:
 //	                             for a state no notification announces
@@ -89,8 +91,9 @@ package servertest
 // expected against what came, both restricted to what the step lists.
 //
 // At the end, a notification (or server request) of a method some <~ (or <=)
-// step waits for that no step consumed fails the transcript, and so does a
-// reply that matched no request and no <- step: a transcript lists them all.
+// step waits for that no step consumed fails the transcript (under strict,
+// of any method), and so does a reply that matched no request and no <-
+// step: a transcript lists them all.
 
 import (
 	"bytes"
@@ -182,6 +185,7 @@ type Transcript struct {
 	File      string
 	Comment   string
 	Steps     []Step
+	Strict    bool // every notification and server request must be expected
 	workspace []txtar.File
 	data      map[string][]byte
 }
@@ -207,7 +211,9 @@ type Step struct {
 	Line  int    // 1-based line in the archive
 	Label string // of a request left in flight and its reply
 	Skip  bool   // <~*: drop non-matching notifications of the method
-	Text  string // JSON (a template), a raw frame, or the directive's arguments
+	// Replies is, for =>, how many <- steps follow it for its replies.
+	Replies int
+	Text    string // JSON (a template), a raw frame, or the directive's arguments
 }
 
 func (s Step) where(file string) string { return fmt.Sprintf("%s:%d", file, s.Line) }
@@ -248,7 +254,7 @@ func ParseTranscript(file string) (*Transcript, error) {
 		return nil, fmt.Errorf("%s: no transcript section", file)
 	}
 	var includes []string
-	if tr.Steps, includes, err = parseSteps(file, body, bodyLine); err != nil {
+	if tr.Steps, includes, tr.Strict, err = parseSteps(file, body, bodyLine); err != nil {
 		return nil, err
 	}
 	for _, inc := range includes {
@@ -262,12 +268,13 @@ func ParseTranscript(file string) (*Transcript, error) {
 	return tr, nil
 }
 
-func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes []string, err error) {
+func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes []string, strict bool, err error) {
 	fail := func(n int, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, args...))
 	}
 	open := -1     // index of a step whose JSON may go on
 	awaiting := "" // what the next bare <- answers: "request", "raw" or ""
+	raw := -1      // index of the last => step
 	inFlight := map[string]bool{}
 	for i, text := range strings.Split(strings.TrimRight(string(body), "\n"), "\n") {
 		n := firstLine + i
@@ -285,29 +292,31 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 			case StepRequest:
 				if step.Label == "" {
 					if awaiting == "request" {
-						return nil, nil, fail(n, "a request before the reply of the one above")
+						return nil, nil, false, fail(n, "a request before the reply of the one above")
 					}
 					awaiting = "request"
 				} else {
 					inFlight[step.Label] = true
 				}
 			case StepRaw:
-				awaiting = "raw"
+				awaiting, raw = "raw", len(steps)
 			case StepResponse:
 				switch {
 				case step.Label != "":
 					if !inFlight[step.Label] {
-						return nil, nil, fail(n, "no request ->%s above", step.Label)
+						return nil, nil, false, fail(n, "no request ->%s above", step.Label)
 					}
 					delete(inFlight, step.Label)
 				case awaiting == "":
-					return nil, nil, fail(n, "a reply without a request")
+					return nil, nil, false, fail(n, "a reply without a request")
 				case awaiting == "request":
 					awaiting = ""
+				case awaiting == "raw":
+					steps[raw].Replies++
 				}
 			}
 			if step.Text == "" {
-				return nil, nil, fail(n, "nothing after %q", strings.Fields(text)[0])
+				return nil, nil, false, fail(n, "nothing after %q", strings.Fields(text)[0])
 			}
 			steps = append(steps, step)
 			if step.Kind != StepRaw {
@@ -320,9 +329,14 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 		switch word {
 		case "workspace":
 			if len(steps) > 0 {
-				return nil, nil, fail(n, "workspace after the first step")
+				return nil, nil, false, fail(n, "workspace after the first step")
 			}
 			includes = append(includes, rest)
+		case "strict":
+			if len(steps) > 0 {
+				return nil, nil, false, fail(n, "strict after the first step")
+			}
+			strict = true
 		case "poll":
 			steps = append(steps, Step{Kind: StepPoll, Line: n})
 		case "answer":
@@ -330,25 +344,25 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 			open = len(steps) - 1
 		case "file":
 			if _, _, _, err := parseFileCheck(rest); err != nil {
-				return nil, nil, fail(n, "%v", err)
+				return nil, nil, false, fail(n, "%v", err)
 			}
 			steps = append(steps, Step{Kind: StepFile, Line: n, Text: rest})
 		default:
-			return nil, nil, fail(n, "unknown step %q (a step starts with ->, <-, ~>, <~, <~*, <= or =>; JSON goes on over indented lines)", word)
+			return nil, nil, false, fail(n, "unknown step %q (a step starts with ->, <-, ~>, <~, <~*, <= or =>; JSON goes on over indented lines)", word)
 		}
 	}
 	if awaiting == "request" {
-		return nil, nil, fail(firstLine, "the last request has no reply")
+		return nil, nil, false, fail(firstLine, "the last request has no reply")
 	}
 	for label := range inFlight {
-		return nil, nil, fail(firstLine, "->%s has no reply <-%s", label, label)
+		return nil, nil, false, fail(firstLine, "->%s has no reply <-%s", label, label)
 	}
 	for i, s := range steps {
 		if s.Kind == StepPoll && (i+1 == len(steps) || steps[i+1].Kind != StepRequest || steps[i+1].Label != "") {
-			return nil, nil, fail(s.Line, "poll must precede a request and its reply")
+			return nil, nil, false, fail(s.Line, "poll must precede a request and its reply")
 		}
 	}
-	return steps, includes, nil
+	return steps, includes, strict, nil
 }
 
 func parseArrow(text string, line int) (Step, bool) {

@@ -24,6 +24,7 @@ type replay struct {
 	inFlight map[string]inFlight // by label; "" is the request awaiting the next <-
 	awaited  map[string]bool     // methods some <~ step waits for
 	asked    map[string]bool     // methods some <= step waits for
+	replies  int                 // replies to the last raw frame not yet matched
 }
 
 type inFlight struct {
@@ -80,6 +81,7 @@ func (p *replay) step(s Step) error {
 	case StepServerRequest:
 		return p.serverRequest(s)
 	case StepRaw:
+		p.replies = s.Replies
 		return p.c.WriteFrame([]byte(s.Text))
 	case StepAnswer:
 		return p.answer(s.Text)
@@ -179,9 +181,12 @@ func (p *replay) reply(s Step) error {
 	return nil
 }
 
-// orphan waits for a reply that matched no request and matches want.
+// orphan waits for a reply that matched no request and matches want. The
+// replies of a raw frame may come in any order; once as many have come as
+// steps wait for and none matches, waiting longer is pointless.
 func (p *replay) orphan(ctx context.Context, want any) error {
 	var last *Message
+	mismatch := errors.New("no reply matches")
 	_, err := p.c.wait(ctx, func() (*Message, bool) {
 		for i, m := range p.c.orphans {
 			last = m
@@ -190,15 +195,22 @@ func (p *replay) orphan(ctx context.Context, want any) error {
 				return m, true
 			}
 		}
+		if len(p.c.orphans) >= p.replies && last != nil {
+			return nil, true
+		}
 		return nil, false
 	})
-	if err == nil {
-		return p.compare(want, responseValue(last, want)) // binds its captures
-	}
-	if last == nil {
+	p.replies--
+	switch {
+	case err == nil && last != nil:
+		if err := p.compare(want, responseValue(last, want)); err != nil { // binds its captures
+			return fmt.Errorf("no reply to the raw frame matches; the last one:\n%w", err)
+		}
+		return nil
+	case last == nil:
 		return fmt.Errorf("no reply to the raw frame: %v", err)
 	}
-	return fmt.Errorf("no reply to the raw frame matches; the last one:\n%w", p.compare(want, responseValue(last, want)))
+	return fmt.Errorf("%w; the last one:\n%w", mismatch, p.compare(want, responseValue(last, want)))
 }
 
 // responseValue is a reply as a step compares it: result or error, and the
@@ -442,12 +454,12 @@ func (p *replay) leftovers() error {
 	var extra []string
 	p.c.mu.Lock()
 	for _, m := range p.c.notes {
-		if p.awaited[m.Method] {
+		if p.awaited[m.Method] || p.tr.Strict {
 			extra = append(extra, fmt.Sprintf("notification %s %s", m.Method, m.Params))
 		}
 	}
 	for _, m := range p.c.requests {
-		if p.asked[m.Method] {
+		if p.asked[m.Method] || p.tr.Strict {
 			extra = append(extra, fmt.Sprintf("server request %s %s", m.Method, m.Params))
 		}
 	}
