@@ -51,6 +51,8 @@ package servertest
 //	poll                         re-send the next request, with backoff, until
 //	                             its reply matches or the step's deadline ends:
 //	                             for a state no notification announces
+//	let NAME JSON                bind $NAME to JSON as it is now, such as a
+//	                             file's {{hash}} before an edit changes it
 //	answer METHOD JSON           answer the server's requests of METHOD with
 //	                             JSON as result (by default they get null)
 //	file PATH unchanged          as the workspace had it at the start
@@ -68,6 +70,7 @@ package servertest
 //	{{hash "rel"}}               hex SHA-256 of rel's content
 //	{{size "rel"}}               rel's length in bytes
 //	{{uri "rel"}}                rel's file:// URI ("." for the root)
+//	{{add (size "rel") 1}}       a sum
 //
 // Then, in JSON strings (a literal $ is written $$):
 //
@@ -203,6 +206,7 @@ const (
 	StepPoll                          // poll
 	StepAnswer                        // answer
 	StepFile                          // file
+	StepLet                           // let
 )
 
 // Step is one line (or a few, for long JSON) of a transcript.
@@ -342,6 +346,12 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 		case "answer":
 			steps = append(steps, Step{Kind: StepAnswer, Line: n, Text: rest})
 			open = len(steps) - 1
+		case "let":
+			if name, _, _ := strings.Cut(rest, " "); identPattern.FindString(name) != name || name[0] < 'a' || name[0] > 'z' {
+				return nil, nil, false, fail(n, "let NAME JSON: a name starts with a lower-case letter, got %q", name)
+			}
+			steps = append(steps, Step{Kind: StepLet, Line: n, Text: rest})
+			open = len(steps) - 1
 		case "file":
 			if _, _, _, err := parseFileCheck(rest); err != nil {
 				return nil, nil, false, fail(n, "%v", err)
@@ -477,6 +487,7 @@ func (w *Workspace) templateFuncs() template.FuncMap {
 			return len(src), err
 		},
 		"uri": func(rel string) string { return FileURI(w.path(rel)) },
+		"add": func(a, b int) int { return a + b },
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"testing"
 	"time"
 )
+
+// keepGoing reports every failing step of a transcript rather than the
+// first, for writing one: go test -run X ./pkg -args -transcripts.keepgoing
+var keepGoing = flag.Bool("transcripts.keepgoing", false, "report every failing step of a transcript, not only the first")
 
 // replay is one transcript being replayed.
 type replay struct {
@@ -53,7 +58,11 @@ func (r Transcripts) run(t *testing.T, tr *Transcript) error {
 			err = p.step(s)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.where(tr.File), err)
+			err = fmt.Errorf("%s: %w", s.where(tr.File), err)
+			if !*keepGoing {
+				return err
+			}
+			t.Error(err)
 		}
 	}
 	return p.leftovers()
@@ -87,6 +96,17 @@ func (p *replay) step(s Step) error {
 		return p.answer(s.Text)
 	case StepFile:
 		return p.checkFile(s.Text)
+	case StepLet:
+		name, text, _ := strings.Cut(s.Text, " ")
+		v, err := p.value(text)
+		if err != nil {
+			return err
+		}
+		if v, err = expand(v, p.ws.vars); err != nil {
+			return err
+		}
+		p.ws.vars[name] = v
+		return nil
 	}
 	return fmt.Errorf("unknown step kind %d", s.Kind)
 }

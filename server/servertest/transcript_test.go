@@ -117,6 +117,7 @@ poll
 -> {"method":"test/ready"}
 <- {"result":true}
 
+let before "{{hash "src/a.txt"}}"
 -> {"method":"test/write","params":{"path":"$ROOT/src/a.txt","text":"changed"}}
 <- {"result":true}
 file src/a.txt contains "changed"
@@ -125,6 +126,8 @@ file src/a.txt notmatches "^hello"
 file base.txt unchanged
 file src/*.txt exists
 file src/*.tmp absent
+-> {"method":"test/echo","params":{"before":"$before","now":"{{hash "src/a.txt"}}"}}
+<- {"result":{"before":"a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447","now":"$HASH"}}
 -- src/a.txt --
 hello world
 -- @unused --
