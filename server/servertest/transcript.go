@@ -60,6 +60,9 @@ package servertest
 //	file PATH matches "regexp"   also notmatches
 //	file GLOB exists             also absent: no file matches GLOB
 //
+// A file's PATH is relative to the root, or absolute once its variables are
+// spliced in (file $sessionPath exists).
+//
 // Values. Requests and expectations are JSON; before parsing, {{...}} actions
 // of text/template run with these functions, reading the workspace as it is
 // when the step runs:
@@ -82,7 +85,8 @@ package servertest
 //	                             $NUMBER, $BOOL, $UUID, $TIME (RFC 3339),
 //	                             $DURATION (a number >= 0 or "1.5s"), $HASH
 //	                             (16+ hex digits), $PATH (an absolute path)
-//	"$MATCH:regexp"              a string the regexp matches
+//	"$MATCH:regexp"              a string the regexp matches ($name in it is
+//	                             the variable's value, quoted)
 //	"$name=STRING"               matches like $STRING and captures the value
 //	                             as name, for later steps
 //

@@ -149,6 +149,29 @@ func splice(s string, vars map[string]any) (string, error) {
 	}
 }
 
+// spliceQuoted expands the bound string variables in a regexp, quoted; any
+// other $ is the regexp's own.
+func spliceQuoted(re string, vars map[string]any) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(re, '$')
+		if i < 0 {
+			b.WriteString(re)
+			return b.String()
+		}
+		b.WriteString(re[:i+1])
+		re = re[i+1:]
+		name := identPattern.FindString(re)
+		if v, ok := vars[name].(string); ok && name != "" {
+			s := b.String()
+			b.Reset()
+			b.WriteString(s[:len(s)-1])
+			b.WriteString(regexp.QuoteMeta(v))
+			re = re[len(name):]
+		}
+	}
+}
+
 // match compares got with the expectation want, binding the captures of
 // want in vars. It returns both sides restricted to what want lists (with
 // matched placeholders shown as what they matched), for a readable diff, and
@@ -200,6 +223,7 @@ func (m *matcher) str(path, w string, got any) (exp, act any) {
 	if spec, ok := strings.CutPrefix(w, "$"); ok && !strings.HasPrefix(spec, "$") {
 		if re, ok := strings.CutPrefix(spec, "MATCH:"); ok {
 			s, isStr := got.(string)
+			re = spliceQuoted(re, m.vars)
 			pattern, err := regexp.Compile(re)
 			switch {
 			case err != nil:
@@ -366,15 +390,24 @@ func equal(a, b any) bool {
 	return a == b
 }
 
+// compact is a value on one line, cut short: for messages about one field.
 func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	s := canonical(v)
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// canonical is a value on one line, keys sorted.
+func canonical(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func pretty(v any) string {

@@ -425,9 +425,16 @@ func (p *replay) checkFile(text string) error {
 	if err != nil {
 		return err
 	}
+	if rel, err = splice(rel, p.ws.vars); err != nil {
+		return err
+	}
+	path := rel
+	if !filepath.IsAbs(rel) {
+		path = p.ws.path(rel)
+	}
 	switch check {
 	case "exists", "absent":
-		m, err := filepath.Glob(p.ws.path(rel))
+		m, err := filepath.Glob(path)
 		if err != nil {
 			return err
 		}
@@ -439,7 +446,7 @@ func (p *replay) checkFile(text string) error {
 		}
 		return nil
 	}
-	data, err := os.ReadFile(p.ws.path(rel))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -475,12 +482,12 @@ func (p *replay) leftovers() error {
 	p.c.mu.Lock()
 	for _, m := range p.c.notes {
 		if p.awaited[m.Method] || p.tr.Strict {
-			extra = append(extra, fmt.Sprintf("notification %s %s", m.Method, m.Params))
+			extra = append(extra, fmt.Sprintf("notification %s %s", m.Method, canonical(rawValue(m.Params))))
 		}
 	}
 	for _, m := range p.c.requests {
 		if p.asked[m.Method] || p.tr.Strict {
-			extra = append(extra, fmt.Sprintf("server request %s %s", m.Method, m.Params))
+			extra = append(extra, fmt.Sprintf("server request %s %s", m.Method, canonical(rawValue(m.Params))))
 		}
 	}
 	for _, m := range p.c.orphans {

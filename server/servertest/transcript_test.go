@@ -210,6 +210,8 @@ func TestMatchPlaceholders(t *testing.T) {
 		{`"$PATH"`, `"a/b"`, false},
 		{`"$MATCH:^a+$"`, `"aaa"`, true},
 		{`"$MATCH:^a+$"`, `"ab"`, false},
+		{`"$MATCH:^$ROOT/x+$"`, `"/w/xx"`, true},
+		{`"$MATCH:^$ROOT/x+$"`, `"/wa/xx"`, false},
 		{`"$ROOT/x"`, `"/w/x"`, true},
 		{`"$id"`, `3`, true},
 		{`"$id"`, `"3"`, false},
