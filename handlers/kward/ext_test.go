@@ -26,14 +26,14 @@ import (
 	"github.com/kast-dev/kast/server/servertest"
 )
 
-// fixtures is the shared reference data, relative to the repository root.
-const fixtures = "../../../shared/reference/agent-protocols/kward-provider-fixtures"
-
+// fixture reads a recorded provider reply from the shared reference data,
+// next to the repository; without it the test is skipped, or fails in CI.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtures, name))
+	dir := servertest.Shared(t, "reference/agent-protocols/kward-provider-fixtures")
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
-		t.Skipf("provider fixtures not available (%v): they live in shared/reference/agent-protocols next to the repository", err)
+		t.Fatal(err)
 	}
 	return data
 }
