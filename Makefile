@@ -16,7 +16,8 @@ run: build
 	./$(BIN) demo
 
 # The whole suite under the race detector; tests that need ../shared or a
-# real editor skip with a message when it is absent.
+# real editor skip with a message when it is absent, or fail when CI is set
+# (.ci/run sets it, and refuses to start without ../shared).
 test:
 	$(GO) test -race -count=1 ./...
 

@@ -130,32 +130,13 @@ func started(t *testing.T, framing servertest.Framing) (*servertest.Client, *ser
 	return c, conn
 }
 
-func TestLifecycleOrder(t *testing.T) {
+// TestExitAfterShutdown: exit after shutdown ends the connection with status
+// 0 (the order of the lifecycle is in testdata/transport/transcripts).
+func TestExitAfterShutdown(t *testing.T) {
 	both(t, func(t *testing.T, framing servertest.Framing) {
 		ctx := ctxT(t)
-		c, conn := servertest.Pipe(t, newServer(true), framing)
-		wantError(t, c.Call(ctx, "test/fast", nil, nil), -32002, "SERVER_NOT_INITIALIZED")
-		// A notification before initialize is dropped without a reply.
-		if err := c.Notify("test/panicNote", nil); err != nil {
-			t.Fatal(err)
-		}
-		res, err := c.Initialize(ctx, t.TempDir(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.ServerInfo.Name != "kast" || res.ServerInfo.Version != "test" {
-			t.Errorf("serverInfo = %+v", res.ServerInfo)
-		}
-		wantError(t, c.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil), -32600, "INVALID_REQUEST")
-		var out string
-		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-			t.Fatalf("after initialize: %q, %v", out, err)
-		}
-		if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		wantError(t, c.Call(ctx, "test/fast", nil, nil), -32600, "INVALID_REQUEST")
-		if err := c.Notify("exit", nil); err != nil {
+		c, conn := started(t, framing)
+		if err := c.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -165,9 +146,6 @@ func TestLifecycleOrder(t *testing.T) {
 		}
 		if got := conn.ExitCode(); got != 0 {
 			t.Errorf("exit after shutdown: code %d, want 0", got)
-		}
-		if len(c.Notifications("")) != 0 {
-			t.Errorf("unexpected notifications: %v", c.Notifications(""))
 		}
 	})
 }
@@ -254,32 +232,6 @@ func (b *closeBuffer) String() string {
 	return b.buf.String()
 }
 
-func TestMalformedJSON(t *testing.T) {
-	both(t, func(t *testing.T, framing servertest.Framing) {
-		ctx := ctxT(t)
-		c, _ := started(t, framing)
-		for _, bad := range []string{`{"jsonrpc":"2.0","id":1,"method":`, `{not json}`, `{"jsonrpc":"2.0","id":9}`, `"just a string"`} {
-			if err := c.WriteFrame([]byte(bad)); err != nil {
-				t.Fatal(err)
-			}
-			m, err := c.WaitOrphan(ctx)
-			if err != nil {
-				t.Fatalf("%s: %v", bad, err)
-			}
-			if m.Error == nil || (m.Error.Code != -32700 && m.Error.Code != -32600) || m.Error.DataCode() == "" {
-				t.Fatalf("%s: want a parse or invalid-request error with data.code, got %+v", bad, m)
-			}
-			if strings.HasPrefix(bad, "{not") && (m.Error.Code != -32700 || string(m.ID) != "null") {
-				t.Errorf("bad JSON: want -32700 with id null, got %d id %s", m.Error.Code, m.ID)
-			}
-		}
-		var out string
-		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-			t.Fatalf("connection unusable after malformed frames: %q %v", out, err)
-		}
-	})
-}
-
 func TestMalformedHeader(t *testing.T) {
 	ctx := ctxT(t)
 	c, _ := started(t, servertest.Header)
@@ -297,53 +249,6 @@ func TestMalformedHeader(t *testing.T) {
 	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
 		t.Fatalf("after bad header: %q %v", out, err)
 	}
-}
-
-func TestUnknownMethodAndNotification(t *testing.T) {
-	both(t, func(t *testing.T, framing servertest.Framing) {
-		ctx := ctxT(t)
-		c, _ := started(t, framing)
-		resp, err := c.CallID(ctx, json.RawMessage(`"req-17"`), "no/such/method", map[string]any{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(resp.ID) != `"req-17"` || resp.Error == nil || resp.Error.Code != -32601 || resp.Error.DataCode() != "METHOD_NOT_FOUND" {
-			t.Fatalf("unknown method: %+v", resp)
-		}
-		// An unknown standard LSP request is also -32601.
-		wantError(t, c.Call(ctx, "textDocument/inlineValue", map[string]any{}, nil), -32601, "METHOD_NOT_FOUND")
-		if err := c.Notify("no/such/notification", map[string]any{"x": 1}); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Notify("$/setTrace", map[string]any{"value": "off"}); err != nil {
-			t.Fatal(err)
-		}
-		var out string
-		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-			t.Fatalf("after unknown notification: %q %v", out, err)
-		}
-		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-		defer cancel()
-		if m, err := c.WaitOrphan(short); err == nil {
-			t.Fatalf("a notification was answered: %+v", m)
-		}
-	})
-}
-
-func TestIDsEchoedUnchanged(t *testing.T) {
-	both(t, func(t *testing.T, framing servertest.Framing) {
-		ctx := ctxT(t)
-		c, _ := started(t, framing)
-		for _, id := range []string{`7`, `"7"`, `"a-string-id"`, `9007199254740991`, `0`, `""`} {
-			resp, err := c.CallID(ctx, json.RawMessage(id), "test/echo", map[string]any{"v": id})
-			if err != nil {
-				t.Fatalf("id %s: %v", id, err)
-			}
-			if string(resp.ID) != id || resp.Error != nil {
-				t.Errorf("id %s came back as %s (error %v)", id, resp.ID, resp.Error)
-			}
-		}
-	})
 }
 
 func TestOversizedFrame(t *testing.T) {
@@ -379,34 +284,6 @@ func TestOversizedFrame(t *testing.T) {
 		var out map[string]any
 		if err := c.Call(ctx, "test/echo", map[string]any{"after": true}, &out); err != nil || out["after"] != true {
 			t.Fatalf("next message after oversized frame: %v %v", out, err)
-		}
-	})
-}
-
-func TestCancelSlowWhileFastFinishes(t *testing.T) {
-	both(t, func(t *testing.T, framing servertest.Framing) {
-		ctx := ctxT(t)
-		c, _ := started(t, framing)
-		slowID, slow := c.Go("test/slow", nil)
-		var out string
-		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-			t.Fatalf("fast request while slow runs: %q %v", out, err)
-		}
-		select {
-		case m := <-slow:
-			t.Fatalf("slow request answered before cancel: %+v", m)
-		default:
-		}
-		if err := c.Cancel(slowID); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case m := <-slow:
-			if m.Error == nil || m.Error.Code != -32800 || m.Error.DataCode() != "REQUEST_CANCELLED" {
-				t.Fatalf("cancelled request: %+v", m)
-			}
-		case <-ctx.Done():
-			t.Fatal("cancelled request never answered")
 		}
 	})
 }
@@ -482,147 +359,12 @@ func TestDidChangeThenRequestSeesNewText(t *testing.T) {
 	})
 }
 
-func TestPanicAnswersInternalError(t *testing.T) {
-	both(t, func(t *testing.T, framing servertest.Framing) {
-		ctx := ctxT(t)
-		c, _ := started(t, framing)
-		e := wantError(t, c.Call(ctx, "test/panic", nil, nil), -32603, "INTERNAL_ERROR")
-		if !strings.Contains(e.Message, "boom") {
-			t.Errorf("message %q does not say what failed", e.Message)
-		}
-		if err := c.Notify("test/panicNote", nil); err != nil {
-			t.Fatal(err)
-		}
-		var out string
-		if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-			t.Fatalf("connection dead after panic: %q %v", out, err)
-		}
-	})
-}
-
-func TestRegistry(t *testing.T) {
-	ctx := ctxT(t)
-	c, _ := servertest.Pipe(t, newServer(true), servertest.Header)
-	res, err := c.Initialize(ctx, t.TempDir(), map[string]any{"general": map[string]any{"positionEncodings": []string{"utf-32", "utf-8", "utf-16"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Capabilities.PositionEncoding != "utf-8" {
-		t.Errorf("positionEncoding = %q, want utf-8 when offered", res.Capabilities.PositionEncoding)
-	}
-	var family struct {
-		Version int      `json:"version"`
-		Methods []string `json:"methods"`
-	}
-	if err := json.Unmarshal(res.Capabilities.Experimental["test"], &family); err != nil || family.Version != 1 {
-		t.Errorf("experimental.test = %s (%v)", res.Capabilities.Experimental["test"], err)
-	}
-	var echoed map[string]any
-	if err := c.Call(ctx, "test/echoAlias", map[string]any{"via": "alias"}, &echoed); err != nil || echoed["via"] != "alias" {
-		t.Errorf("alias: %v %v", echoed, err)
-	}
-	var n int
-	if err := c.Call(ctx, "test/count", map[string]any{"count": 21}, &n); err != nil || n != 42 {
-		t.Errorf("typed params: %d %v", n, err)
-	}
-	wantError(t, c.Call(ctx, "test/count", map[string]any{"count": "many"}, nil), -32602, "INVALID_PARAMS")
-	wantError(t, c.Call(ctx, "test/count", map[string]any{"count": -1}, nil), -32602, "INVALID_PARAMS")
-	wantError(t, c.Call(ctx, "test/panicNote", nil, nil), -32600, "INVALID_REQUEST")
-	// Standard methods with params of the wrong shape are -32602, not a parse error.
-	wantError(t, c.Call(ctx, "textDocument/hover", []int{1, 2}, nil), -32602, "INVALID_PARAMS")
-
-	plain, _ := servertest.Pipe(t, newServer(true), servertest.Header)
-	res, err = plain.Initialize(ctx, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Capabilities.PositionEncoding != "utf-16" {
-		t.Errorf("default positionEncoding = %q, want utf-16", res.Capabilities.PositionEncoding)
-	}
-}
-
-func TestProgressLogAndShowMessage(t *testing.T) {
-	ctx := ctxT(t)
-	c, _ := servertest.Pipe(t, newServer(true), servertest.Header)
-	var created sync.WaitGroup
-	created.Add(1)
-	c.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { created.Done(); return nil, nil })
-	c.Handle("window/showMessageRequest", func(p json.RawMessage) (any, error) {
-		var params struct {
-			Message string `json:"message"`
-			Actions []struct {
-				Title string `json:"title"`
-			} `json:"actions"`
-		}
-		if err := json.Unmarshal(p, &params); err != nil || len(params.Actions) != 2 {
-			return nil, fmt.Errorf("bad showMessageRequest %s", p)
-		}
-		return params.Actions[0], nil
-	})
-	if _, err := c.Initialize(ctx, t.TempDir(), map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
-		t.Fatal(err)
-	}
-	var choice string
-	if err := c.Call(ctx, "test/progress", nil, &choice); err != nil || choice != "Yes" {
-		t.Fatalf("showMessageRequest choice %q %v", choice, err)
-	}
-	created.Wait()
-	var kinds []string
-	var lastPct float64
-	for _, m := range c.Notifications("$/progress") {
-		var p struct {
-			Token any            `json:"token"`
-			Value map[string]any `json:"value"`
-		}
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, p.Value["kind"].(string))
-		if pct, ok := p.Value["percentage"].(float64); ok {
-			if pct < lastPct {
-				t.Errorf("progress went backwards: %v after %v", pct, lastPct)
-			}
-			lastPct = pct
-		}
-	}
-	if strings.Join(kinds, ",") != "begin,report,report,end" {
-		t.Errorf("progress kinds = %v", kinds)
-	}
-	logs := c.Notifications("window/logMessage")
-	if len(logs) != 1 || !strings.Contains(string(logs[0].Params), "starting work") {
-		t.Errorf("logMessage = %v", logs)
-	}
-}
-
 func TestNoLifecycleProfile(t *testing.T) {
 	ctx := ctxT(t)
 	c, _ := servertest.Pipe(t, newServer(false), servertest.NDJSON)
 	var out string
 	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
 		t.Fatalf("daemon profile needs no initialize: %q %v", out, err)
-	}
-}
-
-func TestBatch(t *testing.T) {
-	ctx := ctxT(t)
-	c, _ := started(t, servertest.NDJSON)
-	if err := c.WriteFrame([]byte(`[{"jsonrpc":"2.0","id":"b1","method":"test/fast"},{"jsonrpc":"2.0","id":"b2","method":"nope"}]`)); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*servertest.Message{}
-	for len(got) < 2 {
-		m, err := c.WaitOrphan(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[string(m.ID)] = m
-	}
-	if string(got[`"b1"`].Result) != `"fast"` || got[`"b2"`].Error == nil || got[`"b2"`].Error.Code != -32601 {
-		t.Fatalf("batch replies: %+v %+v", got[`"b1"`], got[`"b2"`])
-	}
-	var out string
-	if err := c.Call(ctx, "test/fast", nil, &out); err != nil || out != "fast" {
-		t.Fatalf("after batch: %q %v", out, err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,18 +149,53 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-func dialRetry(t *testing.T, network, addr string) net.Conn {
+// stderrWatch is a process's stderr, kept for failure messages and watched
+// for the line a test waits on (such as "listening"), so that the test acts
+// on the event rather than retrying until it works.
+type stderrWatch struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on every write
+}
+
+func watchStderr(cmd *exec.Cmd) *stderrWatch {
+	w := &stderrWatch{changed: make(chan struct{})}
+	cmd.Stderr = w
+	return w
+}
+
+func (w *stderrWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	close(w.changed)
+	w.changed = make(chan struct{})
+	return w.buf.Write(p)
+}
+
+func (w *stderrWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitFor returns once the process has written text; a process that does
+// not within 10 s fails the test.
+func (w *stderrWatch) waitFor(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
 	for {
-		c, err := net.Dial(network, addr)
-		if err == nil {
-			return c
+		w.mu.Lock()
+		found, changed := strings.Contains(w.buf.String(), text), w.changed
+		w.mu.Unlock()
+		if found {
+			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dial %s %s: %v", network, addr, err)
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("%q not on stderr after 10 s:\n%s", text, w.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -171,15 +207,18 @@ func TestListen(t *testing.T) {
 	} {
 		t.Run(tc.network, func(t *testing.T) {
 			cmd := kastCmd(t, "lsp", "--listen", tc.network+":"+tc.addr)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			stderr := watchStderr(cmd)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			stderr.waitFor(t, "msg=listening")
 			// Two clients in turn, each with its own LSP session.
 			for i := 0; i < 2; i++ {
-				conn := dialRetry(t, tc.network, tc.addr)
+				conn, err := net.Dial(tc.network, tc.addr)
+				if err != nil {
+					t.Fatal(err)
+				}
 				c := servertest.Dial(t, conn, servertest.NDJSON)
 				if _, err := c.Initialize(testCtx(t), t.TempDir(), nil); err != nil {
 					t.Fatalf("client %d: %v\n%s", i, err, stderr.String())

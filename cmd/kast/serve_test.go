@@ -151,21 +151,16 @@ func TestServeRPC(t *testing.T) {
 func TestServeTCPToken(t *testing.T) {
 	root, runDir := kastWorkspace(t)
 	cmd := kastCmd(t, "serve", "--workspace", root, "--listen", "tcp:127.0.0.1:0", "--token", "s3cret")
+	stderr := watchStderr(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	var desc descriptor
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if desc, err = readDescriptor(descriptorPath(runDir, root)); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no descriptor")
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The descriptor is written before the daemon says it listens.
+	stderr.waitFor(t, "kast serve listening")
+	desc, err := readDescriptor(descriptorPath(runDir, root))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if desc.Transport != "tcp" || desc.Token != "s3cret" {
 		t.Fatalf("descriptor: %+v", desc)

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/kast-dev/kast/analysis/host"
-	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/server/servertest"
 )
 
@@ -55,16 +54,7 @@ func writeArchive(t *testing.T, root string, ar *txtar.Archive) {
 // serveKast starts a Kast daemon over root, with a client over a pipe.
 func serveKast(t *testing.T, root string) *kastEnv {
 	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index goes there
-	h := host.New(host.Options{})
-	k, release, err := Daemon(h, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(release)
-	reg := server.NewRegistry()
-	k.Register(reg)
-	srv := server.New(server.Options{Registry: reg, Profile: server.Profile{Framing: server.FramingNDJSON}})
+	srv, h := newKastDaemon(t, root)
 	c, _ := servertest.Pipe(t, srv, servertest.NDJSON)
 	return &kastEnv{t: t, root: root, c: c, host: h}
 }
@@ -127,4 +117,9 @@ func (e *kastEnv) offset(rel, needle string, n int) int {
 		at += 1 + j
 	}
 	return at
+}
+
+// pos is a Kast file position at the n-th occurrence of needle in rel.
+func (e *kastEnv) pos(rel, needle string, n int) map[string]any {
+	return map[string]any{"filePath": e.path(rel), "offset": e.offset(rel, needle, n)}
 }

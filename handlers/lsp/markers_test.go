@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/uri"
 
@@ -443,11 +442,11 @@ func printSymbols(b *strings.Builder, syms []wireSymbol, depth int) {
 }
 
 // pushedDiagnostics waits for diagnostics pushed for uri and counts the
-// latest. It polls rather than consuming notifications, which other
-// markers read too.
+// latest. It does not consume the notifications, which other markers read
+// too.
 func pushedDiagnostics(env *servertest.Env, uri string) int {
-	for {
-		notes := env.Client.Notifications("textDocument/publishDiagnostics")
+	count := -1
+	err := env.Client.AwaitNotifications(env.Ctx, "textDocument/publishDiagnostics", func(notes []*servertest.Message) bool {
 		for i := len(notes) - 1; i >= 0; i-- {
 			var p struct {
 				URI         string            `json:"uri"`
@@ -455,16 +454,17 @@ func pushedDiagnostics(env *servertest.Env, uri string) int {
 			}
 			_ = json.Unmarshal(notes[i].Params, &p)
 			if p.URI == uri {
-				return len(p.Diagnostics)
+				count = len(p.Diagnostics)
+				return true
 			}
 		}
-		select {
-		case <-env.Ctx.Done():
-			env.T.Errorf("no diagnostics pushed for %s", uri)
-			return -1
-		case <-time.After(10 * time.Millisecond):
-		}
+		return false
+	})
+	if err != nil {
+		env.T.Errorf("no diagnostics pushed for %s: %v", uri, err)
+		return -1
 	}
+	return count
 }
 
 func TestLSPMarkers(t *testing.T) {

@@ -71,7 +71,8 @@ type Client struct {
 	pending  map[string]chan *Message // by raw id
 	orphans  []*Message               // responses to no pending call (e.g. id null)
 	notes    []*Message
-	changed  chan struct{} // closed and replaced whenever orphans or notes grow
+	requests []*Message    // server→client requests, answered or not
+	changed  chan struct{} // closed and replaced whenever orphans, notes or requests grow
 	handlers map[string]func(params json.RawMessage) (any, error)
 
 	done    chan struct{}
@@ -330,6 +331,36 @@ func (c *Client) WaitNotification(ctx context.Context, method string) (*Message,
 	})
 }
 
+// WaitNotificationFunc waits for a notification of method that match
+// accepts, and consumes it; the others stay for later waits.
+func (c *Client) WaitNotificationFunc(ctx context.Context, method string, match func(*Message) bool) (*Message, error) {
+	return c.wait(ctx, func() (*Message, bool) {
+		for i, m := range c.notes {
+			if m.Method == method && match(m) {
+				c.notes = append(c.notes[:i:i], c.notes[i+1:]...)
+				return m, true
+			}
+		}
+		return nil, false
+	})
+}
+
+// AwaitNotifications waits until cond holds for the notifications of method
+// received so far, in order, without consuming any: for a test that reads
+// the latest state a server pushes.
+func (c *Client) AwaitNotifications(ctx context.Context, method string, cond func([]*Message) bool) error {
+	_, err := c.wait(ctx, func() (*Message, bool) {
+		var of []*Message
+		for _, m := range c.notes {
+			if m.Method == method {
+				of = append(of, m)
+			}
+		}
+		return nil, cond(of)
+	})
+	return err
+}
+
 // Notifications returns the notifications received so far of method ("" for all).
 func (c *Client) Notifications(method string) []*Message {
 	c.mu.Lock()
@@ -421,6 +452,8 @@ func (c *Client) route(m *Message) {
 	case m.Method != "" && len(m.ID) > 0: // server→client request
 		c.mu.Lock()
 		h := c.handlers[m.Method]
+		c.requests = append(c.requests, m)
+		c.signal()
 		c.mu.Unlock()
 		go c.answer(m, h)
 	case m.Method != "":
