@@ -23,8 +23,6 @@ import (
 type Entry struct {
 	Registry *server.Registry
 	Profile  server.Profile
-	// LSP is the standard LSP projection, when the entry point serves it.
-	LSP *lsp.LSP
 }
 
 // Options returns the server options of the entry point.
@@ -62,7 +60,7 @@ func LSP(p Process) Entry {
 	kast.New(p.Host, kast.Options{}).Register(reg)
 	kward.New(p.Agent).Register(reg)
 	ck.New(p.Host).Register(reg)
-	return Entry{Registry: reg, Profile: l.Profile(), LSP: l}
+	return Entry{Registry: reg, Profile: l.Profile()}
 }
 
 // KwardRPC is `kast kward rpc`: the Kward family with Kward's own
