@@ -1,3 +1,6 @@
+// Why one long file: the flattened trees are compared node for node with
+// the binding's in nine grammars; the helpers and the cases belong together.
+
 package syntax
 
 import (

@@ -1,3 +1,7 @@
+// Why one long file: the Kward extension tests share one scripted provider,
+// one config writer and one client; each test reads top to bottom as a
+// user's session. Tests that fit a transcript live in testdata/kward.
+
 package kward_test
 
 import (
