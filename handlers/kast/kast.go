@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -168,12 +169,18 @@ func (k *Service) request(ctx context.Context, path string) (*kastRequest, error
 	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}}, nil
 }
 
-// text returns a file's bytes, read once per request.
+// text returns a file's bytes, read once per request. Index paths pass the
+// confinement rule too: a folder swapped for a link since indexing is read
+// no further.
 func (r *kastRequest) text(path string) ([]byte, error) {
 	if t, ok := r.texts[path]; ok {
 		return t, nil
 	}
-	t, err := os.ReadFile(path)
+	real, err := edit.CheckPath(r.root, path, confine.Read)
+	if err != nil {
+		return nil, err
+	}
+	t, err := os.ReadFile(real)
 	if err != nil {
 		return nil, &edit.Error{Kind: edit.NotFound, Msg: "File not found: " + path, Details: map[string]string{"filePath": path}}
 	}
@@ -183,7 +190,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 
 // position validates a FilePosition and returns the path, offset and text.
 func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
-	path, err := edit.CheckPath(r.root, p.FilePath)
+	path, err := edit.CheckPath(r.root, p.FilePath, confine.Read)
 	if err != nil {
 		return "", 0, nil, err
 	}
@@ -199,7 +206,7 @@ func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
 
 // path validates a request path and checks the file exists.
 func (r *kastRequest) path(p string) (string, error) {
-	path, err := edit.CheckPath(r.root, p)
+	path, err := edit.CheckPath(r.root, p, confine.Read)
 	if err != nil {
 		return "", err
 	}
