@@ -12,6 +12,8 @@
 // rule stops is a client or a model naming a path that the file system
 // turns into one outside. Callers shrink the window by writing to the real
 // path Check returns (a rename in the real folder never follows a link).
+// O_NOFOLLOW would guard only the last element and openat walks need a
+// per-platform open in every caller; neither is worth it for that.
 package confine
 
 import (
@@ -111,9 +113,14 @@ func Check(roots []string, path string, access Access) (string, error) {
 		return "", e
 	}
 	clean := filepath.Clean(path)
+	// A root that is not absolute holds nothing (resolving it against "/"
+	// would make it hold everything).
 	given := make([]string, len(roots))
 	real := make([]string, len(roots))
 	for i, root := range roots {
+		if !filepath.IsAbs(root) {
+			continue
+		}
 		given[i] = filepath.Clean(root)
 		real[i] = given[i]
 		if r, _, why := resolve(given[i], true); why == "" {

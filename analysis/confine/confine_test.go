@@ -128,8 +128,10 @@ func TestCheckRootBehindLink(t *testing.T) {
 	if got, err := Check([]string{ws, outside}, filepath.Join(ws, "out", "secret.txt"), Read); err != nil || got != filepath.Join(outside, "secret.txt") {
 		t.Errorf("a link into another root: %q, %v", got, err)
 	}
-	if _, err := Check(nil, filepath.Join(ws, "a.txt"), Read); !isReason(err, OutsideWorkspace) {
-		t.Errorf("no roots: %v", err)
+	for _, roots := range [][]string{nil, {""}, {"."}, {"ws"}} {
+		if _, err := Check(roots, filepath.Join(ws, "a.txt"), Read); !isReason(err, OutsideWorkspace) {
+			t.Errorf("roots %q: %v", roots, err)
+		}
 	}
 }
 
