@@ -96,14 +96,47 @@ func (e *Error) Error() string {
 // maxLinks bounds link resolution, as the kernel does.
 const maxLinks = 40
 
+// Rule is the rule over a set of roots, resolved once: a request that
+// checks many paths makes one and reuses it.
+type Rule struct {
+	roots []string // as given
+	given []string // cleaned; "" for a root that is not absolute
+	real  []string // links resolved
+}
+
+// New resolves the roots. A root that is not absolute holds nothing
+// (resolving it against "/" would make it hold everything).
+func New(roots []string) *Rule {
+	r := &Rule{roots: roots, given: make([]string, len(roots)), real: make([]string, len(roots))}
+	for i, root := range roots {
+		if !filepath.IsAbs(root) {
+			continue
+		}
+		r.given[i] = filepath.Clean(root)
+		r.real[i] = r.given[i]
+		if real, _, why := resolve(r.given[i], true); why == "" {
+			r.real[i] = real
+		}
+	}
+	return r
+}
+
+// Roots returns the roots as given.
+func (r *Rule) Roots() []string { return r.roots }
+
+// Check is New(roots).Check(path, access).
+func Check(roots []string, path string, access Access) (string, error) {
+	return New(roots).Check(path, access)
+}
+
 // Check applies the rule to path for access and returns the path to use for
 // the I/O: its real location (see Access), written under the root as the
 // caller spelled it, so it matches the caller's index keys when a root
 // itself lies below a link. path must be absolute; callers with
 // workspace-relative input join it to the workspace first, without
 // cleaning, so that a ".." after a link is still seen.
-func Check(roots []string, path string, access Access) (string, error) {
-	refuse := func(r Reason) *Error { return &Error{Reason: r, Path: path, Access: access, Roots: roots} }
+func (r *Rule) Check(path string, access Access) (string, error) {
+	refuse := func(why Reason) *Error { return &Error{Reason: why, Path: path, Access: access, Roots: r.roots} }
 	if path == "" || !filepath.IsAbs(path) {
 		return "", refuse(NotAbsolute)
 	}
@@ -113,53 +146,48 @@ func Check(roots []string, path string, access Access) (string, error) {
 		return "", e
 	}
 	clean := filepath.Clean(path)
-	// A root that is not absolute holds nothing (resolving it against "/"
-	// would make it hold everything).
-	given := make([]string, len(roots))
-	real := make([]string, len(roots))
-	for i, root := range roots {
-		if !filepath.IsAbs(root) {
-			continue
-		}
-		given[i] = filepath.Clean(root)
-		real[i] = given[i]
-		if r, _, why := resolve(given[i], true); why == "" {
-			real[i] = r
-		}
-	}
-	resolved, hops, why := resolve(clean, true)
+	resolved, hops, why := r.resolve(clean, true)
 	if why != "" {
 		e := refuse(why)
-		e.Link, e.Target = culprit(real, hops)
+		e.Link, e.Target = culprit(r.real, hops)
 		if why == SymlinkLoop {
 			e.Link, e.Target = hops[0].link, hops[0].target
 		}
 		return "", e
 	}
-	if under(real, resolved) < 0 {
-		if under(given, clean) < 0 && under(real, clean) < 0 {
+	if under(r.real, resolved) < 0 {
+		if under(r.given, clean) < 0 && under(r.real, clean) < 0 {
 			return "", refuse(OutsideWorkspace)
 		}
 		e := refuse(SymlinkEscape)
-		e.Link, e.Target = culprit(real, hops)
+		e.Link, e.Target = culprit(r.real, hops)
 		return "", e
 	}
 	if access == Delete && clean != filepath.Dir(clean) {
-		parent, _, why := resolve(filepath.Dir(clean), true)
+		parent, _, why := r.resolve(filepath.Dir(clean), true)
 		if why != "" {
 			return "", refuse(why)
 		}
 		resolved = filepath.Join(parent, filepath.Base(clean))
-		if under(real, resolved) < 0 {
+		if under(r.real, resolved) < 0 {
 			return "", refuse(OutsideWorkspace)
 		}
 	}
-	i := under(real, resolved)
-	rel, err := filepath.Rel(real[i], resolved)
+	i := under(r.real, resolved)
+	rel, err := filepath.Rel(r.real[i], resolved)
 	if err != nil {
 		return "", refuse(OutsideWorkspace)
 	}
-	return filepath.Join(given[i], rel), nil
+	return filepath.Join(r.given[i], rel), nil
+}
+
+// resolve is the package's resolve, started at the real root when p is
+// spelled under a root: the root's own links are resolved already.
+func (r *Rule) resolve(p string, followLast bool) (string, []hop, Reason) {
+	if i := under(r.given, p); i >= 0 {
+		return walk(r.real[i], p[len(r.given[i]):], followLast)
+	}
+	return resolve(p, followLast)
 }
 
 // under returns the index of the longest root holding p, or -1.
@@ -248,9 +276,12 @@ func culprit(roots []string, hops []hop) (string, string) {
 // final link unresolved.
 func resolve(p string, followLast bool) (string, []hop, Reason) {
 	vol := filepath.VolumeName(p)
+	return walk(vol+string(filepath.Separator), p[len(vol):], followLast)
+}
+
+// walk resolves rest from dest, a real folder.
+func walk(dest, rest string, followLast bool) (string, []hop, Reason) {
 	sep := string(filepath.Separator)
-	dest := vol + sep
-	rest := p[len(vol):]
 	var hops []hop
 	missing := false
 	for rest != "" {

@@ -46,24 +46,19 @@ func Hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CheckPath validates a request path by the confinement rule (package
-// confine) for access, with root the only workspace root, and returns the
-// path to use: cleaned, links resolved, under root as spelled.
-func CheckPath(root, p string, access confine.Access) (string, error) {
-	return confined([]string{root}, p, access)
-}
-
-// confined applies the confinement rule and turns a refusal into a
-// validation error whose details name the rule (and the link, if any). The
-// messages of the plain cases are Kast's own.
-func confined(roots []string, p string, access confine.Access) (string, error) {
-	real, err := confine.Check(roots, p, access)
+// Confine validates a request path by the confinement rule (package
+// confine) for access and returns the path to use: cleaned, links resolved,
+// under its root as spelled. A refusal is a validation error whose details
+// name the rule (and the link, if any); the messages of the plain cases are
+// Kast's own.
+func Confine(rule *confine.Rule, p string, access confine.Access) (string, error) {
+	real, err := rule.Check(p, access)
 	var ce *confine.Error
 	if !errors.As(err, &ce) {
 		return real, err
 	}
 	details := map[string]string{"filePath": p, "rule": string(ce.Reason)}
-	if len(roots) == 1 {
+	if roots := rule.Roots(); len(roots) == 1 {
 		details["workspaceRoot"] = roots[0]
 	}
 	msg := ce.Error()

@@ -57,9 +57,10 @@ func Apply(plan Plan) (Applied, error) {
 	if len(plan.Edits) == 0 && len(plan.Ops) == 0 {
 		return Applied{}, errorf(Validation, nil, "At least one edit or file operation is required")
 	}
+	rule := confine.New(plan.Roots)
 	hashes := map[string]string{}
 	for p, h := range plan.Hashes {
-		real, err := confined(plan.Roots, p, confine.Write)
+		real, err := Confine(rule, p, confine.Write)
 		if err != nil {
 			return Applied{}, err
 		}
@@ -73,7 +74,7 @@ func Apply(plan Plan) (Applied, error) {
 		if e.Start < 0 || e.End < e.Start {
 			return Applied{}, errorf(Validation, map[string]string{"filePath": e.Path}, "Edit range %d..%d is invalid: need 0 <= start <= end", e.Start, e.End)
 		}
-		real, err := confined(plan.Roots, e.Path, confine.Write)
+		real, err := Confine(rule, e.Path, confine.Write)
 		if err != nil {
 			return Applied{}, err
 		}
@@ -87,7 +88,7 @@ func Apply(plan Plan) (Applied, error) {
 		if op.Create {
 			access = confine.Create
 		}
-		real, err := confined(plan.Roots, op.Path, access)
+		real, err := Confine(rule, op.Path, access)
 		if err != nil {
 			return Applied{}, err
 		}

@@ -150,6 +150,7 @@ type kastRequest struct {
 	kr    *kastRoot
 	snap  *workspace.Snapshot
 	texts map[string][]byte
+	rule  *confine.Rule // the confinement rule over root
 }
 
 // request opens the root for path and waits for its first index.
@@ -166,7 +167,13 @@ func (k *Service) request(ctx context.Context, path string) (*kastRequest, error
 	}
 	sess := workspace.NewSession()
 	sess.AddRoot(kr.ws)
-	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}}, nil
+	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}, rule: confine.New([]string{root})}, nil
+}
+
+// confine applies the confinement rule to a path for access (see
+// edit.Confine): every path a client names goes through it.
+func (r *kastRequest) confine(p string, access confine.Access) (string, error) {
+	return edit.Confine(r.rule, p, access)
 }
 
 // text returns a file's bytes, read once per request. Index paths pass the
@@ -176,7 +183,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 	if t, ok := r.texts[path]; ok {
 		return t, nil
 	}
-	real, err := edit.CheckPath(r.root, path, confine.Read)
+	real, err := r.confine(path, confine.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +197,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 
 // position validates a FilePosition and returns the path, offset and text.
 func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
-	path, err := edit.CheckPath(r.root, p.FilePath, confine.Read)
+	path, err := r.confine(p.FilePath, confine.Read)
 	if err != nil {
 		return "", 0, nil, err
 	}
@@ -206,7 +213,7 @@ func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
 
 // path validates a request path and checks the file exists.
 func (r *kastRequest) path(p string) (string, error) {
-	path, err := edit.CheckPath(r.root, p, confine.Read)
+	path, err := r.confine(p, confine.Read)
 	if err != nil {
 		return "", err
 	}

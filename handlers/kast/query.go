@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis/confine"
-	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/graph"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/symbolquery"
@@ -247,7 +246,7 @@ func (k *Service) symbolQuery(ctx context.Context, q *symbolQueryQuery) (any, er
 		// The anchor is only looked up in the index, but it is a path the
 		// client names: confined like the others, it finds a file named
 		// through a link, and one outside is reported as not found.
-		path, err := edit.CheckPath(r.root, a.FilePath, confine.Read)
+		path, err := r.confine(a.FilePath, confine.Read)
 		if err != nil {
 			return fail("ANCHOR_NOT_FOUND", err.Error())
 		}

@@ -195,7 +195,7 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 	}
 	plan := edit.Plan{Roots: []string{r.root}, Hashes: map[string]string{}}
 	for _, h := range *q.FileHashes {
-		path, err := edit.CheckPath(r.root, h.FilePath, confine.Write)
+		path, err := r.confine(h.FilePath, confine.Write)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -205,7 +205,7 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 		plan.Hashes[path] = h.Hash
 	}
 	for _, e := range *q.Edits {
-		path, err := edit.CheckPath(r.root, e.FilePath, confine.Write)
+		path, err := r.confine(e.FilePath, confine.Write)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -216,7 +216,7 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 		if op.Type == "CREATE_FILE" {
 			access = confine.Create
 		}
-		path, err := edit.CheckPath(r.root, op.FilePath, access)
+		path, err := r.confine(op.FilePath, access)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -284,7 +284,7 @@ func (k *Service) refresh(ctx context.Context, q *refreshQuery) (refreshResult, 
 	if len(q.FilePaths) > 0 {
 		var paths []string
 		for _, p := range q.FilePaths {
-			path, err := edit.CheckPath(r.root, p, confine.Read)
+			path, err := r.confine(p, confine.Read)
 			if err != nil {
 				return refreshResult{}, err
 			}

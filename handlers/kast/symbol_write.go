@@ -189,7 +189,7 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 	if q.Type == "CREATE_FILE_REQUEST" {
 		access = confine.Create
 	}
-	path, err := edit.CheckPath(r.root, *q.FilePath, access)
+	path, err := r.confine(*q.FilePath, access)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 	if q.Content == nil {
 		// contentFile is a path the client names like any other: it must
 		// lie in the workspace, or this method reads any file for it.
-		from, err := edit.CheckPath(r.root, *q.ContentFile, confine.Read)
+		from, err := r.confine(*q.ContentFile, confine.Read)
 		if err != nil {
 			return nil, err
 		}

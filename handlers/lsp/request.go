@@ -30,7 +30,7 @@ type request struct {
 	open    map[string]*document.Document // by path
 	disk    map[string]*document.Document // files read for conversions
 	texts   map[string][]byte             // files read, nil when unreadable
-	roots   []string                      // the session's workspace roots
+	rule    *confine.Rule                 // the confinement rule over the session's roots
 	refused map[string]error              // files the confinement rule kept from disk
 }
 
@@ -50,7 +50,7 @@ func empty[T any](v T, err error) (T, error) {
 func (l *LSP) request(ctx context.Context) *request {
 	s := l.session(ctx)
 	r := &request{ctx: ctx, session: s, enc: encoding(server.ConnOf(ctx)), open: map[string]*document.Document{}, disk: map[string]*document.Document{},
-		texts: map[string][]byte{}, roots: s.rootPaths(), refused: map[string]error{}}
+		texts: map[string][]byte{}, rule: confine.New(s.rootPaths()), refused: map[string]error{}}
 	docs := snapshotOf(ctx)
 	var overlay []workspace.Doc
 	for _, u := range docs.URIs() {
@@ -99,7 +99,7 @@ func (r *request) text(path string) ([]byte, bool) {
 	if t, ok := r.texts[path]; ok {
 		return t, t != nil
 	}
-	real, err := confine.Check(r.roots, path, confine.Read)
+	real, err := r.rule.Check(path, confine.Read)
 	var src []byte
 	if err != nil {
 		r.refused[path] = err
