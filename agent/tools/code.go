@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // CodeIntel is the analysis core as the agent's tools use it. Each method
@@ -38,7 +39,7 @@ func codeTools(code CodeIntel) []tool {
 			if err := decode(raw, &p); err != nil {
 				return errorf("%v", err)
 			}
-			abs, _, err := resolve(env, p.Path)
+			abs, _, err := resolve(env, p.Path, confine.Read)
 			if err != nil {
 				return errorf("%v", err)
 			}
@@ -51,7 +52,7 @@ func codeTools(code CodeIntel) []tool {
 			if err := decode(raw, &p); err != nil {
 				return errorf("%v", err)
 			}
-			abs, _, err := resolve(env, p.Path)
+			abs, _, err := resolve(env, p.Path, confine.Read)
 			if err != nil {
 				return errorf("%v", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // maxListEntries caps a directory listing.
@@ -37,7 +38,7 @@ func readFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	if err := decode(raw, &args); err != nil {
 		return errorf("%v", err)
 	}
-	abs, _, err := resolve(env, args.Path)
+	abs, _, err := resolve(env, args.Path, confine.Read)
 	if err != nil {
 		return errorf("%v", err)
 	}
@@ -85,7 +86,7 @@ func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) age
 	if args.Content == nil {
 		return errorf("content is required")
 	}
-	abs, rel, err := resolve(env, args.Path)
+	abs, rel, err := resolve(env, args.Path, confine.Write)
 	if err != nil {
 		return errorf("%v", err)
 	}
@@ -147,7 +148,7 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	if len(args.Edits) == 0 {
 		return errorf("edits is empty")
 	}
-	abs, rel, err := resolve(env, args.Path)
+	abs, rel, err := resolve(env, args.Path, confine.Write)
 	if err != nil {
 		return errorf("%v", err)
 	}
@@ -221,7 +222,7 @@ func listDirectory(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage)
 	if args.Path == "" {
 		args.Path = "."
 	}
-	abs, _, err := resolve(env, args.Path)
+	abs, _, err := resolve(env, args.Path, confine.Read)
 	if err != nil {
 		return errorf("%v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // MaxOutput caps the bytes of one tool result given to the model.
@@ -96,21 +97,28 @@ func decode(args json.RawMessage, v any) error {
 	return nil
 }
 
-// resolve makes path absolute against the workspace and refuses paths that
-// leave it.
-func resolve(env *agent.ToolEnv, path string) (abs, rel string, err error) {
+// resolve applies the confinement rule (package confine) to a path the model
+// names, relative to the workspace or absolute inside it, for access. It
+// returns the path to do the I/O on (links resolved: a write through a link
+// that stays inside lands on its target) and that path relative to the
+// workspace, for display. A refusal's message names the rule.
+func resolve(env *agent.ToolEnv, path string, access confine.Access) (real, rel string, err error) {
 	if path == "" {
 		return "", "", fmt.Errorf("path is required")
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(env.Workspace, path)
+		// Joined without cleaning, so that a ".." after a link is seen.
+		path = env.Workspace + string(filepath.Separator) + path
 	}
-	abs = filepath.Clean(path)
-	rel, err = filepath.Rel(env.Workspace, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", "", fmt.Errorf("%s is outside the workspace %s", path, env.Workspace)
+	real, err = confine.Check([]string{env.Workspace}, path, access)
+	if err != nil {
+		return "", "", err
 	}
-	return abs, filepath.ToSlash(rel), nil
+	rel, err = filepath.Rel(filepath.Clean(env.Workspace), real)
+	if err != nil {
+		return "", "", err
+	}
+	return real, filepath.ToSlash(rel), nil
 }
 
 // Sanitize makes s valid UTF-8 and caps it at max bytes, cut on a rune

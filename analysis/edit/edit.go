@@ -1,18 +1,20 @@
 // Package edit holds the engine side of workspace edits and the checks they
-// need: paths confined to the workspace and byte offsets checked, edit plans
-// applied atomically with conflict detection (hashes of the bytes the offsets
-// index), and semantic insertion points. It knows nothing of JSON-RPC;
-// handlers map its errors.
+// need: paths confined to the workspace (package confine's rule) and byte
+// offsets checked, edit plans applied atomically with conflict detection
+// (hashes of the bytes the offsets index), and semantic insertion points. It
+// knows nothing of JSON-RPC; handlers map its errors.
 package edit
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // Kind classifies an Error the way Kast's API errors are classified.
@@ -44,17 +46,31 @@ func Hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CheckPath validates a request path: absolute, already normalized, inside
-// root. It returns the cleaned path.
-func CheckPath(root, p string) (string, error) {
-	if p == "" || !filepath.IsAbs(p) {
-		return "", errorf(Validation, map[string]string{"filePath": p}, "File paths must be absolute")
+// Confine validates a request path by the confinement rule (package
+// confine) for access and returns the path to use: cleaned, links resolved,
+// under its root as spelled. A refusal is a validation error whose details
+// name the rule (and the link, if any); the messages of the plain cases are
+// Kast's own.
+func Confine(rule *confine.Rule, p string, access confine.Access) (string, error) {
+	real, err := rule.Check(p, access)
+	var ce *confine.Error
+	if !errors.As(err, &ce) {
+		return real, err
 	}
-	clean := filepath.Clean(p)
-	if clean != root && !strings.HasPrefix(clean, root+string(filepath.Separator)) {
-		return "", errorf(Validation, map[string]string{"filePath": p, "workspaceRoot": root}, "File path is outside the workspace root")
+	details := map[string]string{"filePath": p, "rule": string(ce.Reason)}
+	if roots := rule.Roots(); len(roots) == 1 {
+		details["workspaceRoot"] = roots[0]
 	}
-	return clean, nil
+	msg := ce.Error()
+	switch ce.Reason {
+	case confine.NotAbsolute:
+		msg = "File paths must be absolute"
+	case confine.OutsideWorkspace:
+		msg = "File path is outside the workspace root"
+	default:
+		details["link"], details["linkTarget"] = ce.Link, ce.Target
+	}
+	return "", &Error{Kind: Validation, Msg: msg, Details: details}
 }
 
 // CheckOffset validates a 0-based UTF-8 byte offset into text: within the

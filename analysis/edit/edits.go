@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // Edit replaces the byte range [Start, End) of a file with NewText.
@@ -27,14 +29,15 @@ type FileOp struct {
 }
 
 // Plan is an edit plan: edits guarded by the hashes of the files they were
-// computed against, and file operations.
+// computed against, and file operations, all confined to Roots.
 type Plan struct {
+	Roots  []string
 	Edits  []Edit
 	Hashes map[string]string // path → expected hash
 	Ops    []FileOp
 }
 
-// Applied is what a plan changed.
+// Applied is what a plan changed, by the paths Apply wrote through.
 type Applied struct {
 	Edits    []Edit // sorted by file, then start
 	Affected []string
@@ -42,23 +45,54 @@ type Applied struct {
 	Deleted  []string
 }
 
-// Apply checks a plan against the files under root and, when every check
-// passes, writes each changed file atomically (a temporary file renamed over
-// it). Nothing is written when a check fails. Paths must have been checked
-// with CheckPath; duplicate hashes are the caller's to reject while decoding.
+// Apply checks a plan against the files under its roots and, when every
+// check passes, writes each changed file atomically (a temporary file renamed
+// over it). Nothing is written when a check fails. Every path goes through
+// the confinement rule again here, whatever the caller checked: an edited
+// file or a created one is written at its real location (through a link
+// that stays inside, never replacing the link), a deleted link is removed
+// itself. Duplicate hashes are the caller's to reject while decoding; two
+// names of one file are rejected here.
 func Apply(plan Plan) (Applied, error) {
 	if len(plan.Edits) == 0 && len(plan.Ops) == 0 {
 		return Applied{}, errorf(Validation, nil, "At least one edit or file operation is required")
+	}
+	rule := confine.New(plan.Roots)
+	hashes := map[string]string{}
+	for p, h := range plan.Hashes {
+		real, err := Confine(rule, p, confine.Write)
+		if err != nil {
+			return Applied{}, err
+		}
+		if _, dup := hashes[real]; dup {
+			return Applied{}, errorf(Validation, map[string]string{"filePath": p}, "Two expected hashes name the same file %s", real)
+		}
+		hashes[real] = h
 	}
 	byFile := map[string][]Edit{}
 	for _, e := range plan.Edits {
 		if e.Start < 0 || e.End < e.Start {
 			return Applied{}, errorf(Validation, map[string]string{"filePath": e.Path}, "Edit range %d..%d is invalid: need 0 <= start <= end", e.Start, e.End)
 		}
-		byFile[e.Path] = append(byFile[e.Path], e)
+		real, err := Confine(rule, e.Path, confine.Write)
+		if err != nil {
+			return Applied{}, err
+		}
+		e.Path = real
+		byFile[real] = append(byFile[real], e)
 	}
 	ops := map[string]FileOp{}
+	var ordered []FileOp
 	for _, op := range plan.Ops {
+		access := confine.Delete
+		if op.Create {
+			access = confine.Create
+		}
+		real, err := Confine(rule, op.Path, access)
+		if err != nil {
+			return Applied{}, err
+		}
+		op.Path = real
 		if _, dup := ops[op.Path]; dup {
 			return Applied{}, errorf(Validation, map[string]string{"filePath": op.Path}, "Duplicate file operation for %s", op.Path)
 		}
@@ -66,12 +100,13 @@ func Apply(plan Plan) (Applied, error) {
 			return Applied{}, errorf(Validation, map[string]string{"filePath": op.Path}, "A file operation and text edits both target %s", op.Path)
 		}
 		ops[op.Path] = op
+		ordered = append(ordered, op)
 	}
 
 	files := slices.Sorted(maps.Keys(byFile))
 	contents := map[string][]byte{}
 	for _, path := range files {
-		expected, ok := plan.Hashes[path]
+		expected, ok := hashes[path]
 		if !ok {
 			return Applied{}, errorf(Validation, map[string]string{"filePath": path}, "Missing expected hash for edited file")
 		}
@@ -107,7 +142,7 @@ func Apply(plan Plan) (Applied, error) {
 		}
 		contents[path] = out
 	}
-	for _, op := range plan.Ops {
+	for _, op := range ordered {
 		_, err := os.Stat(op.Path)
 		exists := err == nil
 		switch {
@@ -135,7 +170,7 @@ func Apply(plan Plan) (Applied, error) {
 		res.Affected = append(res.Affected, path)
 		res.Edits = append(res.Edits, byFile[path]...)
 	}
-	for _, op := range plan.Ops {
+	for _, op := range ordered {
 		if op.Create {
 			if err := os.MkdirAll(filepath.Dir(op.Path), 0o755); err != nil {
 				return res, partial(op.Path, err)
@@ -162,6 +197,8 @@ func partial(path string, err error) error {
 
 // writeAtomic replaces path's content through a temporary file in the same
 // directory, keeping the file's mode, so readers never see a partial write.
+// path is a real location (links resolved by Apply), so the rename replaces
+// the file and never a link that pointed to it.
 func writeAtomic(path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {

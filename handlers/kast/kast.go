@@ -14,6 +14,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -149,6 +150,7 @@ type kastRequest struct {
 	kr    *kastRoot
 	snap  *workspace.Snapshot
 	texts map[string][]byte
+	rule  *confine.Rule // the confinement rule over root
 }
 
 // request opens the root for path and waits for its first index.
@@ -165,15 +167,27 @@ func (k *Service) request(ctx context.Context, path string) (*kastRequest, error
 	}
 	sess := workspace.NewSession()
 	sess.AddRoot(kr.ws)
-	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}}, nil
+	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}, rule: confine.New([]string{root})}, nil
 }
 
-// text returns a file's bytes, read once per request.
+// confine applies the confinement rule to a path for access (see
+// edit.Confine): every path a client names goes through it.
+func (r *kastRequest) confine(p string, access confine.Access) (string, error) {
+	return edit.Confine(r.rule, p, access)
+}
+
+// text returns a file's bytes, read once per request. Index paths pass the
+// confinement rule too: a folder swapped for a link since indexing is read
+// no further.
 func (r *kastRequest) text(path string) ([]byte, error) {
 	if t, ok := r.texts[path]; ok {
 		return t, nil
 	}
-	t, err := os.ReadFile(path)
+	real, err := r.confine(path, confine.Read)
+	if err != nil {
+		return nil, err
+	}
+	t, err := os.ReadFile(real)
 	if err != nil {
 		return nil, &edit.Error{Kind: edit.NotFound, Msg: "File not found: " + path, Details: map[string]string{"filePath": path}}
 	}
@@ -183,7 +197,7 @@ func (r *kastRequest) text(path string) ([]byte, error) {
 
 // position validates a FilePosition and returns the path, offset and text.
 func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
-	path, err := edit.CheckPath(r.root, p.FilePath)
+	path, err := r.confine(p.FilePath, confine.Read)
 	if err != nil {
 		return "", 0, nil, err
 	}
@@ -199,7 +213,7 @@ func (r *kastRequest) position(p *filePosition) (string, int, []byte, error) {
 
 // path validates a request path and checks the file exists.
 func (r *kastRequest) path(p string) (string, error) {
-	path, err := edit.CheckPath(r.root, p)
+	path, err := r.confine(p, confine.Read)
 	if err != nil {
 		return "", err
 	}

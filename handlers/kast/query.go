@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/graph"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/symbolquery"
@@ -240,11 +241,22 @@ func (k *Service) symbolQuery(ctx context.Context, q *symbolQueryQuery) (any, er
 	if err != nil {
 		return nil, err
 	}
+	eq := q.engineQuery()
+	if a := eq.Anchor; a != nil && a.FilePath != "" {
+		// The anchor is only looked up in the index, but it is a path the
+		// client names: confined like the others, it finds a file named
+		// through a link, and one outside is reported as not found.
+		path, err := r.confine(a.FilePath, confine.Read)
+		if err != nil {
+			return fail("ANCHOR_NOT_FOUND", err.Error())
+		}
+		a.FilePath = path
+	}
 	g, err := r.graph(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ans, err := symbolquery.Run(ctx, g, q.engineQuery())
+	ans, err := symbolquery.Run(ctx, g, eq)
 	if errors.Is(err, symbolquery.ErrAnchorNotFound) {
 		return fail("ANCHOR_NOT_FOUND", err.Error())
 	}

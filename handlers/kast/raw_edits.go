@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/imports"
 	"github.com/kast-dev/kast/analysis/rename"
@@ -192,9 +193,9 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 	if err != nil {
 		return applyEditsResult{}, err
 	}
-	plan := edit.Plan{Hashes: map[string]string{}}
+	plan := edit.Plan{Roots: []string{r.root}, Hashes: map[string]string{}}
 	for _, h := range *q.FileHashes {
-		path, err := edit.CheckPath(r.root, h.FilePath)
+		path, err := r.confine(h.FilePath, confine.Write)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -204,14 +205,18 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 		plan.Hashes[path] = h.Hash
 	}
 	for _, e := range *q.Edits {
-		path, err := edit.CheckPath(r.root, e.FilePath)
+		path, err := r.confine(e.FilePath, confine.Write)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
 		plan.Edits = append(plan.Edits, edit.Edit{Path: path, Start: *e.StartOffset, End: *e.EndOffset, NewText: e.NewText})
 	}
 	for _, op := range q.FileOperations {
-		path, err := edit.CheckPath(r.root, op.FilePath)
+		access := confine.Delete
+		if op.Type == "CREATE_FILE" {
+			access = confine.Create
+		}
+		path, err := r.confine(op.FilePath, access)
 		if err != nil {
 			return applyEditsResult{}, err
 		}
@@ -279,7 +284,7 @@ func (k *Service) refresh(ctx context.Context, q *refreshQuery) (refreshResult, 
 	if len(q.FilePaths) > 0 {
 		var paths []string
 		for _, p := range q.FilePaths {
-			path, err := edit.CheckPath(r.root, p)
+			path, err := r.confine(p, confine.Read)
 			if err != nil {
 				return refreshResult{}, err
 			}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/edit"
 )
 
@@ -185,16 +185,23 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 	if err != nil {
 		return nil, err
 	}
-	path, err := edit.CheckPath(r.root, *q.FilePath)
+	access := confine.Write
+	if q.Type == "CREATE_FILE_REQUEST" {
+		access = confine.Create
+	}
+	path, err := r.confine(*q.FilePath, access)
 	if err != nil {
 		return nil, err
 	}
 	content := valueOr(q.Content, "")
 	if q.Content == nil {
-		if !filepath.IsAbs(*q.ContentFile) {
-			return nil, validation("File paths must be absolute", map[string]string{"filePath": *q.ContentFile})
+		// contentFile is a path the client names like any other: it must
+		// lie in the workspace, or this method reads any file for it.
+		from, err := r.confine(*q.ContentFile, confine.Read)
+		if err != nil {
+			return nil, err
 		}
-		b, err := os.ReadFile(*q.ContentFile)
+		b, err := os.ReadFile(from)
 		if err != nil {
 			return nil, validation("Cannot read contentFile: "+err.Error(), map[string]string{"filePath": *q.ContentFile})
 		}

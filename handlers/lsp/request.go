@@ -7,10 +7,12 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/document"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
@@ -28,6 +30,8 @@ type request struct {
 	open    map[string]*document.Document // by path
 	disk    map[string]*document.Document // files read for conversions
 	texts   map[string][]byte             // files read, nil when unreadable
+	rule    *confine.Rule                 // the confinement rule over the session's roots
+	refused map[string]error              // files the confinement rule kept from disk
 }
 
 // errSkip means the request names a file kast cannot answer for (unknown,
@@ -45,7 +49,8 @@ func empty[T any](v T, err error) (T, error) {
 
 func (l *LSP) request(ctx context.Context) *request {
 	s := l.session(ctx)
-	r := &request{ctx: ctx, session: s, enc: encoding(server.ConnOf(ctx)), open: map[string]*document.Document{}, disk: map[string]*document.Document{}, texts: map[string][]byte{}}
+	r := &request{ctx: ctx, session: s, enc: encoding(server.ConnOf(ctx)), open: map[string]*document.Document{}, disk: map[string]*document.Document{},
+		texts: map[string][]byte{}, rule: confine.New(s.rootPaths()), refused: map[string]error{}}
 	docs := snapshotOf(ctx)
 	var overlay []workspace.Doc
 	for _, u := range docs.URIs() {
@@ -84,7 +89,9 @@ func (r *request) document(path string) (*document.Document, bool) {
 	return d, d != nil
 }
 
-// text returns a file's text: the open document's, else the file on disk.
+// text returns a file's text: the open document's, else the file on disk
+// if the confinement rule lets kast read it (the editor sent the open ones;
+// a file on disk is read only at a real path under a workspace root).
 func (r *request) text(path string) ([]byte, bool) {
 	if d, ok := r.open[path]; ok {
 		return d.Text, true
@@ -92,12 +99,26 @@ func (r *request) text(path string) ([]byte, bool) {
 	if t, ok := r.texts[path]; ok {
 		return t, t != nil
 	}
-	src, err := os.ReadFile(path)
+	real, err := r.rule.Check(path, confine.Read)
+	var src []byte
 	if err != nil {
+		r.refused[path] = err
+	} else if src, err = os.ReadFile(real); err != nil {
 		src = nil
 	}
 	r.texts[path] = src
 	return src, src != nil
+}
+
+// unreadable is the error for a file that is not open and that kast may
+// not read from disk, or errSkip when it just cannot be read.
+func (r *request) unreadable(path string) error {
+	var ce *confine.Error
+	if errors.As(r.refused[path], &ce) {
+		return server.Error(jsonrpc2.InvalidParams, server.CodeInvalidParams, ce.Error(),
+			map[string]any{"rule": string(ce.Reason), "filePath": path, "link": ce.Link})
+	}
+	return errSkip
 }
 
 // at converts a document position to a file path and byte offset. Unknown
@@ -109,7 +130,7 @@ func (r *request) at(u uri.URI, p protocol.Position) (string, int, error) {
 	}
 	d, ok := r.document(path)
 	if !ok {
-		return "", 0, errSkip
+		return "", 0, r.unreadable(path)
 	}
 	off, err := d.Offset(document.Position{Line: int(p.Line), Character: int(p.Character)}, r.enc)
 	if err != nil {
@@ -126,7 +147,10 @@ func (r *request) file(u uri.URI) (string, *analysis.FileFacts, *document.Docume
 	}
 	f := r.snap.File(path)
 	d, ok := r.document(path)
-	if f == nil || !ok {
+	if !ok {
+		return "", nil, nil, r.unreadable(path)
+	}
+	if f == nil {
 		return "", nil, nil, errSkip
 	}
 	return path, f, d, nil

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
@@ -218,9 +219,31 @@ func (s *session) waitIndexed(ctx context.Context) error {
 	return nil
 }
 
-// reindex queues a file changed or deleted on disk for reindexing.
+// rootPaths lists the session's workspace roots.
+func (s *session) rootPaths() []string {
+	var roots []string
+	for _, w := range s.engine.Roots() {
+		roots = append(roots, w.Root)
+	}
+	return roots
+}
+
+// reindex queues a file changed or deleted on disk for reindexing. The path
+// is the client's, so it goes through the confinement rule: a file kast may
+// not read is dropped from the index instead (its folder may have become a
+// link out of the workspace since it was indexed).
 func (s *session) reindex(path string, deleted bool) {
 	ws := s.engine.Owner(path)
+	if !deleted {
+		real, err := confine.Check(s.rootPaths(), path, confine.Read)
+		switch {
+		case err == nil:
+			path, ws = real, s.engine.Owner(real)
+		case ws != nil:
+			s.logf(protocol.MessageTypeWarning, "kast: not reading %s: %v", path, err)
+			deleted = true
+		}
+	}
 	if ws == nil || !workspace.Supported(path) {
 		return
 	}
