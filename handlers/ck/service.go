@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/search"
 )
 
@@ -182,29 +183,33 @@ func (s *Service) engine(path string) (*search.Engine, string, error) {
 	if err != nil {
 		return nil, "", invalid("invalid path: %s", path)
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	} else {
+	if _, err := os.Stat(abs); err != nil {
 		return nil, "", invalid("invalid path: %s: does not exist or is not readable", path)
 	}
 	roots := s.Roots
 	if s.RootsFunc != nil {
 		roots = s.RootsFunc()
 	}
+	var refusal *confine.Error
 	for _, root := range roots {
-		r := root
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			r = real
-		}
-		if abs == r || strings.HasPrefix(abs, r+string(filepath.Separator)) {
-			eng, err := s.Engine(root)
-			if err != nil {
-				return nil, "", &Error{Code: CodeInternal, Message: "failed to load index: " + err.Error()}
+		real, err := confine.Check([]string{root}, abs, confine.Read)
+		if err != nil {
+			// The root the path is under says why; the others only say "outside".
+			if refusal == nil || refusal.Reason == confine.OutsideWorkspace {
+				errors.As(err, &refusal)
 			}
-			// Report paths under the root as the engine knows it.
-			rel, _ := filepath.Rel(r, abs)
-			return eng, filepath.Join(eng.Root(), rel), nil
+			continue
 		}
+		eng, err := s.Engine(root)
+		if err != nil {
+			return nil, "", &Error{Code: CodeInternal, Message: "failed to load index: " + err.Error()}
+		}
+		// Report paths under the root as the engine knows it.
+		rel, _ := filepath.Rel(root, real)
+		return eng, filepath.Join(eng.Root(), rel), nil
+	}
+	if refusal != nil && refusal.Reason != confine.OutsideWorkspace {
+		return nil, "", invalid("invalid path: %v", refusal)
 	}
 	return nil, "", invalid("invalid path: %s is outside the workspace roots %v", path, roots)
 }
