@@ -49,12 +49,16 @@ type Options struct {
 	// (resolve.BodyBindings); its opener hands it in, since storage knows no
 	// resolution rules. nil keeps every entry in the name tables.
 	FileLocal func(*analysis.FileFacts) (defs, refs []bool)
+	// FreeSpace reports the bytes free on a directory's file system (default:
+	// statfs); tests stand in a full disk with it.
+	FreeSpace func(dir string) (uint64, error)
 }
 
 // Index is an open symbol index. Queries are safe for concurrent use; writes
 // are serialised internally (see Batch).
 type Index struct {
 	fileLocal func(*analysis.FileFacts) (defs, refs []bool)
+	free      func(dir string) (uint64, error) // see space.go
 	db        *badger.DB
 	dir       string
 	inMemory  bool
@@ -126,6 +130,13 @@ func Open(root string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
+	if opts.FreeSpace == nil {
+		opts.FreeSpace = freeBytes
+	}
+	if free, err := opts.FreeSpace(dir); err == nil && free < openFreeBytes {
+		return openInMemory(opts, logger, fmt.Sprintf("%s; using a temporary in-memory index for this session",
+			(&DiskFullError{Dir: dir, Free: free, Need: openFreeBytes}).Error()))
+	}
 
 	var notice string
 	db, err := badger.Open(badgerOptions(dir, logger))
@@ -139,7 +150,7 @@ func Open(root string, opts Options) (*Index, error) {
 		}
 	}
 
-	ix := &Index{db: db, dir: dir, notice: notice, fileLocal: opts.FileLocal}
+	ix := &Index{db: db, dir: dir, notice: notice, fileLocal: opts.FileLocal, free: opts.FreeSpace}
 	switch ok, err := ix.checkVersion(opts); {
 	case err != nil: // unreadable data is an open error by another name
 		db.Close()
@@ -329,7 +340,7 @@ func (ix *Index) init(opts Options) error {
 	// only with a file, so an unused file counter means no paths or blobs.
 	ix.known.reset(ix.nextFile == 1)
 	ix.nameLimit = ix.nextName
-	return ix.db.Update(func(txn *badger.Txn) error {
+	return ix.update(func(txn *badger.Txn) error {
 		return txn.Set(metaKey("version"), versionValue(opts))
 	})
 }

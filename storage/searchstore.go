@@ -73,7 +73,7 @@ func (s *SearchStore) Scan(prefix []byte, keysOnly bool, fn func(k, v []byte) er
 }
 
 // SearchWriter collects writes; they reach the database in batches.
-type SearchWriter struct{ wb *badger.WriteBatch }
+type SearchWriter struct{ wb *writeBatch }
 
 // Set stores value at key. The slices must not change until Write returns.
 func (w *SearchWriter) Set(key, value []byte) error { return w.wb.Set(searchKey(key), value) }
@@ -90,7 +90,7 @@ func (s *SearchStore) Write(fn func(w *SearchWriter) error) error {
 	if s.ix.closed {
 		return errors.New("storage: index closed")
 	}
-	wb := s.ix.db.NewWriteBatch()
+	wb := s.ix.newWriteBatch()
 	defer wb.Cancel()
 	if err := fn(&SearchWriter{wb: wb}); err != nil {
 		return err

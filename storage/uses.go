@@ -190,10 +190,10 @@ func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err 
 // pass rewrites them. It deletes key by key: badger's DropPrefix would
 // block every other writer (the indexer, the search tables) meanwhile.
 func (ix *Index) ClearUses() error {
-	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Delete(metaUsesComplete) }); err != nil {
+	if err := ix.update(func(txn *badger.Txn) error { return txn.Delete(metaUsesComplete) }); err != nil {
 		return fmt.Errorf("storage: clearing uses: %w", err)
 	}
-	wb := ix.db.NewWriteBatch()
+	wb := ix.newWriteBatch()
 	err := ix.db.View(func(txn *badger.Txn) error {
 		for _, tag := range []byte{tagUses, tagUsesRecord} {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tag}})
@@ -219,7 +219,7 @@ func (ix *Index) ClearUses() error {
 
 // CompleteUses marks the uses as covering the whole workspace.
 func (ix *Index) CompleteUses() error {
-	return ix.db.Update(func(txn *badger.Txn) error { return txn.Set(metaUsesComplete, nil) })
+	return ix.update(func(txn *badger.Txn) error { return txn.Set(metaUsesComplete, nil) })
 }
 
 // UsesOf returns the stored uses of one definition, ordered by the file id of
@@ -308,14 +308,14 @@ func (ix *Index) EachUse(fn func(t UseTarget, hit UseHit) error) error {
 // safe for concurrent use; Flush must be called.
 type UsesWriter struct {
 	ix  *Index
-	wb  *badger.WriteBatch
+	wb  *writeBatch
 	ids map[string]uint32 // path → file id, 0 when not indexed
 	err error
 }
 
 // NewUsesWriter starts writing uses.
 func (ix *Index) NewUsesWriter() *UsesWriter {
-	return &UsesWriter{ix: ix, wb: ix.db.NewWriteBatch(), ids: map[string]uint32{}}
+	return &UsesWriter{ix: ix, wb: ix.newWriteBatch(), ids: map[string]uint32{}}
 }
 
 func (w *UsesWriter) fileID(txn *badger.Txn, path string) (uint32, error) {

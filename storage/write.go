@@ -123,7 +123,7 @@ type blobID struct {
 // the batch (see loadPostings).
 type Batch struct {
 	ix     *Index
-	wb     *badger.WriteBatch
+	wb     *writeBatch
 	paths  map[string]bool // files written since the last commit
 	blobs  map[blobID]bool // blobs known to exist or written in this batch
 	unused []blobID        // blobs that lost a user; removed after commit if none is left
@@ -149,7 +149,7 @@ type Batch struct {
 // the Index's own write methods from the goroutine holding a Batch.
 func (ix *Index) NewBatch() *Batch {
 	ix.writeMu.Lock()
-	return &Batch{ix: ix, wb: ix.db.NewWriteBatch(), paths: map[string]bool{}, blobs: map[blobID]bool{}}
+	return &Batch{ix: ix, wb: ix.newWriteBatch(), paths: map[string]bool{}, blobs: map[blobID]bool{}}
 }
 
 // PutFile replaces everything the index holds for path with facts, which must
@@ -409,7 +409,7 @@ func (b *Batch) begin(path string) error {
 		if err := b.commit(); err != nil {
 			return err
 		}
-		b.wb = b.ix.db.NewWriteBatch()
+		b.wb = b.ix.newWriteBatch()
 	}
 	b.paths[path] = true
 	return nil
@@ -464,7 +464,7 @@ func (b *Batch) commit() error {
 	if err != nil || len(orphans) == 0 {
 		return b.fail(err)
 	}
-	return b.fail(b.ix.db.Update(func(txn *badger.Txn) error {
+	return b.fail(b.ix.update(func(txn *badger.Txn) error {
 		for _, k := range orphans {
 			if err := txn.Delete(k); err != nil {
 				return err
@@ -584,7 +584,7 @@ func (b *Batch) loadPostings() error {
 			return err
 		}
 	}
-	wb := b.ix.db.NewWriteBatch()
+	wb := b.ix.newWriteBatch()
 	for _, f := range b.completed {
 		if err := wb.Set(fileKey(f.id), f.row); err != nil {
 			wb.Cancel()
