@@ -33,8 +33,12 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 			"sessions": map[string]any{
 				"mode": "explicit", "persistence": "jsonl", "methods": methods("sessions"),
 				"startupResume": unsupported(notYet),
-				"list":          map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
-				"active":        unsupported(notYet),
+				// Resume opens kast's own session files only, by id or by the
+				// path a listing reported; an open session comes back as is.
+				"resume": map[string]any{"supported": true, "method": "sessions/resume", "params": []string{"persistentId", "path"},
+					"pathScope": "sessionsFolder", "openSession": "returnsLiveSession"},
+				"list":   map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
+				"active": unsupported(notYet),
 				"fork": map[string]any{"supported": true, "methods": []string{"sessions/forkMessages", "sessions/fork"},
 					"entryIdFormat": "entry-id", "selectedMessage": "excludedFromForkComposerTextReturned"},
 				"compact": map[string]any{"supported": true, "method": "sessions/compact", "notification": "session/event",

@@ -1,0 +1,67 @@
+package kward_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestKwardResumeIsConfined: sessions/resume opens kast's session files by
+// id or by their path, returns an open session rather than a second writer,
+// and refuses any other file, so closing or deleting never touches it.
+func TestKwardResumeIsConfined(t *testing.T) {
+	api := chatServer(t, streamText("Hi."))
+	kwardEnv(t, api.URL)
+	c := kwardClient(t)
+	ctx := ctxT(t)
+	s := newSession(t, c, t.TempDir())
+	runTurn(t, c, s.ID, "hello", nil)
+
+	var again session
+	mustCall(t, c, "sessions/resume", map[string]any{"path": s.Path}, &again)
+	if again.ID != s.ID {
+		t.Fatalf("resuming an open session opened %s, want the live %s", again.ID, s.ID)
+	}
+	mustCall(t, c, "sessions/close", map[string]any{"sessionId": s.ID}, nil)
+	var byID session
+	mustCall(t, c, "sessions/resume", map[string]any{"persistentId": s.PersistentID}, &byID)
+	if byID.ID == s.ID || byID.Path != s.Path || byID.PersistentID != s.PersistentID {
+		t.Fatalf("resume by id: %+v (was %+v)", byID, s)
+	}
+
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "passwd")
+	const content = "root:x:0:0:root:/root:/bin/sh\n"
+	os.WriteFile(victim, []byte(content), 0o600)
+	link := filepath.Join(filepath.Dir(s.Path), "2026-01-01T00-00-00.000Z_evil.jsonl")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	for name, params := range map[string]map[string]any{
+		"outside":  {"path": victim},
+		"symlink":  {"path": link},
+		"dot-dot":  {"path": filepath.Dir(s.Path) + "/../../../../../../../.." + victim},
+		"relative": {"path": "../../../../../../../.." + victim, "workspaceRoot": outside},
+	} {
+		err := c.Call(ctx, "sessions/resume", params, nil)
+		if code, data := rpcCode(t, err); code != -32602 || data != "SESSION_PATH_OUTSIDE" {
+			t.Errorf("%s: got %d %s", name, code, data)
+		}
+	}
+	err := c.Call(ctx, "sessions/resume", map[string]any{"persistentId": "../passwd"}, nil)
+	if code, data := rpcCode(t, err); code != -32602 || data != "SESSION_FILE_NOT_FOUND" {
+		t.Errorf("a path as id: got %d %s", code, data)
+	}
+	if err := c.Call(ctx, "sessions/resume", map[string]any{}, nil); err == nil {
+		t.Error("a resume naming nothing was accepted")
+	}
+
+	var deleted struct{ Path string }
+	mustCall(t, c, "sessions/delete", map[string]any{"sessionId": byID.ID}, &deleted)
+	if _, err := os.Stat(s.Path); deleted.Path != s.Path || !os.IsNotExist(err) {
+		t.Fatalf("delete %+v: %v", deleted, err)
+	}
+	if data, err := os.ReadFile(victim); err != nil || string(data) != content {
+		t.Fatalf("the outside file changed: %q %v", data, err)
+	}
+}
