@@ -41,7 +41,16 @@ func (k *Service) sessionsCompact(ctx context.Context, p compactParams) (map[str
 
 func compactionResult(r *agent.CompactionResult) map[string]any {
 	return map[string]any{"summary": r.Summary, "firstKeptEntryId": r.FirstKeptEntryID, "tokensBefore": r.TokensBefore,
-		"details": map[string]any{"read_files": r.Details.ReadFiles, "modified_files": r.Details.ModifiedFiles}}
+		"details": map[string]any{"read_files": orEmpty(r.Details.ReadFiles), "modified_files": orEmpty(r.Details.ModifiedFiles)}}
+}
+
+// orEmpty keeps a list a list on the wire: Kward clients iterate, not check
+// for null.
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 type approvalParams struct {

@@ -42,6 +42,8 @@ type Service struct {
 	// loginConns routes auth/loginFinished to the connection that started
 	// the login.
 	loginConns sync.Map // login id → *server.Conn
+	// followers are the sessions each connection follows (notify.go).
+	followers sync.Map // *server.Conn → *followed
 }
 
 // New returns the Kward projection (specs/kward-rpc.md) over the process's
@@ -269,7 +271,7 @@ func sessionTree(summaries []agent.Summary, root string) []map[string]any {
 		}
 		children[parent] = append(children[parent], s)
 	}
-	var out []map[string]any
+	out := []map[string]any{} // never null: clients iterate it
 	var walk func(parent string, depth int, continues []bool)
 	walk = func(parent string, depth int, continues []bool) {
 		kids := children[parent]

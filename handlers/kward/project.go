@@ -141,7 +141,7 @@ func toolResultFailed(text string) bool {
 // carry normalized names and arguments.
 func transcriptMessages(history []agent.Message) []map[string]any {
 	rawNames := map[string]string{} // tool call id → raw tool name
-	var out []map[string]any
+	out := []map[string]any{}       // never null: clients iterate it
 	for _, m := range history {
 		switch m.Role {
 		case agent.RoleUser:

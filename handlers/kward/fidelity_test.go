@@ -1,0 +1,89 @@
+package kward_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestKwardHandshakeIdentity: on the Kward profile, initialize says what
+// Kward's clients check (serverName kward, experimental true) and carries
+// the legacy flat capability fields older clients read; serverInfo names
+// kast.
+func TestKwardHandshakeIdentity(t *testing.T) {
+	kwardEnv(t, "")
+	c := kwardClient(t)
+	var res struct {
+		ServerName   string         `json:"serverName"`
+		Experimental bool           `json:"experimental"`
+		ServerInfo   map[string]any `json:"serverInfo"`
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	mustCall(t, c, "initialize", map[string]any{}, &res)
+	if res.ServerName != "kward" || !res.Experimental || res.ServerInfo["name"] != "kast" {
+		t.Fatalf("identity %q experimental %v serverInfo %v", res.ServerName, res.Experimental, res.ServerInfo)
+	}
+	for _, key := range []string{"asyncTurns", "turnCancellation", "turnEventReplay", "uiQuestions", "authLogin", "configUpdate",
+		"session", "cancellation", "eventReplay", "uiQuestion", "prompts", "skills", "tools", "config"} {
+		if res.Capabilities[key] == nil {
+			t.Errorf("legacy capability %s is missing", key)
+		}
+	}
+	if res.Capabilities["eventReplay"].(map[string]any)["limit"].(float64) != 1000 ||
+		res.Capabilities["uiQuestion"].(map[string]any)["method"] != "ui/answerQuestion" {
+		t.Fatalf("legacy fields disagree with the detailed ones: %v %v", res.Capabilities["eventReplay"], res.Capabilities["uiQuestion"])
+	}
+}
+
+// TestKwardEmptyListsAreArrays: an empty listing and an empty transcript
+// are [], never null.
+func TestKwardEmptyListsAreArrays(t *testing.T) {
+	kwardEnv(t, "")
+	c := kwardClient(t)
+	var list, transcript json.RawMessage
+	mustCall(t, c, "sessions/list", map[string]any{"workspaceRoot": t.TempDir()}, &list)
+	if !strings.Contains(string(list), `"sessions":[]`) {
+		t.Fatalf("sessions/list: %s", list)
+	}
+	s := newSession(t, c, t.TempDir())
+	mustCall(t, c, "sessions/transcript", map[string]any{"sessionId": s.ID}, &transcript)
+	if !strings.Contains(string(transcript), `"messages":[]`) {
+		t.Fatalf("sessions/transcript: %s", transcript)
+	}
+}
+
+// TestKwardShutdownFinishesStreamingTurn: shutdown cancels a streaming
+// turn, and its turnFinished (canceled) arrives before the reply.
+func TestKwardShutdownFinishesStreamingTurn(t *testing.T) {
+	api := chatServer(t, stall)
+	kwardEnv(t, api.URL)
+	c := kwardClient(t)
+	ctx := ctxT(t)
+	s := newSession(t, c, t.TempDir())
+	var tr turn
+	mustCall(t, c, "turns/start", map[string]any{"sessionId": s.ID, "input": "think"}, &tr)
+	for {
+		m, err := c.WaitNotification(ctx, "turn/event")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(m.Params), `"assistantDelta"`) {
+			break
+		}
+	}
+	var bye struct{ OK bool }
+	if err := c.Call(ctx, "shutdown", nil, &bye); err != nil || !bye.OK {
+		t.Fatalf("shutdown: %+v %v", bye, err)
+	}
+	var last event
+	for _, m := range c.Notifications("turn/event") {
+		var ev event
+		json.Unmarshal(m.Params, &ev)
+		if ev.TurnID == tr.ID {
+			last = ev
+		}
+	}
+	if last.Type != "turnFinished" || last.Payload["status"] != "canceled" {
+		t.Fatalf("the last event before the shutdown reply: %+v", last)
+	}
+}
