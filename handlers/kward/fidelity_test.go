@@ -87,3 +87,25 @@ func TestKwardShutdownFinishesStreamingTurn(t *testing.T) {
 		t.Fatalf("the last event before the shutdown reply: %+v", last)
 	}
 }
+
+// TestKwardStateErrorCodes: a well-formed request the state refuses is
+// -32603 with a data code, as Kward answers it; -32600 is for messages that
+// are not JSON-RPC requests.
+func TestKwardStateErrorCodes(t *testing.T) {
+	kwardEnv(t, chatServer(t, streamText("unused")).URL)
+	c := kwardClient(t)
+	ctx := ctxT(t)
+	s := newSession(t, c, t.TempDir())
+	check := func(method, want string) {
+		t.Helper()
+		code, data := rpcCode(t, c.Call(ctx, method, map[string]any{"sessionId": s.ID}, nil))
+		if code != -32603 || data != want {
+			t.Errorf("%s: got %d %s, want -32603 %s", method, code, data, want)
+		}
+	}
+	check("sessions/compact", "NOTHING_TO_COMPACT")
+	check("logging/stats", "LOGGING_DISABLED")
+	t.Setenv("KAST_PROVIDER", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	check("models/current", "PROVIDER_NOT_CONFIGURED")
+}

@@ -26,7 +26,7 @@ func (k *Service) current() (agent.Resolved, *agent.Config, error) {
 	}
 	r, err := cfg.Resolve(k.env, agent.ConfigPath(k.env))
 	if err != nil {
-		return agent.Resolved{}, cfg, server.Error(jsonrpc2.InvalidRequest, "PROVIDER_NOT_CONFIGURED", err.Error(), nil)
+		return agent.Resolved{}, cfg, stateError("PROVIDER_NOT_CONFIGURED", err.Error(), nil)
 	}
 	return r, cfg, nil
 }
@@ -508,7 +508,7 @@ type loggingParams struct {
 func (k *Service) loggingStats(ctx context.Context, p loggingParams) (map[string]any, error) {
 	cats := k.rt.LogCategories()
 	if len(cats) == 0 {
-		return nil, server.Error(jsonrpc2.InvalidRequest, "LOGGING_DISABLED",
+		return nil, stateError("LOGGING_DISABLED",
 			`logging is disabled: set "logging": {"enabled": true} in `+agent.ConfigPath(k.env)+" or KAST_LOGGING=1", nil)
 	}
 	if p.Range == "" {
