@@ -109,3 +109,56 @@ func TestKwardStateErrorCodes(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	check("models/current", "PROVIDER_NOT_CONFIGURED")
 }
+
+// TestKwardSettingsReportWhatIsUsed: models/set refuses a model that
+// KAST_MODEL (or a provider KAST_PROVIDER) overrides instead of answering
+// success, and a reasoning effort is refused for, and never sent to, a model
+// known to take none.
+func TestKwardSettingsReportWhatIsUsed(t *testing.T) {
+	api := newRecordingServer(t, streamText("ok"))
+	kwardEnv(t, api.URL) // KAST_PROVIDER=openai, KAST_MODEL=test-model
+	c := kwardClient(t)
+	ctx := ctxT(t)
+	s := newSession(t, c, t.TempDir())
+	for name, call := range map[string]func() error{
+		"model": func() error { return c.Call(ctx, "models/set", map[string]any{"model": "gpt-5"}, nil) },
+		"provider": func() error {
+			return c.Call(ctx, "models/set", map[string]any{"model": "test-model", "provider": "anthropic"}, nil)
+		},
+		"default model": func() error {
+			return c.Call(ctx, "runtime/updateSetting", map[string]any{"sessionId": s.ID, "settingId": "defaultModel", "value": "openai/gpt-5"}, nil)
+		},
+	} {
+		err := call()
+		if code, data := rpcCode(t, err); code != -32603 || data != "SETTING_OVERRIDDEN" || !strings.Contains(err.Error(), "KAST_") {
+			t.Errorf("%s overridden by the environment: %d %s %v", name, code, data, err)
+		}
+	}
+	var cur map[string]any
+	mustCall(t, c, "models/current", nil, &cur)
+	if cur["id"] != "test-model" {
+		t.Fatalf("the model in force: %v", cur)
+	}
+	mustCall(t, c, "models/set", map[string]any{"model": "test-model"}, &cur) // what is in force anyway
+
+	t.Setenv("KAST_MODEL", "")
+	mustCall(t, c, "models/set", map[string]any{"model": "gpt-5"}, &cur)
+	mustCall(t, c, "reasoning/set", map[string]any{"effort": "high"}, &cur)
+	runTurn(t, c, s.ID, "think", nil)
+	if body := api.body(-1); !strings.Contains(body, `"reasoning_effort":"high"`) {
+		t.Fatalf("a reasoning model's request lacks the effort: %s", body)
+	}
+	mustCall(t, c, "models/set", map[string]any{"model": "gpt-4.1"}, &cur)
+	if msg, _ := cur["message"].(string); cur["id"] != "gpt-4.1" || cur["reasoningEffort"] != nil || !strings.Contains(msg, "not sent") {
+		t.Fatalf("switching to a model without reasoning: %v", cur)
+	}
+	runTurn(t, c, s.ID, "plain", nil)
+	if body := api.body(-1); strings.Contains(body, "reasoning") {
+		t.Fatalf("a model without reasoning got an effort: %s", body)
+	}
+	code, data := rpcCode(t, c.Call(ctx, "reasoning/set", map[string]any{"effort": "low"}, nil))
+	if code != -32602 || data != "REASONING_UNSUPPORTED" {
+		t.Fatalf("reasoning/set for a model without reasoning: %d %s", code, data)
+	}
+	mustCall(t, c, "reasoning/set", map[string]any{"effort": "off"}, &cur)
+}
