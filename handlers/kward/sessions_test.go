@@ -1,8 +1,10 @@
 package kward_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +65,40 @@ func TestKwardResumeIsConfined(t *testing.T) {
 	}
 	if data, err := os.ReadFile(victim); err != nil || string(data) != content {
 		t.Fatalf("the outside file changed: %q %v", data, err)
+	}
+}
+
+// TestKwardToolDiffsSurviveReload: an edit's diff and changed files are in
+// the transcript while the session is open and after it is resumed.
+func TestKwardToolDiffsSurviveReload(t *testing.T) {
+	api := chatServer(t, streamToolCall("call_w", "write_file", `{"path":"notes.txt","content":"hello\n"}`), streamText("Written."))
+	kwardEnv(t, api.URL)
+	c := kwardClient(t)
+	s := newSession(t, c, t.TempDir())
+	runTurn(t, c, s.ID, "write a note", nil)
+	details := func(sessionID string) map[string]any {
+		t.Helper()
+		var tr struct {
+			Messages []map[string]any `json:"messages"`
+		}
+		mustCall(t, c, "sessions/transcript", map[string]any{"sessionId": sessionID}, &tr)
+		for _, m := range tr.Messages {
+			if m["role"] == "toolResult" {
+				return m["details"].(map[string]any)
+			}
+		}
+		t.Fatalf("no tool result in %v", tr.Messages)
+		return nil
+	}
+	live := details(s.ID)
+	diff, _ := live["diff"].(string)
+	if !strings.Contains(diff, "+hello") || fmt.Sprint(live["changedFiles"]) != "[notes.txt]" {
+		t.Fatalf("live details %v", live)
+	}
+	mustCall(t, c, "sessions/close", map[string]any{"sessionId": s.ID}, nil)
+	var resumed session
+	mustCall(t, c, "sessions/resume", map[string]any{"path": s.Path}, &resumed)
+	if reloaded := details(resumed.ID); fmt.Sprint(reloaded) != fmt.Sprint(live) {
+		t.Fatalf("after reload %v, live %v", reloaded, live)
 	}
 }
