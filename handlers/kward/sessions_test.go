@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kast-dev/kast/agent"
 )
 
 // TestKwardResumeIsConfined: sessions/resume opens kast's session files by
@@ -100,5 +102,33 @@ func TestKwardToolDiffsSurviveReload(t *testing.T) {
 	mustCall(t, c, "sessions/resume", map[string]any{"path": s.Path}, &resumed)
 	if reloaded := details(resumed.ID); fmt.Sprint(reloaded) != fmt.Sprint(live) {
 		t.Fatalf("after reload %v, live %v", reloaded, live)
+	}
+}
+
+// TestKwardListRemovesAbandonedEmptySessions: an empty unnamed session file
+// no session holds (its process ended) is removed by sessions/list and not
+// listed; the live empty session is kept.
+func TestKwardListRemovesAbandonedEmptySessions(t *testing.T) {
+	dataDir := kwardEnv(t, "")
+	c := kwardClient(t)
+	workspace := t.TempDir()
+	live := newSession(t, c, workspace)
+	stale, err := (&agent.Store{Dir: filepath.Join(dataDir, "kast", "sessions")}).Create(agent.Header{Cwd: live.Workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.Close()
+	if filepath.Dir(stale.Path()) != filepath.Dir(live.Path) {
+		t.Fatalf("the stale file %s is not beside %s", stale.Path(), live.Path)
+	}
+	var list struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	mustCall(t, c, "sessions/list", map[string]any{"workspaceRoot": workspace}, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0]["path"] != live.Path {
+		t.Fatalf("list %v", list.Sessions)
+	}
+	if _, err := os.Stat(stale.Path()); !os.IsNotExist(err) {
+		t.Fatalf("the abandoned empty session was kept: %v", err)
 	}
 }
