@@ -90,7 +90,19 @@ func (st *Store) Find(id string) (string, error) {
 	if !sessionIDRE.MatchString(id) {
 		return "", &SessionIDError{ID: id}
 	}
-	matches, _ := filepath.Glob(filepath.Join(st.Dir, "*", "*_"+id+".jsonl"))
+	// Read the folders rather than glob: the data folder's own path may
+	// hold glob metacharacters.
+	folders, _ := os.ReadDir(st.Dir)
+	suffix := "_" + id + ".jsonl"
+	var matches []string
+	for _, folder := range folders {
+		files, _ := os.ReadDir(filepath.Join(st.Dir, folder.Name()))
+		for _, f := range files {
+			if strings.HasSuffix(f.Name(), suffix) {
+				matches = append(matches, filepath.Join(st.Dir, folder.Name(), f.Name()))
+			}
+		}
+	}
 	sort.Strings(matches)
 	for _, m := range matches {
 		if real, err := st.Locate(m); err == nil {
