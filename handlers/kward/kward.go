@@ -207,8 +207,10 @@ func (k *Service) sessionsCreate(ctx context.Context, p createParams) (map[strin
 }
 
 type resumeParams struct {
-	// Path is a session file in kast's sessions folder; ID (or its alias
-	// persistentId) is the stored session's id, as sessions/list reports it.
+	// Path is a session file in kast's sessions folder (relative: in
+	// workspaceRoot's folder of it); ID (or its alias persistentId) is the
+	// stored session's id, as sessions/list reports it, or an open
+	// session's RPC id.
 	Path          string `json:"path"`
 	ID            string `json:"id"`
 	PersistentID  string `json:"persistentId"`
@@ -223,7 +225,10 @@ func (k *Service) sessionsResume(ctx context.Context, p resumeParams) (map[strin
 	var err error
 	switch {
 	case id != "":
-		ms, err = k.mgr.ResumeID(id, p.WorkspaceRoot)
+		// An open session's RPC id names it too.
+		if ms, err = k.mgr.Session(id); err != nil {
+			ms, err = k.mgr.ResumeID(id, p.WorkspaceRoot)
+		}
 	case p.Path != "":
 		ms, err = k.mgr.Resume(p.Path, p.WorkspaceRoot)
 	default:

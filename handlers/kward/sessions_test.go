@@ -26,6 +26,12 @@ func TestKwardResumeIsConfined(t *testing.T) {
 	if again.ID != s.ID {
 		t.Fatalf("resuming an open session opened %s, want the live %s", again.ID, s.ID)
 	}
+	for _, id := range []string{s.PersistentID, s.ID} {
+		mustCall(t, c, "sessions/resume", map[string]any{"persistentId": id}, &again)
+		if again.ID != s.ID {
+			t.Fatalf("resuming the open session by %s opened %s", id, again.ID)
+		}
+	}
 	mustCall(t, c, "sessions/close", map[string]any{"sessionId": s.ID}, nil)
 	var byID session
 	mustCall(t, c, "sessions/resume", map[string]any{"persistentId": s.PersistentID}, &byID)
