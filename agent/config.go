@@ -100,7 +100,8 @@ type Resolved struct {
 	BaseURL string
 	Model   string
 	APIKey  string
-	// ReasoningEffort is the configured thinking level, or "".
+	// ReasoningEffort is the configured thinking level, or "" (also for a
+	// model known to take none).
 	ReasoningEffort string
 }
 
@@ -205,6 +206,9 @@ func (c *Config) Resolve(env Env, configPath string) (Resolved, error) {
 		r.APIKey = c.Credentials[name]
 	}
 	r.ReasoningEffort = c.ReasoningEffort
+	if m, known := LookupModel(name, r.Model); known && !m.Reasoning {
+		r.ReasoningEffort = "" // the model rejects requests that carry one
+	}
 	switch {
 	case r.APIKey == "" && !pc.NoKey && pc.KeyEnv != "":
 		return Resolved{}, fmt.Errorf("%w: provider %s needs an API key: set %s or \"apiKey\" under providers.%s in %s",

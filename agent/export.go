@@ -55,6 +55,9 @@ func (m *Manager) Export(sessionID, path, format string) (string, string, error)
 		text = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(title) +
 			"</title></head>\n<body><pre>" + html.EscapeString(text) + "</pre></body></html>\n"
 	}
+	// An export leaves kast's keeping: known secrets and secret-looking
+	// strings are redacted, as on the wire.
+	text = m.opts.Secrets.String(text)
 	if err := os.WriteFile(out, []byte(text), 0o600); err != nil {
 		return "", "", err
 	}

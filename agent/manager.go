@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +19,9 @@ type Manager struct {
 	opts ManagerOptions
 	// lastRetrieval is the latest memory retrieval of any session.
 	lastRetrieval atomic.Pointer[Retrieval]
+
+	// resumeMu serializes resumes, so two of one file open one session.
+	resumeMu sync.Mutex
 
 	mu       sync.Mutex
 	sessions map[string]*ManagedSession // by manager session id
@@ -280,38 +282,75 @@ func (m *Manager) Create(root, name string) (*ManagedSession, error) {
 	return m.open(log, workspace, nil), nil
 }
 
-// Resume opens the session file at path, relative to the workspace root
-// when not absolute. The session keeps the file's workspace unless root is
-// given or the file names none. A missing file is an *fs.PathError wrapping
-// fs.ErrNotExist with the resolved path.
+// Resume opens the session file at path, relative to the sessions folder
+// of the workspace root (see Workspace) when not absolute. Only files in
+// kast's sessions folder are opened (see Store.Locate); a session already
+// open is returned as it is, so a file never has two writers. The session
+// keeps the file's workspace unless root is given or the file names none.
 func (m *Manager) Resume(path, root string) (*ManagedSession, error) {
 	if !filepath.IsAbs(path) {
 		workspace, err := m.Workspace(root)
 		if err != nil {
 			return nil, err
 		}
-		path = filepath.Join(workspace, path)
+		path = filepath.Join(m.opts.Store.DirFor(workspace), path)
 	}
-	log, ld, err := Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &fs.PathError{Op: "resume", Path: path, Err: fs.ErrNotExist}
+	real, err := m.opts.Store.Locate(path)
+	if err != nil {
+		return nil, err
 	}
+	return m.resume(real, root)
+}
+
+// ResumeID opens the stored session whose file id (Header().ID) is id, as
+// Resume does; an unknown id is a *SessionIDError.
+func (m *Manager) ResumeID(id, root string) (*ManagedSession, error) {
+	path, err := m.opts.Store.Find(id)
+	if err != nil {
+		return nil, err
+	}
+	return m.resume(path, root)
+}
+
+func (m *Manager) resume(path, root string) (*ManagedSession, error) {
+	m.resumeMu.Lock()
+	defer m.resumeMu.Unlock()
+	if ms := m.openAt(path); ms != nil {
+		return ms, nil
+	}
+	log, ld, err := m.opts.Store.open(path)
 	if err != nil {
 		return nil, err
 	}
 	workspace := ld.Header.Cwd
 	if root != "" || workspace == "" {
 		if workspace, err = m.Workspace(root); err != nil {
+			log.Close()
 			return nil, err
 		}
 	}
 	return m.open(log, workspace, ld.Messages), nil
 }
 
+// openAt returns the open session whose file is path, or nil.
+func (m *Manager) openAt(path string) *ManagedSession {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ms := range m.sessions {
+		if ms.log.Path() == path || sameFile(ms.log.Path(), path) {
+			return ms
+		}
+	}
+	return nil
+}
+
 // List summarizes up to limit session files of a workspace root as
-// Workspace returned it. Listing never deletes anything: a client listing
-// sessions while another starts its first turn must not lose that file.
+// Workspace returned it. It first deletes the files that hold nothing (no
+// message, no name) unless a session has them open, here or in another
+// process: a client listing sessions while another starts its first turn
+// must not lose that file.
 func (m *Manager) List(workspace string, limit int) ([]Summary, error) {
+	m.opts.Store.RemoveEmpty(workspace, func(path string) bool { return m.openAt(path) != nil })
 	return m.opts.Store.List(workspace, limit)
 }
 
@@ -384,6 +423,7 @@ func (m *Manager) forget(id string) (*ManagedSession, error) {
 		return nil, err
 	}
 	ms.rt.Close()
+	ms.log.Close()
 	m.mu.Lock()
 	delete(m.sessions, id)
 	for turnID, t := range m.turns {
@@ -404,7 +444,7 @@ func (m *Manager) Close(id string) error {
 		return err
 	}
 	if len(ms.rt.History()) == 0 && ms.log.Name() == "" {
-		os.Remove(ms.log.Path())
+		_ = m.opts.Store.remove(ms.log.Path())
 	}
 	return nil
 }
@@ -416,7 +456,7 @@ func (m *Manager) Delete(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.Remove(ms.log.Path()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := m.opts.Store.remove(ms.log.Path()); err != nil {
 		return "", err
 	}
 	return ms.log.Path(), nil

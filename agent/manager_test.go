@@ -54,16 +54,13 @@ func TestManagerSessionLifecycle(t *testing.T) {
 		t.Fatalf("list: %d sessions, %v", len(summaries), err)
 	}
 
-	// A resumed file carries its conversation into a new session.
+	// Resuming an open session's file returns that session: one writer.
 	resumed, err := m.Resume(ms.Path(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resumed.ID() == ms.ID() || len(resumed.History()) != 4 || resumed.Workspace() != ms.Workspace() || resumed.Name() != "chat" {
-		t.Fatalf("resumed %s with %d messages in %s", resumed.ID(), len(resumed.History()), resumed.Workspace())
+	if err != nil || resumed != ms {
+		t.Fatalf("resuming an open session: %v, %v", resumed, err)
 	}
 	var missing *fs.PathError
-	if _, err := m.Resume("nope.jsonl", ""); !errors.As(err, &missing) || missing.Path != filepath.Join(ms.Workspace(), "nope.jsonl") {
+	if _, err := m.Resume("nope.jsonl", ""); !errors.As(err, &missing) || missing.Path != filepath.Join(m.opts.Store.DirFor(ms.Workspace()), "nope.jsonl") {
 		t.Fatalf("resuming a missing file: %v", err)
 	}
 
@@ -79,6 +76,24 @@ func TestManagerSessionLifecycle(t *testing.T) {
 	}
 	if _, err := os.Stat(ms.Path()); err != nil {
 		t.Fatalf("closing a session with messages removed its file: %v", err)
+	}
+
+	// A closed session's file resumes, by path or by id, into a new session
+	// that carries its conversation.
+	for _, resume := range []func() (*ManagedSession, error){
+		func() (*ManagedSession, error) { return m.Resume(ms.Path(), "") },
+		func() (*ManagedSession, error) { return m.ResumeID(h.ID, "") },
+	} {
+		resumed, err := resume()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resumed.ID() == ms.ID() || len(resumed.History()) != 4 || resumed.Workspace() != ms.Workspace() || resumed.Name() != "chat" {
+			t.Fatalf("resumed %s with %d messages in %s", resumed.ID(), len(resumed.History()), resumed.Workspace())
+		}
+		if err := m.Close(resumed.ID()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	empty := mustCreate(t, m)
 	if err := m.Close(empty.ID()); err != nil {

@@ -204,3 +204,47 @@ func (m *Message) decodeContent(content json.RawMessage) error {
 	}
 	return nil
 }
+
+// toolDetails is what a tool message keeps of its result besides the text:
+// the diff and files of an edit, so transcripts show them after a reload.
+type toolDetails struct {
+	Diff             string   `json:"diff,omitempty"`
+	ChangedFiles     []string `json:"changedFiles,omitempty"`
+	FirstChangedLine int      `json:"firstChangedLine,omitempty"`
+}
+
+// ToolMessage is the stored form of a tool call's result.
+func ToolMessage(call ToolCall, r ToolResult) Message {
+	m := Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Text: r.Content}
+	d := toolDetails{Diff: r.Diff, ChangedFiles: r.ChangedFiles, FirstChangedLine: r.FirstChangedLine}
+	if d.Diff != "" || len(d.ChangedFiles) > 0 || d.FirstChangedLine > 0 {
+		raw, _ := json.Marshal(d)
+		m.Extra = map[string]json.RawMessage{"details": raw}
+	}
+	if r.IsError {
+		m.Extra = setExtra(m.Extra, "is_error", json.RawMessage("true"))
+	}
+	return m
+}
+
+// ToolResult reads a tool message back as the result it stores. Messages
+// without the flag (Kward's, older kast's) failed when their text says so.
+func (m Message) ToolResult() ToolResult {
+	r := ToolResult{Content: m.Text}
+	var d toolDetails
+	if json.Unmarshal(m.Extra["details"], &d) == nil {
+		r.Diff, r.ChangedFiles, r.FirstChangedLine = d.Diff, d.ChangedFiles, d.FirstChangedLine
+	}
+	if json.Unmarshal(m.Extra["is_error"], &r.IsError) != nil || !r.IsError {
+		r.IsError = strings.HasPrefix(m.Text, "Error:") || strings.HasPrefix(m.Text, "Declined:") || strings.HasPrefix(m.Text, "Cancelled.")
+	}
+	return r
+}
+
+func setExtra(extra map[string]json.RawMessage, key string, v json.RawMessage) map[string]json.RawMessage {
+	if extra == nil {
+		extra = map[string]json.RawMessage{}
+	}
+	extra[key] = v
+	return extra
+}

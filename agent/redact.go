@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -64,6 +65,24 @@ func (r *Redactor) String(s string) string {
 		}
 		return Redacted
 	})
+}
+
+// JSON replaces the known secret values (not the patterns) in encoded JSON
+// text, in their encoded form, so the text stays valid JSON.
+func (r *Redactor) JSON(text []byte) []byte {
+	if r == nil {
+		return text
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, secret := range r.secrets {
+		enc, _ := json.Marshal(secret)
+		enc = enc[1 : len(enc)-1] // drop the quotes
+		if bytes.Contains(text, enc) {
+			text = bytes.ReplaceAll(text, enc, []byte(Redacted))
+		}
+	}
+	return text
 }
 
 // Value redacts a decoded JSON value (maps, slices, strings, numbers) and

@@ -75,7 +75,7 @@ func NewRuntime(opts RuntimeOptions) *Runtime {
 	rt.logins = &Logins{Store: AuthStore{Path: AuthPath(env)}, OnFinish: rt.loginFinished}
 	rt.manager = NewManager(ManagerOptions{
 		Env:         env,
-		Store:       &Store{Dir: filepath.Join(data, "sessions")},
+		Store:       &Store{Dir: filepath.Join(data, "sessions"), Redact: rt.secrets},
 		Tools:       opts.Tools,
 		LaunchDir:   launch,
 		ConfigDir:   filepath.Dir(ConfigPath(env)),
@@ -116,8 +116,9 @@ func (rt *Runtime) Catalog() *Catalog { return rt.catalog }
 
 // Reload rereads what the runtime derives from the config file and the
 // environment: it teaches the redactor every configured secret value (the
-// providers' key variables, keys in the config file, stored credentials)
-// and rereads the telemetry categories. Secrets once learned stay known.
+// providers' key variables, KAST_EMBED_API_KEY, keys in the config file,
+// stored credentials) and rereads the telemetry categories. Secrets once
+// learned stay known.
 func (rt *Runtime) Reload() {
 	cats := readLogCategories(rt.env)
 	rt.logCategories.Store(&cats)
@@ -126,6 +127,8 @@ func (rt *Runtime) Reload() {
 			rt.secrets.Add(rt.env(pc.KeyEnv))
 		}
 	}
+	// The embedding service's key (semantic search) is the process's too.
+	rt.secrets.Add(rt.env("KAST_EMBED_API_KEY"))
 	if cfg, err := LoadConfig(ConfigPath(rt.env)); err == nil {
 		for _, pc := range cfg.Providers {
 			rt.secrets.Add(pc.APIKey)

@@ -46,7 +46,8 @@ func knowsSecret(rt *Runtime, secret string) bool {
 // The runtime learns every configured secret as it is built, and those
 // configured later when it reloads.
 func TestRuntimeLearnsConfiguredSecrets(t *testing.T) {
-	vars := runtimeEnv(t, map[string]string{"OPENROUTER_API_KEY": "env-builtin-value", "TEAM_KEY": "env-custom-value"})
+	vars := runtimeEnv(t, map[string]string{"OPENROUTER_API_KEY": "env-builtin-value", "TEAM_KEY": "env-custom-value",
+		"KAST_EMBED_API_KEY": "env-embed-value"})
 	env := envOf(vars)
 	writeRuntimeConfig(t, env, map[string]any{"providers": map[string]any{
 		"team": map[string]any{"baseUrl": "http://127.0.0.1:9/v1", "apiKey": "config-key-value", "keyEnv": "TEAM_KEY"},
@@ -55,7 +56,7 @@ func TestRuntimeLearnsConfiguredSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := NewRuntime(RuntimeOptions{Env: env})
-	for _, secret := range []string{"env-builtin-value", "env-custom-value", "config-key-value", "stored-access-value", "stored-refresh-value"} {
+	for _, secret := range []string{"env-builtin-value", "env-custom-value", "env-embed-value", "config-key-value", "stored-access-value", "stored-refresh-value"} {
 		if !knowsSecret(rt, secret) {
 			t.Errorf("the runtime does not redact %s", secret)
 		}
@@ -73,9 +74,9 @@ func TestRuntimeLearnsConfiguredSecrets(t *testing.T) {
 	if !knowsSecret(rt, "later-key-value") || !knowsSecret(rt, "config-key-value") {
 		t.Fatal("after a reload the runtime does not redact every configured key")
 	}
-	// Memory scrubs with the same redactor.
-	if rt.Memory().Redact != rt.Secrets() {
-		t.Fatal("memory has a redactor of its own")
+	// Memory and session files scrub with the same redactor.
+	if rt.Memory().Redact != rt.Secrets() || rt.Manager().opts.Store.Redact != rt.Secrets() {
+		t.Fatal("memory or the session store has a redactor of its own")
 	}
 }
 

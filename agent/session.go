@@ -404,7 +404,7 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		}
 		t.emit(Event{Kind: EventToolResult, Tool: &ToolEvent{Call: call, Result: &result}})
 	}
-	return s.recordNow(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Text: result.Content})
+	return s.recordNow(ToolMessage(call, result))
 }
 
 // request calls the model, retrying transient failures that happened before

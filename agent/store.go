@@ -40,6 +40,9 @@ type Header struct {
 // Kward lays them out.
 type Store struct {
 	Dir string
+	// Redact, when set, replaces the secret values it knows in every line
+	// written (patterns are not applied: the user's words stay as typed).
+	Redact *Redactor
 }
 
 // DirFor returns the folder holding the sessions of workspace cwd.
@@ -49,7 +52,8 @@ func (st *Store) DirFor(cwd string) string {
 }
 
 // Create writes a new session file holding only its header. The file is
-// created with O_EXCL, 0600, in a 0700 folder.
+// created with O_EXCL, 0600, in a 0700 folder, and the log holds its lock
+// until closed.
 func (st *Store) Create(h Header) (*SessionLog, error) {
 	now := time.Now().UTC()
 	h.Type, h.Version = "session", SessionVersion
@@ -73,14 +77,12 @@ func (st *Store) Create(h Header) (*SessionLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
 		return nil, err
 	}
-	return &SessionLog{path: path, header: h}, nil
+	_ = tryLock(f) // a file created with O_EXCL has no other holder
+	return &SessionLog{path: path, header: h, lock: f, redact: st.Redact}, nil
 }
 
 // SessionLog appends records to one session file. It never rewrites it.
@@ -90,6 +92,23 @@ type SessionLog struct {
 	header Header
 	leaf   string // id of the last tree entry
 	name   string
+	// lock holds the file's lock while the log is open (nil for a log
+	// opened with Open).
+	lock   *os.File
+	redact *Redactor
+}
+
+// Close releases the file's lock; the log still appends afterwards, but
+// another process may then open the file too.
+func (l *SessionLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lock == nil {
+		return nil
+	}
+	err := l.lock.Close()
+	l.lock = nil
+	return err
 }
 
 // Path returns the file's absolute path.
@@ -201,7 +220,10 @@ func (l *SessionLog) appendLocked(rec any) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if l.redact != nil {
+		line = l.redact.JSON(line)
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
 		return err
 	}
@@ -218,7 +240,9 @@ type Loaded struct {
 	Header   Header
 	Name     string
 	Messages []Message // the active branch, oldest first
-	ModTime  time.Time
+	// Entries counts the tree entries of every branch.
+	Entries int
+	ModTime time.Time
 }
 
 // Open loads the session file at path and returns a log that appends to it.
@@ -304,6 +328,7 @@ func Load(path string) (*Loaded, error) {
 			}
 			e.msg.ID = e.id
 			entries[e.id] = e
+			ld.Entries++
 			leaf = e.id // the newest of a tree entry and a leaf record wins
 		case "leaf":
 			leaf = ""

@@ -10,6 +10,7 @@ package ck
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -27,10 +28,15 @@ func New(h *host.Host) *Search {
 	return &Search{svc: &Service{RootsFunc: h.Roots, Engine: h.Search, Version: h.Version}}
 }
 
-// call runs one tool; a caller's mistake is -32602, anything else -32603.
+// call runs one tool; a caller's mistake is -32602, anything else -32603,
+// and a request the client cancelled is -32800 whatever the tool made of
+// its cancelled context.
 func (c *Search) call(ctx context.Context, tool string, args json.RawMessage) (map[string]any, error) {
 	res, err := c.svc.Call(ctx, tool, args, nil)
 	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			return nil, server.ErrCancelled
+		}
 		e := ErrorOf(err)
 		code := server.CodeInvalidParams
 		if e.Code != CodeInvalidParams {

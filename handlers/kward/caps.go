@@ -13,16 +13,27 @@ func unsupported(reason string) map[string]any {
 	return map[string]any{"supported": false, "reason": reason}
 }
 
-// kwardInitializeResult is Kward's initialize result: what `kast kward rpc`
-// answers to initialize, and what the LSP connection advertises in
-// capabilities.experimental.kward and answers to kward/initialize.
+// kwardHandshake is what `kast kward rpc` answers to initialize: Kward's
+// clients check serverName "kward" and experimental true (the spec's
+// identity), so the Kward profile says that; serverInfo says which server it
+// really is.
+func kwardHandshake(table []server.Spec) map[string]any {
+	res := kwardInitializeResult(table)
+	res["serverName"], res["experimental"] = "kward", true
+	return res
+}
+
+// kwardInitializeResult is Kward's initialize result as the LSP connection
+// advertises it in capabilities.experimental.kward and answers to
+// kward/initialize, where kast names itself.
 func kwardInitializeResult(table []server.Spec) map[string]any {
 	methods := func(group string) []string { return methodsOf(table, group) }
 	const notYet = "notImplementedYet"
-	return map[string]any{
+	res := map[string]any{
 		"protocolVersion": kwardProtocolVersion,
 		"serverName":      "kast",
 		"experimental":    false,
+		"serverInfo":      map[string]any{"name": "kast", "protocol": "kward-rpc"},
 		"capabilities": map[string]any{
 			"framing": "content-length",
 			"transcript": map[string]any{
@@ -33,8 +44,12 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 			"sessions": map[string]any{
 				"mode": "explicit", "persistence": "jsonl", "methods": methods("sessions"),
 				"startupResume": unsupported(notYet),
-				"list":          map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
-				"active":        unsupported(notYet),
+				// Resume opens kast's own session files only, by id or by the
+				// path a listing reported; an open session comes back as is.
+				"resume": map[string]any{"supported": true, "method": "sessions/resume", "params": []string{"persistentId", "path"},
+					"pathScope": "sessionsFolder", "openSession": "returnsLiveSession"},
+				"list":   map[string]any{"supported": true, "source": "rpc", "ancestry": true, "treeFields": true},
+				"active": unsupported(notYet),
 				"fork": map[string]any{"supported": true, "methods": []string{"sessions/forkMessages", "sessions/fork"},
 					"entryIdFormat": "entry-id", "selectedMessage": "excludedFromForkComposerTextReturned"},
 				"compact": map[string]any{"supported": true, "method": "sessions/compact", "notification": "session/event",
@@ -111,10 +126,33 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 				"modes": []string{"none", "ask"}, "requestNotification": "tool/approvalRequested", "answerMethod": "tool/answerApproval"},
 				"canRunShell": true, "canWriteFiles": true, "sandbox": unsupported(notYet)},
 			"export":    map[string]any{"supported": true, "formats": []string{"markdown", "html"}, "defaultFormat": "markdown"},
-			"tools":     map[string]any{"supported": true, "methods": methods("tools")},
+			"tools":     map[string]any{"supported": true, "methods": methods("tools"), "method": "tools/list", "eventMetadata": true},
 			"workspace": map[string]any{"supported": true, "methods": methods("workspace")},
 			"stability": map[string]any{"protocol": "stable", "compatibility": "additive-fields-unless-protocol-version-changes",
 				"experimentalCapabilities": []string{}},
 		},
 	}
+	addLegacyCapabilities(res["capabilities"].(map[string]any))
+	return res
+}
+
+// addLegacyCapabilities adds the flat fields older Kward clients read
+// (specs/kward-rpc.md: "legacy compatibility fields still present"), which
+// repeat what the detailed groups say.
+func addLegacyCapabilities(caps map[string]any) {
+	turns := caps["turns"].(map[string]any)
+	question := caps["extensionUi"].(map[string]any)["question"].(map[string]any)
+	caps["asyncTurns"] = true
+	caps["turnCancellation"] = "best-effort"
+	caps["turnEventReplay"] = true
+	caps["uiQuestions"] = true
+	caps["authLogin"] = true
+	caps["configUpdate"] = true
+	caps["session"] = map[string]any{"mode": "explicit", "persistence": "jsonl"}
+	caps["cancellation"] = turns["cancellation"]
+	caps["eventReplay"] = turns["eventReplay"]
+	caps["uiQuestion"] = map[string]any{"supported": true, "method": question["method"], "notification": question["notification"],
+		"maxQuestions": question["maxQuestions"], "multiSelect": false}
+	// Skills are served as skill:<name> slash commands, not a read_skill tool.
+	caps["skills"] = map[string]any{"supported": true, "tool": nil, "commandPrefix": "skill:", "method": "commands/list"}
 }

@@ -30,18 +30,27 @@ func (k *Service) sessionsCompact(ctx context.Context, p compactParams) (map[str
 	case errors.As(err, &notFound):
 		return nil, err
 	case errors.Is(err, agent.ErrSessionBusy):
-		return nil, server.Error(jsonrpc2.InvalidRequest, "SESSION_BUSY", err.Error(), map[string]any{"sessionId": p.SessionID})
+		return nil, stateError("SESSION_BUSY", err.Error(), map[string]any{"sessionId": p.SessionID})
 	case errors.Is(err, agent.ErrNothingToCompact):
-		return nil, server.Error(jsonrpc2.InvalidRequest, "NOTHING_TO_COMPACT", "nothing to compact: the conversation is empty or already compacted", nil)
+		return nil, stateError("NOTHING_TO_COMPACT", "nothing to compact: the conversation is empty or already compacted", nil)
 	case errors.Is(err, agent.ErrNoProvider):
-		return nil, server.Error(jsonrpc2.InvalidRequest, "PROVIDER_NOT_CONFIGURED", err.Error(), nil)
+		return nil, stateError("PROVIDER_NOT_CONFIGURED", err.Error(), nil)
 	}
 	return nil, server.Error(jsonrpc2.InternalError, "COMPACTION_FAILED", err.Error(), nil)
 }
 
 func compactionResult(r *agent.CompactionResult) map[string]any {
 	return map[string]any{"summary": r.Summary, "firstKeptEntryId": r.FirstKeptEntryID, "tokensBefore": r.TokensBefore,
-		"details": map[string]any{"read_files": r.Details.ReadFiles, "modified_files": r.Details.ModifiedFiles}}
+		"details": map[string]any{"read_files": orEmpty(r.Details.ReadFiles), "modified_files": orEmpty(r.Details.ModifiedFiles)}}
+}
+
+// orEmpty keeps a list a list on the wire: Kward clients iterate, not check
+// for null.
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 type approvalParams struct {

@@ -236,7 +236,7 @@ func TestKwardCompaction(t *testing.T) {
 		t.Fatalf("turn during compaction: %+v then %+v", queued, cancelled)
 	}
 	err := c.Call(ctx, "sessions/compact", map[string]any{"sessionId": s.ID}, nil)
-	if code, data := rpcCode(t, err); code != -32600 || data != "SESSION_BUSY" {
+	if code, data := rpcCode(t, err); code != -32603 || data != "SESSION_BUSY" {
 		t.Fatalf("second compaction: %d %s", code, data)
 	}
 	close(release)
@@ -611,7 +611,7 @@ func TestKwardModelsConfigLogging(t *testing.T) {
 	}
 
 	// Logging: disabled is an error; a bad range is invalid params with usage.
-	if _, data := rpcCode(t, c.Call(ctx, "logging/stats", nil, nil)); data != "LOGGING_DISABLED" {
+	if code, data := rpcCode(t, c.Call(ctx, "logging/stats", nil, nil)); code != -32603 || data != "LOGGING_DISABLED" {
 		t.Fatal("logging/stats while disabled")
 	}
 	writeConfig(t, map[string]any{"logging": map[string]any{"enabled": true}})

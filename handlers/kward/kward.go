@@ -42,6 +42,8 @@ type Service struct {
 	// loginConns routes auth/loginFinished to the connection that started
 	// the login.
 	loginConns sync.Map // login id → *server.Conn
+	// followers are the sessions each connection follows (notify.go).
+	followers sync.Map // *server.Conn → *followed
 }
 
 // New returns the Kward projection (specs/kward-rpc.md) over the process's
@@ -78,6 +80,15 @@ func turnNotFound(id string) error {
 	return server.Error(jsonrpc2.InvalidParams, "TURN_NOT_FOUND", fmt.Sprintf("unknown turnId %q", id), map[string]any{"turnId": id})
 }
 
+// stateError is a request that is well formed but that the state of a
+// session or of the configuration refuses (a busy session, nothing to
+// compact, no provider). Kward answers such errors with -32603 (it keeps
+// -32600 for messages that are not JSON-RPC requests and -32602 for bad
+// params); data.code tells them apart.
+func stateError(code, message string, extra map[string]any) error {
+	return server.Error(jsonrpc2.InternalError, code, message, extra)
+}
+
 func required(name string) error {
 	return server.InvalidParams("missing required param: %s", name)
 }
@@ -91,6 +102,21 @@ func engineError(err error) error {
 			return turnNotFound(notFound.ID)
 		}
 		return sessionNotFound(notFound.ID)
+	}
+	var badPath *agent.SessionPathError
+	if errors.As(err, &badPath) {
+		code := "SESSION_PATH_INVALID"
+		if badPath.Outside {
+			code = "SESSION_PATH_OUTSIDE"
+		}
+		return server.Error(jsonrpc2.InvalidParams, code, badPath.Error(), map[string]any{"path": badPath.Path})
+	}
+	var badID *agent.SessionIDError
+	if errors.As(err, &badID) {
+		return server.Error(jsonrpc2.InvalidParams, "SESSION_FILE_NOT_FOUND", badID.Error(), map[string]any{"persistentId": badID.ID})
+	}
+	if errors.Is(err, agent.ErrSessionInUse) {
+		return stateError("SESSION_IN_USE", err.Error(), nil)
 	}
 	var ws *agent.WorkspaceError
 	if errors.As(err, &ws) {
@@ -181,15 +207,33 @@ func (k *Service) sessionsCreate(ctx context.Context, p createParams) (map[strin
 }
 
 type resumeParams struct {
+	// Path is a session file in kast's sessions folder (relative: in
+	// workspaceRoot's folder of it); ID (or its alias persistentId) is the
+	// stored session's id, as sessions/list reports it, or an open
+	// session's RPC id.
 	Path          string `json:"path"`
+	ID            string `json:"id"`
+	PersistentID  string `json:"persistentId"`
 	WorkspaceRoot string `json:"workspaceRoot"`
 }
 
+// sessionsResume opens a stored session, or returns it when it is open
+// already (one writer per session file).
 func (k *Service) sessionsResume(ctx context.Context, p resumeParams) (map[string]any, error) {
-	if p.Path == "" {
-		return nil, required("path")
+	id := firstNonEmptyString(p.ID, p.PersistentID)
+	var ms *agent.ManagedSession
+	var err error
+	switch {
+	case id != "":
+		// An open session's RPC id names it too.
+		if ms, err = k.mgr.Session(id); err != nil {
+			ms, err = k.mgr.ResumeID(id, p.WorkspaceRoot)
+		}
+	case p.Path != "":
+		ms, err = k.mgr.Resume(p.Path, p.WorkspaceRoot)
+	default:
+		return nil, required("path (or persistentId)")
 	}
-	ms, err := k.mgr.Resume(p.Path, p.WorkspaceRoot)
 	var missing *fs.PathError
 	if errors.As(err, &missing) && errors.Is(err, fs.ErrNotExist) {
 		return nil, server.Error(jsonrpc2.InvalidParams, "SESSION_FILE_NOT_FOUND", fmt.Sprintf("no session file at %s", missing.Path), map[string]any{"path": missing.Path})
@@ -232,7 +276,7 @@ func sessionTree(summaries []agent.Summary, root string) []map[string]any {
 		}
 		children[parent] = append(children[parent], s)
 	}
-	var out []map[string]any
+	out := []map[string]any{} // never null: clients iterate it
 	var walk func(parent string, depth int, continues []bool)
 	walk = func(parent string, depth int, continues []bool) {
 		kids := children[parent]

@@ -98,21 +98,24 @@ func (k *Service) Register(reg *server.Registry) {
 }
 
 // Profile is `kast kward rpc`: Content-Length framing, no LSP lifecycle;
-// initialize answers Kward's handshake, and shutdown replies {ok: true} and
-// then ends the connection, as Kward does. On the LSP connection both names
-// belong to LSP. Call after Register.
+// initialize answers Kward's handshake (kwardHandshake), and shutdown
+// closes the connection's sessions, replies {ok: true} and then ends the
+// connection, as Kward does. On the LSP connection both names belong to
+// LSP. Call after Register.
 func (k *Service) Profile(reg *server.Registry) server.Profile {
-	reg.Alias("initialize", "kward/initialize")
-	reg.Register([]server.Spec{server.Request("shutdown", server.Ordered, func(ctx context.Context, _ struct{}) (okResult, error) {
-		server.CloseAfterReply(ctx)
-		return okResult{OK: true}, nil
-	})})
+	table := k.methods()
+	reg.Register([]server.Spec{
+		method(k, "initialize", server.Ordered, func(context.Context, struct{}) (map[string]any, error) {
+			return kwardHandshake(table), nil
+		}),
+		server.Request("shutdown", server.Ordered, k.shutdown),
+	})
 	return server.Profile{Framing: server.FramingHeader}
 }
 
 // methodsOf lists the table's methods advertised in a capability group.
 func methodsOf(table []server.Spec, group string) []string {
-	var names []string
+	names := []string{}
 	for _, m := range table {
 		if m.Capability == group {
 			names = append(names, m.Name())

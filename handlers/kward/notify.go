@@ -2,6 +2,7 @@ package kward
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/kast-dev/kast/agent"
@@ -28,14 +29,74 @@ func (k *Service) follow(ctx context.Context, sessionID string) error {
 	if err != nil {
 		return err
 	}
+	f := k.following(conn)
+	f.add(sessionID, sub)
 	go func() {
 		select {
 		case <-conn.Done():
 			sub.Close()
 		case <-sub.Done():
 		}
+		f.drop(sessionID, sub)
 	}()
 	return nil
+}
+
+// followed is the sessions whose notifications one connection receives.
+type followed struct {
+	mu   sync.Mutex
+	subs map[string]*agent.Subscription // by session id
+}
+
+func (k *Service) following(conn *server.Conn) *followed {
+	f, loaded := k.followers.LoadOrStore(conn, &followed{subs: map[string]*agent.Subscription{}})
+	if !loaded {
+		go func() {
+			<-conn.Done()
+			k.followers.Delete(conn)
+		}()
+	}
+	return f.(*followed)
+}
+
+func (f *followed) add(sessionID string, sub *agent.Subscription) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.subs[sessionID] = sub
+}
+
+func (f *followed) drop(sessionID string, sub *agent.Subscription) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.subs[sessionID] == sub {
+		delete(f.subs, sessionID)
+	}
+}
+
+func (f *followed) sessions() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]string, 0, len(f.subs))
+	for id := range f.subs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// shutdown closes the sessions the connection follows, then replies and
+// ends the connection. Closing cancels their turns and waits (bounded) for
+// them, so a streaming turn's turnFinished (canceled) reaches the client
+// before the reply; empty unnamed session files go, as Kward's do.
+func (k *Service) shutdown(ctx context.Context, _ struct{}) (okResult, error) {
+	if conn := server.ConnOf(ctx); conn != nil {
+		var wg sync.WaitGroup
+		for _, id := range k.following(conn).sessions() {
+			wg.Go(func() { _ = k.mgr.Close(id) })
+		}
+		wg.Wait()
+	}
+	server.CloseAfterReply(ctx)
+	return okResult{OK: true}, nil
 }
 
 // forward sends one update as its Kward notification.

@@ -2,7 +2,6 @@ package kward
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/kast-dev/kast/agent"
@@ -131,17 +130,12 @@ func projectTurn(info agent.TurnInfo) kwardTurn {
 	return t
 }
 
-// toolResultFailed reads failure from a stored tool message, as Kward does.
-func toolResultFailed(text string) bool {
-	return strings.HasPrefix(text, "Error:") || strings.HasPrefix(text, "Declined:") || strings.HasPrefix(text, "Cancelled.")
-}
-
 // transcriptMessages normalizes a conversation as kward-transcript-v1:
 // reasoning becomes thinking blocks before the text, tool calls and results
 // carry normalized names and arguments.
 func transcriptMessages(history []agent.Message) []map[string]any {
 	rawNames := map[string]string{} // tool call id → raw tool name
-	var out []map[string]any
+	out := []map[string]any{}       // never null: clients iterate it
 	for _, m := range history {
 		switch m.Role {
 		case agent.RoleUser:
@@ -176,8 +170,19 @@ func transcriptMessages(history []agent.Message) []map[string]any {
 			if name == "" {
 				name = rawNames[m.ToolCallID]
 			}
+			r := m.ToolResult()
+			details := map[string]any{}
+			if r.Diff != "" {
+				details["diff"] = r.Diff
+			}
+			if len(r.ChangedFiles) > 0 {
+				details["changedFiles"] = r.ChangedFiles
+			}
+			if r.FirstChangedLine > 0 {
+				details["firstChangedLine"] = r.FirstChangedLine
+			}
 			out = append(out, map[string]any{"role": "toolResult", "toolCallId": m.ToolCallID, "toolName": tools.NormalizedName(name),
-				"isError": toolResultFailed(m.Text), "content": []map[string]any{{"type": "text", "text": m.Text}}, "details": map[string]any{}})
+				"isError": r.IsError, "content": []map[string]any{{"type": "text", "text": m.Text}}, "details": details})
 		case "compactionSummary":
 			msg := map[string]any{"role": "compactionSummary", "summary": m.Text}
 			if tb, ok := m.Extra["tokens_before"]; ok {

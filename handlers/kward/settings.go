@@ -26,7 +26,7 @@ func (k *Service) current() (agent.Resolved, *agent.Config, error) {
 	}
 	r, err := cfg.Resolve(k.env, agent.ConfigPath(k.env))
 	if err != nil {
-		return agent.Resolved{}, cfg, server.Error(jsonrpc2.InvalidRequest, "PROVIDER_NOT_CONFIGURED", err.Error(), nil)
+		return agent.Resolved{}, cfg, stateError("PROVIDER_NOT_CONFIGURED", err.Error(), nil)
 	}
 	return r, cfg, nil
 }
@@ -124,14 +124,38 @@ func (k *Service) modelsSet(ctx context.Context, p modelSetParams) (map[string]a
 	if err := k.setModel(strings.ToLower(p.Provider), strings.TrimSpace(p.Model)); err != nil {
 		return nil, err
 	}
-	return k.currentPayload()
+	// The payload is what turns will use, read back through the
+	// environment and the config.
+	res, err := k.currentPayload()
+	if err != nil {
+		return nil, err
+	}
+	if r, cfg, err := k.current(); err == nil && cfg.ReasoningEffort != "" && r.ReasoningEffort == "" {
+		res["message"] = fmt.Sprintf("%s takes no reasoning effort: the configured effort %s is not sent to it.", r.Model, cfg.ReasoningEffort)
+	}
+	return res, nil
+}
+
+// overridden refuses a setting an environment variable overrides: stored,
+// it would not be used, while the reply said it was.
+func overridden(setting, env, value string) error {
+	return stateError("SETTING_OVERRIDDEN",
+		fmt.Sprintf("%s=%s overrides the %s setting, so it would not be used; unset %s to choose the %s here", env, value, setting, env, setting),
+		map[string]any{"setting": setting, "env": env, "inForce": value})
 }
 
 // setModel stores provider (the current one when "") and model in config.
+// A provider or model that KAST_PROVIDER or KAST_MODEL overrides is refused.
 func (k *Service) setModel(provider, model string) error {
 	cfg, err := k.mgr.Config()
 	if err != nil {
 		return err
+	}
+	if env := k.env("KAST_PROVIDER"); env != "" && provider != "" && provider != env {
+		return overridden("provider", "KAST_PROVIDER", env)
+	}
+	if env := k.env("KAST_MODEL"); env != "" && model != env {
+		return overridden("model", "KAST_MODEL", env)
 	}
 	if provider == "" {
 		r, err := cfg.Resolve(k.env, agent.ConfigPath(k.env))
@@ -163,7 +187,8 @@ func (k *Service) reasoningSet(ctx context.Context, p reasoningParams) (map[stri
 	return k.currentPayload()
 }
 
-// setEffort stores a reasoning effort; off (or none) clears it.
+// setEffort stores a reasoning effort; off (or none) clears it. An effort
+// for a model known to take none is refused: providers reject the request.
 func (k *Service) setEffort(effort string) error {
 	effort = strings.ToLower(strings.TrimSpace(effort))
 	var value any = effort
@@ -172,6 +197,13 @@ func (k *Service) setEffort(effort string) error {
 		value = nil
 	case !slices.Contains(agent.ReasoningEfforts, effort):
 		return server.InvalidParams("unsupported reasoning effort %q; want off, %s", effort, strings.Join(agent.ReasoningEfforts, ", "))
+	}
+	if r, _, err := k.current(); value != nil && err == nil {
+		if m, known := agent.LookupModel(r.Name, r.Model); known && !m.Reasoning {
+			return server.Error(jsonrpc2.InvalidParams, "REASONING_UNSUPPORTED",
+				fmt.Sprintf("%s takes no reasoning effort; pick a reasoning model first (models/list marks them reasoning: true)", r.Model),
+				map[string]any{"provider": r.Name, "model": r.Model})
+		}
 	}
 	_, err := agent.UpdateConfig(agent.ConfigPath(k.env), map[string]any{"reasoningEffort": value})
 	return err
@@ -190,8 +222,10 @@ func (k *Service) runtimeState(ctx context.Context, p sessionParams) (map[string
 	if err == nil {
 		model = modelEntry(describe(r.Name, r.Model), cfg.ReasoningEffort, true)
 		defaultProvider, defaultModel = r.Name, r.Name+"/"+r.Model
-	}
-	if cfg != nil && cfg.ReasoningEffort != "" {
+		if r.ReasoningEffort != "" { // what turns send, not what is stored
+			thinking = r.ReasoningEffort
+		}
+	} else if cfg != nil && cfg.ReasoningEffort != "" {
 		thinking = cfg.ReasoningEffort
 	}
 	autoCompaction := cfg != nil && !cfg.Compaction.Disabled
@@ -508,7 +542,7 @@ type loggingParams struct {
 func (k *Service) loggingStats(ctx context.Context, p loggingParams) (map[string]any, error) {
 	cats := k.rt.LogCategories()
 	if len(cats) == 0 {
-		return nil, server.Error(jsonrpc2.InvalidRequest, "LOGGING_DISABLED",
+		return nil, stateError("LOGGING_DISABLED",
 			`logging is disabled: set "logging": {"enabled": true} in `+agent.ConfigPath(k.env)+" or KAST_LOGGING=1", nil)
 	}
 	if p.Range == "" {
