@@ -176,8 +176,11 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		case errors.Is(err, errTruncated):
 			// The input ended inside a frame: say so, then end as cleanly as
 			// at the end of a whole frame.
-			s.reject(ctx, frame, jsonrpc2.ParseError, "INVALID_HEADER",
-				fmt.Sprintf("the input ended inside a message (%d bytes of %d read); it was discarded", len(frame), n))
+			msg := "the input ended inside a message's header"
+			if n > 0 {
+				msg = fmt.Sprintf("the input ended %d bytes into a %d-byte message; it was discarded", len(frame), n)
+			}
+			s.reject(ctx, frame, jsonrpc2.ParseError, "INVALID_HEADER", msg)
 			err = io.EOF
 			fallthrough
 		case err != nil:
@@ -247,10 +250,8 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
-	raw, err := jsonrpc2.EncodeMessage(msg)
-	if err != nil {
-		return 0, err
-	}
+	bp := encodeBufs.Get().(*[]byte)
+	raw := jsonrpc2.AppendMessage((*bp)[:0], msg)
 	n, err := s.writeRaw(ctx, raw)
 	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
 		s.unanswered.Add(-1)
@@ -260,8 +261,16 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 			go hook.fn()
 		}
 	}
+	if cap(raw) <= 1<<20 { // a rare huge reply is not kept
+		*bp = raw[:0]
+		encodeBufs.Put(bp)
+	}
 	return n, err
 }
+
+// encodeBufs holds the buffers Write encodes into; the library's stream
+// copies each frame into its own before writing.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // isResponseTo reports whether raw is a response (no method) with the id.
 func isResponseTo(raw, id []byte) bool {

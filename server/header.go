@@ -73,7 +73,7 @@ func (s *Stream) readHeaderFrame() ([]byte, int64, error) {
 	if length > s.maxFrame {
 		head, err := s.discard(int64(length))
 		if err != nil {
-			return head, 0, err
+			return head, int64(length), err
 		}
 		return head, int64(length), errFrameTooLarge
 	}
@@ -96,10 +96,12 @@ func (s *Stream) badHeader(format string, args ...any) error {
 }
 
 // readBody reads up to length bytes. It stops early, leaving the rest
-// unread, when the body's JSON value has ended and something other than
-// whitespace follows it: the length was too large and the next frame has
-// begun (short). A client that sent a wrong length then gets an error rather
-// than a server waiting for bytes that never come.
+// unread, when the body's JSON value has ended and what follows it, past any
+// whitespace, starts like a header (a 'C' of Content-Length or
+// Content-Type): the length was too large and the next frame has begun
+// (short). A client that sent a wrong length then gets an error rather than
+// a server waiting for bytes that never come. Other bytes after the value
+// are read as body, which then fails as JSON.
 func (s *Stream) readBody(length int) (body []byte, short bool, err error) {
 	body = make([]byte, 0, length)
 	var v valueEnd
@@ -110,17 +112,21 @@ func (s *Stream) readBody(length int) (body []byte, short bool, err error) {
 			}
 		}
 		chunk, _ := s.in.Peek(min(s.in.Buffered(), length-len(body)))
-		from := -1 // where whitespace-only trailing content starts in chunk
+		from := -1 // where the bytes after the value start in chunk
 		if v.done {
 			from = 0
 		} else if end := v.feed(chunk); end >= 0 {
 			from = end
 		}
 		if from >= 0 {
-			if k := bytes.IndexFunc(chunk[from:], func(r rune) bool { return !isSpace(r) }); k >= 0 {
+			k := bytes.IndexFunc(chunk[from:], func(r rune) bool { return !isSpace(r) })
+			if k >= 0 && (chunk[from+k] == 'C' || chunk[from+k] == 'c') {
 				body = append(body, chunk[:from+k]...)
 				_, _ = s.in.Discard(from + k)
 				return body, true, nil
+			}
+			if k >= 0 { // not a header: read the declared length
+				v.done, v.untracked = false, true
 			}
 		}
 		body = append(body, chunk...)

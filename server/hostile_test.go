@@ -78,6 +78,22 @@ func TestContentLengthLargerThanBody(t *testing.T) {
 	if string(m.ID) != `"short"` {
 		t.Errorf("the error does not carry the message's id: %s", m.ID)
 	}
+
+	// Brackets, quotes and a header inside strings do not end the value.
+	tricky := `a\"}]Content-Length: 5\r\n\r\n{\\`
+	var out map[string]any
+	if err := c.Call(ctx, "test/echo", map[string]any{"t": tricky}, &out); err != nil || out["t"] != tricky {
+		t.Fatalf("a message with a header in a string: %v %v", out, err)
+	}
+	// Other bytes after the value are part of a body that is not JSON.
+	body = `{"jsonrpc":"2.0","id":"junk","method":"test/fast"} xyz`
+	if err := c.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))); err != nil {
+		t.Fatal(err)
+	}
+	if m := wantOrphanError(t, ctx, c, -32700, "PARSE_ERROR"); string(m.ID) != `"junk"` {
+		t.Errorf("id %s, want \"junk\"", m.ID)
+	}
+	stillAnswers(t, ctx, c)
 }
 
 // A frame cut short by the end of the input ends the connection without an
