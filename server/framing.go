@@ -302,14 +302,14 @@ func (s *Stream) writeRaw(ctx context.Context, data []byte) (int64, error) {
 const drainLimit = 2 * time.Second
 
 // drain waits until every call handed to a handler has had its response
-// written: at most limit, or without bound when limit is negative; 0 means
-// drainLimit.
+// written, or the stream is closed and none can be: at most limit, or
+// without bound when limit is negative; 0 means drainLimit.
 func (s *Stream) drain(limit time.Duration) {
 	if limit == 0 {
 		limit = drainLimit
 	}
 	deadline := time.Now().Add(limit)
-	for s.unanswered.Load() > 0 && (limit < 0 || time.Now().Before(deadline)) {
+	for s.unanswered.Load() > 0 && !s.closed.Load() && (limit < 0 || time.Now().Before(deadline)) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
