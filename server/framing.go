@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,9 +31,6 @@ const (
 	maxHeaderBytes         = 64 << 10
 	idSniffBytes           = 64 << 10
 )
-
-// errFrameTooLarge reports a frame over the cap; the stream has already skipped it.
-var errFrameTooLarge = errors.New("frame too large")
 
 // Stream is a jsonrpc2.Stream that reads frames itself, so that a frame the
 // library would treat as fatal (malformed JSON, a non-request object, an
@@ -60,6 +56,12 @@ type Stream struct {
 	// closed is set by Close, so a read failing because we closed the stream
 	// is told apart from the client ending its input.
 	closed atomic.Bool
+	// endWait is how long, once the input ends, calls already read may take
+	// to answer (see Options.EndOfInputWait).
+	endWait time.Duration
+	// resync is set after a malformed header block: the next read skips to
+	// the next Content-Length header.
+	resync bool
 }
 
 type replyHook struct {
@@ -167,13 +169,27 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		case errors.Is(err, errBadHeader):
 			s.reject(ctx, nil, jsonrpc2.ParseError, "INVALID_HEADER", err.Error())
 			continue
+		case errors.Is(err, errShortBody):
+			s.reject(ctx, frame, jsonrpc2.ParseError, "INVALID_HEADER", fmt.Sprintf(
+				"Content-Length %d is larger than the %d-byte message that precedes the next header; the message was discarded", n, len(frame)))
+			continue
+		case errors.Is(err, errTruncated):
+			// The input ended inside a frame: say so, then end as cleanly as
+			// at the end of a whole frame.
+			msg := "the input ended inside a message's header"
+			if n > 0 {
+				msg = fmt.Sprintf("the input ended %d bytes into a %d-byte message; it was discarded", len(frame), n)
+			}
+			s.reject(ctx, frame, jsonrpc2.ParseError, "INVALID_HEADER", msg)
+			err = io.EOF
+			fallthrough
 		case err != nil:
 			if !s.closed.Load() {
 				// The client ended its input (a pipelining client may write
 				// everything, exit included, and close). jsonrpc2 refuses
 				// every write once a read has failed, so the error is held
 				// back until the calls already read have answered.
-				s.drain()
+				s.drain(s.endWait)
 			}
 			return nil, 0, err
 		}
@@ -198,179 +214,63 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	}
 }
 
-var errBadHeader = errors.New("malformed LSP header")
-
-// readHeaderFrame reads one Content-Length framed body. Header names are
-// matched case-insensitively. An oversized body is consumed and discarded so
-// the next frame starts at the right place; only its head is kept, to recover
-// the request id for the error reply.
-func (s *Stream) readHeaderFrame() ([]byte, int64, error) {
-	length, consumed := -1, 0
-	for {
-		line, err := s.in.ReadSlice('\n')
-		consumed += len(line)
-		if err != nil {
-			if err == io.EOF && consumed > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			if err == bufio.ErrBufferFull {
-				err = errBadHeader
-			}
-			return nil, 0, err
-		}
-		if consumed > maxHeaderBytes {
-			return nil, 0, errBadHeader
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if length < 0 {
-				continue // stray blank line between frames; keep looking for a header
-			}
-			break
-		}
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			return nil, 0, fmt.Errorf("%w: %q", errBadHeader, truncate(line, 80))
-		}
-		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
-			if err != nil || n < 0 {
-				return nil, 0, fmt.Errorf("%w: bad Content-Length %q", errBadHeader, truncate(value, 40))
-			}
-			length = int(min(n, 1<<62))
-		}
-	}
-	if length > s.maxFrame {
-		head, err := s.discard(int64(length))
-		if err != nil {
-			return nil, 0, err
-		}
-		return head, int64(length), errFrameTooLarge
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.in, body); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, 0, err
-	}
-	return body, int64(consumed + length), nil
-}
-
 // discard skips n body bytes, returning the first few kilobytes.
 func (s *Stream) discard(n int64) ([]byte, error) {
 	head := make([]byte, min(n, idSniffBytes))
-	if _, err := io.ReadFull(s.in, head); err != nil {
-		return nil, io.ErrUnexpectedEOF
+	if k, err := io.ReadFull(s.in, head); err != nil {
+		return head[:k], errTruncated
 	}
 	if _, err := io.CopyN(io.Discard, s.in, n-int64(len(head))); err != nil {
-		return nil, io.ErrUnexpectedEOF
+		return head, errTruncated
 	}
 	return head, nil
 }
 
-// readLine reads one newline-delimited frame, discarding (but measuring) a line
-// over the cap instead of buffering it.
+// readLine reads one newline-delimited frame (see ReadLine).
 func (s *Stream) readLine() ([]byte, int64, error) {
-	var buf []byte
-	var n int64
-	for {
-		chunk, err := s.in.ReadSlice('\n')
-		n += int64(len(chunk))
-		if len(buf) <= s.maxFrame {
-			buf = append(buf, chunk...)
-		} else if len(buf) < idSniffBytes {
-			buf = append(buf, chunk[:min(len(chunk), idSniffBytes-len(buf))]...)
-		}
-		switch err {
-		case nil:
-			if n-1 > int64(s.maxFrame) {
-				return buf[:min(len(buf), idSniffBytes)], n - 1, errFrameTooLarge
-			}
-			return buf[:len(buf)-1], n, nil
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
-			if n == 0 {
-				return nil, 0, io.EOF
-			}
-			return nil, 0, io.ErrUnexpectedEOF
-		default:
-			return nil, 0, err
-		}
-	}
+	return ReadLine(s.in, s.maxFrame)
 }
 
 // reject answers a frame that cannot be dispatched. The id is recovered from
 // the frame's head when it comes before the params, as editors write it.
 func (s *Stream) reject(ctx context.Context, frame []byte, code jsonrpc2.Code, dataCode, message string) {
-	id := sniffID(frame)
+	id := SniffID(frame)
 	s.log.Warn("rejected frame", "code", dataCode, "id", string(id), "reason", message)
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	type wireError struct {
-		Code    jsonrpc2.Code     `json:"code"`
-		Message string            `json:"message"`
-		Data    map[string]string `json:"data"`
-	}
-	resp, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   wireError       `json:"error"`
-	}{"2.0", id, wireError{code, message, map[string]string{"code": dataCode}}})
-	if _, err := s.WriteFrame(ctx, resp); err != nil {
+	if _, err := s.WriteFrame(ctx, ErrorReply(id, int64(code), dataCode, message)); err != nil {
 		s.log.Warn("writing error reply failed", "err", err)
 	}
 }
 
-// sniffID returns the raw "id" member of a (possibly truncated or invalid)
-// JSON object, or nil when it cannot be found before the input ends.
-func sniffID(frame []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(frame))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil
-		}
-		if key == "id" {
-			if len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
-				return raw
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
-// Write implements jsonrpc2.Stream.
+// Write implements jsonrpc2.Stream. The message is encoded here, not by the
+// library's stream, so that invalid UTF-8 echoed from the client (a method
+// name in an error message, a string id) is replaced before it is sent.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
-	n, err := s.out.Write(ctx, msg)
+	bp := encodeBufs.Get().(*[]byte)
+	raw := jsonrpc2.AppendMessage((*bp)[:0], msg)
+	n, err := s.writeRaw(ctx, raw)
 	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
 		s.unanswered.Add(-1)
 	}
 	if hook := s.afterReply.Load(); hook != nil && err == nil {
-		// Only while a hook is pending is the message re-encoded to see
-		// whether it is the awaited response.
-		if raw, encErr := jsonrpc2.EncodeMessage(msg); encErr == nil && isResponseTo(raw, hook.id) && s.afterReply.CompareAndSwap(hook, nil) {
+		if isResponseTo(raw, hook.id) && s.afterReply.CompareAndSwap(hook, nil) {
 			go hook.fn()
 		}
 	}
+	if cap(raw) <= 1<<20 { // a rare huge reply is not kept
+		*bp = raw[:0]
+		encodeBufs.Put(bp)
+	}
 	return n, err
 }
+
+// encodeBufs holds the buffers Write encodes into; the library's stream
+// copies each frame into its own before writing.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // isResponseTo reports whether raw is a response (no method) with the id.
 func isResponseTo(raw, id []byte) bool {
@@ -389,18 +289,27 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	if json.Unmarshal(data, &batch) == nil {
 		s.unanswered.Add(-int64(len(batch)))
 	}
-	return s.out.(frameWriter).WriteFrame(ctx, data)
+	return s.writeRaw(ctx, data)
 }
 
-// drainLimit bounds how long exit, or the end of the client's input, waits
-// for running calls to answer.
+// writeRaw sends an encoded message; every frame kast writes passes here.
+func (s *Stream) writeRaw(ctx context.Context, data []byte) (int64, error) {
+	return s.out.(frameWriter).WriteFrame(ctx, ValidUTF8(data))
+}
+
+// drainLimit bounds how long exit, or by default the end of the client's
+// input, waits for running calls to answer.
 const drainLimit = 2 * time.Second
 
-// drain waits, at most drainLimit, until every call handed to a handler has
-// had its response written.
-func (s *Stream) drain() {
-	deadline := time.Now().Add(drainLimit)
-	for s.unanswered.Load() > 0 && time.Now().Before(deadline) {
+// drain waits until every call handed to a handler has had its response
+// written, or the stream is closed and none can be: at most limit, or
+// without bound when limit is negative; 0 means drainLimit.
+func (s *Stream) drain(limit time.Duration) {
+	if limit == 0 {
+		limit = drainLimit
+	}
+	deadline := time.Now().Add(limit)
+	for s.unanswered.Load() > 0 && !s.closed.Load() && (limit < 0 || time.Now().Before(deadline)) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -27,8 +27,14 @@ type Options struct {
 	Registry *Registry
 	// Profile is the entry point's handshake, framing and lifecycle.
 	Profile Profile
-	// MaxFrame caps a message body in bytes; 0 means DefaultMaxFrame.
+	// MaxFrame caps a message body, or an NDJSON line, in bytes; 0 means
+	// DefaultMaxFrame.
 	MaxFrame int
+	// EndOfInputWait is how long, once the client's input ends, the calls
+	// already read may still take to get their replies out: 0 means 2 s, a
+	// negative value until every one has answered (a one-shot stdio client
+	// such as `printf ... | kast serve --stdio` waits for its answers).
+	EndOfInputWait time.Duration
 	// Version fills InitializeResult.serverInfo.
 	Version string
 	Logger  *slog.Logger
@@ -126,6 +132,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) *Conn {
 	}
 	c.exitCode.Store(-1)
 	c.stream = NewStream(rwc, s.opts.Profile.Framing, s.opts.MaxFrame, s.log)
+	c.stream.endWait = s.opts.EndOfInputWait
 	c.rpc = jsonrpc2.NewConn(c.stream, jsonrpc2.WithCodec(lspCodec{}))
 	c.client = protocol.ClientDispatcher(c.rpc)
 	if !s.opts.Profile.Lifecycle {
@@ -485,7 +492,7 @@ func (c *Conn) exit() {
 		return
 	}
 	go func() {
-		c.stream.drain()
+		c.stream.drain(drainLimit)
 		close(c.exited)
 		_ = c.rpc.Close()
 	}()

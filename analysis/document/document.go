@@ -142,8 +142,25 @@ type Change struct {
 	Text  string
 }
 
-// Apply returns a new version with changes applied in order.
+// Apply returns a new version with changes applied in order, each to the
+// result of the one before, as LSP asks. Several changes go through a rope,
+// so that one didChange with many edits costs about its size, not edits ×
+// document size.
 func (d *Document) Apply(version int32, changes []Change, enc Encoding) (*Document, error) {
+	if len(changes) > 1 && ropeApplies(d.Text, changes, enc) {
+		text, err := d.applyRope(changes, enc)
+		if err != nil {
+			return nil, err
+		}
+		return New(d.URI, d.LanguageID, version, text), nil
+	}
+	return d.applyEach(version, changes, enc)
+}
+
+// applyEach applies the changes one at a time, rebuilding the text after
+// each: the path for a single change, and for texts that are not valid
+// UTF-8, where only rune-by-rune decoding of the result gives the columns.
+func (d *Document) applyEach(version int32, changes []Change, enc Encoding) (*Document, error) {
 	text := d.Text
 	cur := d
 	for i, c := range changes {

@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/kast-dev/kast/handlers/ck"
@@ -49,7 +48,7 @@ colon-separated KAST_MCP_ALLOWED_ROOTS or CK_MCP_ALLOWED_ROOTS).`,
 			if err != nil {
 				return err
 			}
-			return ck.NewMCPServer(svc).Run(cmd.Context(), &mcp.StdioTransport{})
+			return ck.NewMCPServer(svc).Run(cmd.Context(), ck.StdioTransport(os.Stdin, os.Stdout, 0))
 		},
 	}
 	cmd.Flags().StringSliceVar(&roots, "root", nil, "workspace root the tools may search (repeatable)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -134,25 +133,33 @@ func (d *daemon) lifecycle(ctx context.Context, action string) {
 	server.AfterReply(ctx, d.stop)
 }
 
-func (d *daemon) newServer() (*server.Server, func(), error) {
+// newServer serves the Kast API. endWait is how long, once a client's input
+// ends, its running calls may take to answer (server.Options.EndOfInputWait).
+func (d *daemon) newServer(endWait time.Duration) (*server.Server, func(), error) {
 	entry, release, err := handlers.KastDaemon(d.host, d.root, d.lifecycle)
 	if err != nil {
 		return nil, nil, err
 	}
-	return server.New(entry.Options(kastVersion(), d.logger)), release, nil
+	opts := entry.Options(kastVersion(), d.logger)
+	opts.EndOfInputWait = endWait
+	return server.New(opts), release, nil
 }
 
+// serveStdio serves one client on stdin and stdout until its input ends.
+// A one-shot client (`printf '...' | kast serve --stdio`) closes its input
+// before reading the answers, so every call read then still answers; a
+// notification expects no answer and is not waited for.
 func (d *daemon) serveStdio() error {
 	ctx, stop := context.WithCancel(context.Background())
 	d.stop = stop
-	srv, release, err := d.newServer()
+	srv, release, err := d.newServer(-1)
 	if err != nil {
 		return err
 	}
 	defer release()
 	out := os.Stdout
 	os.Stdout = os.Stderr
-	conn := srv.Serve(ctx, newDrainingConn(os.Stdin, out))
+	conn := srv.Serve(ctx, stdioConn{os.Stdin, out})
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -188,7 +195,7 @@ func (d *daemon) serve(ctx context.Context, listen, token string) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	d.stop = stop
-	srv, release, err := d.newServer()
+	srv, release, err := d.newServer(0)
 	if err != nil {
 		return err
 	}
@@ -239,18 +246,30 @@ func (d *daemon) reexec() error {
 	return syscall.Exec(exe, os.Args, os.Environ())
 }
 
+// Limits on what an unauthenticated TCP client can make kast hold: the
+// token line must come whole within maxHelloBytes and helloDeadline.
+const (
+	maxHelloBytes = 4 << 10
+	helloDeadline = 10 * time.Second
+)
+
 // authenticate reads the token line a TCP client sends first; a wrong or
-// missing token gets Kast's UNAUTHORIZED error and the connection closed.
+// missing token, a first line over maxHelloBytes, or none within
+// helloDeadline gets Kast's UNAUTHORIZED error and the connection closed,
+// having buffered at most maxHelloBytes.
 func authenticate(c net.Conn, token string) io.ReadWriteCloser {
-	br := bufio.NewReader(c)
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	line, err := br.ReadBytes('\n')
+	br := bufio.NewReaderSize(c, maxHelloBytes)
+	_ = c.SetReadDeadline(time.Now().Add(helloDeadline))
+	line, err := br.ReadSlice('\n')
 	_ = c.SetReadDeadline(time.Time{})
 	var hello struct {
 		Token string `json:"token"`
 	}
 	if err != nil || json.Unmarshal(line, &hello) != nil || subtle.ConstantTimeCompare([]byte(hello.Token), []byte(token)) != 1 {
 		msg := `This daemon requires a token: send {"token":"..."} as the first line`
+		if err == bufio.ErrBufferFull {
+			msg = fmt.Sprintf(`This daemon requires a token: the first line must be {"token":"..."}, within %d bytes`, maxHelloBytes)
+		}
 		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32401, "message": msg,
 			"data": map[string]any{"schemaVersion": 3, "requestId": "", "code": "UNAUTHORIZED", "message": msg, "retryable": false, "details": map[string]string{}}}})
 		_, _ = c.Write(append(resp, '\n'))
@@ -307,61 +326,3 @@ func readDescriptor(path string) (descriptor, error) {
 	}
 	return d, nil
 }
-
-// drainingConn is stdio for line-delimited JSON-RPC that holds back the end
-// of input until every request read has its reply written: the connection
-// ends at EOF, and `printf '...' | kast serve --stdio` must still get its
-// answers.
-type drainingConn struct {
-	in      *bufio.Reader
-	out     io.WriteCloser
-	pending []byte // the rest of the line being read
-
-	mu              sync.Mutex
-	cond            *sync.Cond
-	requests, lines int
-}
-
-func newDrainingConn(in io.Reader, out io.WriteCloser) *drainingConn {
-	c := &drainingConn{in: bufio.NewReader(in), out: out}
-	c.cond = sync.NewCond(&c.mu)
-	return c
-}
-
-// Read hands over input a line at a time, so requests can be counted.
-func (c *drainingConn) Read(p []byte) (int, error) {
-	if len(c.pending) == 0 {
-		line, err := c.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			c.mu.Lock()
-			c.requests++
-			c.mu.Unlock()
-		}
-		if len(line) == 0 {
-			if err == io.EOF {
-				c.mu.Lock()
-				for c.lines < c.requests {
-					c.cond.Wait()
-				}
-				c.mu.Unlock()
-			}
-			return 0, err
-		}
-		c.pending = line
-	}
-	n := copy(p, c.pending)
-	c.pending = c.pending[n:]
-	return n, nil
-}
-
-func (c *drainingConn) Write(p []byte) (int, error) {
-	n, err := c.out.Write(p)
-	c.mu.Lock()
-	c.lines += bytes.Count(p[:n], []byte("\n"))
-	c.cond.Broadcast()
-	c.mu.Unlock()
-	return n, err
-}
-
-// Close closes stdout only: closing stdin would not unblock a pending read.
-func (c *drainingConn) Close() error { return c.out.Close() }

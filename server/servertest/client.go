@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kast-dev/kast/server"
 )
@@ -407,6 +408,11 @@ func (c *Client) readLoop(r *bufio.Reader) {
 			if !errors.Is(err, io.EOF) {
 				c.readErr = err
 			}
+			return
+		}
+		if !utf8.Valid(body) {
+			// Every reply must be valid UTF-8, whatever the client sent.
+			c.readErr = fmt.Errorf("server sent invalid UTF-8 %q", truncate(body))
 			return
 		}
 		var msgs []*Message
