@@ -122,7 +122,10 @@ func (h *Host) firstRefresh(root string, ow *openWorkspace, p *passes) {
 		}
 		return
 	}
-	h.scheduleUses(p, 0)
+	// After the same pause as a change: a client that asked for a pass with
+	// every core (kast.reindex) as indexing ended runs it first, instead of
+	// waiting behind this one, which leaves a core for requests.
+	h.scheduleUses(p, usesDelay)
 }
 
 // usesWorker runs the root's reference passes, one at a time, whenever
