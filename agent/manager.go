@@ -241,6 +241,7 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message) *Ma
 		Provider:     m.Provider,
 		Tools:        m.opts.Tools,
 		Sink:         func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
+		OnTurn:       m.addTurn,
 		OnQuestion:   func(q QuestionRequest) { publish(Update{Question: &q}) },
 		OnApproval:   func(r ApprovalRequest) { publish(Update{Approval: &r}) },
 		OnCompaction: func(ev CompactionEvent) { publish(Update{Compaction: &ev}) },
