@@ -208,6 +208,9 @@ func (ms *ManagedSession) History() []Message { return ms.rt.History() }
 // Streaming reports whether a turn is running.
 func (ms *ManagedSession) Streaming() bool { return ms.rt.Running() != nil }
 
+// Pending is how many inputs wait: queued turns and steering not yet taken.
+func (ms *ManagedSession) Pending() int { return ms.rt.Pending() }
+
 // Compacting reports whether a compaction is running.
 func (ms *ManagedSession) Compacting() bool { return ms.rt.Compacting() }
 
