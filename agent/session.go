@@ -161,18 +161,6 @@ func (s *Session) Running() *Turn {
 	return s.running
 }
 
-// Pending is how many inputs wait: queued turns, and steering the running
-// turn has not taken yet.
-func (s *Session) Pending() int {
-	s.mu.Lock()
-	n, running := len(s.queue), s.running
-	s.mu.Unlock()
-	if running != nil {
-		n += running.pendingSteering()
-	}
-	return n
-}
-
 // Start queues a turn for in, or steers the running turn with it (see
 // Behavior); a steered turn is returned as it is.
 func (s *Session) Start(in Input, behavior Behavior) (*Turn, error) {
@@ -196,19 +184,6 @@ func (s *Session) Start(in Input, behavior Behavior) (*Turn, error) {
 		return nil, &InputError{"the session is closed"}
 	}
 	return t, nil
-}
-
-// steers reports whether in goes to the running turn. A plugin command
-// never does (it answers without the model); by default neither does a
-// slash command, as Kward queues busy slash commands.
-func steers(in Input, behavior Behavior) bool {
-	switch {
-	case in.Run != nil:
-		return false
-	case behavior == Steer:
-		return true
-	}
-	return behavior == "" && in.Display == ""
 }
 
 // enqueue announces turns and queues them, at the front when front is set;
@@ -321,23 +296,6 @@ func (s *Session) run(t *Turn) {
 	s.followUp(t, t.takeSteering())
 }
 
-// followUp queues the steering inputs t left as turns of their own. One
-// sent without an approval mode keeps t's, so cancelling a turn that asks
-// before each tool call never lets its steering run tools unasked.
-func (s *Session) followUp(t *Turn, left []steered) {
-	if len(left) == 0 {
-		return
-	}
-	turns := make([]*Turn, len(left))
-	for i, st := range left {
-		if st.in.ApprovalMode == "" {
-			st.in.ApprovalMode = t.input.ApprovalMode
-		}
-		turns[i] = newTurn(NewID(), s.opts.ID, st.in, s.opts.Sink)
-	}
-	s.enqueue(turns, true)
-}
-
 func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if s.opts.Provider == nil {
 		return StatusFailed, &TurnError{Message: ErrNoProvider.Error(), Code: "PROVIDER_NOT_CONFIGURED"}
@@ -426,32 +384,6 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 		}
 	}
 	return StatusFailed, &TurnError{Message: fmt.Sprintf("the turn stopped after %d model requests", s.opts.MaxSteps), Code: "MAX_STEPS"}
-}
-
-// inject adds the steering waiting for this step to the conversation as
-// user messages, persisted in order, and emits a steered event for each.
-// It runs only between model steps, after the previous response's tool
-// results, so no provider sees input inside a tool call and its result.
-// Input not added because the turn was cancelled or the write failed goes
-// back to the turn, to run as a follow-up.
-func (s *Session) inject(ctx context.Context, t *Turn) *TurnError {
-	pending := t.takeSteering()
-	for i, st := range pending {
-		if ctx.Err() != nil {
-			t.putBackSteering(pending[i:])
-			return nil
-		}
-		if err := s.recordNow(userMessage(st.in)); err != nil {
-			t.putBackSteering(pending[i:])
-			return err
-		}
-		text := st.in.Display
-		if text == "" {
-			text = st.in.Text
-		}
-		t.emit(Event{Kind: EventSteered, Text: text, Steered: st.at})
-	}
-	return nil
 }
 
 // runTool runs one call and records its result. Once the turn is cancelled the

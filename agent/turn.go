@@ -200,63 +200,6 @@ func (t *Turn) requestCancel() {
 	}
 }
 
-// steered is input sent to a running turn, waiting for its next model step.
-type steered struct {
-	in Input
-	at time.Time // when it arrived
-}
-
-// steer queues in for the turn's next model step; false if the turn can no
-// longer take it: it ended, is ending or cancelled, or runs a command
-// rather than the model. The session calls it only on the turn its worker
-// has taken, which may not have begun yet.
-func (t *Turn) steer(in Input) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status.Terminal() || t.cancelRequested || t.settled || t.input.Run != nil {
-		return false
-	}
-	t.steering = append(t.steering, steered{in: in, at: time.Now().UTC()})
-	return true
-}
-
-// takeSteering returns and clears the queued steering inputs.
-func (t *Turn) takeSteering() []steered {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	in := t.steering
-	t.steering = nil
-	return in
-}
-
-// putBackSteering returns inputs taken but not injected to the front of
-// the queue, so they are neither lost nor reordered.
-func (t *Turn) putBackSteering(in []steered) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.steering = append(in[:len(in):len(in)], t.steering...)
-}
-
-// settle reports whether the turn may finish: true when no steering is
-// waiting, and from then on steering is refused (the sender queues a new
-// turn), so no input can arrive between this check and the finished event.
-func (t *Turn) settle() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.steering) > 0 {
-		return false
-	}
-	t.settled = true
-	return true
-}
-
-// pendingSteering is how many steering inputs wait for the next step.
-func (t *Turn) pendingSteering() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.steering)
-}
-
 // addQuestion registers a pending question; nil if the turn is ending.
 func (t *Turn) addQuestion(id string) chan []Answer {
 	t.mu.Lock()
