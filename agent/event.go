@@ -8,15 +8,17 @@ type EventKind string
 
 // The kinds of turn events, in roughly the order a turn produces them.
 const (
-	EventQueued          EventKind = "queued"
+	EventQueued         EventKind = "queued"
+	EventStarted        EventKind = "started"
+	EventReasoningDelta EventKind = "reasoningDelta"
+	EventTextDelta      EventKind = "textDelta"
+	EventMessage        EventKind = "message"
+	EventRetry          EventKind = "retry"
+	EventToolCall       EventKind = "toolCall"
+	EventToolResult     EventKind = "toolResult"
+	// EventSteered: input sent while the turn ran joined it, between model
+	// steps (after the previous step's tool results).
 	EventSteered         EventKind = "steered"
-	EventStarted         EventKind = "started"
-	EventReasoningDelta  EventKind = "reasoningDelta"
-	EventTextDelta       EventKind = "textDelta"
-	EventMessage         EventKind = "message"
-	EventRetry           EventKind = "retry"
-	EventToolCall        EventKind = "toolCall"
-	EventToolResult      EventKind = "toolResult"
 	EventAnswer          EventKind = "answer"
 	EventCancelRequested EventKind = "cancelRequested"
 	EventError           EventKind = "error"
@@ -56,7 +58,7 @@ type Event struct {
 	Retry   *RetryInfo // retry
 	Tool    *ToolEvent // toolCall, toolResult
 	Err     *TurnError // error, finished (failed)
-	Steered time.Time  // steered: when the input arrived
+	Steered time.Time  // steered: when the input arrived (Time is when it joined)
 }
 
 // RetryInfo describes a transient model failure about to be retried.

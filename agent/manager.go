@@ -208,6 +208,9 @@ func (ms *ManagedSession) History() []Message { return ms.rt.History() }
 // Streaming reports whether a turn is running.
 func (ms *ManagedSession) Streaming() bool { return ms.rt.Running() != nil }
 
+// Pending is how many inputs wait: queued turns and steering not yet taken.
+func (ms *ManagedSession) Pending() int { return ms.rt.Pending() }
+
 // Compacting reports whether a compaction is running.
 func (ms *ManagedSession) Compacting() bool { return ms.rt.Compacting() }
 
@@ -241,6 +244,7 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message) *Ma
 		Provider:     m.Provider,
 		Tools:        m.opts.Tools,
 		Sink:         func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
+		OnTurn:       m.addTurn,
 		OnQuestion:   func(q QuestionRequest) { publish(Update{Question: &q}) },
 		OnApproval:   func(r ApprovalRequest) { publish(Update{Approval: &r}) },
 		OnCompaction: func(ev CompactionEvent) { publish(Update{Compaction: &ev}) },

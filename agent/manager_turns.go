@@ -30,7 +30,8 @@ type TurnRequest struct {
 }
 
 // StartTurn queues a turn in the session, or steers its running turn (see
-// Session.Start). Input the session cannot take is an *InputError.
+// Session.Start and Behavior); a steered turn keeps its approval mode.
+// Input the session cannot take is an *InputError.
 func (m *Manager) StartTurn(sessionID string, req TurnRequest) (*Turn, error) {
 	ms, err := m.Session(sessionID)
 	if err != nil {
@@ -38,14 +39,15 @@ func (m *Manager) StartTurn(sessionID string, req TurnRequest) (*Turn, error) {
 	}
 	in := m.expandInput(ms, req.Text)
 	in.Images, in.ApprovalMode = req.Images, req.ApprovalMode
-	turn, err := ms.rt.Start(in, req.Behavior)
-	if err != nil {
-		return nil, err
-	}
+	return ms.rt.Start(in, req.Behavior)
+}
+
+// addTurn registers a turn the session queued, so it can be addressed by
+// id: the client's own, and the follow-ups its steering may become.
+func (m *Manager) addTurn(t *Turn) {
 	m.mu.Lock()
-	m.turns[turn.ID()] = turn
-	m.mu.Unlock()
-	return turn, nil
+	defer m.mu.Unlock()
+	m.turns[t.ID()] = t
 }
 
 // expandInput turns slash-command input into the turn to run: a prompt or

@@ -18,8 +18,6 @@ type Provider interface {
 type ProviderInfo struct {
 	Name  string // openai, anthropic, openrouter, … or a configured name
 	Model string
-	// Steer is true when input can be routed into a running turn natively.
-	Steer bool
 }
 
 // ModelRequest is one request to the model.

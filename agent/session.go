@@ -16,8 +16,9 @@ import (
 // Behavior says what turns/start does with input while a turn may be running.
 type Behavior string
 
-// Streaming behaviors; "" picks newTurn when idle, else steer when the
-// provider steers natively, else followUp.
+// Streaming behaviors. Steer sends input to the running turn, which takes
+// it between model steps; with no turn running it starts one. "" steers
+// while a turn runs, except slash commands, which queue as followUp.
 const (
 	NewTurn  Behavior = "newTurn"
 	FollowUp Behavior = "followUp"
@@ -46,6 +47,10 @@ type SessionOptions struct {
 	System string
 	// Sink receives every event of every turn, in order per turn.
 	Sink func(Event)
+	// OnTurn is told of each turn the session queues, before its queued
+	// event: the turns Start creates and the follow-ups that steering a
+	// cancelled or failed turn becomes.
+	OnTurn func(*Turn)
 	// OnQuestion is called when a tool asks the user; nil means the client
 	// cannot answer questions.
 	OnQuestion func(QuestionRequest)
@@ -156,7 +161,8 @@ func (s *Session) Running() *Turn {
 	return s.running
 }
 
-// Start queues a turn for in, or steers the running turn with it.
+// Start queues a turn for in, or steers the running turn with it (see
+// Behavior); a steered turn is returned as it is.
 func (s *Session) Start(in Input, behavior Behavior) (*Turn, error) {
 	if strings.TrimSpace(in.Text) == "" && len(in.Images) == 0 {
 		return nil, &InputError{"input is empty"}
@@ -166,60 +172,57 @@ func (s *Session) Start(in Input, behavior Behavior) (*Turn, error) {
 	default:
 		return nil, &InputError{fmt.Sprintf("unsupported streamingBehavior: %s; want newTurn, followUp or steer", behavior)}
 	}
-	if behavior == "" || behavior == Steer {
-		if t, err := s.trySteer(in, behavior == Steer); t != nil || err != nil {
-			return t, err
+	if steers(in, behavior) {
+		// A turn that ends, or starts finishing, meanwhile refuses the
+		// input, which then queues as a new turn: it is never dropped.
+		if running := s.Running(); running != nil && running.steer(in) {
+			return running, nil
 		}
+	}
+	t := newTurn(NewID(), s.opts.ID, in, s.opts.Sink)
+	if !s.enqueue([]*Turn{t}, false) {
+		return nil, &InputError{"the session is closed"}
+	}
+	return t, nil
+}
+
+// enqueue announces turns and queues them, at the front when front is set;
+// false if the session is closed. Their queued events go out before the
+// worker can see them, so they always precede their started events. Turns
+// Close missed while they were announced are cancelled.
+func (s *Session) enqueue(turns []*Turn, front bool) bool {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return false
+	}
+	for _, t := range turns {
+		if s.opts.OnTurn != nil {
+			s.opts.OnTurn(t)
+		}
+		t.emit(Event{Kind: EventQueued, Status: StatusQueued})
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, &InputError{"the session is closed"}
+		for _, t := range turns {
+			t.requestCancel()
+		}
+		return true
 	}
-	t := newTurn(NewID(), s.opts.ID, in, s.opts.Sink)
-	s.mu.Unlock()
-	// turnQueued is emitted before the worker can see the turn, so it always
-	// precedes turnStarted.
-	t.emit(Event{Kind: EventQueued, Status: StatusQueued})
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, t)
+	if front {
+		s.queue = append(turns[:len(turns):len(turns)], s.queue...)
+	} else {
+		s.queue = append(s.queue, turns...)
+	}
 	if !s.working {
 		s.working = true
 		s.idle = make(chan struct{})
 		go s.work(s.idle)
 	}
-	return t, nil
-}
-
-// trySteer routes in to the running turn when the provider steers natively.
-// With required unset it returns (nil, nil) when steering does not apply.
-func (s *Session) trySteer(in Input, required bool) (*Turn, error) {
-	running := s.Running()
-	if running == nil {
-		if required {
-			return nil, &InputError{"unsupported streamingBehavior: steer: no turn is running"}
-		}
-		return nil, nil
-	}
-	if !s.steerSupported() {
-		if required {
-			return nil, &InputError{"unsupported streamingBehavior: steer: the provider does not support steering a running turn"}
-		}
-		return nil, nil
-	}
-	if running.steer(in) {
-		return running, nil
-	}
-	return nil, nil // the turn ended meanwhile: queue a follow-up instead
-}
-
-func (s *Session) steerSupported() bool {
-	if s.opts.Provider == nil {
-		return false
-	}
-	p, err := s.opts.Provider()
-	return err == nil && p.Info().Steer
+	s.mu.Unlock()
+	return true
 }
 
 // Cancel cancels a turn of this session: a queued one never runs, a running
@@ -279,15 +282,18 @@ func (s *Session) work(idle chan struct{}) {
 	}
 }
 
-// run executes one turn to its terminal event.
+// run executes one turn to its terminal event. Steering the turn did not
+// take, because it was cancelled or failed first, is not dropped: it runs
+// as follow-up turns ahead of the queue, as the input arrived before
+// anything queued behind the turn could run.
 func (s *Session) run(t *Turn) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if !t.begin(cancel) {
-		return // cancelled while queued
+	if t.begin(cancel) {
+		status, err := s.loop(ctx, t)
+		t.finish(status, err)
 	}
-	status, err := s.loop(ctx, t)
-	t.finish(status, err)
+	s.followUp(t, t.takeSteering())
 }
 
 func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
@@ -333,6 +339,9 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 			// the request is still tried.
 			_, _ = s.compact(ctx, provider, "", true)
 		}
+		if err := s.inject(ctx, t); err != nil {
+			return StatusFailed, err
+		}
 		req := &ModelRequest{System: system, Messages: s.History(), Tools: specs}
 		resp, err := s.request(ctx, t, provider, req)
 		if err != nil && !retried && ctx.Err() == nil && IsContextOverflow(err) {
@@ -368,13 +377,8 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 		if ctx.Err() != nil {
 			return StatusCanceled, nil
 		}
-		steered := t.takeSteering()
-		for _, in := range steered {
-			if err := s.record(ctx, userMessage(in)); err != nil {
-				return StatusFailed, err
-			}
-		}
-		if len(msg.ToolCalls) == 0 && len(steered) == 0 {
+		// Steering waiting now makes another step even after a final answer.
+		if len(msg.ToolCalls) == 0 && t.settle() {
 			t.emit(Event{Kind: EventAnswer, Text: msg.Text})
 			return StatusCompleted, nil
 		}

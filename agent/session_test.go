@@ -25,11 +25,10 @@ type scripted struct {
 	mu       sync.Mutex
 	steps    []step
 	requests []*ModelRequest
-	steer    bool
 }
 
 func (p *scripted) Info() ProviderInfo {
-	return ProviderInfo{Name: "scripted", Model: "m1", Steer: p.steer}
+	return ProviderInfo{Name: "scripted", Model: "m1"}
 }
 
 func (p *scripted) Stream(ctx context.Context, req *ModelRequest, sink DeltaSink) (*ModelResponse, error) {
@@ -343,61 +342,6 @@ func (b *barrier) Stream(ctx context.Context, _ *ModelRequest, _ DeltaSink) (*Mo
 		return &ModelResponse{Text: "ok"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	}
-}
-
-func TestSteer(t *testing.T) {
-	p := &scripted{}
-	s, _, _ := newTestSession(t, p, nil)
-	if _, err := s.Start(Input{Text: "x"}, Steer); !isInputError(err) {
-		t.Fatalf("steer while idle: %v", err)
-	}
-	release := make(chan struct{})
-	p.steps = []step{{deltas: []string{"thinking"}, block: release}}
-	running, _ := s.Start(Input{Text: "first"}, "")
-	for running.Info().Status != StatusRunning {
-		time.Sleep(time.Millisecond)
-	}
-	if _, err := s.Start(Input{Text: "steer"}, Steer); !isInputError(err) {
-		t.Fatalf("steer without provider support: %v", err)
-	}
-	// Busy without native steering: the default queues a follow-up.
-	follow, err := s.Start(Input{Text: "later"}, "")
-	if err != nil || follow.ID() == running.ID() {
-		t.Fatalf("default while busy: %v", err)
-	}
-	close(release)
-	waitDone(t, follow)
-
-	p.mu.Lock()
-	p.steer = true
-	release = make(chan struct{})
-	p.steps = []step{{deltas: []string{"thinking"}, block: release}}
-	p.mu.Unlock()
-	running, _ = s.Start(Input{Text: "native"}, "")
-	for running.Info().Status != StatusRunning {
-		time.Sleep(time.Millisecond)
-	}
-	steered, err := s.Start(Input{Text: "also this"}, "")
-	if err != nil || steered.ID() != running.ID() {
-		t.Fatalf("steer returned %v, %v; want the running turn", steered, err)
-	}
-	close(release)
-	waitDone(t, running)
-	p.mu.Lock()
-	last := p.requests[len(p.requests)-1]
-	p.mu.Unlock()
-	if m := last.Messages[len(last.Messages)-1]; m.Role != RoleUser || m.Text != "also this" {
-		t.Fatalf("steering input not sent to the model: %+v", m)
-	}
-	var steeredEvents int
-	for _, ev := range running.Events(0) {
-		if ev.Kind == EventSteered && ev.Text == "also this" {
-			steeredEvents++
-		}
-	}
-	if steeredEvents != 1 {
-		t.Fatalf("steered events = %d", steeredEvents)
 	}
 }
 

@@ -59,7 +59,8 @@ type Turn struct {
 	events          []Event // ring buffer of the last ReplayLimit events
 	oldest          int     // index of the oldest event once the ring is full
 	cancel          context.CancelFunc
-	steering        []Input
+	steering        []steered // input waiting for the next model step
+	settled         bool      // the turn is finishing: no more steering
 	questions       map[string]chan []Answer
 	approvals       map[string]chan bool
 }
@@ -197,27 +198,6 @@ func (t *Turn) requestCancel() {
 	case StatusRunning:
 		t.cancel()
 	}
-}
-
-// steer queues input for the running turn; false if it is no longer running.
-func (t *Turn) steer(in Input) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status != StatusRunning || t.cancelRequested {
-		return false
-	}
-	t.steering = append(t.steering, in)
-	t.emitLocked(Event{Kind: EventSteered, Text: in.Text, Steered: time.Now().UTC()})
-	return true
-}
-
-// takeSteering returns and clears the queued steering inputs.
-func (t *Turn) takeSteering() []Input {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	in := t.steering
-	t.steering = nil
-	return in
 }
 
 // addQuestion registers a pending question; nil if the turn is ending.

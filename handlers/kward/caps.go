@@ -61,7 +61,9 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 			},
 			"turns": map[string]any{
 				"mode": "async", "perSessionConcurrency": 1, "methods": methods("turns"),
-				"busyInput": map[string]any{"steer": "unsupported", "followUp": "queue", "defaultWhenIdle": "newTurn", "defaultWhenBusy": "followUp"},
+				// Steering is the engine's, so every provider has it: input
+				// joins the running turn between model steps.
+				"busyInput": map[string]any{"steer": "native", "followUp": "queue", "defaultWhenIdle": "newTurn", "defaultWhenBusy": "steer"},
 				"cancellation": map[string]any{"behavior": "best-effort", "queuedTurns": "cancel-before-run",
 					"runningTurns": "stop-emitting-events-when-possible"},
 				"eventReplay": map[string]any{"behavior": "recent-in-memory", "persisted": false, "limit": agent.ReplayLimit},
@@ -74,7 +76,7 @@ func kwardInitializeResult(table []server.Spec) map[string]any {
 				"notification": "turn/event", "assistantText": "assistantDelta",
 				"reasoning":  map[string]any{"start": false, "delta": true, "boundary": false, "end": false},
 				"modelRetry": map[string]any{"supported": true, "event": "modelRetry"},
-				"steering":   map[string]any{"supported": false, "event": "turnSteered", "mode": "unsupported"},
+				"steering":   map[string]any{"supported": true, "event": "turnSteered", "mode": "native"},
 				"tools": map[string]any{"call": true, "update": false, "result": true, "normalizedMetadata": true, "diffs": true,
 					"firstChangedLine": true, "changedFiles": true, "workspaceGuardrails": true, "focusedContext": false, "contextBudgetStats": false},
 				"errors": true, "sessionUpdates": false,

@@ -232,11 +232,11 @@ func (k *Service) runtimeState(ctx context.Context, p sessionParams) (map[string
 	h := ms.Header()
 	return map[string]any{
 		"model": model, "thinkingLevel": thinking, "isStreaming": ms.Streaming(), "isCompacting": ms.Compacting(),
-		"steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
+		"steeringMode": "in-flight", "followUpMode": "one-at-a-time",
 		"sessionFile": ms.Path(), "sessionId": h.ID, "rpcSessionId": ms.ID(), "persistentSessionId": h.ID,
 		"sessionName": nilIfEmpty(ms.Name()), "autoCompactionEnabled": autoCompaction, "autoRetryEnabled": true,
 		"defaultProvider": defaultProvider, "defaultModel": defaultModel, "defaultThinkingLevel": thinking,
-		"transport": "kward-rpc", "messageCount": len(ms.History()), "pendingMessageCount": 0,
+		"transport": "kward-rpc", "messageCount": len(ms.History()), "pendingMessageCount": ms.Pending(),
 	}, nil
 }
 
