@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ type passes struct {
 
 	mu       sync.Mutex
 	started  bool
+	preempt  context.CancelCauseFunc // stops the background reference pass running now, if any
 	progress indexer.Progress
 	err      error // of the first refresh
 	watchers map[*Watcher]struct{}
@@ -40,6 +42,10 @@ type Watcher struct {
 	// Resolved reports a reference pass's end: files resolved, or why not.
 	Resolved func(files int, err error)
 }
+
+// ErrSuperseded ends a background reference pass that a pass asked for
+// explicitly (Host.ResolveUses, with every core) replaced.
+var ErrSuperseded = errors.New("superseded by a reference pass that was asked for")
 
 // usesDelay lets a burst of saves settle before references are resolved
 // again.
@@ -149,8 +155,12 @@ func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
 		case <-p.kick:
 		default:
 		}
+		ctx, cancel := context.WithCancelCause(p.ctx)
+		p.mu.Lock()
+		p.preempt = cancel
+		p.mu.Unlock()
 		ow.refresh.Lock()
-		n, err := ow.ws.ResolveUses(p.ctx, 0, func(done, total int) {
+		n, err := ow.ws.ResolveUses(ctx, 0, func(done, total int) {
 			p.each(func(w *Watcher) {
 				if w.Resolving != nil {
 					w.Resolving(done, total)
@@ -158,14 +168,36 @@ func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
 			})
 		})
 		ow.refresh.Unlock()
+		p.mu.Lock()
+		p.preempt = nil
+		p.mu.Unlock()
+		if errors.Is(context.Cause(ctx), ErrSuperseded) {
+			err = ErrSuperseded
+		}
+		cancel(nil)
 		p.each(func(w *Watcher) {
 			if w.Resolved != nil {
 				w.Resolved(n, err)
 			}
 		})
-		if err != nil && p.ctx.Err() == nil {
+		if err != nil && p.ctx.Err() == nil && !errors.Is(err, ErrSuperseded) {
 			h.Log.Warn("resolving references failed", "root", root, "err", err)
 		}
+	}
+}
+
+// supersede stops the root's background reference pass, if one runs.
+func (h *Host) supersede(root string) {
+	h.mu.Lock()
+	ow, ok := h.open[root]
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	ow.passes.mu.Lock()
+	defer ow.passes.mu.Unlock()
+	if ow.passes.preempt != nil {
+		ow.passes.preempt(ErrSuperseded)
 	}
 }
 

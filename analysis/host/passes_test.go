@@ -1,6 +1,9 @@
 package host
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -125,4 +128,45 @@ func TestReleaseStopsBackgroundPasses(t *testing.T) {
 		t.Error("the released root is still open")
 	}
 	h.ScheduleUses(root) // a closed root is left alone
+}
+
+// A pass asked for explicitly (kast.reindex, with every core) stops the
+// background pass running meanwhile instead of waiting behind it.
+func TestExplicitPassSupersedesBackgroundPass(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[filepath.Join("p", fmt.Sprintf("f%d.go", i))] = fmt.Sprintf("package p\n\nfunc F%d() int { return F%d() }\n", i, (i+1)%40)
+	}
+	root := writeTree(t, files)
+	h := New(Options{InMemory: true})
+	t.Cleanup(h.Close)
+	if _, err := h.Acquire(root); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	ended := make(chan error, 4)
+	h.Watch(root, &Watcher{
+		Resolving: func(done, total int) { once.Do(func() { h.supersede(root) }) },
+		Resolved:  func(_ int, err error) { ended <- err },
+	})
+	indexed, err := h.Index(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-indexed
+	select {
+	case err := <-ended:
+		if !errors.Is(err, ErrSuperseded) {
+			t.Fatalf("the background pass ended with %v, want ErrSuperseded", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the background pass did not end")
+	}
+	n, err := h.ResolveUses(context.Background(), root, 2, nil)
+	if err != nil || n != 40 {
+		t.Fatalf("the explicit pass: %d files, %v; want 40", n, err)
+	}
+	if ws := h.Open(root); !ws.UsesHold() {
+		t.Error("references are not stored after the explicit pass")
+	}
 }

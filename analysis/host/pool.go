@@ -171,8 +171,11 @@ func serialized[T any](h *Host, root string, fn func(*workspace.Workspace) (T, e
 }
 
 // ResolveUses brings the stored uses at root up to date (see
-// workspace.ResolveUses), one refresh or pass at a time.
+// workspace.ResolveUses), one refresh or pass at a time. A background pass
+// running meanwhile (with fewer cores, leaving one for requests) stops, with
+// ErrSuperseded: this one does its work.
 func (h *Host) ResolveUses(ctx context.Context, root string, workers int, progress func(done, total int)) (int, error) {
+	h.supersede(root)
 	return serialized(h, root, func(ws *workspace.Workspace) (int, error) {
 		return ws.ResolveUses(ctx, workers, progress)
 	})
