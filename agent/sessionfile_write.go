@@ -29,7 +29,12 @@ type DiskFullError struct {
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("the disk holding %s is full: free some space and try again (%v)", e.Path, e.Err)
+	cause := e.Err
+	var pe *os.PathError
+	if errors.As(cause, &pe) {
+		cause = pe.Err // the path is said already
+	}
+	return fmt.Sprintf("the disk holding %s is full: free some space and try again (%v)", e.Path, cause)
 }
 
 func (e *DiskFullError) Unwrap() error { return e.Err }
