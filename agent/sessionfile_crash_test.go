@@ -242,11 +242,11 @@ func TestResumeRecordsInterruptedToolCalls(t *testing.T) {
 		if synth.ID != ld.Messages[3].ID || stored.unsaved != 0 || !strings.Contains(string(data), `"parentId":"`+done.ID+`"`) {
 			t.Fatalf("the file does not hold the repaired history:\n%s", data)
 		}
-		// Drop the message the check appended, so the second round sees
-		// the same history.
+		// The next record links to the synthesized one.
 		if len(stored.Messages) != 5 || stored.Messages[4].ID != next.ID {
 			t.Fatalf("after appending: %+v", stored.Messages)
 		}
+		// Drop that record, so the second round sees the same history.
 		lines := wholeLines(t, data)
 		os.WriteFile(log.Path(), []byte(strings.Join(lines[:len(lines)-1], "\n")+"\n"), 0o600)
 	}
