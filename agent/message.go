@@ -248,3 +248,72 @@ func setExtra(extra map[string]json.RawMessage, key string, v json.RawMessage) m
 	extra[key] = v
 	return extra
 }
+
+// InterruptedResult is the result a tool call gets when none was stored:
+// kast stopped (crashed, was killed, lost power) while the tool ran.
+const InterruptedResult = "interrupted: kast stopped before this tool finished"
+
+// RepairToolCalls returns msgs with a result for every tool call: each call
+// no tool message answers before the next assistant message gets an
+// InterruptedResult tool message, placed after the results its assistant
+// message has. Chat APIs reject a call without a result (OpenAI: "An
+// assistant message with 'tool_calls' must be followed by tool messages
+// responding to each 'tool_call_id'"; Anthropic and the Responses API
+// likewise for tool_use and function_call), so without this one crash in a
+// tool would break the session for good. msgs itself is returned when
+// nothing is missing.
+func RepairToolCalls(msgs []Message) []Message {
+	out, _ := repairToolCalls(msgs)
+	return out
+}
+
+// repairToolCalls is RepairToolCalls that also counts the results it added
+// at the end of the conversation (the calls of the last step).
+func repairToolCalls(msgs []Message) (out []Message, trailing int) {
+	var missing map[int][]ToolCall // position after the results → calls
+	for i, m := range msgs {
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		end := i + 1 // after the tool messages that follow the call
+		for j := i + 1; j < len(msgs) && msgs[j].Role != RoleAssistant; j++ {
+			if msgs[j].Role == RoleTool {
+				answered[msgs[j].ToolCallID] = true
+				if end == j {
+					end = j + 1
+				}
+			}
+		}
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				if missing == nil {
+					missing = map[int][]ToolCall{}
+				}
+				missing[end] = append(missing[end], c)
+				answered[c.ID] = true // a call repeated in one message gets one result
+			}
+		}
+	}
+	if missing == nil {
+		return msgs, 0
+	}
+	out = make([]Message, 0, len(msgs)+len(missing))
+	for i := 0; i <= len(msgs); i++ {
+		for _, c := range missing[i] {
+			out = append(out, interruptedMessage(c))
+		}
+		if i < len(msgs) {
+			out = append(out, msgs[i])
+		}
+	}
+	return out, len(missing[len(msgs)])
+}
+
+// interruptedMessage is the synthesized result of call.
+func interruptedMessage(call ToolCall) Message {
+	m := ToolMessage(call, ToolResult{Content: InterruptedResult, IsError: true})
+	m.ID = NewID()
+	m.Extra = setExtra(m.Extra, "interrupted", json.RawMessage("true"))
+	return m
+}

@@ -52,7 +52,8 @@ type RuntimeOptions struct {
 }
 
 // NewRuntime returns the process's agent state. It only reads the config
-// and the stored credentials (to learn their secrets), so it is cheap.
+// and the stored credentials (to learn their secrets) and kills the
+// commands a kast that died left running (see Procs), so it is cheap.
 func NewRuntime(opts RuntimeOptions) *Runtime {
 	env := opts.Env
 	if env == nil {
@@ -63,9 +64,17 @@ func NewRuntime(opts RuntimeOptions) *Runtime {
 		launch, _ = os.Getwd()
 	}
 	data := DataDir(env)
+	// Commands a kast that died left running are killed before this one
+	// starts its own.
+	procs := &Procs{Dir: filepath.Join(data, "running")}
+	procs.Reap()
+	tools := opts.Tools
+	if tools != nil {
+		tools = procTools{tools, procs}
+	}
 	rt := &Runtime{
 		env:       env,
-		tools:     opts.Tools,
+		tools:     tools,
 		secrets:   &Redactor{},
 		catalog:   &Catalog{CachePath: filepath.Join(data, "cache", "openrouter_models.json"), TTL: time.Hour},
 		listeners: map[uint64]func(LoginInfo){},
@@ -76,7 +85,7 @@ func NewRuntime(opts RuntimeOptions) *Runtime {
 	rt.manager = NewManager(ManagerOptions{
 		Env:         env,
 		Store:       &Store{Dir: filepath.Join(data, "sessions"), Redact: rt.secrets},
-		Tools:       opts.Tools,
+		Tools:       tools,
 		LaunchDir:   launch,
 		ConfigDir:   filepath.Dir(ConfigPath(env)),
 		Auth:        rt.logins.Store,

@@ -123,12 +123,12 @@ func (st *Store) open(path string) (*SessionLog, *Loaded, error) {
 		f.Close()
 		return nil, nil, ErrSessionInUse
 	}
-	log, ld, err := Open(path)
+	log, ld, err := openLog(path, st.Redact, st.write)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	log.lock, log.redact = f, st.Redact
+	log.lock = f
 	return log, ld, nil
 }
 

@@ -164,7 +164,7 @@ func TestListRemovesEmptySessions(t *testing.T) {
 	named.Close()
 	offBranch, _ := st.Create(Header{Cwd: live.Workspace()})
 	offBranch.AppendMessage(Message{Role: RoleUser, Text: "kept"})
-	offBranch.appendLocked(map[string]any{"type": "leaf", "targetId": nil})
+	offBranch.appendLocked(map[string]any{"type": "leaf", "targetId": nil}, true)
 	offBranch.Close()
 
 	list, err := m.List(live.Workspace(), 10)

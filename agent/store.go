@@ -43,6 +43,8 @@ type Store struct {
 	// Redact, when set, replaces the secret values it knows in every line
 	// written (patterns are not applied: the user's words stay as typed).
 	Redact *Redactor
+	// write replaces the write call of session files in tests.
+	write writeFunc
 }
 
 // DirFor returns the folder holding the sessions of workspace cwd.
@@ -52,8 +54,9 @@ func (st *Store) DirFor(cwd string) string {
 }
 
 // Create writes a new session file holding only its header. The file is
-// created with O_EXCL, 0600, in a 0700 folder, and the log holds its lock
-// until closed.
+// created with O_EXCL, 0600, in a 0700 folder, its header synced, and the
+// log holds its lock until closed. When the header cannot be written (a
+// full disk) no file is left behind.
 func (st *Store) Create(h Header) (*SessionLog, error) {
 	now := time.Now().UTC()
 	h.Type, h.Version = "session", SessionVersion
@@ -65,7 +68,7 @@ func (st *Store) Create(h Header) (*SessionLog, error) {
 	}
 	dir := st.DirFor(h.Cwd)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, writeError(dir, err)
 	}
 	name := strings.ReplaceAll(now.Format(TimeFormat), ":", "-") + "_" + h.ID + ".jsonl"
 	path := filepath.Join(dir, name)
@@ -73,16 +76,12 @@ func (st *Store) Create(h Header) (*SessionLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := createFile(path, st.write, append(line, '\n'))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return nil, err
-	}
 	_ = tryLock(f) // a file created with O_EXCL has no other holder
-	return &SessionLog{path: path, header: h, lock: f, redact: st.Redact}, nil
+	return &SessionLog{path: path, header: h, lock: f, redact: st.Redact, write: st.write}, nil
 }
 
 // SessionLog appends records to one session file. It never rewrites it.
@@ -96,6 +95,7 @@ type SessionLog struct {
 	// opened with Open).
 	lock   *os.File
 	redact *Redactor
+	write  writeFunc
 }
 
 // Close releases the file's lock; the log still appends afterwards, but
@@ -143,7 +143,7 @@ func (l *SessionLog) AppendMessage(m Message) (Message, error) {
 		Timestamp string  `json:"timestamp"`
 		Message   Message `json:"message"`
 	}{"message", m.ID, parent, time.Now().UTC().Format(TimeFormat), m}
-	if err := l.appendLocked(rec); err != nil {
+	if err := l.appendLocked(rec, needsSync(m)); err != nil {
 		return m, err
 	}
 	l.leaf = m.ID
@@ -175,7 +175,7 @@ func (l *SessionLog) AppendCompaction(summary, firstKept string, tokensBefore in
 		Timestamp string         `json:"timestamp"`
 		Message   compactionBody `json:"message"`
 	}{"compaction", id, parent, time.Now().UTC().Format(TimeFormat), body}
-	if err := l.appendLocked(rec); err != nil {
+	if err := l.appendLocked(rec, true); err != nil {
 		return Message{}, err
 	}
 	l.leaf = id
@@ -205,33 +205,11 @@ func (l *SessionLog) SetName(name string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rec := map[string]any{"type": "session_info", "timestamp": time.Now().UTC().Format(TimeFormat), "name": name}
-	if err := l.appendLocked(rec); err != nil {
+	if err := l.appendLocked(rec, true); err != nil {
 		return err
 	}
 	l.name = name
 	return nil
-}
-
-// appendLocked writes one record as one line with one write, so a process
-// killed at any moment leaves whole lines behind (and a torn last line is
-// skipped on load).
-func (l *SessionLog) appendLocked(rec any) error {
-	line, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	if l.redact != nil {
-		line = l.redact.JSON(line)
-	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|noFollow, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // Loaded is a session file read back.
@@ -243,18 +221,43 @@ type Loaded struct {
 	// Entries counts the tree entries of every branch.
 	Entries int
 	ModTime time.Time
+
+	// unsaved counts the synthesized tool results ending Messages, which
+	// the file does not hold yet (see RepairToolCalls).
+	unsaved int
+	// cut and addNewline mend a torn last line (see tornTail).
+	cut        int64
+	addNewline bool
 }
 
 // Open loads the session file at path and returns a log that appends to it.
+// Being the file's writer, it first mends what a crash left: a torn last
+// line is cut off, and the tool calls of the last step that have no result
+// get one saying they were interrupted, so a transcript shows what the
+// model is told.
 func Open(path string) (*SessionLog, *Loaded, error) {
+	return openLog(path, nil, nil)
+}
+
+func openLog(path string, redact *Redactor, write writeFunc) (*SessionLog, *Loaded, error) {
 	ld, err := Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name}
-	if n := len(ld.Messages); n > 0 {
-		l.leaf = ld.Messages[n-1].ID
+	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name, redact: redact, write: write}
+	if err := l.mendTail(ld.cut, ld.addNewline); err != nil {
+		return nil, nil, fmt.Errorf("mending the end of the session file: %w", err)
 	}
+	saved := len(ld.Messages) - ld.unsaved
+	if saved > 0 {
+		l.leaf = ld.Messages[saved-1].ID
+	}
+	for i := saved; i < len(ld.Messages); i++ {
+		if _, err := l.AppendMessage(ld.Messages[i]); err != nil {
+			return nil, nil, fmt.Errorf("recording the interrupted tool calls: %w", err)
+		}
+	}
+	ld.unsaved = 0
 	return l, ld, nil
 }
 
@@ -267,7 +270,9 @@ type entry struct {
 
 // Load reads a session file leniently: lines that do not parse and record
 // types it does not know are skipped, and the active branch is rebuilt by
-// walking parentId links back from the leaf.
+// walking parentId links back from the leaf. A tool call stored without
+// its result (kast stopped while the tool ran) gets an InterruptedResult,
+// which Open records.
 func Load(path string) (*Loaded, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
@@ -344,7 +349,8 @@ func Load(path string) (*Loaded, error) {
 	if ld.Header.ID == "" {
 		ld.Header = headerFromFilename(path)
 	}
-	ld.Messages = branch(entries, leaf)
+	ld.Messages, ld.unsaved = repairToolCalls(branch(entries, leaf))
+	ld.cut, ld.addNewline = tornTail(data)
 	return ld, nil
 }
 

@@ -38,6 +38,9 @@ type ToolEnv struct {
 	// Ask puts questions to the user and waits for the answers; nil when the
 	// client cannot answer questions.
 	Ask func(ctx context.Context, questions []Question) ([]Answer, error)
+	// Procs records the commands tools start, so a kast that dies does not
+	// leave them running (see Procs); nil records nothing.
+	Procs *Procs
 }
 
 // Question is one question for the user with its options.

@@ -128,7 +128,8 @@ func anthropicMessages(msgs []agent.Message) []anthropic.MessageParam {
 		}
 		out = append(out, anthropic.MessageParam{Role: role, Content: blocks})
 	}
-	for _, m := range msgs {
+	// A tool_use left without a tool_result would make the API reject the request.
+	for _, m := range agent.RepairToolCalls(msgs) {
 		switch m.Role {
 		case agent.RoleUser:
 			var blocks []anthropic.ContentBlockParamUnion

@@ -142,7 +142,8 @@ func reasoningDelta(d openai.ChatCompletionChunkChoiceDelta) string {
 
 func chatMessages(req *agent.ModelRequest) []openai.ChatCompletionMessageParamUnion {
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(req.System)}
-	for _, m := range req.Messages {
+	// A call left without a result would make the API reject the request.
+	for _, m := range agent.RepairToolCalls(req.Messages) {
 		switch m.Role {
 		case agent.RoleUser:
 			if len(m.Images) == 0 {

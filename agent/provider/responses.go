@@ -122,7 +122,8 @@ func (p *responsesAPI) Stream(ctx context.Context, req *agent.ModelRequest, sink
 
 func responsesInput(msgs []agent.Message) responses.ResponseInputParam {
 	var items responses.ResponseInputParam
-	for _, m := range msgs {
+	// A function_call left without its output would make the API reject the request.
+	for _, m := range agent.RepairToolCalls(msgs) {
 		switch m.Role {
 		case agent.RoleUser:
 			content := responses.ResponseInputMessageContentListParam{

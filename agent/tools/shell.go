@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -54,13 +56,27 @@ func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	}
 	cmd := exec.CommandContext(ctx, shell, "-c", args.Command)
 	cmd.Dir = env.Workspace
-	// Its own process group, so a timeout kills the command's children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so a timeout kills the command's children too,
+	// and the group's leader dies with kast (see sysProcAttr).
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
+	// The id marks the group's processes as this command's, for the next
+	// kast to find if this one dies (see agent.Procs).
+	id := agent.NewID()
+	cmd.Env = append(os.Environ(), agent.CommandIDEnv+"="+id)
 	out := &cappedBuffer{max: MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
+	// The parent-death signal fires when the thread that started the child
+	// ends, not the process: keep this thread until the command has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := cmd.Start()
+	if err == nil {
+		release := env.Procs.Track(cmd.Process.Pid, id)
+		err = cmd.Wait()
+		release()
+	}
 
 	output := out.String()
 	var exitErr *exec.ExitError
