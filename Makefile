@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint fuzz
+.PHONY: build install run test bench lint fuzz soak
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -56,3 +56,14 @@ fuzz:
 		echo "== $$name in ./$$pkg for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
+
+# The built binary under load for SOAK_DURATION (10m by default): kastsoak
+# serves a copy of part of the Go standard library with `kast lsp --listen`
+# to four clients mixing LSP queries, Kast edits, agent turns against a
+# loopback model and cancellations, and fails when the server dies, a
+# request hangs or memory keeps growing.
+SOAK_DURATION ?= 10m
+
+soak: build
+	$(GO) build -o bin/kastsoak ./cmd/kastsoak
+	./bin/kastsoak -kast $(BIN) -duration $(SOAK_DURATION)
