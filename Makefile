@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint
+.PHONY: build install run test bench lint fuzz soak
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -40,3 +40,30 @@ bench: build
 lint:
 	$(GO) vet ./...
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+
+# Each Go fuzz target for a bounded time (FUZZTIME each, 30s by default;
+# .ci/run runs a 5s pass). A failing input is written under the package's
+# testdata/fuzz/ and then runs with the ordinary tests.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	server:FuzzReadLine server:FuzzStream server:FuzzServe \
+	analysis/confine:FuzzCheck analysis/edit:FuzzApply \
+	handlers:FuzzLSPParams handlers:FuzzKastDaemonParams handlers:FuzzKwardRPCParams
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name in ./$$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
+
+# The built binary under load for SOAK_DURATION (10m by default): kastsoak
+# serves a copy of part of the Go standard library with `kast lsp --listen`
+# to four clients mixing LSP queries, Kast edits, agent turns against a
+# loopback model and cancellations, and fails when the server dies, a
+# request hangs or memory keeps growing.
+SOAK_DURATION ?= 10m
+
+soak: build
+	$(GO) build -o bin/kastsoak ./cmd/kastsoak
+	./bin/kastsoak -kast $(BIN) -duration $(SOAK_DURATION)

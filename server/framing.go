@@ -294,7 +294,65 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 
 // writeRaw sends an encoded message; every frame kast writes passes here.
 func (s *Stream) writeRaw(ctx context.Context, data []byte) (int64, error) {
-	return s.out.(frameWriter).WriteFrame(ctx, ValidUTF8(data))
+	return s.out.(frameWriter).WriteFrame(ctx, ValidUTF8(withDataCodes(data)))
+}
+
+// withDataCodes gives every error in an encoded reply a data.code. The
+// handler chain's errors have one (wireError), but the library answers an
+// empty batch, and a batch member that is not a request, itself with a bare
+// error. Error replies are small: a large frame, or one without an error
+// object, passes untouched.
+func withDataCodes(frame []byte) []byte {
+	if len(frame) > 64<<10 || !bytes.Contains(frame, []byte(`"error":{`)) {
+		return frame
+	}
+	if t := bytes.TrimSpace(frame); len(t) == 0 || t[0] != '[' {
+		if coded, ok := codedError(frame); ok {
+			return coded
+		}
+		return frame
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(frame, &batch) != nil {
+		return frame
+	}
+	changed := false
+	for i, m := range batch {
+		if coded, ok := codedError(m); ok {
+			batch[i], changed = coded, true
+		}
+	}
+	if !changed {
+		return frame
+	}
+	if out, err := json.Marshal(batch); err == nil {
+		return out
+	}
+	return frame
+}
+
+// codedError returns the response m with the standard data.code added to
+// its error, or false when m has no error or its error has data.
+func codedError(m []byte) ([]byte, bool) {
+	var r struct {
+		Error *struct {
+			Code    jsonrpc2.Code   `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m, &r) != nil || r.Error == nil || len(r.Error.Data) > 0 || json.Unmarshal(m, &obj) != nil {
+		return nil, false
+	}
+	r.Error.Data = json.RawMessage(Error(r.Error.Code, standardDataCode(r.Error.Code), "", nil).Data)
+	e, err := json.Marshal(r.Error)
+	if err != nil {
+		return nil, false
+	}
+	obj["error"] = e
+	out, err := json.Marshal(obj)
+	return out, err == nil
 }
 
 // drainLimit bounds how long exit, or by default the end of the client's

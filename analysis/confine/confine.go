@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Access is what the caller will do with the path.
@@ -223,7 +224,7 @@ func dotDotOverLink(raw string) (link, target string, ok bool) {
 	}
 	vol := filepath.VolumeName(raw)
 	prefix := vol + string(filepath.Separator)
-	for _, el := range strings.FieldsFunc(raw[len(vol):], func(r rune) bool { return os.IsPathSeparator(uint8(r)) }) {
+	for _, el := range strings.FieldsFunc(raw[len(vol):], isSeparator) {
 		switch el {
 		case ".":
 		case "..":
@@ -238,6 +239,11 @@ func dotDotOverLink(raw string) (link, target string, ok bool) {
 	}
 	return "", "", false
 }
+
+// isSeparator reports whether r is a path separator. Only ASCII runes can
+// be: uint8(r) of a rune such as U+022F would be '/', and walk would then
+// cut a name at a rune it cannot step past, looping for ever.
+func isSeparator(r rune) bool { return r < utf8.RuneSelf && os.IsPathSeparator(uint8(r)) }
 
 // hop is one link followed while resolving.
 type hop struct {
@@ -292,7 +298,7 @@ func walk(dest, rest string, followLast bool) (string, []hop, Reason) {
 			break
 		}
 		el := rest
-		if i := strings.IndexFunc(rest, func(r rune) bool { return os.IsPathSeparator(uint8(r)) }); i >= 0 {
+		if i := strings.IndexFunc(rest, isSeparator); i >= 0 {
 			el, rest = rest[:i], rest[i:]
 		} else {
 			rest = ""
