@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis/confine"
 )
 
 // ExportPathError is an export path that cannot be written.
@@ -65,24 +67,26 @@ func (m *Manager) Export(sessionID, path, format string) (string, string, error)
 }
 
 // confinedPath resolves path against the first root and accepts it only
-// inside one of roots, symlinks of its folder resolved.
+// under one of roots, by the one confinement rule every client path obeys
+// (analysis/confine): every symlink resolved, a final link included, so an
+// export never writes through a link out of the workspace.
 func confinedPath(path string, roots ...string) (string, error) {
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(roots[0], path)
+		// Joined without cleaning, so a ".." after a link is still seen.
+		path = roots[0] + string(filepath.Separator) + path
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(filepath.Clean(path)))
-	if err != nil {
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return "", &ExportPathError{Path: path}
 	}
-	resolved := filepath.Join(dir, filepath.Base(path))
-	for _, root := range roots {
-		if real, err := filepath.EvalSymlinks(root); err == nil {
-			if rel, err := filepath.Rel(real, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return resolved, nil
-			}
-		}
+	access := confine.Create
+	if _, err := os.Lstat(path); err == nil {
+		access = confine.Write
 	}
-	return "", &ExportPathError{Path: path, Outside: true}
+	real, err := confine.Check(roots, path, access)
+	if err != nil {
+		return "", &ExportPathError{Path: path, Outside: true}
+	}
+	return real, nil
 }
 
 func exportMarkdown(title string, history []Message) string {

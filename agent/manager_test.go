@@ -192,6 +192,20 @@ func TestManagerExport(t *testing.T) {
 	if _, _, err := m.Export(ms.ID(), "no/such/dir/x.md", ""); !errors.As(err, &bad) || bad.Outside {
 		t.Fatalf("export into a missing folder: %v", err)
 	}
+	// A file in the workspace that is a link out is never written through.
+	outside := filepath.Join(t.TempDir(), "victim.md")
+	if err := os.WriteFile(outside, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(workspace, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Export(ms.ID(), "link.md", ""); !errors.As(err, &bad) || !bad.Outside {
+		t.Fatalf("export through a link out: %v", err)
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "keep" {
+		t.Fatalf("the export wrote through the link: %q", data)
+	}
 	if _, _, err := m.Export(ms.ID(), "", "pdf"); !isInputError(err) {
 		t.Fatalf("export as pdf: %v", err)
 	}
