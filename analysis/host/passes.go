@@ -188,9 +188,7 @@ func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
 
 // supersede stops the root's background reference pass, if one runs.
 func (h *Host) supersede(root string) {
-	h.mu.Lock()
-	ow, ok := h.open[root]
-	h.mu.Unlock()
+	ow, ok := h.lookup(root)
 	if !ok {
 		return
 	}
@@ -205,9 +203,7 @@ func (h *Host) supersede(root string) {
 // last request, once its first refresh has ended (files changed on disk).
 // A root that is not open or not indexed in the background is left alone.
 func (h *Host) ScheduleUses(root string) {
-	h.mu.Lock()
-	ow, ok := h.open[root]
-	h.mu.Unlock()
+	ow, ok := h.lookup(root)
 	if ok {
 		select {
 		case <-ow.passes.indexed:
@@ -227,9 +223,7 @@ func (h *Host) scheduleUses(p *passes, delay time.Duration) {
 // Watch adds w to the root's background reports until the returned
 // function is called.
 func (h *Host) Watch(root string, w *Watcher) (unwatch func()) {
-	h.mu.Lock()
-	ow, ok := h.open[root]
-	h.mu.Unlock()
+	ow, ok := h.lookup(root)
 	if !ok {
 		return func() {}
 	}
@@ -247,9 +241,7 @@ func (h *Host) Watch(root string, w *Watcher) (unwatch func()) {
 // IndexState says how far the root's first background refresh has come:
 // ready once it has ended (err is its failure), else the last progress.
 func (h *Host) IndexState(root string) (progress indexer.Progress, ready bool, err error) {
-	h.mu.Lock()
-	ow, ok := h.open[root]
-	h.mu.Unlock()
+	ow, ok := h.lookup(root)
 	if !ok {
 		return indexer.Progress{}, false, nil
 	}

@@ -144,11 +144,17 @@ func (h *Host) Roots() []string {
 	return roots
 }
 
-// Open returns the workspace open at root, or nil.
-func (h *Host) Open(root string) *workspace.Workspace {
+// lookup returns the open workspace at root, if any.
+func (h *Host) lookup(root string) (*openWorkspace, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ow, ok := h.open[root]; ok {
+	ow, ok := h.open[root]
+	return ow, ok
+}
+
+// Open returns the workspace open at root, or nil.
+func (h *Host) Open(root string) *workspace.Workspace {
+	if ow, ok := h.lookup(root); ok {
 		return ow.ws
 	}
 	return nil
@@ -158,9 +164,7 @@ func (h *Host) Open(root string) *workspace.Workspace {
 // reference passes of one root never overlap. A root not open is
 // context.Canceled: its holder released it.
 func serialized[T any](h *Host, root string, fn func(*workspace.Workspace) (T, error)) (T, error) {
-	h.mu.Lock()
-	ow, ok := h.open[root]
-	h.mu.Unlock()
+	ow, ok := h.lookup(root)
 	if !ok {
 		var zero T
 		return zero, context.Canceled
