@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 
@@ -47,6 +48,9 @@ type Registry struct {
 	mu       sync.RWMutex
 	methods  map[string]*Method
 	families map[string]any
+	// atShutdown are the families' hooks run when a connection shuts down
+	// (LSP's shutdown, before its reply), e.g. ending streaming turns.
+	atShutdown []func(ctx context.Context)
 }
 
 // NewRegistry returns an empty registry.
@@ -159,6 +163,23 @@ func (r *Registry) Family(name string, capabilities any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.families[name] = capabilities
+}
+
+// OnShutdown adds a hook that runs, in registration order, when a
+// connection of a Lifecycle profile receives shutdown, before the profile's
+// own hook and the reply: a family ends its connection's work there (Kward
+// finishes streaming turns, Kaiak denies pending proposals).
+func (r *Registry) OnShutdown(hook func(ctx context.Context)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.atShutdown = append(r.atShutdown, hook)
+}
+
+// shutdownHooks returns the registered hooks.
+func (r *Registry) shutdownHooks() []func(ctx context.Context) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.atShutdown)
 }
 
 // Lookup finds a method by name or alias.

@@ -472,6 +472,9 @@ func mergeExperimental(existing protocol.LSPAny, families map[string]any) (proto
 
 func (c *Conn) shutdown(ctx context.Context) (any, error) {
 	c.state.Store(stateShutdown)
+	for _, hook := range c.srv.opts.Registry.shutdownHooks() {
+		hook(ctx)
+	}
 	if hook := c.srv.opts.Profile.Shutdown; hook != nil {
 		if err := hook(ctx); err != nil {
 			c.log.Warn("shutdown hook failed", "err", err)

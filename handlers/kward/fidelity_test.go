@@ -53,38 +53,48 @@ func TestKwardEmptyListsAreArrays(t *testing.T) {
 }
 
 // TestKwardShutdownFinishesStreamingTurn: shutdown cancels a streaming
-// turn, and its turnFinished (canceled) arrives before the reply.
+// turn, and its turnFinished (canceled) arrives before the reply, on
+// `kast kward rpc` (Kward's shutdown) and on the LSP connection (LSP's).
 func TestKwardShutdownFinishesStreamingTurn(t *testing.T) {
-	api := chatServer(t, stall)
-	kwardEnv(t, api.URL)
-	c := kwardClient(t)
-	ctx := ctxT(t)
-	s := newSession(t, c, t.TempDir())
-	var tr turn
-	mustCall(t, c, "turns/start", map[string]any{"sessionId": s.ID, "input": "think"}, &tr)
-	for {
-		m, err := c.WaitNotification(ctx, "turn/event")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(m.Params), `"assistantDelta"`) {
-			break
-		}
-	}
-	var bye struct{ OK bool }
-	if err := c.Call(ctx, "shutdown", nil, &bye); err != nil || !bye.OK {
-		t.Fatalf("shutdown: %+v %v", bye, err)
-	}
-	var last event
-	for _, m := range c.Notifications("turn/event") {
-		var ev event
-		json.Unmarshal(m.Params, &ev)
-		if ev.TurnID == tr.ID {
-			last = ev
-		}
-	}
-	if last.Type != "turnFinished" || last.Payload["status"] != "canceled" {
-		t.Fatalf("the last event before the shutdown reply: %+v", last)
+	for _, entry := range []string{"kward", "lsp"} {
+		t.Run(entry, func(t *testing.T) {
+			api := chatServer(t, stall)
+			kwardEnv(t, api.URL)
+			c := kwardClient(t)
+			ctx := ctxT(t)
+			if entry == "lsp" {
+				c = lspClient(t)
+				if err := c.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := newSession(t, c, t.TempDir())
+			var tr turn
+			mustCall(t, c, "turns/start", map[string]any{"sessionId": s.ID, "input": "think"}, &tr)
+			for {
+				m, err := c.WaitNotification(ctx, "turn/event")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(m.Params), `"assistantDelta"`) {
+					break
+				}
+			}
+			if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
+				t.Fatalf("shutdown: %v", err)
+			}
+			var last event
+			for _, m := range c.Notifications("turn/event") {
+				var ev event
+				json.Unmarshal(m.Params, &ev)
+				if ev.TurnID == tr.ID {
+					last = ev
+				}
+			}
+			if last.Type != "turnFinished" || last.Payload["status"] != "canceled" {
+				t.Fatalf("the last event before the shutdown reply: %+v", last)
+			}
+		})
 	}
 }
 

@@ -80,6 +80,16 @@ func kwardClient(t *testing.T) *servertest.Client {
 	return c
 }
 
+// lspClient serves `kast lsp` in-process: the Kward family on the LSP
+// connection.
+func lspClient(t *testing.T) *servertest.Client {
+	h := host.New(host.Options{})
+	t.Cleanup(h.Close)
+	entry := handlers.LSP(handlers.NewProcess(h))
+	c, _ := servertest.Pipe(t, server.New(entry.Options("test", nil)), servertest.Header)
+	return c
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)

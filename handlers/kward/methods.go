@@ -95,6 +95,7 @@ func (k *Service) Register(reg *server.Registry) {
 	table := k.methods()
 	reg.Register(table)
 	reg.Family("kward", kwardInitializeResult(table))
+	reg.OnShutdown(k.closeFollowed)
 }
 
 // Profile is `kast kward rpc`: Content-Length framing, no LSP lifecycle;

@@ -88,15 +88,23 @@ func (f *followed) sessions() []string {
 // them, so a streaming turn's turnFinished (canceled) reaches the client
 // before the reply; empty unnamed session files go, as Kward's do.
 func (k *Service) shutdown(ctx context.Context, _ struct{}) (okResult, error) {
-	if conn := server.ConnOf(ctx); conn != nil {
-		var wg sync.WaitGroup
-		for _, id := range k.following(conn).sessions() {
-			wg.Go(func() { _ = k.mgr.Close(id) })
-		}
-		wg.Wait()
-	}
+	k.closeFollowed(ctx)
 	server.CloseAfterReply(ctx)
 	return okResult{OK: true}, nil
+}
+
+// closeFollowed closes the sessions the connection follows: a streaming
+// turn is cancelled and its turnFinished reaches the client first.
+func (k *Service) closeFollowed(ctx context.Context) {
+	conn := server.ConnOf(ctx)
+	if conn == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, id := range k.following(conn).sessions() {
+		wg.Go(func() { _ = k.mgr.Close(id) })
+	}
+	wg.Wait()
 }
 
 // forward sends one update as its Kward notification.
