@@ -48,7 +48,7 @@ func (b *bigBlobs) remove(blob blobID) {
 // getBlob calls fn with the stored blob, which may be a big one kept
 // outside badger; a missing blob is not an error.
 func (ix *Index) getBlob(txn *badger.Txn, blob blobID, fn func([]byte) error) error {
-	if v, ok := ix.big.get(blob); ok {
+	if v, ok := ix.gen.Load().big.get(blob); ok {
 		return fn(v)
 	}
 	return getValue(txn, blobKey(blob.hash, blob.lang), fn)

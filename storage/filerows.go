@@ -89,8 +89,17 @@ func (c *fileRows) row(txn *badger.Txn, gen uint64, id uint32) (fileRow, error) 
 	return r, nil
 }
 
+// reset forgets every row, for a database that replaced the index's.
+func (c *fileRows) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.byID, c.ids = nil, nil
+}
+
 // forget drops what the cache holds of the files at paths, after their
 // rows changed.
+
 func (c *fileRows) forget(paths map[string]bool) {
 	if len(paths) == 0 {
 		return

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -59,10 +60,15 @@ type Options struct {
 type Index struct {
 	fileLocal func(*analysis.FileFacts) (defs, refs []bool)
 	free      func(dir string) (uint64, error) // see space.go
-	db        *badger.DB
-	dir       string
-	inMemory  bool
-	notice    string
+	gen       atomic.Pointer[generation]       // the database now (relocate.go)
+	dir       string                           // on disk, or the disk it left for memory; "" for an in-memory index
+	version   []byte                           // schema, grammar and binary versions, as stored
+	logger    *slog.Logger
+	notice    atomic.Pointer[string]
+
+	// spaceFallback is set, under writeMu, while the index is in memory for
+	// want of space on dir.
+	spaceFallback bool
 
 	writeMu  sync.Mutex // held by the one open Batch, and by Close
 	closed   bool
@@ -84,8 +90,6 @@ type Index struct {
 	rows fileRows
 	// nameList copies the name table for symbol search (see namelist.go).
 	nameList nameList
-	// big holds the blobs too large for an in-memory database; nil on disk.
-	big *bigBlobs
 }
 
 // DefaultDir is $XDG_CACHE_HOME/kast/<hash of the workspace root>, falling back
@@ -116,9 +120,13 @@ func Open(root string, opts Options) (*Index, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	logger = logger.With("component", "badger")
+	ix := &Index{fileLocal: opts.FileLocal, free: opts.FreeSpace, version: versionValue(opts),
+		logger: logger.With("component", "badger")}
+	if ix.free == nil {
+		ix.free = freeBytes
+	}
 	if opts.InMemory {
-		return openInMemory(opts, logger, "")
+		return ix, ix.openInMemory("")
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -130,60 +138,69 @@ func Open(root string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("storage: %w", err)
 	}
-	if opts.FreeSpace == nil {
-		opts.FreeSpace = freeBytes
-	}
-	if free, err := opts.FreeSpace(dir); err == nil && free < openFreeBytes {
-		return openInMemory(opts, logger, fmt.Sprintf("%s; using a temporary in-memory index for this session",
+	ix.dir = dir
+	if free, err := ix.free(dir); err == nil && free < openFreeBytes {
+		ix.spaceFallback = true
+		return ix, ix.openInMemory(fmt.Sprintf("%s; using a temporary in-memory index until space is freed",
 			(&DiskFullError{Dir: dir, Free: free, Need: openFreeBytes}).Error()))
 	}
-
-	var notice string
-	db, err := badger.Open(badgerOptions(dir, logger))
+	db, notice, err := ix.openDisk()
 	switch {
 	case isLockError(err):
-		return openInMemory(opts, logger, lockNotice(dir))
+		return ix, ix.openInMemory(lockNotice(dir))
 	case err != nil:
-		notice = fmt.Sprintf("the index at %s could not be opened and was rebuilt: %v", dir, err)
-		if db, err = reopenAside(dir, logger, true); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-
-	ix := &Index{db: db, dir: dir, notice: notice, fileLocal: opts.FileLocal, free: opts.FreeSpace}
-	switch ok, err := ix.checkVersion(opts); {
-	case err != nil: // unreadable data is an open error by another name
-		db.Close()
-		ix.notice = fmt.Sprintf("the index at %s could not be read and was rebuilt: %v", dir, err)
-		if db, err = reopenAside(dir, logger, true); err != nil {
-			return nil, err
-		}
-	case !ok:
-		db.Close()
-		ix.notice = "the index was built by a different kast version and is being rebuilt"
-		if db, err = reopenAside(dir, logger, false); err != nil {
-			return nil, err
-		}
-	}
-	ix.db = db
-	if err := ix.init(opts); err != nil {
+	ix.setNotice(notice)
+	ix.gen.Store(newGeneration(db, false))
+	if err := ix.init(); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return ix, nil
 }
 
-func openInMemory(opts Options, logger *slog.Logger, notice string) (*Index, error) {
-	db, err := badger.Open(tune(badger.DefaultOptions("").WithInMemory(true), logger).WithValueThreshold(inMemoryValueLimit))
+// openDisk opens the database at ix.dir, rebuilding it when it cannot be
+// opened or read or was written by other versions; notice says so. Another
+// process holding it is an error isLockError recognises.
+func (ix *Index) openDisk() (*badger.DB, string, error) {
+	dir, logger := ix.dir, ix.logger
+	db, err := badger.Open(badgerOptions(dir, logger))
+	if isLockError(err) {
+		return nil, "", err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("storage: in-memory index: %w", err)
+		notice := fmt.Sprintf("the index at %s could not be opened and was rebuilt: %v", dir, err)
+		db, err = reopenAside(dir, logger, true)
+		return db, notice, err
 	}
-	ix := &Index{db: db, inMemory: true, notice: notice, big: &bigBlobs{m: map[blobID][]byte{}}}
-	if err := ix.init(opts); err != nil {
+	switch ok, err := checkVersion(db, ix.version); {
+	case err != nil: // unreadable data is an open error by another name
 		db.Close()
-		return nil, err
+		notice := fmt.Sprintf("the index at %s could not be read and was rebuilt: %v", dir, err)
+		db, err = reopenAside(dir, logger, true)
+		return db, notice, err
+	case !ok:
+		db.Close()
+		db, err = reopenAside(dir, logger, false)
+		return db, "the index was built by a different kast version and is being rebuilt", err
 	}
-	return ix, nil
+	return db, "", nil
+}
+
+// openInMemory makes ix an in-memory index, notice saying why.
+func (ix *Index) openInMemory(notice string) error {
+	db, err := badger.Open(tune(badger.DefaultOptions("").WithInMemory(true), ix.logger).WithValueThreshold(inMemoryValueLimit))
+	if err != nil {
+		return fmt.Errorf("storage: in-memory index: %w", err)
+	}
+	ix.setNotice(notice)
+	ix.gen.Store(newGeneration(db, true))
+	if err := ix.init(); err != nil {
+		db.Close()
+		return err
+	}
+	return nil
 }
 
 // badgerOptions is the editor profile of notes/go-lsp-stack.md §3.3: small
@@ -285,9 +302,9 @@ func versionValue(opts Options) []byte {
 
 // checkVersion reports whether the database is empty or was written with the
 // same schema, grammar and binary versions.
-func (ix *Index) checkVersion(opts Options) (bool, error) {
+func checkVersion(db *badger.DB, version []byte) (bool, error) {
 	var ok bool
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(metaKey("version"))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			it := txn.NewIterator(badger.IteratorOptions{})
@@ -300,18 +317,19 @@ func (ix *Index) checkVersion(opts Options) (bool, error) {
 			return err
 		}
 		return item.Value(func(v []byte) error {
-			ok = bytes.Equal(v, versionValue(opts))
+			ok = bytes.Equal(v, version)
 			return nil
 		})
 	})
 	return ok, err
 }
 
-// init writes the version of a new database and loads the id counters.
-func (ix *Index) init(opts Options) error {
+// init writes the version of a new database and loads the id counters: at
+// open, and after a move under writeMu.
+func (ix *Index) init() error {
 	ix.nextFile, ix.nextName = 1, 1 // 0 is never a valid id
 	ix.names = make(map[string]uint32)
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		for key, dst := range map[string]*uint32{"nextFile": &ix.nextFile, "nextName": &ix.nextName} {
 			item, err := txn.Get(metaKey(key))
 			if errors.Is(err, badger.ErrKeyNotFound) {
@@ -341,7 +359,7 @@ func (ix *Index) init(opts Options) error {
 	ix.known.reset(ix.nextFile == 1)
 	ix.nameLimit = ix.nextName
 	return ix.update(func(txn *badger.Txn) error {
-		return txn.Set(metaKey("version"), versionValue(opts))
+		return txn.Set(metaKey("version"), ix.version)
 	})
 }
 
@@ -349,11 +367,13 @@ func (ix *Index) init(opts Options) error {
 // replaced or removed files). It is cheap when there is nothing to do; call it
 // after an indexing run and now and then while serving.
 func (ix *Index) CollectGarbage() error {
-	if ix.inMemory {
+	g := ix.acquire()
+	defer g.release()
+	if g.inMemory {
 		return nil
 	}
 	for {
-		switch err := ix.db.RunValueLogGC(0.5); {
+		switch err := g.db.RunValueLogGC(0.5); {
 		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
 			return nil
 		case err != nil:
@@ -363,14 +383,26 @@ func (ix *Index) CollectGarbage() error {
 }
 
 // InMemory reports whether the index lives only in RAM for this session.
-func (ix *Index) InMemory() bool { return ix.inMemory }
+func (ix *Index) InMemory() bool { return ix.gen.Load().inMemory }
 
 // Notice is a user-facing sentence when the index is not the usual persistent
 // one (in memory because another process holds it, or rebuilt); otherwise "".
-func (ix *Index) Notice() string { return ix.notice }
+func (ix *Index) Notice() string {
+	if n := ix.notice.Load(); n != nil {
+		return *n
+	}
+	return ""
+}
+
+func (ix *Index) setNotice(n string) { ix.notice.Store(&n) }
 
 // Dir is the index directory, "" for an in-memory index.
-func (ix *Index) Dir() string { return ix.dir }
+func (ix *Index) Dir() string {
+	if ix.InMemory() {
+		return ""
+	}
+	return ix.dir
+}
 
 // Close flushes and closes the database. It waits for an open Batch to finish.
 // Closing twice is harmless.
@@ -381,7 +413,7 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
-	return ix.db.Close()
+	return ix.gen.Load().retire()
 }
 
 // slogLogger routes badger's log lines to slog.

@@ -43,7 +43,7 @@ func (n names) at(i int) indexedName {
 }
 
 // get returns every committed name, reading the table on first use.
-func (l *nameList) get(db *badger.DB) (names, error) {
+func (l *nameList) get(view func(func(*badger.Txn) error) error) (names, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.loaded {
@@ -51,7 +51,7 @@ func (l *nameList) get(db *badger.DB) (names, error) {
 		// so its names are either read here or kept pending (merge drops
 		// the duplicates of both).
 		var list []indexedName
-		err := db.View(func(txn *badger.Txn) (err error) {
+		err := view(func(txn *badger.Txn) (err error) {
 			list, err = allNames(txn)
 			return err
 		})
@@ -65,6 +65,13 @@ func (l *nameList) get(db *badger.DB) (names, error) {
 		l.pending = nil
 	}
 	return l.names, nil
+}
+
+// reset forgets the names, for a database that replaced the index's.
+func (l *nameList) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.names, l.loaded, l.pending = names{}, false, nil
 }
 
 // add records names a batch interned, after its commit.

@@ -178,7 +178,7 @@ func checkConsistent(t *testing.T, ix *Index) (incomplete []string) {
 	listed := map[uint32]map[postingRef]bool{}
 	present := map[uint32][]postingRef{}
 	named := map[uint32]bool{} // name ids with a name row
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {

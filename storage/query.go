@@ -25,7 +25,7 @@ func (ix *Index) loadFile(path string) (storedFile, error) {
 	if ix.known.absentPath(path) {
 		return f, nil
 	}
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		id, ok, err := getID(txn, pathKey(path))
 		if err != nil || !ok {
 			return err
@@ -72,7 +72,7 @@ func getID(txn *badger.Txn, key []byte) (id uint32, ok bool, err error) {
 }
 
 func (ix *Index) lookupName(name string) (id uint32, ok bool, err error) {
-	err = ix.db.View(func(txn *badger.Txn) error {
+	err = ix.view(func(txn *badger.Txn) error {
 		id, ok, err = getID(txn, lowerNameKey(name))
 		return err
 	})
@@ -83,10 +83,10 @@ func (ix *Index) hasBlob(blob blobID) (bool, error) {
 	if ix.known.absentBlob(blob) {
 		return false, nil
 	}
-	if _, ok := ix.big.get(blob); ok {
+	if _, ok := ix.gen.Load().big.get(blob); ok {
 		return true, nil
 	}
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		_, err := txn.Get(blobKey(blob.hash, blob.lang))
 		return err
 	})
@@ -108,7 +108,7 @@ func (ix *Index) File(path string) (FileState, bool, error) {
 // Files lists every indexed file in file-id order.
 func (ix *Index) Files() ([]FileState, error) {
 	var files []FileState
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		return eachFileRow(txn, func(r fileRow) { files = append(files, r.state()) })
 	})
 	return files, err
@@ -135,7 +135,7 @@ func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
 func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
 	var facts *analysis.FileFacts
 	gen := ix.rows.begin()
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		id, ok, err := ix.rows.idOf(txn, gen, path)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func (ix *Index) FactsByHash(hash, lang string) (*analysis.FileFacts, bool, erro
 		return nil, false, nil
 	}
 	var facts *analysis.FileFacts
-	err = ix.db.View(func(txn *badger.Txn) error {
+	err = ix.view(func(txn *badger.Txn) error {
 		return ix.getBlob(txn, blobID{h, lang}, func(v []byte) (err error) {
 			facts, err = decodeFacts(v)
 			if facts != nil {
@@ -198,7 +198,7 @@ type postingScan struct {
 
 func (ix *Index) scan(fn func(s *postingScan) error) error {
 	gen := ix.rows.begin()
-	return ix.db.View(func(txn *badger.Txn) error {
+	return ix.view(func(txn *badger.Txn) error {
 		return fn(&postingScan{txn: txn, ix: ix, gen: gen})
 	})
 }
@@ -318,7 +318,7 @@ func defsOfNames(s *postingScan, limit int, out *[]DefHit, err *error) func(inde
 // DefsWithPrefix returns up to limit definitions whose name starts with prefix,
 // ignoring case, in name order.
 func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
-	all, err := ix.nameList.get(ix.db)
+	all, err := ix.nameList.get(ix.view)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func (ix *Index) DefsWithPrefix(prefix string, limit int) ([]DefHit, error) {
 // DefsFuzzy returns up to limit definitions whose name contains the letters of
 // pattern in order, ignoring case, best matches first (see analysis.FuzzyScore).
 func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
-	all, err := ix.nameList.get(ix.db)
+	all, err := ix.nameList.get(ix.view)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +384,7 @@ type Stats struct {
 // Stats counts files, definitions, references and bytes from the file rows.
 func (ix *Index) Stats() (Stats, error) {
 	var st Stats
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		return eachFileRow(txn, func(r fileRow) {
 			st.Files++
 			st.Lines += r.lines
@@ -393,8 +393,10 @@ func (ix *Index) Stats() (Stats, error) {
 			st.Bytes += r.size
 		})
 	})
-	if !ix.inMemory {
-		lsm, vlog := ix.db.Size()
+	g := ix.acquire()
+	defer g.release()
+	if !g.inMemory {
+		lsm, vlog := g.db.Size()
 		st.DiskBytes = lsm + vlog
 	}
 	return st, err

@@ -30,7 +30,7 @@ func searchKey(k []byte) []byte { return append([]byte{tagSearch}, k...) }
 
 // Get returns a copy of the value at key, or ok=false.
 func (s *SearchStore) Get(key []byte) (v []byte, ok bool, err error) {
-	err = s.ix.db.View(func(txn *badger.Txn) error {
+	err = s.ix.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(searchKey(key))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
@@ -49,7 +49,7 @@ func (s *SearchStore) Get(key []byte) (v []byte, ok bool, err error) {
 // snapshot. k and v are only valid during the call. keysOnly skips values.
 func (s *SearchStore) Scan(prefix []byte, keysOnly bool, fn func(k, v []byte) error) error {
 	p := searchKey(prefix)
-	return s.ix.db.View(func(txn *badger.Txn) error {
+	return s.ix.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = p
 		opts.PrefetchValues = !keysOnly
@@ -126,7 +126,7 @@ func (s *SearchStore) DropSearch() error {
 func (s *SearchStore) Size() (int64, error) {
 	var n int64
 	p := []byte{tagSearch}
-	err := s.ix.db.View(func(txn *badger.Txn) error {
+	err := s.ix.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = p
 		opts.PrefetchValues = false

@@ -61,14 +61,10 @@ func freeBytes(dir string) (uint64, error) {
 // room fails with a DiskFullError when the index's disk is nearly full; an
 // in-memory index always has room.
 func (ix *Index) room() error {
-	if ix.inMemory || ix.dir == "" {
+	if ix.current().inMemory {
 		return nil
 	}
-	measure := ix.free
-	if measure == nil {
-		measure = freeBytes
-	}
-	free, err := measure(ix.dir)
+	free, err := ix.free(ix.dir)
 	if err != nil {
 		return nil // no figure: let badger report real errors
 	}
@@ -80,10 +76,12 @@ func (ix *Index) room() error {
 
 // update runs a read-write transaction when there is room for it.
 func (ix *Index) update(fn func(txn *badger.Txn) error) error {
+	g := ix.acquire()
+	defer g.release()
 	if err := ix.room(); err != nil {
 		return err
 	}
-	return ix.db.Update(fn)
+	return g.db.Update(fn)
 }
 
 // writeBatch is badger's WriteBatch with the room checked before the first
@@ -92,13 +90,15 @@ func (ix *Index) update(fn func(txn *badger.Txn) error) error {
 // would come too late.
 type writeBatch struct {
 	ix    *Index
+	gen   *generation // held until Flush or Cancel: a move waits for it
 	wb    *badger.WriteBatch
 	since int // bytes handed over since the last check
 	err   error
 }
 
 func (ix *Index) newWriteBatch() *writeBatch {
-	w := &writeBatch{ix: ix, wb: ix.db.NewWriteBatch()}
+	g := ix.acquire()
+	w := &writeBatch{ix: ix, gen: g, wb: g.db.NewWriteBatch()}
 	w.err = ix.room()
 	return w
 }
@@ -131,6 +131,7 @@ func (w *writeBatch) Delete(key []byte) error {
 // Flush commits what was set, unless the room ran out: then nothing more is
 // committed and the error says why.
 func (w *writeBatch) Flush() error {
+	defer w.done()
 	if w.err != nil {
 		w.wb.Cancel()
 		return w.err
@@ -138,4 +139,15 @@ func (w *writeBatch) Flush() error {
 	return w.wb.Flush()
 }
 
-func (w *writeBatch) Cancel() { w.wb.Cancel() }
+func (w *writeBatch) Cancel() {
+	defer w.done()
+	w.wb.Cancel()
+}
+
+// done gives the generation back, once.
+func (w *writeBatch) done() {
+	if w.gen != nil {
+		w.gen.release()
+		w.gen = nil
+	}
+}

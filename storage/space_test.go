@@ -17,14 +17,14 @@ func TestFullDiskNeverReachesBadger(t *testing.T) {
 	measure := func(string) (uint64, error) { return free.Load(), nil }
 
 	ix, _ := openTemp(t, Options{FreeSpace: measure})
-	if !ix.inMemory || !strings.Contains(ix.Notice(), "10 MB free") || !strings.Contains(ix.Notice(), "in-memory") {
-		t.Fatalf("a nearly full disk: inMemory=%v notice %q", ix.inMemory, ix.Notice())
+	if !ix.InMemory() || !strings.Contains(ix.Notice(), "10 MB free") || !strings.Contains(ix.Notice(), "in-memory") {
+		t.Fatalf("a nearly full disk: inMemory=%v notice %q", ix.InMemory(), ix.Notice())
 	}
 	mustPut(t, ix, "/w/a.go", fakeFacts("a", []string{"A"}, nil)) // memory has room
 
 	free.Store(1 << 30)
 	ix, _ = openTemp(t, Options{FreeSpace: measure})
-	if ix.inMemory {
+	if ix.InMemory() {
 		t.Fatal("a disk with room got an in-memory index")
 	}
 	mustPut(t, ix, "/w/a.go", fakeFacts("a", []string{"A"}, nil))
@@ -71,5 +71,77 @@ func TestWriteBatchChecksRoomAsItGoes(t *testing.T) {
 	}
 	if err := w.Flush(); !errors.Is(err, ErrDiskFull) {
 		t.Errorf("Flush after the disk filled: %v", err)
+	}
+}
+
+// An index whose disk fills moves to memory and comes back when space
+// returns; readers holding it across both moves keep answering, and the
+// disk keeps what was written before it filled.
+func TestIndexMovesToMemoryAndBack(t *testing.T) {
+	var free atomic.Uint64
+	free.Store(1 << 30)
+	ix, _ := openTemp(t, Options{FreeSpace: func(string) (uint64, error) { return free.Load(), nil }})
+	mustPut(t, ix, "/w/a.go", fakeFacts("a", []string{"A"}, nil))
+	if moved, err := ix.ReturnToDisk(); moved || err != nil {
+		t.Fatalf("an index on disk returned to it: %v %v", moved, err)
+	}
+
+	free.Store(minFreeBytes - 1)
+	err := ix.PutFile("/w/b.go", time.Unix(1700000000, 0), fakeFacts("b", []string{"B"}, nil))
+	if !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("PutFile on a full disk: %v", err)
+	}
+	stop := make(chan struct{})
+	readers := make(chan error)
+	go func() { // a reader across the moves: never an error
+		defer close(readers)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := ix.DefsNamed("A"); err != nil {
+				readers <- err
+				return
+			}
+		}
+	}()
+	if err := ix.MoveToMemory(err); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.InMemory() || !ix.SpaceFallback() || ix.Dir() != "" || !strings.Contains(ix.Notice(), "moved to memory") {
+		t.Fatalf("after the move: inMemory %v fallback %v dir %q notice %q", ix.InMemory(), ix.SpaceFallback(), ix.Dir(), ix.Notice())
+	}
+	// The caller refreshes the moved index; memory has room.
+	mustPut(t, ix, "/w/a.go", fakeFacts("a", []string{"A"}, nil))
+	mustPut(t, ix, "/w/b.go", fakeFacts("b", []string{"B"}, nil))
+	if defs, err := ix.DefsNamed("B"); err != nil || len(defs) != 1 {
+		t.Fatalf("in memory: %+v %v", defs, err)
+	}
+	if moved, err := ix.ReturnToDisk(); moved || err != nil {
+		t.Fatalf("returned to a disk still full: %v %v", moved, err)
+	}
+
+	free.Store(1 << 30)
+	if moved, err := ix.ReturnToDisk(); !moved || err != nil {
+		t.Fatalf("space returned, the index stayed in memory: %v %v", moved, err)
+	}
+	if ix.InMemory() || ix.SpaceFallback() || ix.Notice() != "" {
+		t.Fatalf("after the return: inMemory %v fallback %v notice %q", ix.InMemory(), ix.SpaceFallback(), ix.Notice())
+	}
+	if defs, err := ix.DefsNamed("A"); err != nil || len(defs) != 1 {
+		t.Errorf("the disk lost what it had: %+v %v", defs, err)
+	}
+	if defs, err := ix.DefsNamed("B"); err != nil || len(defs) != 0 {
+		t.Errorf("the disk has what was refused before the refresh: %+v %v", defs, err)
+	}
+	mustPut(t, ix, "/w/b.go", fakeFacts("b", []string{"B"}, nil))
+	if defs, err := ix.DefsNamed("B"); err != nil || len(defs) != 1 {
+		t.Errorf("after the refresh on disk: %+v %v", defs, err)
+	}
+	close(stop)
+	if err := <-readers; err != nil {
+		t.Fatalf("a reader across the moves failed: %v", err)
 	}
 }

@@ -78,7 +78,7 @@ func mustPut(t *testing.T, ix *Index, path string, f *analysis.FileFacts) {
 func countKeys(t *testing.T, ix *Index) map[byte]int {
 	t.Helper()
 	counts := map[byte]int{}
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -627,7 +627,7 @@ func TestInMemoryIndexStoresLargeBlobs(t *testing.T) {
 	for path, f := range files {
 		mustPut(t, ix, path, f)
 	}
-	if n := len(ix.big.m); n != 1 {
+	if n := len(ix.current().big.m); n != 1 {
 		t.Fatalf("%d blobs kept beside the database, want the big one", n)
 	}
 	for path, want := range files {
@@ -647,7 +647,7 @@ func TestInMemoryIndexStoresLargeBlobs(t *testing.T) {
 	}
 	// Replaced, the big blob loses its only user and goes.
 	mustPut(t, ix, "/w/big.go", fakeFacts("big, edited", []string{"Shape"}, []string{"helper"}))
-	if n := len(ix.big.m); n != 0 {
+	if n := len(ix.current().big.m); n != 0 {
 		t.Errorf("%d big blobs left after their file was replaced", n)
 	}
 }

@@ -139,7 +139,7 @@ func decodeUses(v []byte, path string, out []UseHit) ([]UseHit, error) {
 // uses were last cleared.
 func (ix *Index) UsesComplete() (bool, error) {
 	found := false
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		_, err := txn.Get(metaUsesComplete)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
@@ -156,7 +156,7 @@ func (ix *Index) UsesComplete() (bool, error) {
 func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err error) {
 	out := map[string]UsesRecord{}
 	gen := ix.rows.begin()
-	err = ix.db.View(func(txn *badger.Txn) error {
+	err = ix.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{tagUsesRecord}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -194,7 +194,7 @@ func (ix *Index) ClearUses() error {
 		return fmt.Errorf("storage: clearing uses: %w", err)
 	}
 	wb := ix.newWriteBatch()
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := ix.view(func(txn *badger.Txn) error {
 		for _, tag := range []byte{tagUses, tagUsesRecord} {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tag}})
 			for it.Rewind(); it.Valid(); it.Next() {
@@ -346,7 +346,7 @@ func (w *UsesWriter) Put(path string, rec UsesRecord, uses map[UseTarget][]Use) 
 	var refFile uint32
 	var old usesRow
 	rows := map[usesTarget][]Use{}
-	err = w.ix.db.View(func(txn *badger.Txn) error {
+	err = w.ix.view(func(txn *badger.Txn) error {
 		if refFile, err = w.fileID(txn, path); err != nil || refFile == 0 {
 			return err
 		}

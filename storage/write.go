@@ -334,8 +334,8 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		b.ix.known.addBlob(blob)
 		var value []byte
 		value, b.scratch = appendFacts(b.scratch, facts)
-		if b.ix.big != nil && len(value) > inMemoryValueLimit {
-			b.ix.big.put(blob, value)
+		if b.ix.current().big != nil && len(value) > inMemoryValueLimit {
+			b.ix.current().big.put(blob, value)
 		} else if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {
 			return err
 		}
@@ -448,13 +448,13 @@ func (b *Batch) commit() error {
 		return nil
 	}
 	var orphans [][]byte
-	err = b.ix.db.View(func(txn *badger.Txn) error {
+	err = b.ix.view(func(txn *badger.Txn) error {
 		for _, blob := range b.unused {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
 			it.Rewind()
 			if !it.Valid() {
 				orphans = append(orphans, blobKey(blob.hash, blob.lang))
-				b.ix.big.remove(blob)
+				b.ix.current().big.remove(blob)
 			}
 			it.Close()
 		}
@@ -552,10 +552,10 @@ func (b *Batch) loadPostings() error {
 		}
 	}
 	sorted := sortLoads(b.loads, 1<<24)
-	txn := b.ix.db.NewTransaction(false)
+	txn := b.ix.current().db.NewTransaction(false)
 	version := txn.ReadTs()
 	txn.Discard()
-	loader := b.ix.db.NewKVLoader(2)
+	loader := b.ix.current().db.NewKVLoader(2)
 	names := make([]*pb.KV, 0, len(b.deferredNames))
 	for _, d := range b.deferredNames {
 		key, value := nameRow(d.name, d.id)
