@@ -92,9 +92,10 @@ func (h *Host) Index(root string) (<-chan struct{}, error) {
 	defer p.mu.Unlock()
 	if !p.started {
 		p.started = true
-		p.wg.Add(2)
+		p.wg.Add(3)
 		go h.firstRefresh(root, ow, p)
 		go h.usesWorker(root, ow, p)
+		go h.returnToDisk(root, ow, p)
 	}
 	return p.indexed, nil
 }

@@ -6,11 +6,13 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kast-dev/kast/analysis/search"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -27,6 +29,9 @@ type Host struct {
 	engines map[*workspace.Workspace]*search.Engine
 	emb     search.Embedder // nil means search's default
 	wsOpts  workspace.Options
+	// spaceRetry is how often a root whose index left its full disk looks
+	// for room to return (space.go).
+	spaceRetry time.Duration
 }
 
 type openWorkspace struct {
@@ -44,6 +49,9 @@ type Options struct {
 	Version  string          // "" reads the module's build info
 	// InMemory keeps every index in memory (tests, throwaway runs).
 	InMemory bool
+	// SpaceRetry is how often an index that left its full disk for memory
+	// checks whether it can return (default 30 s).
+	SpaceRetry time.Duration
 }
 
 // New returns an empty host.
@@ -54,7 +62,7 @@ func New(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = buildVersion()
 	}
-	return &Host{Log: opts.Logger, Version: opts.Version, emb: opts.Embedder,
+	return &Host{Log: opts.Logger, Version: opts.Version, emb: opts.Embedder, spaceRetry: cmp.Or(opts.SpaceRetry, 30*time.Second),
 		wsOpts: workspace.Options{Logger: opts.Logger, InMemory: opts.InMemory}, open: map[string]*openWorkspace{},
 		engines: map[*workspace.Workspace]*search.Engine{}}
 }

@@ -221,6 +221,17 @@ func ordinals(f *analysis.FileFacts) []int32 {
 // background pass runs beside). progress, which may be nil, hears of each
 // file done. It returns how many files it resolved.
 func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
+	done, err := w.resolveUses(ctx, workers, progress)
+	if w.moveToMemory(err) {
+		if _, _, err := w.refresh(ctx, nil); err != nil {
+			return 0, err
+		}
+		return w.resolveUses(ctx, workers, progress)
+	}
+	return done, err
+}
+
+func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
 	u := &w.uses
 	u.pass.Lock()
 	defer u.pass.Unlock()

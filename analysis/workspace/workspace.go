@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/lang"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -42,6 +43,7 @@ type Workspace struct {
 	Index *storage.Index
 	view  *view
 	uses  usesTracker
+	log   *slog.Logger
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
@@ -66,7 +68,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Workspace{Root: abs, Index: ix, view: newView(ix, logger)}, nil
+	return &Workspace{Root: abs, Index: ix, view: newView(ix, logger), log: logger}, nil
 }
 
 // buildVersion identifies the running binary's code for the index: the
@@ -96,6 +98,14 @@ func (w *Workspace) Close() error { return w.Index.Close() }
 // Refresh scans the tree and brings the index up to date: new and changed
 // files are extracted in parallel, deleted ones removed. progress may be nil.
 func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)) (indexer.Totals, scan.Skipped, error) {
+	totals, skipped, err := w.refresh(ctx, progress)
+	if w.moveToMemory(err) {
+		return w.refresh(ctx, progress)
+	}
+	return totals, skipped, err
+}
+
+func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)) (indexer.Totals, scan.Skipped, error) {
 	// The indexer reads every file it is given and skips binary ones itself.
 	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: Supported, CallerChecksBinary: true})
 	if err != nil {
@@ -106,6 +116,7 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)
 	var last time.Time
 	totals, err := indexer.Run(ctx, w.Index, found.Files, lang.Extract, indexer.Options{
 		Lang:    languageOf,
+		Read:    confine.New([]string{w.Root}).ReadFile,
 		Release: extract.Release,
 		Progress: func(p indexer.Progress) {
 			if time.Since(last) > time.Second {
@@ -129,13 +140,24 @@ func (w *Workspace) Reindex(ctx context.Context, path string, src []byte, mtime 
 		return err
 	}
 	defer w.view.forget(path)
-	return w.Index.PutFile(path, mtime, facts)
+	err = w.Index.PutFile(path, mtime, facts)
+	if w.moveToMemory(err) {
+		if _, _, err := w.refresh(ctx, nil); err != nil {
+			return err
+		}
+		return w.Index.PutFile(path, mtime, facts) // the text given, which may not be saved
+	}
+	return err
 }
 
 // Remove drops a deleted file from the index.
 func (w *Workspace) Remove(path string) error {
 	defer w.view.forget(path)
-	return w.Index.RemoveFile(path)
+	err := w.Index.RemoveFile(path)
+	if w.moveToMemory(err) {
+		_, _, err = w.refresh(context.Background(), nil) // the tree no longer has it
+	}
+	return err
 }
 
 // Resolver returns a resolver over the index.

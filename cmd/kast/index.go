@@ -50,6 +50,7 @@ reference queries read them at once.`,
 			if n := ws.Notice(); n != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "kast:", n)
 			}
+			startedInMemory := ws.Index.InMemory()
 			bar := newBar(cmd.ErrOrStderr())
 			totals, skipped, err := ws.Refresh(cmd.Context(), func(p indexer.Progress) {
 				if bar != nil {
@@ -62,6 +63,11 @@ reference queries read them at once.`,
 			}
 			if err != nil {
 				return err
+			}
+			// A disk that filled during the run left the index in memory:
+			// nothing was saved, which is this command's job.
+			if ws.Index.SpaceFallback() && !startedInMemory {
+				return fmt.Errorf("%s; nothing was saved", ws.Notice())
 			}
 			if references {
 				if err := resolveReferences(cmd, ws); err != nil {

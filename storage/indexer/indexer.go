@@ -42,6 +42,9 @@ type Options struct {
 	// Progress is called from Run's goroutine after each file it reads,
 	// starting with Done == 0; it should return quickly.
 	Progress func(Progress)
+	// Read reads a file the scan listed (default os.ReadFile); a file it
+	// refuses is indexed as unreadable, so a stale entry is dropped.
+	Read func(path string) ([]byte, error)
 	// Release, when set, is handed the facts the extractor returned once
 	// they are stored and nothing references them.
 	Release func(*analysis.FileFacts)
@@ -141,7 +144,10 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	// Largest first, so the last files in flight are small and workers finish together.
 	slices.SortStableFunc(todo, func(a, b job) int { return cmp.Compare(b.file.Size, a.file.Size) })
 
-	w := &worker{ix: ix, extract: extract, lang: opts.Lang, queued: newBudget(queueBytes)}
+	w := &worker{ix: ix, extract: extract, lang: opts.Lang, read: opts.Read, queued: newBudget(queueBytes)}
+	if w.read == nil {
+		w.read = os.ReadFile
+	}
 	results := w.start(ctx, todo, opts.Workers)
 	if opts.Progress != nil {
 		opts.Progress(progress)
@@ -260,6 +266,7 @@ type worker struct {
 	ix      *storage.Index
 	extract Extractor
 	lang    func(string) string
+	read    func(string) ([]byte, error)
 	queued  *budget // source bytes of the results waiting for the writer
 }
 
@@ -347,7 +354,7 @@ func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 func (w *worker) process(ctx context.Context, j job) result {
 	f := j.file
 	indexed := j.prev.Path != ""
-	src, err := os.ReadFile(f.Path)
+	src, err := w.read(f.Path)
 	if err != nil {
 		return result{file: f, outcome: unreadable, indexed: indexed}
 	}
