@@ -10,7 +10,8 @@
 // ten with a stale hash), Kward agent turns that call a read-only tool, and
 // requests cancelled with $/cancelRequest right after they are sent.
 //
-// Every interval (10 s) it prints the server's RSS, goroutines, threads and
+// Every interval (10 s) it prints the server's RSS (and its anonymous part:
+// the rest is badger's memory-mapped files), goroutines, threads and
 // open descriptors, the requests so far and their outcomes by error code.
 // Goroutines come from the Go runtime's own scheduler dump
 // (GODEBUG=schedtrace=1000,scheddetail=1 on the server, read from its
@@ -214,8 +215,8 @@ loop:
 			}
 			samples = append(samples, s)
 			total, outcomes := st.totals()
-			fmt.Printf("[%5s] rss %6.1f MiB  goroutines %4d  threads %3d  fds %4d | requests %6d (+%d)  model calls %d | %s\n",
-				s.at.Round(time.Second), float64(s.rss)/mib, s.goroutines, s.threads, s.fds, total, total-lastTotal,
+			fmt.Printf("[%5s] rss %6.1f MiB (anon %6.1f)  goroutines %4d  threads %3d  fds %4d | requests %6d (+%d)  model calls %d | %s\n",
+				s.at.Round(time.Second), float64(s.rss)/mib, float64(s.anon)/mib, s.goroutines, s.threads, s.fds, total, total-lastTotal,
 				m.requests.Load(), formatCounts(outcomes))
 			lastTotal = total
 			if s.rss > cfg.maxRSS {
@@ -279,21 +280,22 @@ func waitSocket(socket string, exited <-chan error) error {
 }
 
 func takeSample(pid int, sched *schedWatcher, at time.Duration) (sample, error) {
-	rss, threads, fds, err := readProc(pid)
+	rss, anon, threads, fds, err := readProc(pid)
 	if err != nil {
 		return sample{}, fmt.Errorf("reading /proc/%d: %w", pid, err)
 	}
-	return sample{at: at, rss: rss, threads: threads, fds: fds, goroutines: int(sched.goroutines.Load())}, nil
+	return sample{at: at, rss: rss, anon: anon, threads: threads, fds: fds, goroutines: int(sched.goroutines.Load())}, nil
 }
 
 // judge applies the growth criterion (see the package comment) to the
 // samples after the warm-up.
 func judge(samples []sample, duration time.Duration) error {
 	warmup := min(max(duration/5, time.Minute), duration/2)
-	var rss, fds, gs []float64
+	var rss, anon, fds, gs []float64
 	for _, s := range samples {
 		if s.at >= warmup {
 			rss, fds = append(rss, float64(s.rss)), append(fds, float64(s.fds))
+			anon = append(anon, float64(s.anon))
 			if s.goroutines >= 0 {
 				gs = append(gs, float64(s.goroutines))
 			}
@@ -307,6 +309,12 @@ func judge(samples []sample, duration time.Duration) error {
 		}
 	} else {
 		fmt.Printf("  too few samples after the warm-up (%s) to judge growth\n", warmup)
+	}
+	if first, last, ok := growth(anon); ok {
+		fmt.Printf("  of which anonymous (heap, stacks): first third %.1f MiB, last third %.1f MiB\n", first/mib, last/mib)
+		if last > 1.5*first && last-first > 64*mib {
+			problems = append(problems, fmt.Sprintf("anonymous memory grew from %.1f to %.1f MiB", first/mib, last/mib))
+		}
 	}
 	if first, last, ok := growth(fds); ok {
 		fmt.Printf("  descriptors: first third %.0f, last third %.0f\n", first, last)

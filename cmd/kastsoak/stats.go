@@ -88,17 +88,19 @@ func (s *stats) table(w io.Writer) {
 type sample struct {
 	at         time.Duration
 	rss        int64 // bytes
+	anon       int64 // bytes of rss that are the process's own memory (heap, stacks)
 	threads    int
 	fds        int
 	goroutines int // -1 before the first scheduler dump
 }
 
-// readProc reads VmRSS and Threads from /proc/PID/status and counts
-// /proc/PID/fd.
-func readProc(pid int) (rss int64, threads, fds int, err error) {
+// readProc reads VmRSS, RssAnon and Threads from /proc/PID/status and
+// counts /proc/PID/fd. The rest of VmRSS is file pages: badger's
+// memory-mapped tables and value log, which the kernel reclaims at will.
+func readProc(pid int) (rss, anon int64, threads, fds int, err error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	for line := range strings.SplitSeq(string(status), "\n") {
 		name, value, _ := strings.Cut(line, ":")
@@ -110,12 +112,15 @@ func readProc(pid int) (rss int64, threads, fds int, err error) {
 		case "VmRSS":
 			kb, _ := strconv.ParseInt(fields[0], 10, 64)
 			rss = kb << 10
+		case "RssAnon":
+			kb, _ := strconv.ParseInt(fields[0], 10, 64)
+			anon = kb << 10
 		case "Threads":
 			threads, _ = strconv.Atoi(fields[0])
 		}
 	}
 	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	return rss, threads, len(entries), err
+	return rss, anon, threads, len(entries), err
 }
 
 // schedWatcher reads the server's stderr. With GODEBUG=schedtrace=N,
