@@ -26,6 +26,11 @@ type passes struct {
 	progress indexer.Progress
 	err      error // of the first refresh
 	watchers map[*Watcher]struct{}
+
+	// Changes on disk (watch.go): seen by the watcher, and taken in by a
+	// refresh; idle is closed while the two are equal.
+	seen, applied uint64
+	idle          chan struct{}
 }
 
 // Watcher receives a root's background progress, each callback from the
@@ -53,8 +58,47 @@ const usesDelay = time.Second
 
 func newPasses() *passes {
 	ctx, cancel := context.WithCancel(context.Background())
+	idle := make(chan struct{})
+	close(idle)
 	return &passes{ctx: ctx, cancel: cancel, indexed: make(chan struct{}), kick: make(chan time.Duration, 1),
-		watchers: map[*Watcher]struct{}{}}
+		watchers: map[*Watcher]struct{}{}, idle: idle}
+}
+
+// changed records a change seen on disk.
+func (p *passes) changed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen == p.applied {
+		p.idle = make(chan struct{})
+	}
+	p.seen++
+}
+
+// catchingUp returns the changes seen so far, which a refresh starting now
+// takes in.
+func (p *passes) catchingUp() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen
+}
+
+// caughtUp records that the changes up to seen are in the index.
+func (p *passes) caughtUp(seen uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if seen > p.applied && p.applied < p.seen {
+		p.applied = seen
+		if p.applied == p.seen {
+			close(p.idle)
+		}
+	}
+}
+
+// settled returns a channel closed while every change seen is indexed.
+func (p *passes) settled() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.idle
 }
 
 // stop cancels the root's background work and waits for it.
@@ -92,10 +136,11 @@ func (h *Host) Index(root string) (<-chan struct{}, error) {
 	defer p.mu.Unlock()
 	if !p.started {
 		p.started = true
-		p.wg.Add(3)
+		p.wg.Add(4)
 		go h.firstRefresh(root, ow, p)
 		go h.usesWorker(root, ow, p)
 		go h.returnToDisk(root, ow, p)
+		go h.watchFiles(root, ow, p)
 	}
 	return p.indexed, nil
 }
@@ -239,8 +284,9 @@ func (h *Host) Watch(root string, w *Watcher) (unwatch func()) {
 	}
 }
 
-// IndexState says how far the root's first background refresh has come:
-// ready once it has ended (err is its failure), else the last progress.
+// IndexState says how far the root's index has come: ready once the first
+// background refresh has ended (err is its failure) and the changes seen on
+// disk since are indexed; else the last progress.
 func (h *Host) IndexState(root string) (progress indexer.Progress, ready bool, err error) {
 	ow, ok := h.lookup(root)
 	if !ok {
@@ -254,5 +300,5 @@ func (h *Host) IndexState(root string) (progress indexer.Progress, ready bool, e
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.progress, ready, p.err
+	return p.progress, ready && p.applied == p.seen, p.err
 }

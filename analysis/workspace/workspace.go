@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/confine"
@@ -44,6 +45,7 @@ type Workspace struct {
 	view  *view
 	uses  usesTracker
 	log   *slog.Logger
+	dirs  atomic.Pointer[[]string] // the folders the last refresh's scan entered
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
@@ -111,6 +113,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}
+	w.dirs.Store(&found.Dirs)
 	// Queries during the run answer from what is indexed so far: let them see
 	// newly written files now and then.
 	var last time.Time
@@ -130,6 +133,15 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	})
 	w.view.invalidate()
 	return totals, found.Skipped, err
+}
+
+// Dirs lists the folders the last refresh scanned (ignored and excluded ones
+// left out): what a watcher of the workspace watches. nil before the first.
+func (w *Workspace) Dirs() []string {
+	if d := w.dirs.Load(); d != nil {
+		return *d
+	}
+	return nil
 }
 
 // Reindex extracts one file's new content and replaces its entry in the

@@ -96,6 +96,9 @@ type Skipped struct {
 type Result struct {
 	Files   []File
 	Skipped Skipped
+	// Dirs are the directories entered, the root first: what a watcher of
+	// the tree watches.
+	Dirs []string
 }
 
 // Walk lists the files below root.
@@ -207,6 +210,7 @@ func (w *walker) dir(rel string, stack []*ignoreFile) error {
 		w.result.Skipped.Unreadable++
 		return nil
 	}
+	w.result.Dirs = append(w.result.Dirs, abs)
 	if f, err := os.Open(filepath.Join(abs, ".gitignore")); err == nil {
 		stack = append(stack[:len(stack):len(stack)], parseIgnore(rel, f))
 		f.Close()
