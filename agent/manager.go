@@ -175,6 +175,9 @@ type ManagedSession struct {
 	hub       hub
 	// retrieval is the memory retrieval of the session's latest turn.
 	retrieval atomic.Pointer[Retrieval]
+	// finished lists the ids of its ended turns still addressable, oldest
+	// first (guarded by the manager's mu; see keepFinishedTurns).
+	finished []string
 }
 
 // ID returns the manager's id of the session, which clients address and

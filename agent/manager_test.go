@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,6 +166,28 @@ func TestManagerTurns(t *testing.T) {
 	}
 	if err := m.Answer(ms.ID(), "nope", nil); !errors.Is(err, ErrQuestionNotPending) {
 		t.Fatalf("answering no question: %v", err)
+	}
+}
+
+// A long-lived session keeps only its latest ended turns addressable: the
+// older ones, and their event streams, are let go.
+func TestManagerForgetsOldTurns(t *testing.T) {
+	m, _ := newTestManager(t, &scripted{}, nil)
+	ms := mustCreate(t, m)
+	var ids []string
+	for i := range keepFinishedTurns + 3 {
+		turn := mustStart(t, m, ms.ID(), TurnRequest{Text: fmt.Sprintf("turn %d", i)})
+		waitDone(t, turn)
+		ids = append(ids, turn.ID())
+	}
+	for i, id := range ids {
+		_, _, err := m.TurnEvents(id, 0)
+		if old := i < 3; old != isNotFound(err, "turn") {
+			t.Errorf("turn %d of %d: %v", i+1, len(ids), err)
+		}
+	}
+	if n := len(ms.History()); n != 2*len(ids) {
+		t.Errorf("the conversation lost messages: %d", n)
 	}
 }
 

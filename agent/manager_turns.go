@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 )
 
 // The Manager's turns, their questions and approvals, compaction, memory
@@ -181,6 +182,29 @@ func (m *Manager) observe(ms *ManagedSession, ev Event) {
 	}
 	if ev.Kind == EventFinished && ev.Status == StatusCompleted {
 		m.autoSummarize(ms)
+	}
+	if ev.Kind == EventFinished {
+		m.retireTurn(ms, ev.TurnID)
+	}
+}
+
+// keepFinishedTurns is how many ended turns of a session stay addressable
+// (turns/status, turns/events) with their events: a session that runs for
+// days must not keep every turn's stream in memory. Its conversation is in
+// its history and file; the older turns' ids answer as unknown.
+const keepFinishedTurns = 32
+
+// retireTurn records that a turn ended and forgets the session's oldest
+// ended turns beyond keepFinishedTurns.
+func (m *Manager) retireTurn(ms *ManagedSession, turnID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms.finished = append(ms.finished, turnID)
+	if excess := len(ms.finished) - keepFinishedTurns; excess > 0 {
+		for _, id := range ms.finished[:excess] {
+			delete(m.turns, id)
+		}
+		ms.finished = slices.Delete(ms.finished, 0, excess)
 	}
 }
 
