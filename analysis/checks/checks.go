@@ -1,0 +1,151 @@
+// Package checks runs each language's own toolchain over files to find what
+// kast's syntax-level analysis cannot: type errors, unresolved names, wrong
+// arity. Go is type-checked in process through go/packages and go/types;
+// TypeScript through the project's tsc, Python through pyright and Kotlin
+// through kotlinc, each when installed. Every check runs within a time budget
+// and its findings name their source; a check that cannot run says why.
+package checks
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Diagnostic is one finding. Lines and columns are 1-based; columns count
+// bytes (Go, kotlinc) or UTF-16 units (tsc, pyright), as Encoding says.
+type Diagnostic struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine,omitempty"`
+	EndColumn int    `json:"endColumn,omitempty"`
+	Severity  string `json:"severity"` // "error" or "warning"
+	Code      string `json:"code,omitempty"`
+	Message   string `json:"message"`
+	Source    string `json:"source"` // go/types, tsc, pyright, kotlinc
+	UTF16     bool   `json:"-"`      // columns count UTF-16 units
+}
+
+// Result is what the checks found and which of them ran.
+type Result struct {
+	Diagnostics []Diagnostic
+	Ran         []string          // sources that ran to the end
+	NotRun      map[string]string // source → why it did not run (not installed, timed out, …)
+}
+
+func (r *Result) add(source string, diags []Diagnostic, err error) {
+	if err != nil {
+		if r.NotRun == nil {
+			r.NotRun = map[string]string{}
+		}
+		r.NotRun[source] = err.Error()
+		return
+	}
+	r.Ran = append(r.Ran, source)
+	r.Diagnostics = append(r.Diagnostics, diags...)
+}
+
+// Request names the files to check.
+type Request struct {
+	Root  string   // the workspace root
+	Files []string // absolute paths, of any languages
+	// Overlay holds unsaved contents by path. Go checks them as given; the
+	// other toolchains read the disk, so a file with unsaved content is left
+	// to Go and to kast's own analysis.
+	Overlay map[string][]byte
+	Budget  time.Duration // per toolchain; 0 means DefaultBudget
+}
+
+// DefaultBudget bounds one toolchain's run.
+const DefaultBudget = 20 * time.Second
+
+// Run checks the files with every toolchain that applies to them.
+func Run(ctx context.Context, req Request) Result {
+	var res Result
+	byTool := map[string][]string{}
+	for _, f := range req.Files {
+		if tool := toolFor(f); tool != "" {
+			if _, unsaved := req.Overlay[f]; unsaved && tool != sourceGo {
+				continue
+			}
+			byTool[tool] = append(byTool[tool], f)
+		}
+	}
+	budget := cmp.Or(req.Budget, DefaultBudget)
+	for _, tool := range slices.Sorted(maps.Keys(byTool)) {
+		tctx, cancel := context.WithTimeout(ctx, budget)
+		files := byTool[tool]
+		var diags []Diagnostic
+		var err error
+		switch tool {
+		case sourceGo:
+			diags, err = checkGo(tctx, req.Root, files, req.Overlay)
+		case sourceTSC:
+			diags, err = checkTypeScript(tctx, req.Root, files)
+		case sourcePyright:
+			diags, err = checkPython(tctx, req.Root, files)
+		case sourceKotlinc:
+			diags, err = checkKotlin(tctx, req.Root, files)
+		}
+		if err == nil && tctx.Err() != nil {
+			err = tctx.Err()
+		}
+		if err != nil && tctx.Err() == context.DeadlineExceeded {
+			err = &timeoutError{budget}
+		}
+		cancel()
+		res.add(tool, keepFiles(diags, files), err)
+	}
+	return res
+}
+
+const (
+	sourceGo      = "go/types"
+	sourceTSC     = "tsc"
+	sourcePyright = "pyright"
+	sourceKotlinc = "kotlinc"
+)
+
+func toolFor(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".go":
+		return sourceGo
+	case ".ts", ".tsx", ".mts", ".cts":
+		return sourceTSC
+	case ".py":
+		return sourcePyright
+	case ".kt", ".kts":
+		return sourceKotlinc
+	}
+	return ""
+}
+
+// keepFiles drops findings about other files than those asked for (a
+// package's other files, a project's whole tree).
+func keepFiles(diags []Diagnostic, files []string) []Diagnostic {
+	want := map[string]bool{}
+	for _, f := range files {
+		want[filepath.Clean(f)] = true
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		if want[filepath.Clean(d.Path)] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+type timeoutError struct{ budget time.Duration }
+
+func (e *timeoutError) Error() string { return "timed out after " + e.budget.String() }
+
+// notInstalled says a toolchain is missing.
+type notInstalled struct{ tool, hint string }
+
+func (e *notInstalled) Error() string { return e.tool + " is not installed (" + e.hint + ")" }
