@@ -18,7 +18,7 @@ func InsertionPoint(f *analysis.FileFacts, text []byte, offset int, target strin
 	case "AFTER_IMPORTS":
 		end := 0
 		for _, imp := range f.Imports {
-			end = max(end, lineAfter(text, imp.Span.End))
+			end = max(end, lineAfter(text, importEnd(text, imp.Span.Start, imp.Span.End)))
 		}
 		if end == 0 && bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte("package ")) {
 			end = lineAfter(text, bytes.Index(text, []byte("package ")))
@@ -50,4 +50,29 @@ func lineAfter(text []byte, i int) int {
 		return i + j + 1
 	}
 	return len(text)
+}
+
+// importEnd is where an import's own text ends: some grammars (Kotlin's)
+// let an import's span run over the comments after it, such as the KDoc of
+// the next declaration, and new code goes before those.
+func importEnd(text []byte, start, end int) int {
+	end = min(end, len(text))
+	for {
+		s := bytes.TrimRight(text[start:end], " \t\r\n")
+		switch {
+		case bytes.HasSuffix(s, []byte("*/")) && bytes.LastIndex(s, []byte("/*")) > 0:
+			end = start + bytes.LastIndex(s, []byte("/*"))
+		case lastLineIsComment(s):
+			end = start + bytes.LastIndexByte(s, '\n')
+		default:
+			return start + len(s)
+		}
+	}
+}
+
+// lastLineIsComment reports whether s ends with a line comment on a line of
+// its own (not the first line, which holds the import itself).
+func lastLineIsComment(s []byte) bool {
+	i := bytes.LastIndexByte(s, '\n')
+	return i > 0 && bytes.HasPrefix(bytes.TrimLeft(s[i+1:], " \t"), []byte("//"))
 }

@@ -221,10 +221,17 @@ func (r *kastRequest) path(p string) (string, error) {
 	return path, err
 }
 
-// decodeKast decodes params strictly: absent params and unknown keys are
-// validation errors, as in Kast.
+// paramsOptional marks the params of methods that take none: Kast answers
+// them without params.
+type paramsOptional interface{ paramsOptional() }
+
+// decodeKast decodes params strictly: absent params (where the method takes
+// some) and unknown keys are validation errors, as in Kast.
 func decodeKast(raw json.RawMessage, v any) error {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		if _, ok := v.(paramsOptional); ok {
+			return nil
+		}
 		return validation("The JSON-RPC request is missing params", nil)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -40,6 +40,14 @@ type positional struct {
 
 func (p *positional) check() error { return p.Position.check() }
 
+// bounded checks a result count against Kast's server limit.
+func bounded(name string, v int) error {
+	if v < 1 || v > kastMaxResults {
+		return validation(fmt.Sprintf("%s must be between 1 and %d", name, kastMaxResults), map[string]string{name: fmt.Sprint(v)})
+	}
+	return nil
+}
+
 func positive(name string, v int) error {
 	if v < 1 {
 		return validation(name+" must be at least 1", map[string]string{name: fmt.Sprint(v)})

@@ -7,9 +7,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/graph"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/search"
@@ -176,11 +178,18 @@ func (k *Service) workspaceSearch(ctx context.Context, q *workspaceSearchQuery) 
 	if _, err := rq.Compile(); err != nil {
 		return workspaceSearchResult{}, validation("Invalid regular expression: "+err.Error(), map[string]string{"pattern": *q.Pattern})
 	}
+	inGlob := func(string) bool { return true }
 	if g := valueOr(q.FileGlob, ""); g != "" {
 		if _, err := path.Match(g, ""); err != nil {
 			return workspaceSearchResult{}, validation("Invalid file glob: "+err.Error(), map[string]string{"fileGlob": g})
 		}
-		rq.Scope.Include = []string{g}
+		// ** spans directories ("**/*.kt"): matched on the root-relative
+		// path or, for a glob without a slash, the file name.
+		re := graph.Glob(g)
+		inGlob = func(p string) bool {
+			rel, err := filepath.Rel(r.root, p)
+			return err == nil && (re.MatchString(filepath.ToSlash(rel)) || re.MatchString(filepath.Base(p)))
+		}
 	}
 	eng, err := k.pool.Search(r.root)
 	if err != nil {
@@ -196,6 +205,9 @@ func (k *Service) workspaceSearch(ctx context.Context, q *workspaceSearchQuery) 
 	res := workspaceSearchResult{Matches: []searchMatch{}, SchemaVersion: kastSchemaVersion}
 	limit := valueOr(q.MaxResults, 100)
 	for _, m := range found.Lines {
+		if !inGlob(m.Path) {
+			continue
+		}
 		if len(res.Matches) == limit {
 			res.Truncated = true
 			break

@@ -221,7 +221,7 @@ func (q *symbolDiscoverQuery) check() error {
 	if q.MaxResults == nil {
 		q.MaxResults = ptr(10)
 	}
-	return positive("maxResults", *q.MaxResults)
+	return bounded("maxResults", *q.MaxResults)
 }
 
 type resolveParams struct {

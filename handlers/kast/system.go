@@ -9,6 +9,8 @@ import (
 
 type noParams struct{}
 
+func (*noParams) paramsOptional() {}
+
 type healthResponse struct {
 	Status         string `json:"status"`
 	BackendName    string `json:"backendName"`
