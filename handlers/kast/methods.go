@@ -1,6 +1,8 @@
 package kast
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/server"
@@ -71,6 +73,9 @@ func (k *Service) Register(reg *server.Registry) {
 		"readCapabilities": read, "mutationCapabilities": mutation,
 		"positionEncoding": "utf-8", "methods": aliases,
 	})
+	// Kast's own LSP adapter lists the custom methods it serves, by their
+	// LSP names, in experimental.kastMethods; its clients read that.
+	reg.Family("kastMethods", slices.Sorted(maps.Values(aliases)))
 }
 
 // advertised collects the read and mutation capabilities of a table's rows.

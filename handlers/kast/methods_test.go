@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/host"
@@ -70,6 +71,18 @@ func TestMethodsTableMatchesCatalog(t *testing.T) {
 		}
 		if _, ok := reg.Lookup(alias); !ok {
 			t.Errorf("experimental.kast lists alias %s, which is not registered", alias)
+		}
+	}
+	// experimental.kastMethods, where Kast's LSP adapter lists its methods:
+	// every LSP name, each registered.
+	var lspNames []string
+	b, _ := json.Marshal(reg.Families()["kastMethods"])
+	if err := json.Unmarshal(b, &lspNames); err != nil || len(lspNames) != len(table) {
+		t.Errorf("experimental.kastMethods %s: want the %d LSP method names (%v)", b, len(table), err)
+	}
+	for _, name := range lspNames {
+		if _, ok := reg.Lookup(name); !ok || !strings.HasPrefix(name, "kast/") {
+			t.Errorf("experimental.kastMethods lists %s, which is not a registered kast/ method", name)
 		}
 	}
 	if len(family.Methods) != len(table) {
