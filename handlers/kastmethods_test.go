@@ -1,4 +1,4 @@
-package kast_test
+package handlers_test
 
 import (
 	"context"
