@@ -76,3 +76,29 @@ func lastLineIsComment(s []byte) bool {
 	i := bytes.LastIndexByte(s, '\n')
 	return i > 0 && bytes.HasPrefix(bytes.TrimLeft(s[i+1:], " \t"), []byte("//"))
 }
+
+// BodyEnd is where a statement or member goes at the end of the body that
+// closes the span [start, end): at the start of the line of its last "}"
+// when only blanks precede it there, else just before the brace; ok is
+// false when the span has no braced body.
+func BodyEnd(text []byte, start, end int) (int, bool) {
+	end = min(end, len(text))
+	i := bytes.LastIndexByte(text[start:end], '}')
+	if i < 0 || bytes.IndexByte(text[start:start+i], '{') < 0 {
+		return 0, false
+	}
+	brace := start + i
+	line := bytes.LastIndexByte(text[:brace], '\n') + 1
+	if len(bytes.TrimLeft(text[line:brace], " \t")) == 0 {
+		return line, true
+	}
+	return brace, true
+}
+
+// LineStart is the offset of the start of the line holding i.
+func LineStart(text []byte, i int) int {
+	return bytes.LastIndexByte(text[:min(i, len(text))], '\n') + 1
+}
+
+// LineAfter is the offset of the line after the one holding i.
+func LineAfter(text []byte, i int) int { return lineAfter(text, i) }

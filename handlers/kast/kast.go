@@ -51,6 +51,11 @@ type Service struct {
 
 	mu    sync.Mutex
 	roots map[string]*kastRoot
+
+	pages         pageStore      // page tokens (pages.go)
+	handleKey     [32]byte       // signs selector handles (exact.go)
+	mutations     *mutationQueue // mutation/* (mutation.go)
+	continuations continuations  // raw/workspace-files-continuation
 }
 
 // kastRoot is one root's index, held for the process.
@@ -71,7 +76,10 @@ type Options struct {
 
 // New returns the Kast projection over the host's workspaces.
 func New(h *host.Host, opts Options) *Service {
-	return &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{}}
+	k := &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{},
+		mutations: newMutationQueue()}
+	_, _ = rand.Read(k.handleKey[:])
+	return k
 }
 
 // Daemon returns the Kast projection of `kast serve`, bound to one workspace

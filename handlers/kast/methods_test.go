@@ -17,29 +17,40 @@ import (
 // advertises come from registered rows.
 func TestMethodsTableMatchesCatalog(t *testing.T) {
 	ref := kastReference(t)
-	raw, err := os.ReadFile(filepath.Join(ref, "cli-rs", "resources", "kast-skill", "references", "commands.json"))
-	if err != nil {
-		t.Fatal(err)
+	catalog := func(rel string) map[string]json.RawMessage {
+		raw, err := os.ReadFile(filepath.Join(ref, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Commands map[string]json.RawMessage `json:"commands"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.Commands
 	}
-	var catalog struct {
-		Commands map[string]json.RawMessage `json:"commands"`
-	}
-	if err := json.Unmarshal(raw, &catalog); err != nil {
-		t.Fatal(err)
-	}
+	v07 := catalog("cli-rs/resources/kast-skill/references/commands.json")
+	later := catalog("later-0660b755/commands.json")
 	k := New(host.New(host.Options{}), Options{})
 	table := k.methods()
 	var names []string
 	for _, m := range table {
 		names = append(names, m.Name())
-		if _, ok := catalog.Commands[m.Name()]; !ok {
-			t.Errorf("%s is registered but is not in Kast's command catalog", m.Name())
+		if _, ok := later[m.Name()]; !ok {
+			t.Errorf("%s is registered but is not in Kast's later command catalog", m.Name())
 		}
 	}
-	for name := range catalog.Commands {
-		if !slices.Contains(names, name) {
-			t.Errorf("Kast's catalog has %s, which is not registered", name)
+	// The later catalog is a superset of v0.7's: every method of both.
+	for _, c := range []map[string]json.RawMessage{v07, later} {
+		for name := range c {
+			if !slices.Contains(names, name) {
+				t.Errorf("Kast's catalog has %s, which is not registered", name)
+			}
 		}
+	}
+	if len(v07) != 31 || len(later) != 43 || len(table) != 43 {
+		t.Errorf("catalogs of %d and %d methods, table of %d: want 31, 43 and 43", len(v07), len(later), len(table))
 	}
 
 	reg := server.NewRegistry()

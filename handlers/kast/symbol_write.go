@@ -113,7 +113,7 @@ func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummar
 		s.Clean = true
 		return s, nil
 	}
-	res, err := k.diagnostics(ctx, &filesQuery{&files})
+	res, err := k.diagnostics(ctx, &diagnosticsQuery{filesQuery: filesQuery{&files}})
 	if err != nil {
 		return s, err
 	}
