@@ -209,6 +209,7 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 				s.reject(ctx, frame, jsonrpc2.InvalidRequest, "INVALID_REQUEST", "not a JSON-RPC 2.0 message: "+derr.Error())
 				continue
 			}
+			frame = withNullID(frame)
 		}
 		return frame, n, nil
 	}
@@ -294,7 +295,7 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 
 // writeRaw sends an encoded message; every frame kast writes passes here.
 func (s *Stream) writeRaw(ctx context.Context, data []byte) (int64, error) {
-	return s.out.(frameWriter).WriteFrame(ctx, ValidUTF8(withDataCodes(data)))
+	return s.out.(frameWriter).WriteFrame(ctx, ValidUTF8(withDataCodes(restoreNullIDs(data))))
 }
 
 // withDataCodes gives every error in an encoded reply a data.code. The

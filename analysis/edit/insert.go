@@ -18,7 +18,7 @@ func InsertionPoint(f *analysis.FileFacts, text []byte, offset int, target strin
 	case "AFTER_IMPORTS":
 		end := 0
 		for _, imp := range f.Imports {
-			end = max(end, lineAfter(text, imp.Span.End))
+			end = max(end, lineAfter(text, importEnd(text, imp.Span.Start, imp.Span.End)))
 		}
 		if end == 0 && bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte("package ")) {
 			end = lineAfter(text, bytes.Index(text, []byte("package ")))
@@ -51,3 +51,54 @@ func lineAfter(text []byte, i int) int {
 	}
 	return len(text)
 }
+
+// importEnd is where an import's own text ends: some grammars (Kotlin's)
+// let an import's span run over the comments after it, such as the KDoc of
+// the next declaration, and new code goes before those.
+func importEnd(text []byte, start, end int) int {
+	end = min(end, len(text))
+	for {
+		s := bytes.TrimRight(text[start:end], " \t\r\n")
+		switch {
+		case bytes.HasSuffix(s, []byte("*/")) && bytes.LastIndex(s, []byte("/*")) > 0:
+			end = start + bytes.LastIndex(s, []byte("/*"))
+		case lastLineIsComment(s):
+			end = start + bytes.LastIndexByte(s, '\n')
+		default:
+			return start + len(s)
+		}
+	}
+}
+
+// lastLineIsComment reports whether s ends with a line comment on a line of
+// its own (not the first line, which holds the import itself).
+func lastLineIsComment(s []byte) bool {
+	i := bytes.LastIndexByte(s, '\n')
+	return i > 0 && bytes.HasPrefix(bytes.TrimLeft(s[i+1:], " \t"), []byte("//"))
+}
+
+// BodyEnd is where a statement or member goes at the end of the body that
+// closes the span [start, end): at the start of the line of its last "}"
+// when only blanks precede it there, else just before the brace; ok is
+// false when the span has no braced body.
+func BodyEnd(text []byte, start, end int) (int, bool) {
+	end = min(end, len(text))
+	i := bytes.LastIndexByte(text[start:end], '}')
+	if i < 0 || bytes.IndexByte(text[start:start+i], '{') < 0 {
+		return 0, false
+	}
+	brace := start + i
+	line := bytes.LastIndexByte(text[:brace], '\n') + 1
+	if len(bytes.TrimLeft(text[line:brace], " \t")) == 0 {
+		return line, true
+	}
+	return brace, true
+}
+
+// LineStart is the offset of the start of the line holding i.
+func LineStart(text []byte, i int) int {
+	return bytes.LastIndexByte(text[:min(i, len(text))], '\n') + 1
+}
+
+// LineAfter is the offset of the line after the one holding i.
+func LineAfter(text []byte, i int) int { return lineAfter(text, i) }

@@ -122,6 +122,9 @@ func findOrStartDaemon(workspace, logLevel string) (descriptor, error) {
 		}
 		for p := cwd; root == ""; p = filepath.Dir(p) {
 			d, up, running := live(descriptorPath(dir, p))
+			if !up && !running {
+				d, up = kastDaemon(p)
+			}
 			switch {
 			case up:
 				return d, nil
@@ -139,6 +142,9 @@ func findOrStartDaemon(workspace, logLevel string) (descriptor, error) {
 		return descriptor{}, err
 	}
 	d, up, running := live(descriptorPath(dir, root))
+	if !up && !running {
+		d, up = kastDaemon(root)
+	}
 	if up {
 		return d, nil
 	}
@@ -149,8 +155,15 @@ func findOrStartDaemon(workspace, logLevel string) (descriptor, error) {
 	}
 	deadline := time.Now().Add(rpcStartTimeout)
 	for time.Now().Before(deadline) {
-		if d, up, _ := live(descriptorPath(dir, root)); up {
+		d, up, running := live(descriptorPath(dir, root))
+		if up {
 			return d, nil
+		}
+		if !running && d.PID > 0 {
+			// The daemon we waited for (restarting) died: start another.
+			if err := startDaemon(dir, root, logLevel); err != nil {
+				return descriptor{}, err
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -172,11 +185,24 @@ func live(path string) (d descriptor, up, running bool) {
 		c.Close()
 		return d, true, true
 	}
-	if d.PID > 0 && syscall.Kill(d.PID, 0) == nil {
+	if processAlive(d.PID) {
 		return d, false, true
 	}
 	os.Remove(path)
 	return d, false, false
+}
+
+// kastDaemon returns a daemon of Kast's registry for root that answers: a
+// Kast daemon (or a kast one whose own descriptor is gone).
+func kastDaemon(root string) (descriptor, bool) {
+	for _, e := range registeredDaemons(root) {
+		if c, err := net.DialTimeout("unix", e.SocketPath, time.Second); err == nil {
+			c.Close()
+			return descriptor{WorkspaceRoot: e.WorkspaceRoot, BackendName: e.BackendName, BackendVersion: e.BackendVersion,
+				Transport: "uds", Address: e.SocketPath, PID: e.PID, SchemaVersion: e.SchemaVersion}, true
+		}
+	}
+	return descriptor{}, false
 }
 
 func daemonLog(dir, root string) string {

@@ -211,6 +211,16 @@ func (d *daemon) serve(ctx context.Context, listen, token string) error {
 		return err
 	}
 	defer removeDescriptor(descPath, desc.PID)
+	if network == "unix" {
+		// Kast's own CLI and skills find daemons through its registry.
+		entry := registryEntry{WorkspaceRoot: d.root, BackendName: desc.BackendName, BackendVersion: desc.BackendVersion,
+			Transport: "uds", SocketPath: desc.Address, PID: desc.PID, SchemaVersion: desc.SchemaVersion}
+		if err := registerDaemon(entry); err != nil {
+			d.logger.Warn("cannot register in Kast's daemon registry", "err", err)
+		} else {
+			defer unregisterDaemon(entry)
+		}
+	}
 
 	d.logger.Info("kast serve listening", "workspace", d.root, "network", network, "address", desc.Address)
 	err = acceptUntilDone(ctx, ln, func(ctx context.Context, c net.Conn) {
@@ -289,19 +299,7 @@ func writeDescriptor(path string, d descriptor) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kast-desc-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(path, b)
 }
 
 // removeDescriptor removes the descriptor if it is still this process's: a

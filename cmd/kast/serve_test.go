@@ -41,6 +41,8 @@ func kastWorkspace(t *testing.T) (root, runDir string) {
 	t.Cleanup(func() { os.RemoveAll(run) })
 	t.Setenv("XDG_RUNTIME_DIR", run)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	// Daemons register in Kast's registry under its install root.
+	t.Setenv("KAST_INSTALL_ROOT", filepath.Join(run, "install"))
 	return root, filepath.Join(run, "kast")
 }
 

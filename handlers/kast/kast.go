@@ -51,6 +51,11 @@ type Service struct {
 
 	mu    sync.Mutex
 	roots map[string]*kastRoot
+
+	pages         pageStore      // page tokens (pages.go)
+	handleKey     [32]byte       // signs selector handles (exact.go)
+	mutations     *mutationQueue // mutation/* (mutation.go)
+	continuations continuations  // raw/workspace-files-continuation
 }
 
 // kastRoot is one root's index, held for the process.
@@ -71,7 +76,10 @@ type Options struct {
 
 // New returns the Kast projection over the host's workspaces.
 func New(h *host.Host, opts Options) *Service {
-	return &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{}}
+	k := &Service{pool: h, fixedRoot: opts.Root, version: h.Version, lifecycle: opts.Lifecycle, roots: map[string]*kastRoot{},
+		mutations: newMutationQueue()}
+	_, _ = rand.Read(k.handleKey[:])
+	return k
 }
 
 // Daemon returns the Kast projection of `kast serve`, bound to one workspace
@@ -221,10 +229,17 @@ func (r *kastRequest) path(p string) (string, error) {
 	return path, err
 }
 
-// decodeKast decodes params strictly: absent params and unknown keys are
-// validation errors, as in Kast.
+// paramsOptional marks the params of methods that take none: Kast answers
+// them without params.
+type paramsOptional interface{ paramsOptional() }
+
+// decodeKast decodes params strictly: absent params (where the method takes
+// some) and unknown keys are validation errors, as in Kast.
 func decodeKast(raw json.RawMessage, v any) error {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		if _, ok := v.(paramsOptional); ok {
+			return nil
+		}
 		return validation("The JSON-RPC request is missing params", nil)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

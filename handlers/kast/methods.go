@@ -1,6 +1,8 @@
 package kast
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/server"
@@ -52,6 +54,22 @@ func (k *Service) methods() []server.Spec {
 
 		// Reference-graph metrics (metrics.go).
 		method("database/metrics", server.Concurrent, k.metrics),
+
+		// Kast's later catalog: exact subjects and paged relations
+		// (exact.go), scope mutations (scope.go), queued mutations
+		// (mutation.go), workspace-file continuations (continuation.go).
+		method("selector/identity", server.Concurrent, k.selectorIdentity),
+		method("symbol/implementations", server.Concurrent, k.symbolImplementations),
+		method("symbol/hierarchy", server.Concurrent, k.symbolHierarchy),
+		method("symbol/add-file", server.Exclusive, k.addFile),
+		method("symbol/add-declaration", server.Exclusive, k.addDeclaration),
+		method("symbol/add-implementation", server.Exclusive, k.addDeclaration),
+		method("symbol/add-statement", server.Exclusive, k.addStatement),
+		method("symbol/replace-declaration", server.Exclusive, k.replaceDeclaration),
+		method("mutation/submit", server.Concurrent, k.mutationSubmit),
+		method("mutation/status", server.Concurrent, k.mutationStatus),
+		method("mutation/cancel", server.Concurrent, k.mutationCancel),
+		method("raw/workspace-files-continuation", server.Concurrent, k.filesContinuation),
 	}
 }
 
@@ -71,6 +89,9 @@ func (k *Service) Register(reg *server.Registry) {
 		"readCapabilities": read, "mutationCapabilities": mutation,
 		"positionEncoding": "utf-8", "methods": aliases,
 	})
+	// Kast's own LSP adapter lists the custom methods it serves, by their
+	// LSP names, in experimental.kastMethods; its clients read that.
+	reg.Family("kastMethods", slices.Sorted(maps.Values(aliases)))
 }
 
 // advertised collects the read and mutation capabilities of a table's rows.

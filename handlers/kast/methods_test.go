@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/host"
@@ -16,29 +17,40 @@ import (
 // advertises come from registered rows.
 func TestMethodsTableMatchesCatalog(t *testing.T) {
 	ref := kastReference(t)
-	raw, err := os.ReadFile(filepath.Join(ref, "cli-rs", "resources", "kast-skill", "references", "commands.json"))
-	if err != nil {
-		t.Fatal(err)
+	catalog := func(rel string) map[string]json.RawMessage {
+		raw, err := os.ReadFile(filepath.Join(ref, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Commands map[string]json.RawMessage `json:"commands"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.Commands
 	}
-	var catalog struct {
-		Commands map[string]json.RawMessage `json:"commands"`
-	}
-	if err := json.Unmarshal(raw, &catalog); err != nil {
-		t.Fatal(err)
-	}
+	v07 := catalog("cli-rs/resources/kast-skill/references/commands.json")
+	later := catalog("later-0660b755/commands.json")
 	k := New(host.New(host.Options{}), Options{})
 	table := k.methods()
 	var names []string
 	for _, m := range table {
 		names = append(names, m.Name())
-		if _, ok := catalog.Commands[m.Name()]; !ok {
-			t.Errorf("%s is registered but is not in Kast's command catalog", m.Name())
+		if _, ok := later[m.Name()]; !ok {
+			t.Errorf("%s is registered but is not in Kast's later command catalog", m.Name())
 		}
 	}
-	for name := range catalog.Commands {
-		if !slices.Contains(names, name) {
-			t.Errorf("Kast's catalog has %s, which is not registered", name)
+	// The later catalog is a superset of v0.7's: every method of both.
+	for _, c := range []map[string]json.RawMessage{v07, later} {
+		for name := range c {
+			if !slices.Contains(names, name) {
+				t.Errorf("Kast's catalog has %s, which is not registered", name)
+			}
 		}
+	}
+	if len(v07) != 31 || len(later) != 43 || len(table) != 43 {
+		t.Errorf("catalogs of %d and %d methods, table of %d: want 31, 43 and 43", len(v07), len(later), len(table))
 	}
 
 	reg := server.NewRegistry()
@@ -70,6 +82,18 @@ func TestMethodsTableMatchesCatalog(t *testing.T) {
 		}
 		if _, ok := reg.Lookup(alias); !ok {
 			t.Errorf("experimental.kast lists alias %s, which is not registered", alias)
+		}
+	}
+	// experimental.kastMethods, where Kast's LSP adapter lists its methods:
+	// every LSP name, each registered.
+	var lspNames []string
+	b, _ := json.Marshal(reg.Families()["kastMethods"])
+	if err := json.Unmarshal(b, &lspNames); err != nil || len(lspNames) != len(table) {
+		t.Errorf("experimental.kastMethods %s: want the %d LSP method names (%v)", b, len(table), err)
+	}
+	for _, name := range lspNames {
+		if _, ok := reg.Lookup(name); !ok || !strings.HasPrefix(name, "kast/") {
+			t.Errorf("experimental.kastMethods lists %s, which is not a registered kast/ method", name)
 		}
 	}
 	if len(family.Methods) != len(table) {

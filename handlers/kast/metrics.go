@@ -2,6 +2,7 @@ package kast
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -38,22 +39,33 @@ func wireConfidence(c graph.Confidence) confidence {
 	return confidence{c.Level, c.IndexCompleteness, c.SemanticBasis}
 }
 
+// metricsQuery is echoed with its absent optionals as null, as Kast's Rust
+// reader writes them; offset and subject come from Kast's later catalog.
 type metricsQuery struct {
-	WorkspaceRoot *string `json:"workspaceRoot,omitempty"`
-	Metric        *string `json:"metric"`
-	Limit         *int    `json:"limit"`
-	Symbol        *string `json:"symbol,omitempty"`
-	Depth         *int    `json:"depth"`
-	FileGlob      *string `json:"fileGlob,omitempty"`
-	FolderFilter  *string `json:"folderFilter,omitempty"`
+	WorkspaceRoot *string        `json:"workspaceRoot"`
+	Metric        *string        `json:"metric"`
+	Limit         *int           `json:"limit"`
+	Symbol        *string        `json:"symbol"`
+	Depth         *int           `json:"depth"`
+	FileGlob      *string        `json:"fileGlob"`
+	FolderFilter  *string        `json:"folderFilter"`
+	Offset        *int           `json:"offset,omitempty"`
+	Subject       *metricSubject `json:"subject,omitempty"`
 }
 
-var kastMetrics = []string{"fanIn", "fanOut", "deadCode", "impact", "coupling", "search", "graph"}
+// metricSubject names a declaration exactly, in place of symbol.
+type metricSubject struct {
+	FqName                 string `json:"fqName"`
+	DeclarationFile        string `json:"declarationFile"`
+	DeclarationStartOffset int    `json:"declarationStartOffset"`
+	Kind                   string `json:"kind"`
+}
+
+// kastMetrics are the metrics the RPC path serves; "graph" is in Kast's
+// enum but its RPC path reports it unsupported (only its CLI draws it).
+var kastMetrics = []string{"fanIn", "fanOut", "deadCode", "impact", "coupling", "search"}
 
 func (q *metricsQuery) check() error {
-	if q.Metric == nil {
-		return validation("Missing required field: metric", nil)
-	}
 	if q.Limit == nil {
 		q.Limit = ptr(50)
 	}
@@ -77,25 +89,33 @@ type metricsFailure struct {
 	OK            bool          `json:"ok"`
 	Stage         string        `json:"stage"`
 	Message       string        `json:"message"`
-	Query         *metricsQuery `json:"query,omitempty"`
+	Query         *metricsQuery `json:"query"`
 	LogFile       string        `json:"logFile"`
 	SchemaVersion int           `json:"schemaVersion"`
 }
 
-// metrics answers database/metrics; bad arguments are METRICS_FAILURE
-// results at stage "validate", as Kast's reader reports them.
+// metrics answers database/metrics; bad arguments (a missing metric too)
+// are METRICS_FAILURE results at stage "validate", as Kast's reader
+// reports them.
 func (k *Service) metrics(ctx context.Context, q *metricsQuery) (any, error) {
 	fail := func(msg string) (any, error) {
 		return metricsFailure{"METRICS_FAILURE", false, "validate", msg, q, "", kastSchemaVersion}, nil
 	}
-	if !slices.Contains(kastMetrics, *q.Metric) {
+	switch {
+	case q.Metric == nil:
+		return metricsFailure{"METRICS_FAILURE", false, "validate", "Missing required field: metric", nil, "", kastSchemaVersion}, nil
+	case *q.Metric == "graph":
+		return fail("METRICS_UNSUPPORTED: the graph metric is not served over JSON-RPC; use one of " + strings.Join(kastMetrics, ", "))
+	case !slices.Contains(kastMetrics, *q.Metric):
 		return fail("Unknown metric " + *q.Metric + "; use one of " + strings.Join(kastMetrics, ", "))
+	case *q.Limit < 1 || *q.Depth < 0 || valueOr(q.Offset, 0) < 0:
+		return fail("limit must be at least 1, depth and offset not negative")
 	}
-	if *q.Limit < 1 || *q.Depth < 0 {
-		return fail("limit must be at least 1 and depth not negative")
+	if s := q.Subject; s != nil && q.Symbol == nil {
+		q.Symbol = &s.FqName
 	}
-	if (*q.Metric == "impact" || *q.Metric == "graph") && q.Symbol == nil {
-		return fail(*q.Metric + " needs a symbol")
+	if *q.Metric == "impact" && q.Symbol == nil {
+		return fail("impact needs a symbol or subject")
 	}
 	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, "")
 	if err != nil {
@@ -105,10 +125,16 @@ func (k *Service) metrics(ctx context.Context, q *metricsQuery) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	results, err := metricResults(ctx, g, q, graph.PathFilter(r.root, valueOr(q.FileGlob, ""), valueOr(q.FolderFilter, "")))
+	// offset pages through the rows: the first offset+limit are computed
+	// and the first offset dropped.
+	offset := valueOr(q.Offset, 0)
+	paged := *q
+	paged.Limit = ptr(*q.Limit + offset)
+	results, err := metricResults(ctx, g, &paged, graph.PathFilter(r.root, valueOr(q.FileGlob, ""), valueOr(q.FolderFilter, "")))
 	if err != nil {
 		return nil, err
 	}
+	results = skipRows(results, offset)
 	return metricsSuccess{"METRICS_SUCCESS", true, q, results, "", kastSchemaVersion}, nil
 }
 
@@ -130,12 +156,18 @@ func metricResults(ctx context.Context, g *graph.Graph, q *metricsQuery, keep gr
 	case "coupling":
 		rows, err := g.Coupling(ctx, keep, *q.Limit)
 		return wireRows(rows, couplingWire), err
-	case "search":
+	default: // "search"
 		return g.Search(ctx, valueOr(q.Symbol, ""), keep, *q.Limit)
-	default: // "graph"
-		n, err := g.Neighbourhood(ctx, *q.Symbol, *q.Depth, keep, *q.Limit)
-		return neighbourhoodWire(n), err
 	}
+}
+
+// skipRows drops the first n rows of a metric's result list.
+func skipRows(results any, n int) any {
+	v := reflect.ValueOf(results)
+	if n == 0 || v.Kind() != reflect.Slice {
+		return results
+	}
+	return v.Slice(min(n, v.Len()), v.Len()).Interface()
 }
 
 // wireRows maps an engine's rows to wire rows.
@@ -149,9 +181,9 @@ func wireRows[T, W any](rows []T, wire func(T) W) []W {
 
 type fanInRow struct {
 	TargetFqName      string         `json:"targetFqName"`
-	TargetPath        *string        `json:"targetPath,omitempty"`
-	TargetModulePath  *string        `json:"targetModulePath,omitempty"`
-	TargetSourceSet   *string        `json:"targetSourceSet,omitempty"`
+	TargetPath        *string        `json:"targetPath"`
+	TargetModulePath  *string        `json:"targetModulePath"`
+	TargetSourceSet   *string        `json:"targetSourceSet"`
 	OccurrenceCount   int            `json:"occurrenceCount"`
 	SourceFileCount   int            `json:"sourceFileCount"`
 	SourceModuleCount int            `json:"sourceModuleCount"`
@@ -168,8 +200,8 @@ func fanInWire(g *graph.Graph, row graph.FanIn) fanInRow {
 
 type fanOutRow struct {
 	SourcePath          string         `json:"sourcePath"`
-	SourceModulePath    *string        `json:"sourceModulePath,omitempty"`
-	SourceSourceSet     *string        `json:"sourceSourceSet,omitempty"`
+	SourceModulePath    *string        `json:"sourceModulePath"`
+	SourceSourceSet     *string        `json:"sourceSourceSet"`
 	OccurrenceCount     int            `json:"occurrenceCount"`
 	TargetSymbolCount   int            `json:"targetSymbolCount"`
 	TargetFileCount     int            `json:"targetFileCount"`
@@ -193,7 +225,7 @@ type deadCodeRow struct {
 	Visibility string     `json:"visibility"`
 	Path       string     `json:"path"`
 	ModulePath string     `json:"modulePath"`
-	SourceSet  *string    `json:"sourceSet,omitempty"`
+	SourceSet  *string    `json:"sourceSet"`
 	Confidence confidence `json:"confidence"`
 	Reason     string     `json:"reason"`
 }
@@ -207,7 +239,7 @@ type impactRow struct {
 	SourcePath      string     `json:"sourcePath"`
 	Depth           int        `json:"depth"`
 	ViaTargetFqName string     `json:"viaTargetFqName"`
-	EdgeKind        *string    `json:"edgeKind,omitempty"`
+	EdgeKind        *string    `json:"edgeKind"`
 	OccurrenceCount int        `json:"occurrenceCount"`
 	Confidence      confidence `json:"confidence"`
 }
@@ -230,35 +262,4 @@ type couplingRow struct {
 func couplingWire(row graph.Coupling) couplingRow {
 	return couplingRow{row.SourceModule, row.SourceSourceSet, row.TargetModule, row.TargetSourceSet,
 		row.References, row.PublicAPI, row.InternalLeaks, row.ByEdgeKind}
-}
-
-type graphNode struct {
-	FqName string `json:"fqName"`
-	Kind   string `json:"kind"`
-	Path   string `json:"path"`
-	Depth  int    `json:"depth"`
-}
-
-type graphEdge struct {
-	SourceFqName    string `json:"sourceFqName"`
-	TargetFqName    string `json:"targetFqName"`
-	EdgeKind        string `json:"edgeKind"`
-	OccurrenceCount int    `json:"occurrenceCount"`
-}
-
-type graphResult struct {
-	Nodes     []graphNode `json:"nodes"`
-	Edges     []graphEdge `json:"edges"`
-	Truncated bool        `json:"truncated"`
-}
-
-func neighbourhoodWire(n graph.Neighbourhood) graphResult {
-	res := graphResult{Nodes: []graphNode{}, Edges: []graphEdge{}, Truncated: n.Truncated}
-	for _, node := range n.Nodes {
-		res.Nodes = append(res.Nodes, graphNode{node.FQName, node.Kind, node.ID.Path, node.Depth})
-	}
-	for _, l := range n.Links {
-		res.Edges = append(res.Edges, graphEdge{l.From, l.To, l.Kind, l.Occurrences})
-	}
-	return res
 }

@@ -70,24 +70,37 @@ func TestKastMetrics(t *testing.T) {
 	if len(found) != 3 || found[0] != "sample.greet" {
 		t.Errorf("search greet: %v", found)
 	}
-	var g graphResult
-	b, _ = json.Marshal(metric(map[string]any{"metric": "graph", "symbol": "sample.greet", "depth": 1})["results"])
-	_ = json.Unmarshal(b, &g)
-	if len(g.Nodes) != 3 || len(g.Edges) != 2 || g.Edges[0].TargetFqName != "sample.greet" {
-		t.Errorf("graph around greet: %+v", g)
+	// offset pages through the rows (Kast's later catalog).
+	all := rows(metric(map[string]any{"metric": "deadCode"}))
+	if page := rows(metric(map[string]any{"metric": "deadCode", "limit": 2, "offset": 1})); len(all) < 3 || len(page) != 2 ||
+		page[0]["fqName"] != all[1]["fqName"] || page[1]["fqName"] != all[2]["fqName"] {
+		t.Errorf("deadCode offset 1 limit 2: %v of %v", page, all)
 	}
-	b, _ = json.Marshal(metric(map[string]any{"metric": "graph", "symbol": "greet", "limit": 2})["results"])
-	_ = json.Unmarshal(b, &g)
-	if len(g.Nodes) != 2 || !g.Truncated {
-		t.Errorf("graph limit 2: %+v", g)
+	// Kast's reader writes absent optionals as null.
+	m := metric(map[string]any{"metric": "fanIn", "limit": 1})
+	q := m["query"].(map[string]any)
+	for _, field := range []string{"workspaceRoot", "symbol", "fileGlob", "folderFilter"} {
+		if v, ok := q[field]; !ok || (field != "workspaceRoot" && v != nil) {
+			t.Errorf("query.%s: %v present %v, want it written (null when absent)", field, v, ok)
+		}
+	}
+	for _, field := range []string{"targetPath", "targetModulePath", "targetSourceSet"} {
+		if _, ok := rows(m)[0][field]; !ok {
+			t.Errorf("fanIn row lacks %s: %v", field, rows(m)[0])
+		}
 	}
 
-	for _, params := range []map[string]any{{"metric": "bogus"}, {"metric": "impact"}, {"metric": "fanIn", "limit": 0}} {
+	// Bad arguments, a missing metric and graph (which Kast's RPC path
+	// reports unsupported) are METRICS_FAILURE results.
+	for _, params := range []map[string]any{{"metric": "bogus"}, {"metric": "impact"}, {"metric": "fanIn", "limit": 0}, {},
+		{"metric": "graph", "symbol": "sample.greet"}} {
 		if m := metric(params); m["type"] != "METRICS_FAILURE" || m["ok"] != false || m["stage"] != "validate" {
 			t.Errorf("%v: got %v", params, m)
 		}
 	}
-	e.fails("database/metrics", map[string]any{}, -32400, "VALIDATION_ERROR")
+	if m := metric(map[string]any{"metric": "graph", "symbol": "greet"}); !strings.Contains(m["message"].(string), "METRICS_UNSUPPORTED") {
+		t.Errorf("graph: %v", m)
+	}
 	e.fails("database/metrics", map[string]any{"metric": "fanIn", "extra": 1}, -32400, "VALIDATION_ERROR")
 }
 

@@ -32,6 +32,28 @@ type queryFilters struct {
 	Visibility         []string `json:"visibility,omitempty"`
 }
 
+// The values Kast's source index knows for each enumerated filter.
+var (
+	filterKinds       = []string{"CLASS", "INTERFACE", "OBJECT", "FUNCTION", "PROPERTY", "TYPEALIAS", "ENUM_CLASS", "ENUM_ENTRY", "CONSTRUCTOR"}
+	filterVisibility  = []string{"PUBLIC", "INTERNAL", "PROTECTED", "PRIVATE", "LOCAL"}
+	filterUsageFacets = []string{"PUBLIC_API", "INTERNAL_API", "MODULE_PRIVATE", "BRIDGE", "BUILD_LOGIC"}
+)
+
+// invalid names the first filter value outside its enumeration, "" if none.
+func (f *queryFilters) invalid() string {
+	for _, c := range []struct {
+		field       string
+		got, values []string
+	}{{"kinds", f.Kinds, filterKinds}, {"visibility", f.Visibility, filterVisibility}, {"usageFacets", f.UsageFacets, filterUsageFacets}} {
+		for _, v := range c.got {
+			if !slices.Contains(c.values, v) {
+				return "filters." + c.field + " has unknown value " + v + "; use one of " + strings.Join(c.values, ", ")
+			}
+		}
+	}
+	return ""
+}
+
 type queryAnchor struct {
 	FilePath *string `json:"filePath,omitempty"`
 	FqName   *string `json:"fqName,omitempty"`
@@ -236,6 +258,9 @@ func (k *Service) symbolQuery(ctx context.Context, q *symbolQueryQuery) (any, er
 	}
 	if strings.TrimSpace(*q.Query) == "" && q.Anchor == nil {
 		return fail("QUERY_TOO_BROAD", "query may be empty only when an anchor is provided")
+	}
+	if msg := q.Filters.invalid(); msg != "" {
+		return fail("INVALID_FILTER", msg)
 	}
 	r, err := k.symbolRequest(ctx, &q.WorkspaceRoot, "")
 	if err != nil {

@@ -40,6 +40,14 @@ type positional struct {
 
 func (p *positional) check() error { return p.Position.check() }
 
+// bounded checks a result count against Kast's server limit.
+func bounded(name string, v int) error {
+	if v < 1 || v > kastMaxResults {
+		return validation(fmt.Sprintf("%s must be between 1 and %d", name, kastMaxResults), map[string]string{name: fmt.Sprint(v)})
+	}
+	return nil
+}
+
 func positive(name string, v int) error {
 	if v < 1 {
 		return validation(name+" must be at least 1", map[string]string{name: fmt.Sprint(v)})
@@ -73,8 +81,26 @@ func (k *Service) resolve(ctx context.Context, q *resolveQuery) (symbolResult, e
 
 type referencesQuery struct {
 	positional
-	IncludeDeclaration    bool `json:"includeDeclaration"`
-	IncludeUsageSiteScope bool `json:"includeUsageSiteScope"`
+	IncludeDeclaration    bool    `json:"includeDeclaration"`
+	IncludeUsageSiteScope bool    `json:"includeUsageSiteScope"`
+	MaxResults            *int    `json:"maxResults,omitempty"`
+	PageToken             *string `json:"pageToken,omitempty"`
+}
+
+func (q *referencesQuery) check() error {
+	if err := q.positional.check(); err != nil {
+		return err
+	}
+	if q.MaxResults != nil {
+		return bounded("maxResults", *q.MaxResults)
+	}
+	return nil
+}
+
+// unpaged is the query a page token is bound to.
+func (q referencesQuery) unpaged() referencesQuery {
+	q.PageToken = nil
+	return q
 }
 
 type referencesResult struct {
@@ -113,10 +139,8 @@ func (k *Service) references(ctx context.Context, q *referencesQuery) (reference
 		res.References = append(res.References, loc)
 	}
 	sortLocations(res.References)
-	if len(res.References) > kastMaxResults {
-		res.References = res.References[:kastMaxResults]
-		token := fmt.Sprint(res.References[kastMaxResults-1].StartOffset)
-		res.Page = &pageInfo{Truncated: true, NextPageToken: &token}
+	if res.References, res.Page, err = paginate(k, r, "raw/references", q.unpaged(), q.PageToken, res.References, valueOr(q.MaxResults, kastMaxResults)); err != nil {
+		return referencesResult{}, err
 	}
 	sym, _ := r.symbol(def, symbolOpts{})
 	if q.IncludeDeclaration {
@@ -206,6 +230,23 @@ func (q *filesQuery) check() error {
 	return nil
 }
 
+// diagnosticsQuery adds the later catalog's paging to a files query.
+type diagnosticsQuery struct {
+	filesQuery
+	MaxResults *int    `json:"maxResults,omitempty"`
+	PageToken  *string `json:"pageToken,omitempty"`
+}
+
+func (q *diagnosticsQuery) check() error {
+	if err := q.filesQuery.check(); err != nil {
+		return err
+	}
+	if q.MaxResults != nil {
+		return bounded("maxResults", *q.MaxResults)
+	}
+	return nil
+}
+
 type kastDiagnostic struct {
 	Location kastLocation `json:"location"`
 	Severity string       `json:"severity"`
@@ -237,7 +278,7 @@ func (k *Service) paths(ctx context.Context, list []string) (*kastRequest, []str
 	return r, slices.Compact(out), nil
 }
 
-func (k *Service) diagnostics(ctx context.Context, q *filesQuery) (diagnosticsResult, error) {
+func (k *Service) diagnostics(ctx context.Context, q *diagnosticsQuery) (diagnosticsResult, error) {
 	r, paths, err := k.paths(ctx, *q.FilePaths)
 	if err != nil {
 		return diagnosticsResult{}, err
@@ -253,11 +294,10 @@ func (k *Service) diagnostics(ctx context.Context, q *filesQuery) (diagnosticsRe
 			res.Diagnostics = append(res.Diagnostics, kastDiagnostic{r.location(path, e.Span), "ERROR", e.Message, &code})
 		}
 	}
-	if len(res.Diagnostics) > kastMaxResults {
-		res.Diagnostics = res.Diagnostics[:kastMaxResults]
-		res.Page = &pageInfo{Truncated: true}
-	}
-	return res, nil
+	unpaged := *q
+	unpaged.PageToken = nil
+	res.Diagnostics, res.Page, err = paginate(k, r, "raw/diagnostics", unpaged, q.PageToken, res.Diagnostics, valueOr(q.MaxResults, kastMaxResults))
+	return res, err
 }
 
 // --- raw/implementations

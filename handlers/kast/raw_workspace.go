@@ -7,9 +7,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/graph"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/search"
@@ -176,11 +178,18 @@ func (k *Service) workspaceSearch(ctx context.Context, q *workspaceSearchQuery) 
 	if _, err := rq.Compile(); err != nil {
 		return workspaceSearchResult{}, validation("Invalid regular expression: "+err.Error(), map[string]string{"pattern": *q.Pattern})
 	}
+	inGlob := func(string) bool { return true }
 	if g := valueOr(q.FileGlob, ""); g != "" {
 		if _, err := path.Match(g, ""); err != nil {
 			return workspaceSearchResult{}, validation("Invalid file glob: "+err.Error(), map[string]string{"fileGlob": g})
 		}
-		rq.Scope.Include = []string{g}
+		// ** spans directories ("**/*.kt"): matched on the root-relative
+		// path or, for a glob without a slash, the file name.
+		re := graph.Glob(g)
+		inGlob = func(p string) bool {
+			rel, err := filepath.Rel(r.root, p)
+			return err == nil && (re.MatchString(filepath.ToSlash(rel)) || re.MatchString(filepath.Base(p)))
+		}
 	}
 	eng, err := k.pool.Search(r.root)
 	if err != nil {
@@ -196,6 +205,9 @@ func (k *Service) workspaceSearch(ctx context.Context, q *workspaceSearchQuery) 
 	res := workspaceSearchResult{Matches: []searchMatch{}, SchemaVersion: kastSchemaVersion}
 	limit := valueOr(q.MaxResults, 100)
 	for _, m := range found.Lines {
+		if !inGlob(m.Path) {
+			continue
+		}
 		if len(res.Matches) == limit {
 			res.Truncated = true
 			break
@@ -211,11 +223,26 @@ type workspaceFilesQuery struct {
 	ModuleName        *string `json:"moduleName"`
 	IncludeFiles      bool    `json:"includeFiles"`
 	MaxFilesPerModule *int    `json:"maxFilesPerModule"`
+	// Kast's later catalog: paging (continuation.go).
+	KindDomain    *string `json:"kindDomain,omitempty"`
+	SnapshotToken *string `json:"snapshotToken,omitempty"`
+	PageToken     *string `json:"pageToken,omitempty"`
+}
+
+// paged reports a later-catalog request, answered with its tokens.
+func (q *workspaceFilesQuery) paged() bool {
+	return q.KindDomain != nil || q.SnapshotToken != nil || q.PageToken != nil
 }
 
 func (q *workspaceFilesQuery) check() error {
 	if m := q.MaxFilesPerModule; m != nil && (*m < 1 || *m > kastMaxResults) {
 		return validation(fmt.Sprintf("maxFilesPerModule must be between 1 and %d", kastMaxResults), map[string]string{"maxFilesPerModule": fmt.Sprint(*m)})
+	}
+	if d := q.KindDomain; d != nil && kindDomains[*d] == nil {
+		return validation("kindDomain must be SOURCE_ONLY, SCRIPT_ONLY or MIXED", map[string]string{"kindDomain": *d})
+	}
+	if q.PageToken != nil && (q.ModuleName == nil || !q.IncludeFiles || q.SnapshotToken == nil) {
+		return validation("a file page needs moduleName, includeFiles and snapshotToken", nil)
 	}
 	return nil
 }
@@ -227,10 +254,15 @@ type workspaceModule struct {
 	Files                 []string `json:"files"`
 	FilesTruncated        bool     `json:"filesTruncated"`
 	FileCount             int      `json:"fileCount"`
+	// Later catalog, paged requests only.
+	ReturnedFileCount *int    `json:"returnedFileCount,omitempty"`
+	NextPageToken     *string `json:"nextPageToken,omitempty"`
 }
 
 type workspaceFilesResult struct {
 	Modules       []workspaceModule `json:"modules"`
+	KindDomain    *string           `json:"kindDomain,omitempty"`
+	SnapshotToken *string           `json:"snapshotToken,omitempty"`
 	SchemaVersion int               `json:"schemaVersion"`
 }
 
@@ -247,7 +279,17 @@ func (k *Service) workspaceFiles(ctx context.Context, q *workspaceFilesQuery) (w
 	}
 	files := r.snap.Files()
 	m := workspaceModule{Name: name, SourceRoots: []string{r.root}, DependencyModuleNames: []string{}, Files: []string{}, FileCount: len(files)}
-	if q.IncludeFiles {
+	switch {
+	case q.paged():
+		page, snap, next, err := k.pageFiles(r, q, files)
+		if err != nil {
+			return workspaceFilesResult{}, err
+		}
+		res.SnapshotToken, res.KindDomain = &snap, q.KindDomain
+		if q.IncludeFiles {
+			m.Files, m.FilesTruncated, m.NextPageToken, m.ReturnedFileCount = page, next != nil, next, ptr(len(page))
+		}
+	case q.IncludeFiles:
 		limit := valueOr(q.MaxFilesPerModule, kastMaxResults)
 		m.Files = files[:min(limit, len(files))]
 		m.FilesTruncated = len(files) > limit

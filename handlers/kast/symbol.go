@@ -163,6 +163,7 @@ type symbolResolveSuccess struct {
 	CandidateCount *int                `json:"candidateCount,omitempty"`
 	Alternatives   []string            `json:"alternatives,omitempty"`
 	Context        *resolveContext     `json:"context,omitempty"`
+	SelectorHandle string              `json:"selectorHandle"`
 	LogFile        string              `json:"logFile"`
 }
 
@@ -182,7 +183,8 @@ func (k *Service) symbolResolve(ctx context.Context, q *symbolResolveQuery) (any
 	sym, _ := r.symbol(best.ID, symbolOpts{scope: q.IncludeDeclarationScope, docs: q.IncludeDocumentation})
 	loc := sym.Location
 	res := symbolResolveSuccess{Type: "RESOLVE_SUCCESS", OK: true, Query: q, Symbol: sym, FilePath: loc.FilePath, Offset: loc.StartOffset,
-		Candidate: resolvedCandidate{loc.StartLine, loc.StartColumn, loc.Preview}, CandidateCount: count, Alternatives: alts, LogFile: kastLogFile}
+		Candidate: resolvedCandidate{loc.StartLine, loc.StartColumn, loc.Preview}, CandidateCount: count, Alternatives: alts, LogFile: kastLogFile,
+		SelectorHandle: k.handleFor(r, sym)}
 	if q.SurroundingLines != nil || q.IncludeSurroundingMembers {
 		res.Context = &resolveContext{}
 	}
@@ -221,7 +223,7 @@ func (q *symbolDiscoverQuery) check() error {
 	if q.MaxResults == nil {
 		q.MaxResults = ptr(10)
 	}
-	return positive("maxResults", *q.MaxResults)
+	return bounded("maxResults", *q.MaxResults)
 }
 
 type resolveParams struct {
@@ -286,14 +288,31 @@ func (k *Service) symbolDiscover(ctx context.Context, q *symbolDiscoverQuery) (a
 
 // --- symbol/references
 
+// symbolReferencesQuery is either form: v0.7's by name (selector) or the
+// later catalog's exact one (selector object or selectorHandle, paged).
 type symbolReferencesQuery struct {
 	selector
-	IncludeDeclaration *bool `json:"includeDeclaration,omitempty"`
+	exactSubject
+	IncludeDeclaration    *bool   `json:"includeDeclaration,omitempty"`
+	IncludeUsageSiteScope bool    `json:"includeUsageSiteScope,omitempty"`
+	MaxResults            *int    `json:"maxResults,omitempty"`
+	PageToken             *string `json:"pageToken,omitempty"`
 }
 
 func (q *symbolReferencesQuery) check() error {
 	if q.IncludeDeclaration == nil {
 		q.IncludeDeclaration = ptr(true)
+	}
+	if q.MaxResults != nil {
+		if err := bounded("maxResults", *q.MaxResults); err != nil {
+			return err
+		}
+	}
+	if q.later() || q.Symbol == nil {
+		if q.selector != (selector{WorkspaceRoot: q.WorkspaceRoot}) {
+			return validation("symbol, fileHint, kind and containingType do not go with selector or selectorHandle", nil)
+		}
+		return q.exactSubject.check()
 	}
 	return q.selector.check()
 }
@@ -329,11 +348,15 @@ func (k *Service) best(ctx context.Context, s *selector) (kastSymbol, *filePosit
 }
 
 func (k *Service) symbolReferences(ctx context.Context, q *symbolReferencesQuery) (any, error) {
+	if q.later() {
+		return k.exactReferences(ctx, q)
+	}
 	sym, pos, count, alts, ok, err := k.best(ctx, &q.selector)
 	if err != nil || !ok {
 		return orNotFound("REFERENCES", q, *q.Symbol, err)
 	}
-	refs, err := k.references(ctx, &referencesQuery{positional: positional{pos}, IncludeDeclaration: *q.IncludeDeclaration})
+	refs, err := k.references(ctx, &referencesQuery{positional: positional{pos}, IncludeDeclaration: *q.IncludeDeclaration,
+		IncludeUsageSiteScope: q.IncludeUsageSiteScope, MaxResults: q.MaxResults, PageToken: q.PageToken})
 	if err != nil {
 		return failed("REFERENCES", "references", q, err)
 	}
@@ -352,6 +375,9 @@ func orNotFound(kind string, q any, name string, err error) (any, error) {
 
 type symbolCallersQuery struct {
 	selector
+	exactSubject
+	MaxResults         *int    `json:"maxResults,omitempty"`
+	PageToken          *string `json:"pageToken,omitempty"`
 	Direction          *string `json:"direction,omitempty"`
 	Depth              *int    `json:"depth,omitempty"`
 	MaxTotalCalls      *int    `json:"maxTotalCalls,omitempty"`
@@ -368,6 +394,17 @@ func (q *symbolCallersQuery) check() error {
 	}
 	if *q.Direction != "incoming" && *q.Direction != "outgoing" {
 		return validation("direction must be incoming or outgoing", map[string]string{"direction": *q.Direction})
+	}
+	if q.MaxResults != nil {
+		if err := bounded("maxResults", *q.MaxResults); err != nil {
+			return err
+		}
+	}
+	if q.later() || q.Symbol == nil {
+		if q.selector != (selector{WorkspaceRoot: q.WorkspaceRoot}) {
+			return validation("symbol, fileHint, kind and containingType do not go with selector or selectorHandle", nil)
+		}
+		return q.exactSubject.check()
 	}
 	return q.selector.check()
 }
@@ -387,6 +424,9 @@ type symbolCallersSuccess struct {
 }
 
 func (k *Service) symbolCallers(ctx context.Context, q *symbolCallersQuery) (any, error) {
+	if q.later() {
+		return k.exactCallers(ctx, q)
+	}
 	sym, pos, count, alts, ok, err := k.best(ctx, &q.selector)
 	if err != nil || !ok {
 		return orNotFound("CALLERS", q, *q.Symbol, err)

@@ -58,6 +58,8 @@ type symbolRenameSuccess struct {
 	Type          string             `json:"type"`
 	OK            bool               `json:"ok"`
 	Query         *symbolRenameQuery `json:"query"`
+	FilePath      string             `json:"filePath"`
+	Offset        int                `json:"offset"`
 	EditCount     int                `json:"editCount"`
 	AffectedFiles []string           `json:"affectedFiles"`
 	ApplyResult   applyEditsResult   `json:"applyResult"`
@@ -92,7 +94,7 @@ func (k *Service) symbolRename(ctx context.Context, q *symbolRenameQuery) (any, 
 	if err != nil {
 		return failed("RENAME", "diagnostics", q, err)
 	}
-	return symbolRenameSuccess{"RENAME_SUCCESS", diags.Clean, q, len(applied.Applied), applied.AffectedFiles, applied, diags, kastLogFile}, nil
+	return symbolRenameSuccess{"RENAME_SUCCESS", diags.Clean, q, pos.FilePath, *pos.Offset, len(applied.Applied), applied.AffectedFiles, applied, diags, kastLogFile}, nil
 }
 
 // applyPlan applies outgoing edits through raw/apply-edits.
@@ -111,7 +113,7 @@ func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummar
 		s.Clean = true
 		return s, nil
 	}
-	res, err := k.diagnostics(ctx, &filesQuery{&files})
+	res, err := k.diagnostics(ctx, &diagnosticsQuery{filesQuery: filesQuery{&files}})
 	if err != nil {
 		return s, err
 	}
@@ -167,6 +169,14 @@ func (q *symbolWriteQuery) check() error {
 	return nil
 }
 
+// echo is the query as the result repeats it: without the content, which
+// can be large and which the client has.
+func (q *symbolWriteQuery) echo() *symbolWriteQuery {
+	c := *q
+	c.Content = nil
+	return &c
+}
+
 type symbolWriteSuccess struct {
 	Type          string            `json:"type"`
 	OK            bool              `json:"ok"`
@@ -215,7 +225,7 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 	} else {
 		text, terr := r.text(path)
 		if terr != nil {
-			return failed("WRITE_AND_VALIDATE", "write", q, terr)
+			return failed("WRITE_AND_VALIDATE", "write", q.echo(), terr)
 		}
 		start, end := valueOr(q.Offset, valueOr(q.StartOffset, 0)), valueOr(q.Offset, valueOr(q.EndOffset, 0))
 		for _, o := range []int{start, end} {
@@ -226,21 +236,21 @@ func (k *Service) symbolWrite(ctx context.Context, q *symbolWriteQuery) (any, er
 		applied, err = k.applyPlan(ctx, []kastEdit{{path, start, end, content}}, []fileHash{{path, edit.Hash(text)}})
 	}
 	if err != nil {
-		return failed("WRITE_AND_VALIDATE", "write", q, err)
+		return failed("WRITE_AND_VALIDATE", "write", q.echo(), err)
 	}
-	res := symbolWriteSuccess{Type: "WRITE_AND_VALIDATE_SUCCESS", Query: q, AppliedEdits: max(len(applied.Applied), len(applied.CreatedFiles)), LogFile: kastLogFile}
+	res := symbolWriteSuccess{Type: "WRITE_AND_VALIDATE_SUCCESS", Query: q.echo(), AppliedEdits: max(len(applied.Applied), len(applied.CreatedFiles)), LogFile: kastLogFile}
 	imports, err := k.optimizeImports(ctx, &filesQuery{&[]string{path}})
 	if err != nil {
-		return failed("WRITE_AND_VALIDATE", "imports", q, err)
+		return failed("WRITE_AND_VALIDATE", "imports", q.echo(), err)
 	}
 	if len(imports.Edits) > 0 {
 		if _, err := k.applyPlan(ctx, imports.Edits, imports.FileHashes); err != nil {
-			return failed("WRITE_AND_VALIDATE", "imports", q, err)
+			return failed("WRITE_AND_VALIDATE", "imports", q.echo(), err)
 		}
 		res.ImportChanges = len(imports.Edits)
 	}
 	if res.Diagnostics, err = k.summary(ctx, []string{path}); err != nil {
-		return failed("WRITE_AND_VALIDATE", "diagnostics", q, err)
+		return failed("WRITE_AND_VALIDATE", "diagnostics", q.echo(), err)
 	}
 	res.OK = res.Diagnostics.Clean
 	if !res.OK {

@@ -9,6 +9,8 @@ import (
 
 type noParams struct{}
 
+func (*noParams) paramsOptional() {}
+
 type healthResponse struct {
 	Status         string `json:"status"`
 	BackendName    string `json:"backendName"`
@@ -39,7 +41,9 @@ type runtimeStatus struct {
 
 // runtimeStatus reports the root's first index honestly: INDEXING with
 // counts until it ends, READY once definitions and references are indexed,
-// DEGRADED with the failure otherwise.
+// DEGRADED with the failure otherwise, and DEGRADED with a warning when the
+// index is held in memory (another process owns the persistent one, or the
+// disk is full): answers still come, but are rebuilt on every start.
 func (k *Service) runtimeStatus(ctx context.Context, _ *noParams) (runtimeStatus, error) {
 	root := k.rootFor("")
 	kr, err := k.open(root)
@@ -60,10 +64,17 @@ func (k *Service) runtimeStatus(ctx context.Context, _ *noParams) (runtimeStatus
 		case ferr != nil:
 			st.State, msg = "DEGRADED", "indexing failed"
 			st.Warnings = append(st.Warnings, ferr.Error())
+		case kr.ws.Index.InMemory():
+			st.State, st.Healthy, st.ReferenceIndexReady = "DEGRADED", true, true
+			msg = "the index is held in memory, not on disk"
 		default:
 			st.State, st.Healthy, st.ReferenceIndexReady = "READY", true, true
 		}
-		if n := kr.ws.Notice(); ready && n != "" {
+		n := kr.ws.Notice()
+		if ready && n == "" && kr.ws.Index.InMemory() {
+			n = "The workspace index is held in memory: it is rebuilt whenever kast starts"
+		}
+		if ready && n != "" {
 			st.Warnings = append(st.Warnings, n)
 		}
 	}

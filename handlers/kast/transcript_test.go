@@ -19,10 +19,12 @@ func TestKastTranscripts(t *testing.T) {
 	if ref, ok := servertest.SharedIfPresent(t, "reference/kast"); ok {
 		schemas := loadKastSchemas(t, ref)
 		query := symbolQuerySchema(t, ref)
+		later := laterCatalog(t, ref)
 		check = func(t *testing.T, method string, result json.RawMessage) {
 			t.Helper()
 			_, known := schemas.results[method]
 			switch {
+			case checkLater(t, schemas, later, method, result):
 			case method == "symbol/query":
 				validateSymbolQuery(t, query, result)
 			case strings.HasPrefix(method, "symbol/"):
