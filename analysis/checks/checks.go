@@ -7,6 +7,7 @@
 package checks
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"maps"
@@ -14,6 +15,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/kast-dev/kast/analysis"
 )
 
 // Diagnostic is one finding. Lines and columns are 1-based; columns count
@@ -69,7 +73,7 @@ func Run(ctx context.Context, req Request) Result {
 	var res Result
 	byTool := map[string][]string{}
 	for _, f := range req.Files {
-		if tool := toolFor(f); tool != "" {
+		if tool := SourceFor(f); tool != "" {
 			if _, unsaved := req.Overlay[f]; unsaved && tool != sourceGo {
 				continue
 			}
@@ -111,7 +115,8 @@ const (
 	sourceKotlinc = "kotlinc"
 )
 
-func toolFor(path string) string {
+// SourceFor names the check that applies to a file, "" for none.
+func SourceFor(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".go":
 		return sourceGo
@@ -148,4 +153,71 @@ func (e *timeoutError) Error() string { return "timed out after " + e.budget.Str
 // notInstalled says a toolchain is missing.
 type notInstalled struct{ tool, hint string }
 
-func (e *notInstalled) Error() string { return e.tool + " is not installed (" + e.hint + ")" }
+func (e *notInstalled) Error() string { return e.tool + notInstalledPhrase + e.hint + ")" }
+
+const notInstalledPhrase = " is not installed ("
+
+// IsNotInstalled reports whether a Result.NotRun reason is a missing
+// toolchain, rather than one that failed or timed out.
+func IsNotInstalled(why string) bool { return strings.Contains(why, notInstalledPhrase) }
+
+// Span is where the diagnostic lies in src, its file's text, with byte
+// offsets and 0-based line and byte column points.
+func (d Diagnostic) Span(src []byte) analysis.Span {
+	start, end := d.Offsets(src)
+	return analysis.Span{Start: start, End: end, StartPoint: pointOf(src, start), EndPoint: pointOf(src, end)}
+}
+
+func pointOf(src []byte, off int) analysis.Point {
+	lineStart := bytes.LastIndexByte(src[:off], '\n') + 1
+	return analysis.Point{Line: bytes.Count(src[:lineStart], []byte{'\n'}), Col: off - lineStart}
+}
+
+// Offsets turns the diagnostic's line and column into byte offsets in src
+// (its file's text); a diagnostic without an end covers the rest of the
+// word it starts on.
+func (d Diagnostic) Offsets(src []byte) (start, end int) {
+	start = offsetOf(src, d.Line, d.Column, d.UTF16)
+	if d.EndLine > 0 {
+		end = offsetOf(src, d.EndLine, d.EndColumn, d.UTF16)
+	}
+	if end <= start {
+		end = start
+		for end < len(src) && (isWordByte(src[end]) || src[end] >= utf8.RuneSelf) {
+			end++
+		}
+	}
+	return start, end
+}
+
+// offsetOf finds 1-based line and column (bytes, or UTF-16 units) in src,
+// clamped to the text.
+func offsetOf(src []byte, line, col int, utf16Units bool) int {
+	off := 0
+	for l := 1; l < line && off < len(src); l++ {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return len(src)
+		}
+		off += i + 1
+	}
+	if !utf16Units { // byte columns
+		for n := 1; n < col && off < len(src) && src[off] != '\n'; n++ {
+			off++
+		}
+		return off
+	}
+	for units := 1; units < col && off < len(src) && src[off] != '\n'; {
+		r, size := utf8.DecodeRune(src[off:])
+		off += size
+		units++
+		if r >= 0x10000 { // a surrogate pair
+			units++
+		}
+	}
+	return off
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

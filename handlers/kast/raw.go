@@ -285,6 +285,7 @@ func (k *Service) diagnostics(ctx context.Context, q *diagnosticsQuery) (diagnos
 	}
 	res := diagnosticsResult{Diagnostics: []kastDiagnostic{}, SchemaVersion: kastSchemaVersion}
 	code := "SYNTAX_ERROR"
+	parsed := []string{} // toolchains check what parses: on the rest they only repeat the syntax error
 	for _, path := range paths {
 		f := r.snap.File(path)
 		if f == nil {
@@ -293,7 +294,11 @@ func (k *Service) diagnostics(ctx context.Context, q *diagnosticsQuery) (diagnos
 		for _, e := range f.Errors {
 			res.Diagnostics = append(res.Diagnostics, kastDiagnostic{r.location(path, e.Span), "ERROR", e.Message, &code})
 		}
+		if len(f.Errors) == 0 {
+			parsed = append(parsed, path)
+		}
 	}
+	res.Diagnostics = append(res.Diagnostics, r.toolchainDiagnostics(ctx, parsed)...)
 	unpaged := *q
 	unpaged.PageToken = nil
 	res.Diagnostics, res.Page, err = paginate(k, r, "raw/diagnostics", unpaged, q.PageToken, res.Diagnostics, valueOr(q.MaxResults, kastMaxResults))

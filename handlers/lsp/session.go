@@ -37,6 +37,7 @@ type session struct {
 	roots    map[string]func()          // root → stops watching its background passes
 	indexing map[string]<-chan struct{} // root → closed when indexed
 	timers   map[string]*time.Timer     // uri → pending diagnostics
+	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
 }
 
 // diagnosticDelay lets a burst of keystrokes settle before diagnostics are
@@ -290,8 +291,16 @@ func (s *session) publish(docURI string) {
 	if facts == nil {
 		return
 	}
+	diags := diagnostics(facts, doc, encoding(s.conn))
+	if len(facts.Errors) == 0 { // toolchains check what parses: on the rest they only repeat the syntax error
+		if found, ok := s.checks.cached(doc); ok {
+			diags = append(diags, toolchainDiagnostics(found, doc, encoding(s.conn))...)
+		} else {
+			s.startChecks(doc, func() { s.publish(docURI) })
+		}
+	}
 	err := s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
-		URI: uri.URI(docURI), Version: protocol.NewOptional(doc.Version), Diagnostics: diagnostics(facts, doc, encoding(s.conn)),
+		URI: uri.URI(docURI), Version: protocol.NewOptional(doc.Version), Diagnostics: diags,
 	})
 	if err != nil {
 		s.conn.Logger().Debug("publishing diagnostics failed", "uri", docURI, "err", err)
@@ -306,6 +315,7 @@ func (s *session) clearDiagnostics(docURI string) {
 		delete(s.timers, docURI)
 	}
 	s.mu.Unlock()
+	s.checks.forget(docURI)
 	_ = s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: uri.URI(docURI), Diagnostics: []protocol.Diagnostic{}})
 }
 

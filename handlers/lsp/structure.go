@@ -160,5 +160,8 @@ func (l *LSP) Diagnostic(ctx context.Context, p *protocol.DocumentDiagnosticPara
 		return empty[protocol.DocumentDiagnosticReport](report, err)
 	}
 	report.Items = diagnostics(f, d, r.enc)
+	if found, ok := r.session.checks.cached(d); ok && len(f.Errors) == 0 {
+		report.Items = append(report.Items, toolchainDiagnostics(found, d, r.enc)...)
+	}
 	return report, nil
 }

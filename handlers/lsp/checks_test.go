@@ -1,0 +1,65 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+// A Go document that parses but does not compile gets the compiler's
+// errors, labelled go/types, pushed after its syntax diagnostics, for the
+// text as typed; fixing it clears them.
+func TestLSPPushesTypeErrors(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	e := startLSP(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a.go":   "package m\n\nfunc F(a int) int { return a }\n",
+	})
+	pushed := func(want func([]map[string]any) bool) []map[string]any {
+		t.Helper()
+		var last []map[string]any
+		err := e.client.AwaitNotifications(e.ctx, "textDocument/publishDiagnostics", func(notes []*servertest.Message) bool {
+			for i := len(notes) - 1; i >= 0; i-- {
+				var p struct {
+					URI         string           `json:"uri"`
+					Diagnostics []map[string]any `json:"diagnostics"`
+				}
+				_ = json.Unmarshal(notes[i].Params, &p)
+				if p.URI == e.uri("b.go") {
+					last = p.Diagnostics
+					return want(last)
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatalf("diagnostics of b.go: %v; last %v", err, last)
+		}
+		return last
+	}
+	broken := "package m\n\nfunc G() string {\n\treturn F(\"x\") + missing()\n}\n"
+	if err := e.client.DidOpen(e.uri("b.go"), "go", 1, broken); err != nil {
+		t.Fatal(err)
+	}
+	diags := pushed(func(d []map[string]any) bool { return len(d) > 0 })
+	var got []string
+	for _, d := range diags {
+		got = append(got, d["source"].(string)+": "+d["message"].(string))
+	}
+	joined := strings.Join(got, "\n")
+	if !strings.Contains(joined, "go/types: undefined: missing") || !strings.Contains(joined, "go/types: cannot use \"x\"") {
+		t.Fatalf("pushed: %s", joined)
+	}
+	if err := e.client.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": e.uri("b.go"), "version": 2},
+		"contentChanges": []map[string]any{{"text": "package m\n\nfunc G() int {\n\treturn F(1)\n}\n"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pushed(func(d []map[string]any) bool { return len(d) == 0 })
+}
