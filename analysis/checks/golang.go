@@ -94,4 +94,3 @@ func goErrorKind(k packages.ErrorKind) string {
 	}
 	return ""
 }
-

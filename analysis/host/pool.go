@@ -182,6 +182,14 @@ func serialized[T any](h *Host, root string, fn func(*workspace.Workspace) (T, e
 	return fn(ow.ws)
 }
 
+// Update runs fn, which changes the index at root (a file reindexed or
+// removed), between its refreshes and reference passes: a refresh that read
+// the file before the change would otherwise write its old content back.
+func (h *Host) Update(root string, fn func(*workspace.Workspace) error) error {
+	_, err := serialized(h, root, func(ws *workspace.Workspace) (struct{}, error) { return struct{}{}, fn(ws) })
+	return err
+}
+
 // ResolveUses brings the stored uses at root up to date (see
 // workspace.ResolveUses), one refresh or pass at a time. A background pass
 // running meanwhile (with fewer cores, leaving one for requests) stops, with

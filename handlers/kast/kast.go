@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -162,6 +163,10 @@ type kastRequest struct {
 }
 
 // request opens the root for path and waits for its first index.
+// settleWait bounds how long a request waits for changes on disk to be
+// indexed before it answers.
+const settleWait = 2 * time.Second
+
 func (k *Service) request(ctx context.Context, path string) (*kastRequest, error) {
 	root := k.rootFor(path)
 	kr, err := k.open(root)
@@ -173,6 +178,12 @@ func (k *Service) request(ctx context.Context, path string) (*kastRequest, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// Changes on disk seen but not yet indexed are taken in first, so no
+	// answer shows text a file no longer has; a flood of them is waited for
+	// at most settleWait.
+	settle, cancel := context.WithTimeout(ctx, settleWait)
+	_ = k.pool.Settle(settle, root)
+	cancel()
 	sess := workspace.NewSession()
 	sess.AddRoot(kr.ws)
 	return &kastRequest{ctx: ctx, root: root, kr: kr, snap: sess.Snapshot(nil), texts: map[string][]byte{}, rule: confine.New([]string{root})}, nil

@@ -239,22 +239,26 @@ func (k *Service) applyEdits(ctx context.Context, q *applyEditsQuery) (applyEdit
 // reports which were refreshed and which removed.
 func (k *Service) reindex(ctx context.Context, r *kastRequest, paths []string) (refreshed, removed []string) {
 	refreshed, removed = []string{}, []string{}
-	for _, path := range paths {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			if r.kr.ws.Remove(path) == nil {
-				removed = append(removed, path)
+	// Between the root's refreshes, so none writes a file's old text back.
+	_ = k.pool.Update(r.root, func(ws *workspace.Workspace) error {
+		for _, path := range paths {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				if ws.Remove(path) == nil {
+					removed = append(removed, path)
+				}
+				continue
 			}
-			continue
+			if !workspace.Supported(path) {
+				continue
+			}
+			info, err := os.Stat(path)
+			if err == nil && ws.Reindex(ctx, path, src, info.ModTime()) == nil {
+				refreshed = append(refreshed, path)
+			}
 		}
-		if !workspace.Supported(path) {
-			continue
-		}
-		info, err := os.Stat(path)
-		if err == nil && r.kr.ws.Reindex(ctx, path, src, info.ModTime()) == nil {
-			refreshed = append(refreshed, path)
-		}
-	}
+		return nil
+	})
 	k.pool.ScheduleUses(r.root)
 	return refreshed, removed
 }

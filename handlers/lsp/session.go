@@ -249,15 +249,20 @@ func (s *session) reindex(path string, deleted bool) {
 		return
 	}
 	job := func(ctx context.Context) {
-		src, err := os.ReadFile(path)
-		if deleted || errors.Is(err, fs.ErrNotExist) {
-			err = ws.Remove(path)
-		} else if err == nil {
-			var info fs.FileInfo
-			if info, err = os.Stat(path); err == nil {
-				err = ws.Reindex(ctx, path, src, info.ModTime())
+		err := s.l.pool.Update(ws.Root, func(ws *workspace.Workspace) error {
+			src, err := os.ReadFile(path)
+			if deleted || errors.Is(err, fs.ErrNotExist) {
+				return ws.Remove(path)
 			}
-		}
+			if err != nil {
+				return err
+			}
+			info, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			return ws.Reindex(ctx, path, src, info.ModTime())
+		})
 		if err != nil && ctx.Err() == nil {
 			s.logf(protocol.MessageTypeWarning, "kast: reindexing %s failed: %v", path, err)
 		}
