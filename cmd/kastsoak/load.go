@@ -33,6 +33,7 @@ type worker struct {
 	pause time.Duration
 
 	session string
+	turns   int // in the current session
 	open    map[string]int // uri → version
 	order   []string       // open uris, oldest first
 }
@@ -66,7 +67,26 @@ func (w *worker) initialize() error {
 	if err := w.c.notify("initialized", map[string]any{}); err != nil {
 		return err
 	}
-	r, _, err = w.c.request("sessions/create", map[string]any{"workspaceRoot": w.root, "name": w.c.name}, w.hang)
+	return w.newSession()
+}
+
+// turnsPerSession is how many turns a client runs in a session before it
+// closes it and starts another, as a person starts a new chat: the soak
+// then measures what sessions leave behind, not one conversation growing.
+const turnsPerSession = 50
+
+// newSession closes the client's session, if any, and creates another.
+func (w *worker) newSession() error {
+	if w.session != "" {
+		r, _, err := w.c.request("sessions/close", map[string]any{"sessionId": w.session}, w.hang)
+		if err != nil {
+			return err
+		}
+		if r.Error != nil {
+			return fmt.Errorf("sessions/close: %+v", r.Error)
+		}
+	}
+	r, _, err := w.c.request("sessions/create", map[string]any{"workspaceRoot": w.root, "name": w.c.name}, w.hang)
 	if err != nil {
 		return err
 	}
@@ -76,7 +96,7 @@ func (w *worker) initialize() error {
 	if r.Error != nil || json.Unmarshal(r.Result, &created) != nil || created.ID == "" {
 		return fmt.Errorf("sessions/create: %+v", r.Error)
 	}
-	w.session = created.ID
+	w.session, w.turns = created.ID, 0
 	return nil
 }
 
@@ -265,6 +285,12 @@ func (w *worker) didChange() error {
 
 // turn runs one agent turn (a tool call, then an answer) to its end.
 func (w *worker) turn() error {
+	if w.turns++; w.turns > turnsPerSession {
+		if err := w.newSession(); err != nil {
+			return err
+		}
+		w.turns = 1
+	}
 	r, _, err := w.c.request("turns/start", map[string]any{"sessionId": w.session, "input": "Where are the readers defined?"}, w.hang)
 	if err != nil {
 		return err
