@@ -96,3 +96,52 @@ func TestMissingToolchainSaysSo(t *testing.T) {
 		t.Errorf("ran %v, not run %v", res.Ran, res.NotRun)
 	}
 }
+
+// toolchainsOnPath puts the toolchains .ci/run installs (testdata/toolchains)
+// on PATH, or skips when they are not installed (CI fails instead).
+func toolchainsOnPath(t *testing.T, tool string) {
+	t.Helper()
+	bin, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "toolchains", "node_modules", ".bin"))
+	if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed in testdata/toolchains: .ci/run runs npm ci there", tool)
+		}
+		t.Skipf("%s is not installed: run npm ci in testdata/toolchains", tool)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// TypeScript is checked by tsc, in the file's tsconfig project.
+func TestTypeScriptTypeErrors(t *testing.T) {
+	toolchainsOnPath(t, "tsc")
+	root := writeFiles(t, map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"strict":true,"noEmit":true,"target":"es2020"},"include":["src"]}`,
+		"src/a.ts":      "export function f(a: number): number { return a }\n\nconst s: number = \"text\"\nmissing()\nf(1, 2)\n",
+		"src/b.ts":      "import { f } from \"./a\"\n\nexport const y = f(3)\n",
+	})
+	res := Run(context.Background(), Request{Root: root, Files: []string{filepath.Join(root, "src/a.ts"), filepath.Join(root, "src/b.ts")}, Budget: time.Minute})
+	got := messages(res.Diagnostics)
+	for _, want := range []string{"a.ts:3: Type 'string' is not assignable to type 'number'", "a.ts:4: Cannot find name 'missing'", "a.ts:5: Expected 1 arguments, but got 2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s (not run: %v)", want, got, res.NotRun)
+		}
+	}
+	if strings.Contains(got, "b.ts") {
+		t.Errorf("b.ts compiles: %s", got)
+	}
+}
+
+// Python is checked by pyright.
+func TestPythonTypeErrors(t *testing.T) {
+	toolchainsOnPath(t, "pyright")
+	root := writeFiles(t, map[string]string{
+		"a.py": "def f(a: int) -> int:\n    return a\n\n\nx: int = \"text\"\nmissing()\nf(1, 2)\n",
+	})
+	res := Run(context.Background(), Request{Root: root, Files: []string{filepath.Join(root, "a.py")}, Budget: time.Minute})
+	got := messages(res.Diagnostics)
+	for _, want := range []string{"a.py:5: Type \"Literal['text']\" is not assignable", "a.py:6: \"missing\" is not defined", "a.py:7: Expected 1 positional argument"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s (not run: %v)", want, got, res.NotRun)
+		}
+	}
+}
