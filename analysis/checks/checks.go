@@ -82,10 +82,14 @@ func Run(ctx context.Context, req Request) Result {
 	}
 	budget := cmp.Or(req.Budget, DefaultBudget)
 	for _, tool := range slices.Sorted(maps.Keys(byTool)) {
+		release, err := acquire(ctx, tool)
+		if err != nil {
+			res.add(tool, nil, err)
+			continue
+		}
 		tctx, cancel := context.WithTimeout(ctx, budget)
 		files := byTool[tool]
 		var diags []Diagnostic
-		var err error
 		switch tool {
 		case sourceGo:
 			diags, err = checkGo(tctx, req.Root, files, req.Overlay)
@@ -103,9 +107,26 @@ func Run(ctx context.Context, req Request) Result {
 			err = &timeoutError{budget}
 		}
 		cancel()
+		release()
 		res.add(tool, keepFiles(diags, files), err)
 	}
 	return res
+}
+
+// running lets one run of each toolchain go at a time in the process: they
+// take whole cores for seconds, and a burst of saves would stack them up.
+var running = map[string]chan struct{}{
+	sourceGo: make(chan struct{}, 1), sourceTSC: make(chan struct{}, 1),
+	sourcePyright: make(chan struct{}, 1), sourceKotlinc: make(chan struct{}, 1),
+}
+
+func acquire(ctx context.Context, tool string) (release func(), err error) {
+	select {
+	case running[tool] <- struct{}{}:
+		return func() { <-running[tool] }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 const (

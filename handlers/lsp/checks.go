@@ -14,8 +14,9 @@ import (
 
 // The languages' own checks (analysis/checks: go/types, tsc, pyright,
 // kotlinc) take from a fraction of a second to many: they run in the
-// background once a document parses, and their findings join its
-// diagnostics when they arrive, for the version they checked.
+// background when a document that parses is opened or saved, and their
+// findings join its diagnostics when they arrive, for the version they
+// checked.
 type toolchainChecks struct {
 	mu      sync.Mutex
 	results map[string]checkedDoc // by uri
@@ -35,11 +36,16 @@ func (c *toolchainChecks) cached(doc *document.Document) ([]checks.Diagnostic, b
 	return r.found, ok && r.version == doc.Version
 }
 
-// start checks the document's version in the background, replacing a check
-// of an older one, and calls done when the findings are in.
+// startChecks checks the document's version in the background, replacing a
+// check of an older one, and calls done when the findings are in. Only a
+// version the disk holds is checked (at open and at each save): a toolchain
+// run takes seconds, and one per keystroke would queue up behind the typing.
 func (s *session) startChecks(doc *document.Document, done func()) {
 	path := uriPath(uri.URI(doc.URI))
 	if checks.SourceFor(path) == "" {
+		return
+	}
+	if disk, err := os.ReadFile(path); err != nil || string(disk) != string(doc.Text) {
 		return
 	}
 	c := &s.checks
@@ -59,11 +65,7 @@ func (s *session) startChecks(doc *document.Document, done func()) {
 	}
 	s.wg.Go(func() {
 		defer cancel()
-		req := checks.Request{Root: root, Files: []string{path}}
-		if disk, err := os.ReadFile(path); err != nil || string(disk) != string(doc.Text) {
-			req.Overlay = map[string][]byte{path: doc.Text} // unsaved: Go checks it as typed, the others wait for a save
-		}
-		res := checks.Run(ctx, req)
+		res := checks.Run(ctx, checks.Request{Root: root, Files: []string{path}})
 		if ctx.Err() != nil {
 			return
 		}

@@ -2,16 +2,18 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/server/servertest"
 )
 
-// A Go document that parses but does not compile gets the compiler's
-// errors, labelled go/types, pushed after its syntax diagnostics, for the
-// text as typed; fixing it clears them.
+// A Go file that parses but does not compile gets the compiler's errors,
+// labelled go/types, pushed after its syntax diagnostics when it is opened;
+// fixing and saving it clears them.
 func TestLSPPushesTypeErrors(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -43,6 +45,7 @@ func TestLSPPushesTypeErrors(t *testing.T) {
 		return last
 	}
 	broken := "package m\n\nfunc G() string {\n\treturn F(\"x\") + missing()\n}\n"
+	writeFile(t, filepath.Join(e.root, "b.go"), broken)
 	if err := e.client.DidOpen(e.uri("b.go"), "go", 1, broken); err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +58,23 @@ func TestLSPPushesTypeErrors(t *testing.T) {
 	if !strings.Contains(joined, "go/types: undefined: missing") || !strings.Contains(joined, "go/types: cannot use \"x\"") {
 		t.Fatalf("pushed: %s", joined)
 	}
+	fixed := "package m\n\nfunc G() int {\n\treturn F(1)\n}\n"
 	if err := e.client.Notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": e.uri("b.go"), "version": 2},
-		"contentChanges": []map[string]any{{"text": "package m\n\nfunc G() int {\n\treturn F(1)\n}\n"}},
+		"contentChanges": []map[string]any{{"text": fixed}},
 	}); err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, filepath.Join(e.root, "b.go"), fixed)
+	if err := e.client.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": e.uri("b.go")}}); err != nil {
+		t.Fatal(err)
+	}
 	pushed(func(d []map[string]any) bool { return len(d) == 0 })
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -107,9 +107,12 @@ func (l *LSP) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumen
 	return documents(server.ConnOf(ctx)).Close(string(params.TextDocument.URI))
 }
 
-// DidSave reindexes the saved file from disk.
+// DidSave reindexes the saved file from disk and checks it again with its
+// language's toolchain.
 func (l *LSP) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
-	l.session(ctx).reindex(uriPath(params.TextDocument.URI), false)
+	s := l.session(ctx)
+	s.reindex(uriPath(params.TextDocument.URI), false)
+	s.diagnose(string(params.TextDocument.URI))
 	return nil
 }
 
