@@ -59,6 +59,8 @@ type Stream struct {
 	// endWait is how long, once the input ends, calls already read may take
 	// to answer (see Options.EndOfInputWait).
 	endWait time.Duration
+	// stringIDs applies Profile.StringIDs (ids.go).
+	stringIDs bool
 	// resync is set after a malformed header block: the next read skips to
 	// the next Content-Length header.
 	resync bool
@@ -134,6 +136,9 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if s.stringIDs {
+		frame = inboundID(frame)
+	}
 	msg, err := jsonrpc2.DecodeMessage(frame)
 	return msg, n, err
 }
@@ -204,6 +209,13 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			s.reject(ctx, frame, jsonrpc2.ParseError, "PARSE_ERROR", "message is not valid JSON")
 			continue
 		}
+		if s.stringIDs {
+			if reason := stringIDViolation(frame); reason != "" {
+				s.log.Warn("rejected frame", "code", CodeInvalidRequest, "reason", reason)
+				_, _ = s.WriteFrame(ctx, ErrorReply(nil, int64(jsonrpc2.InvalidRequest), CodeInvalidRequest, "Invalid request"))
+				continue
+			}
+		}
 		if trimmed := bytes.TrimSpace(frame); trimmed[0] != '[' {
 			if _, derr := jsonrpc2.DecodeMessage(frame); derr != nil {
 				s.reject(ctx, frame, jsonrpc2.InvalidRequest, "INVALID_REQUEST", "not a JSON-RPC 2.0 message: "+derr.Error())
@@ -252,8 +264,12 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	}
 	bp := encodeBufs.Get().(*[]byte)
 	raw := jsonrpc2.AppendMessage((*bp)[:0], msg)
+	_, outgoing := msg.(jsonrpc2.RequestMessage)
+	if outgoing && s.stringIDs {
+		raw = outboundID(raw)
+	}
 	n, err := s.writeRaw(ctx, raw)
-	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
+	if !outgoing {
 		s.unanswered.Add(-1)
 	}
 	if hook := s.afterReply.Load(); hook != nil && err == nil {
