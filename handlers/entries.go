@@ -96,3 +96,12 @@ func KastDaemon(h *host.Host, root string, lifecycle func(ctx context.Context, a
 	k.Register(reg)
 	return Entry{Registry: reg, Profile: server.Profile{Framing: server.FramingNDJSON}}, release, nil
 }
+
+// KimiWire is `kast kimi --wire`: kimi-cli's wire mode, protocol 1.10, over
+// newline-delimited JSON with string ids.
+func KimiWire(p Process, opts kimi.WireOptions) Entry {
+	reg := server.NewRegistry()
+	w := kimi.NewWire(p.Agent, opts)
+	w.Register(reg)
+	return Entry{Registry: reg, Profile: w.Profile()}
+}

@@ -67,9 +67,9 @@ type interruptParams struct {
 }
 
 type submitApprovalParams struct {
-	RequestID     string                    `json:"request_id"`
-	Approved      *bool                     `json:"approved"`
-	Reason        string                    `json:"reason,omitempty"`
+	RequestID     string                     `json:"request_id"`
+	Approved      *bool                      `json:"approved"`
+	Reason        string                     `json:"reason,omitempty"`
 	Modifications map[string]json.RawMessage `json:"modifications,omitempty"`
 }
 

@@ -48,3 +48,26 @@ func newIDEServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	}
 	return server.New(entry.Options("test", nil))
 }
+
+// TestWireTranscripts replays testdata/kimi/transcripts/wire-*.txtar
+// against `kast kimi --wire` over the transcript's workspace; @options may
+// say {"yolo": true}.
+func TestWireTranscripts(t *testing.T) {
+	servertest.Transcripts{NewServer: newWireServer, Framing: servertest.NDJSON}.Run(t, "../../testdata/kimi/transcripts/wire-*.txtar")
+}
+
+func newWireServer(t *testing.T, ws *servertest.Workspace) *server.Server {
+	ws.Set("DATA", testEnv(t, scriptedModel(t, ws.Data("model"))))
+	var opts struct {
+		Yolo bool `json:"yolo"`
+	}
+	if raw := ws.Data("options"); raw != nil {
+		if err := json.Unmarshal(raw, &opts); err != nil {
+			t.Fatalf("@options: %v", err)
+		}
+	}
+	h := host.New(host.Options{})
+	t.Cleanup(h.Close)
+	entry := handlers.KimiWire(handlers.NewProcess(h), kimi.WireOptions{WorkDir: ws.Root, Yolo: opts.Yolo, Version: "test"})
+	return server.New(entry.Options("test", nil))
+}
