@@ -28,6 +28,8 @@ type TurnRequest struct {
 	ApprovalMode string // ApprovalAsk asks before each tool call; "" runs them
 	// Approval, when set, is the turn's approval policy (see ApprovalPolicy).
 	Approval *ApprovalPolicy
+	// External are tools the client runs (see ExternalTools).
+	External *ExternalTools
 	Behavior Behavior
 }
 
@@ -40,7 +42,7 @@ func (m *Manager) StartTurn(sessionID string, req TurnRequest) (*Turn, error) {
 		return nil, err
 	}
 	in := m.expandInput(ms, req.Text)
-	in.Images, in.ApprovalMode, in.Approval = req.Images, req.ApprovalMode, req.Approval
+	in.Images, in.ApprovalMode, in.Approval, in.External = req.Images, req.ApprovalMode, req.Approval, req.External
 	return ms.rt.Start(in, req.Behavior)
 }
 

@@ -104,7 +104,12 @@ type QuestionRequest struct {
 	TurnID    string
 	ID        string
 	Questions []Question
+	// ToolCallID is the call of the tool that asks.
+	ToolCallID string
 }
+
+// toolCallKey carries the running tool call's id to what it asks.
+type toolCallKey struct{}
 
 // Session runs one conversation's turns: a FIFO queue served by one worker,
 // so at most one turn runs at a time.
@@ -339,6 +344,9 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if s.opts.Tools != nil {
 		specs = s.opts.Tools.Specs()
 	}
+	if t.input.External != nil {
+		specs = append(specs[:len(specs):len(specs)], t.input.External.Specs...)
+	}
 	system := s.opts.System
 	if system == "" {
 		system = DefaultSystemPrompt
@@ -415,13 +423,19 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		result = ToolResult{Content: "Cancelled.", IsError: true}
 	} else {
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
-		if s.opts.Tools == nil {
+		ctx := context.WithValue(ctx, toolCallKey{}, call.ID)
+		switch ext := t.input.External; {
+		case ext.Has(call.Name):
+			result = ext.Run(ctx, call)
+		case s.opts.Tools == nil:
 			result = ToolResult{Content: "Error: no tools are available", IsError: true}
-		} else if run, denied, ok := s.gate(ctx, t, call); ok {
-			call = run
-			result = s.opts.Tools.Run(ctx, env, call)
-		} else {
-			result = denied
+		default:
+			if run, denied, ok := s.gate(ctx, t, call); ok {
+				call = run
+				result = s.opts.Tools.Run(ctx, env, call)
+			} else {
+				result = denied
+			}
 		}
 		t.emit(Event{Kind: EventToolResult, Tool: &ToolEvent{Call: call, Result: &result}})
 	}
@@ -511,7 +525,8 @@ func (s *Session) ask(ctx context.Context, t *Turn, qs []Question) ([]Answer, er
 		return nil, context.Canceled
 	}
 	defer t.dropQuestion(id)
-	s.opts.OnQuestion(QuestionRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Questions: qs})
+	callID, _ := ctx.Value(toolCallKey{}).(string)
+	s.opts.OnQuestion(QuestionRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Questions: qs, ToolCallID: callID})
 	select {
 	case answers, ok := <-ch:
 		if !ok {

@@ -45,6 +45,9 @@ func (s *Session) followUp(t *Turn, left []steered) {
 		if st.in.ApprovalMode == "" && st.in.Approval == nil {
 			st.in.ApprovalMode, st.in.Approval = t.input.ApprovalMode, t.input.Approval
 		}
+		if st.in.External == nil {
+			st.in.External = t.input.External
+		}
 		turns[i] = newTurn(NewID(), s.opts.ID, st.in, s.opts.Sink)
 	}
 	s.enqueue(turns, true)

@@ -20,6 +20,8 @@ type Input struct {
 	ApprovalMode string
 	// Approval, when set, is the turn's approval policy instead.
 	Approval *ApprovalPolicy
+	// External are tools the client runs, offered besides the session's.
+	External *ExternalTools
 	// Run, when set, produces the turn's answer instead of the model (a
 	// plugin command).
 	Run func(ctx context.Context) (string, error)
@@ -145,7 +147,11 @@ func (t *Turn) begin(cancel context.CancelFunc) bool {
 		return false
 	}
 	t.status, t.startedAt, t.cancel = StatusRunning, time.Now().UTC(), cancel
-	t.emitLocked(Event{Kind: EventStarted, Status: StatusRunning})
+	text := t.input.Display
+	if text == "" {
+		text = t.input.Text
+	}
+	t.emitLocked(Event{Kind: EventStarted, Status: StatusRunning, Text: text})
 	return true
 }
 

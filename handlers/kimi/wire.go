@@ -70,10 +70,8 @@ type initializeParams struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	} `json:"client"`
-	ExternalTools []struct {
-		Name string `json:"name"`
-	} `json:"external_tools"`
-	Capabilities struct {
+	ExternalTools []externalTool `json:"external_tools"`
+	Capabilities  struct {
 		SupportsQuestion bool `json:"supports_question"`
 		SupportsPlanMode bool `json:"supports_plan_mode"`
 	} `json:"capabilities"`
@@ -84,8 +82,12 @@ func (w *Wire) initialize(ctx context.Context, p *initializeParams) (map[string]
 	if err != nil {
 		return nil, err
 	}
+	accepted, rejected := w.acceptTools(p.ExternalTools)
 	c.mu.Lock()
 	c.supportsQuestion = p.Capabilities.SupportsQuestion
+	if p.ExternalTools != nil {
+		c.external = accepted
+	}
 	c.mu.Unlock()
 	commands := []map[string]any{}
 	res := agent.LoadResources(c.workspace, "")
@@ -101,11 +103,11 @@ func (w *Wire) initialize(ctx context.Context, p *initializeParams) (map[string]
 	out := map[string]any{"protocol_version": ProtocolVersion, "server": map[string]any{"name": "kast", "version": w.opts.Version},
 		"slash_commands": commands, "capabilities": map[string]any{"supports_question": true}}
 	if p.ExternalTools != nil {
-		rejected := []map[string]any{}
-		for _, t := range p.ExternalTools {
-			rejected = append(rejected, map[string]any{"name": t.Name, "reason": "kast does not run external tools yet"})
+		names := []string{}
+		for _, t := range accepted {
+			names = append(names, t.Name)
 		}
-		out["external_tools"] = map[string]any{"accepted": []string{}, "rejected": rejected}
+		out["external_tools"] = map[string]any{"accepted": names, "rejected": rejected}
 	}
 	return out, nil
 }
@@ -163,7 +165,8 @@ func (w *Wire) steer(ctx context.Context, p *promptParams) (map[string]any, erro
 	}
 	// The engine accepts steering atomically: a turn already finishing
 	// refuses it, and it then runs as a turn of its own, never lost.
-	if _, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: p.UserInput.Text, Behavior: agent.Steer, Approval: c.policy(w)}); err != nil {
+	if _, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: p.UserInput.Text, Behavior: agent.Steer,
+		Approval: c.policy(w), External: c.externalTools()}); err != nil {
 		return nil, serverError(CodeServerError, "STEER_FAILED", err.Error())
 	}
 	return map[string]any{"status": "steered"}, nil

@@ -20,6 +20,7 @@ type wireConn struct {
 
 	mu               sync.Mutex
 	supportsQuestion bool
+	external         []agent.ToolSpec // the client's accepted external tools
 	planMode         bool
 	turnID           string         // the prompt's running turn, or ""
 	stepsOf          map[string]int // model steps per turn
@@ -110,8 +111,7 @@ func (c *wireConn) start(w *Wire, text string) (*agent.Turn, error) {
 	}
 	c.turnID = "starting"
 	c.mu.Unlock()
-	c.store.expect(text)
-	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w)})
+	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w), External: c.externalTools()})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

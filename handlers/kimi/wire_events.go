@@ -46,7 +46,8 @@ func (c *wireConn) forward(w *Wire, u agent.Update) {
 func (c *wireConn) wireEvent(ev agent.Event) {
 	switch ev.Kind {
 	case agent.EventStarted:
-		c.event("TurnBegin", map[string]any{"user_input": c.store.lastInput(ev.TurnID)})
+		c.store.context(map[string]any{"role": "user", "content": ev.Text})
+		c.event("TurnBegin", map[string]any{"user_input": ev.Text})
 	case agent.EventReasoningDelta:
 		c.event("ContentPart", map[string]any{"type": "think", "think": ev.Delta})
 	case agent.EventTextDelta:
@@ -175,7 +176,7 @@ func (c *wireConn) questionRequest(w *Wire, q agent.QuestionRequest) {
 	for _, qq := range q.Questions {
 		questions = append(questions, map[string]any{"question": qq.Question, "header": qq.Header, "options": qq.Options, "multi_select": qq.MultiSelect})
 	}
-	c.request(q.TurnID, "QuestionRequest", map[string]any{"id": q.ID, "questions": questions}, func(raw json.RawMessage) {
+	c.request(q.TurnID, "QuestionRequest", map[string]any{"id": q.ID, "tool_call_id": q.ToolCallID, "questions": questions}, func(raw json.RawMessage) {
 		var resp struct {
 			Answers map[string]any `json:"answers"`
 		}

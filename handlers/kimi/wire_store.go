@@ -22,12 +22,10 @@ import (
 type wireStore struct {
 	dir string
 
-	mu      sync.Mutex
-	state   wireState
-	wire    *os.File
-	ctx     *os.File
-	inputs  map[string]string
-	pending string
+	mu    sync.Mutex
+	state wireState
+	wire  *os.File
+	ctx   *os.File
 }
 
 type wireState struct {
@@ -55,7 +53,7 @@ func openWireStore(dataDir, workspace, id string, cont bool) (*wireStore, error)
 	if filepath.Base(id) != id || id == "." || id == ".." {
 		return nil, os.ErrInvalid
 	}
-	s := &wireStore{dir: filepath.Join(base, id), inputs: map[string]string{}}
+	s := &wireStore{dir: filepath.Join(base, id)}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -152,23 +150,6 @@ func (s *wireStore) context(rec map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, _ = s.ctx.Write(append(line, '\n'))
-}
-
-// lastInput is the user input of a turn that starts: the prompt's text,
-// recorded in context.jsonl as it starts.
-func (s *wireStore) lastInput(turnID string) string {
-	s.mu.Lock()
-	text := s.pending
-	s.mu.Unlock()
-	s.context(map[string]any{"role": "user", "content": text})
-	return text
-}
-
-// expect remembers the prompt's text for its TurnBegin.
-func (s *wireStore) expect(text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pending = text
 }
 
 // sync makes the turn's records durable at its end.
