@@ -135,6 +135,7 @@ func (w *Wire) prompt(ctx context.Context, p *promptParams) (map[string]any, err
 		_, _ = w.mgr.CancelTurn(t.ID())
 		<-t.Done()
 	}
+	c.finished(t.ID())
 	info := t.Info()
 	steps := c.steps(t.ID())
 	switch info.Status {

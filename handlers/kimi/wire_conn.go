@@ -123,15 +123,17 @@ func (c *wireConn) start(w *Wire, text string) (*agent.Turn, error) {
 		return nil, serverError(CodeServerError, "TURN_FAILED", err.Error())
 	}
 	c.turnID = t.ID()
-	go func() {
-		<-t.Done()
-		c.mu.Lock()
-		if c.turnID == t.ID() {
-			c.turnID = ""
-		}
-		c.mu.Unlock()
-	}()
 	return t, nil
+}
+
+// finished clears the prompt's turn once it has ended, before the prompt
+// answers: the client may send the next prompt as soon as it has the reply.
+func (c *wireConn) finished(turnID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.turnID == turnID {
+		c.turnID = ""
+	}
 }
 
 // running is the prompt's turn while it has not finished, or "".
