@@ -136,9 +136,6 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if s.stringIDs {
-		frame = inboundID(frame)
-	}
 	msg, err := jsonrpc2.DecodeMessage(frame)
 	return msg, n, err
 }
@@ -222,6 +219,9 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 				continue
 			}
 		}
+		if s.stringIDs {
+			frame = inboundID(frame)
+		}
 		return frame, n, nil
 	}
 }
@@ -264,12 +264,11 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	}
 	bp := encodeBufs.Get().(*[]byte)
 	raw := jsonrpc2.AppendMessage((*bp)[:0], msg)
-	_, outgoing := msg.(jsonrpc2.RequestMessage)
-	if outgoing && s.stringIDs {
+	if s.stringIDs {
 		raw = outboundID(raw)
 	}
 	n, err := s.writeRaw(ctx, raw)
-	if !outgoing {
+	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
 		s.unanswered.Add(-1)
 	}
 	if hook := s.afterReply.Load(); hook != nil && err == nil {

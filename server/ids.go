@@ -32,21 +32,20 @@ func stringIDViolation(frame []byte) string {
 	return ""
 }
 
-// outboundID rewrites a server request's numeric id as a string.
+// outboundID rewrites a server request's numeric id as a string. The
+// library writes a call as {"jsonrpc":"2.0","method":…,"params":…,"id":N}:
+// the id comes last and only a call ends in one brace after a number
+// (a notification's params close first).
 func outboundID(raw []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	i := bytes.LastIndex(raw, []byte(`,"id":`))
+	if i < 0 || len(raw) == 0 || raw[len(raw)-1] != '}' || !bytes.Contains(raw[:min(len(raw), 40)], []byte(`"method":`)) {
 		return raw
 	}
-	n, err := strconv.ParseInt(string(m["id"]), 10, 64)
+	n, err := strconv.ParseInt(string(raw[i+len(`,"id":`):len(raw)-1]), 10, 64)
 	if err != nil {
 		return raw
 	}
-	m["id"], _ = json.Marshal(serverIDPrefix + strconv.FormatInt(n, 10))
-	out, err := json.Marshal(m)
-	if err != nil {
-		return raw
-	}
+	out := append(bytes.Clone(raw[:i]), `,"id":"`+serverIDPrefix+strconv.FormatInt(n, 10)+`"}`...)
 	return out
 }
 
