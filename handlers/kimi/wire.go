@@ -135,9 +135,9 @@ func (w *Wire) prompt(ctx context.Context, p *promptParams) (map[string]any, err
 		_, _ = w.mgr.CancelTurn(t.ID())
 		<-t.Done()
 	}
+	steps := c.steps(t.ID())
 	c.finished(t.ID())
 	info := t.Info()
-	steps := c.steps(t.ID())
 	switch info.Status {
 	case agent.StatusCompleted:
 		return map[string]any{"status": "finished", "steps": steps}, nil

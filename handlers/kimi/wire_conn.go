@@ -134,6 +134,7 @@ func (c *wireConn) finished(turnID string) {
 	if c.turnID == turnID {
 		c.turnID = ""
 	}
+	delete(c.stepsOf, turnID)
 }
 
 // running is the prompt's turn while it has not finished, or "".

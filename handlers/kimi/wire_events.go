@@ -169,7 +169,8 @@ func (c *wireConn) questionRequest(w *Wire, q agent.QuestionRequest) {
 	supported := c.supportsQuestion
 	c.mu.Unlock()
 	if !supported {
-		_ = w.mgr.Answer(c.sessionID, q.ID, nil)
+		// Not from deliver itself: it must not call back into the manager.
+		go func() { _ = w.mgr.Answer(c.sessionID, q.ID, nil) }()
 		return
 	}
 	questions := []any{}
