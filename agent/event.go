@@ -53,7 +53,7 @@ type Event struct {
 
 	Status  TurnStatus // queued, started, finished
 	Delta   string     // reasoningDelta, textDelta
-	Text    string     // steered (the input), answer (the final text)
+	Text    string     // started and steered (the input as typed), answer (the final text)
 	Message *Message   // message: the stored assistant message
 	Retry   *RetryInfo // retry
 	Tool    *ToolEvent // toolCall, toolResult

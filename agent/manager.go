@@ -240,19 +240,21 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message) *Ma
 		ms.hub.publish(u)
 	}
 	ms.rt = NewSession(SessionOptions{
-		ID:           ms.id,
-		Workspace:    workspace,
-		Log:          log,
-		History:      history,
-		Provider:     m.Provider,
-		Tools:        m.opts.Tools,
-		Sink:         func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
-		OnTurn:       m.addTurn,
-		OnQuestion:   func(q QuestionRequest) { publish(Update{Question: &q}) },
-		OnApproval:   func(r ApprovalRequest) { publish(Update{Approval: &r}) },
-		OnCompaction: func(ev CompactionEvent) { publish(Update{Compaction: &ev}) },
-		Compaction:   m.CompactionPolicy,
-		Context:      func(in Input) string { return m.turnContext(ms, in) },
+		ID:                 ms.id,
+		Workspace:          workspace,
+		Log:                log,
+		History:            history,
+		Provider:           m.Provider,
+		Tools:              m.opts.Tools,
+		Sink:               func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
+		OnTurn:             m.addTurn,
+		OnQuestion:         func(q QuestionRequest) { publish(Update{Question: &q}) },
+		OnApproval:         func(r ApprovalRequest) { publish(Update{Approval: &r}) },
+		OnApprovalResolved: func(r ApprovalResolution) { publish(Update{ApprovalResolved: &r}) },
+		OnStep:             func(st StepEvent) { publish(Update{Step: &st}) },
+		OnCompaction:       func(ev CompactionEvent) { publish(Update{Compaction: &ev}) },
+		Compaction:         m.CompactionPolicy,
+		Context:            func(in Input) string { return m.turnContext(ms, in) },
 	})
 	m.mu.Lock()
 	m.sessions[ms.id] = ms

@@ -27,7 +27,11 @@ type TurnRequest struct {
 	Text         string
 	Images       []Image
 	ApprovalMode string // ApprovalAsk asks before each tool call; "" runs them
-	Behavior     Behavior
+	// Approval, when set, is the turn's approval policy (see ApprovalPolicy).
+	Approval *ApprovalPolicy
+	// External are tools the client runs (see ExternalTools).
+	External *ExternalTools
+	Behavior Behavior
 }
 
 // StartTurn queues a turn in the session, or steers its running turn (see
@@ -39,7 +43,7 @@ func (m *Manager) StartTurn(sessionID string, req TurnRequest) (*Turn, error) {
 		return nil, err
 	}
 	in := m.expandInput(ms, req.Text)
-	in.Images, in.ApprovalMode = req.Images, req.ApprovalMode
+	in.Images, in.ApprovalMode, in.Approval, in.External = req.Images, req.ApprovalMode, req.Approval, req.External
 	return ms.rt.Start(in, req.Behavior)
 }
 
@@ -117,11 +121,17 @@ func (m *Manager) Answer(sessionID, questionID string, answers []Answer) error {
 
 // Approve answers a pending approval of the session's running turn.
 func (m *Manager) Approve(sessionID, approvalID string, approved bool) error {
+	return m.Decide(sessionID, approvalID, ApprovalDecision{Approved: approved})
+}
+
+// Decide answers a pending approval of the session's running turn with a
+// full decision: for the session, with a reason or modified arguments.
+func (m *Manager) Decide(sessionID, approvalID string, d ApprovalDecision) error {
 	ms, err := m.Session(sessionID)
 	if err != nil {
 		return err
 	}
-	if !ms.rt.Approve(approvalID, approved) {
+	if !ms.rt.Decide(approvalID, d) {
 		return ErrApprovalNotPending
 	}
 	return nil

@@ -67,9 +67,20 @@ type SessionOptions struct {
 	Compaction func() CompactionPolicy
 	// OnCompaction is told when a compaction starts and ends.
 	OnCompaction func(CompactionEvent)
-	// OnApproval is called when a turn run with approval mode ask needs the
+	// OnApproval is called when a turn's approval mode or policy needs the
 	// user's approval of a tool call; nil denies every such call.
 	OnApproval func(ApprovalRequest)
+	// OnApprovalResolved is told how each approval request ended.
+	OnApprovalResolved func(ApprovalResolution)
+	// OnStep is told as each model request of a turn starts.
+	OnStep func(StepEvent)
+}
+
+// StepEvent is the start of a turn's Nth model request (from 1).
+type StepEvent struct {
+	SessionID string
+	TurnID    string
+	N         int
 }
 
 // ApprovalMode "ask" asks the user before each tool call runs.
@@ -81,6 +92,10 @@ type ApprovalRequest struct {
 	TurnID    string
 	ID        string
 	Call      ToolCall
+	Kind      ToolKind
+	// Timeout is how long the request waits before it is rejected; 0 means
+	// until the turn ends.
+	Timeout time.Duration
 }
 
 // QuestionRequest is a tool's question put to the user.
@@ -89,7 +104,12 @@ type QuestionRequest struct {
 	TurnID    string
 	ID        string
 	Questions []Question
+	// ToolCallID is the call of the tool that asks.
+	ToolCallID string
 }
+
+// toolCallKey carries the running tool call's id to what it asks.
+type toolCallKey struct{}
 
 // Session runs one conversation's turns: a FIFO queue served by one worker,
 // so at most one turn runs at a time.
@@ -103,11 +123,13 @@ type Session struct {
 
 	mu      sync.Mutex
 	history []Message
-	queue   []*Turn
-	running *Turn
-	working bool // a worker goroutine is serving the queue
-	closed  bool
-	idle    chan struct{} // closed when the worker exits; replaced when one starts
+	// approved are the tools the user approved for the whole session.
+	approved map[string]bool
+	queue    []*Turn
+	running  *Turn
+	working  bool // a worker goroutine is serving the queue
+	closed   bool
+	idle     chan struct{} // closed when the worker exits; replaced when one starts
 }
 
 // DefaultSystemPrompt introduces the agent to the model.
@@ -322,6 +344,9 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if s.opts.Tools != nil {
 		specs = s.opts.Tools.Specs()
 	}
+	if t.input.External != nil {
+		specs = append(specs[:len(specs):len(specs)], t.input.External.Specs...)
+	}
 	system := s.opts.System
 	if system == "" {
 		system = DefaultSystemPrompt
@@ -333,7 +358,7 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	}
 	info := provider.Info()
 	retried := false
-	for range s.opts.MaxSteps {
+	for step := range s.opts.MaxSteps {
 		if pol := s.policy(); pol.Auto && pol.ContextWindow > 0 && EstimateTokens(s.History()) > pol.threshold() {
 			// A failed automatic compaction is reported by its end event;
 			// the request is still tried.
@@ -343,6 +368,9 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 			return StatusFailed, err
 		}
 		req := &ModelRequest{System: system, Messages: s.History(), Tools: specs}
+		if s.opts.OnStep != nil && !t.Info().CancelRequested {
+			s.opts.OnStep(StepEvent{SessionID: s.opts.ID, TurnID: t.id, N: step + 1})
+		}
 		resp, err := s.request(ctx, t, provider, req)
 		if err != nil && !retried && ctx.Err() == nil && IsContextOverflow(err) {
 			retried = true
@@ -395,16 +423,19 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		result = ToolResult{Content: "Cancelled.", IsError: true}
 	} else {
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
-		switch {
+		ctx := context.WithValue(ctx, toolCallKey{}, call.ID)
+		switch ext := t.input.External; {
+		case ext.Has(call.Name):
+			result = ext.Run(ctx, call)
 		case s.opts.Tools == nil:
 			result = ToolResult{Content: "Error: no tools are available", IsError: true}
-		case t.input.ApprovalMode == ApprovalAsk && call.Name != "ask_user_question" && !s.approve(ctx, t, call):
-			result = ToolResult{Content: "Declined: the user did not approve this tool call.", IsError: true}
-			if ctx.Err() != nil {
-				result.Content = "Cancelled."
-			}
 		default:
-			result = s.opts.Tools.Run(ctx, env, call)
+			if run, denied, ok := s.gate(ctx, t, call); ok {
+				call = run
+				result = s.opts.Tools.Run(ctx, env, call)
+			} else {
+				result = denied
+			}
 		}
 		t.emit(Event{Kind: EventToolResult, Tool: &ToolEvent{Call: call, Result: &result}})
 	}
@@ -439,33 +470,6 @@ func (s *Session) request(ctx context.Context, t *Turn, p Provider, req *ModelRe
 		case <-time.After(delay):
 		}
 	}
-}
-
-// approve asks the user to approve call and waits for the answer; the
-// turn's end, cancellation or a missing client deny it.
-func (s *Session) approve(ctx context.Context, t *Turn, call ToolCall) bool {
-	if s.opts.OnApproval == nil {
-		return false
-	}
-	id := NewID()
-	ch := t.addApproval(id)
-	if ch == nil {
-		return false
-	}
-	defer t.dropApproval(id)
-	s.opts.OnApproval(ApprovalRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Call: call})
-	select {
-	case approved := <-ch:
-		return approved
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// Approve answers a pending approval of the running turn.
-func (s *Session) Approve(approvalID string, approved bool) bool {
-	t := s.Running()
-	return t != nil && t.approve(approvalID, approved)
 }
 
 // runCommand runs a command turn: its output is the answer, without the
@@ -521,7 +525,8 @@ func (s *Session) ask(ctx context.Context, t *Turn, qs []Question) ([]Answer, er
 		return nil, context.Canceled
 	}
 	defer t.dropQuestion(id)
-	s.opts.OnQuestion(QuestionRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Questions: qs})
+	callID, _ := ctx.Value(toolCallKey{}).(string)
+	s.opts.OnQuestion(QuestionRequest{SessionID: s.opts.ID, TurnID: t.id, ID: id, Questions: qs, ToolCallID: callID})
 	select {
 	case answers, ok := <-ch:
 		if !ok {

@@ -42,8 +42,11 @@ func (s *Session) followUp(t *Turn, left []steered) {
 	}
 	turns := make([]*Turn, len(left))
 	for i, st := range left {
-		if st.in.ApprovalMode == "" {
-			st.in.ApprovalMode = t.input.ApprovalMode
+		if st.in.ApprovalMode == "" && st.in.Approval == nil {
+			st.in.ApprovalMode, st.in.Approval = t.input.ApprovalMode, t.input.Approval
+		}
+		if st.in.External == nil {
+			st.in.External = t.input.External
 		}
 		turns[i] = newTurn(NewID(), s.opts.ID, st.in, s.opts.Sink)
 	}

@@ -17,6 +17,10 @@ type Update struct {
 	Approval *ApprovalRequest
 	// Compaction is a compaction's start or end; it belongs to no turn.
 	Compaction *CompactionEvent
+	// ApprovalResolved says how an approval request ended.
+	ApprovalResolved *ApprovalResolution
+	// Step is the start of a turn's model request.
+	Step *StepEvent
 }
 
 // TurnID returns the turn the update belongs to, or "" for a session-level
@@ -29,6 +33,10 @@ func (u Update) TurnID() string {
 		return u.Question.TurnID
 	case u.Approval != nil:
 		return u.Approval.TurnID
+	case u.ApprovalResolved != nil:
+		return u.ApprovalResolved.TurnID
+	case u.Step != nil:
+		return u.Step.TurnID
 	}
 	return ""
 }

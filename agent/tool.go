@@ -92,3 +92,26 @@ type Answer struct {
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
 }
+
+// ExternalTools are tools a client runs itself (kimi-cli's external
+// tools), offered to the model besides the session's tools. Their calls go
+// to Run and never ask for approval: the client owns them.
+type ExternalTools struct {
+	Specs []ToolSpec
+	// Run runs one call on the client; cancelling ctx (the turn's end)
+	// must end the wait.
+	Run func(ctx context.Context, call ToolCall) ToolResult
+}
+
+// Has reports whether name is one of the external tools.
+func (e *ExternalTools) Has(name string) bool {
+	if e == nil {
+		return false
+	}
+	for _, s := range e.Specs {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}

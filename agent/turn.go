@@ -18,6 +18,10 @@ type Input struct {
 	Display string
 	// ApprovalMode ApprovalAsk asks before each tool call; "" runs them.
 	ApprovalMode string
+	// Approval, when set, is the turn's approval policy instead.
+	Approval *ApprovalPolicy
+	// External are tools the client runs, offered besides the session's.
+	External *ExternalTools
 	// Run, when set, produces the turn's answer instead of the model (a
 	// plugin command).
 	Run func(ctx context.Context) (string, error)
@@ -62,7 +66,7 @@ type Turn struct {
 	steering        []steered // input waiting for the next model step
 	settled         bool      // the turn is finishing: no more steering
 	questions       map[string]chan []Answer
-	approvals       map[string]chan bool
+	approvals       map[string]chan ApprovalDecision
 }
 
 func newTurn(id, sessionID string, in Input, sink func(Event)) *Turn {
@@ -143,7 +147,11 @@ func (t *Turn) begin(cancel context.CancelFunc) bool {
 		return false
 	}
 	t.status, t.startedAt, t.cancel = StatusRunning, time.Now().UTC(), cancel
-	t.emitLocked(Event{Kind: EventStarted, Status: StatusRunning})
+	text := t.input.Display
+	if text == "" {
+		text = t.input.Text
+	}
+	t.emitLocked(Event{Kind: EventStarted, Status: StatusRunning, Text: text})
 	return true
 }
 
@@ -172,7 +180,7 @@ func (t *Turn) finishLocked(status TurnStatus, err *TurnError) {
 		delete(t.questions, id)
 	}
 	for id, ch := range t.approvals {
-		close(ch) // reads as false: denied
+		close(ch) // reads as no decision: denied
 		delete(t.approvals, id)
 	}
 	if t.cancel != nil {
@@ -234,28 +242,28 @@ func (t *Turn) dropQuestion(id string) {
 }
 
 // addApproval registers a pending approval; nil if the turn is ending.
-func (t *Turn) addApproval(id string) chan bool {
+func (t *Turn) addApproval(id string) chan ApprovalDecision {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.status.Terminal() || t.cancelRequested {
 		return nil
 	}
 	if t.approvals == nil {
-		t.approvals = map[string]chan bool{}
+		t.approvals = map[string]chan ApprovalDecision{}
 	}
-	ch := make(chan bool, 1)
+	ch := make(chan ApprovalDecision, 1)
 	t.approvals[id] = ch
 	return ch
 }
 
-// approve answers a pending approval; false if none is pending.
-func (t *Turn) approve(id string, approved bool) bool {
+// decide answers a pending approval; false if none is pending.
+func (t *Turn) decide(id string, d ApprovalDecision) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ch, ok := t.approvals[id]
 	if ok {
 		delete(t.approvals, id)
-		ch <- approved
+		ch <- d
 	}
 	return ok
 }

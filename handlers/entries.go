@@ -14,6 +14,7 @@ import (
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers/ck"
 	"github.com/kast-dev/kast/handlers/kast"
+	"github.com/kast-dev/kast/handlers/kimi"
 	"github.com/kast-dev/kast/handlers/kward"
 	"github.com/kast-dev/kast/handlers/lsp"
 	"github.com/kast-dev/kast/server"
@@ -60,7 +61,17 @@ func LSP(p Process) Entry {
 	kast.New(p.Host, kast.Options{}).Register(reg)
 	kward.New(p.Agent).Register(reg)
 	ck.New(p.Host).Register(reg)
+	kimi.NewIDE(p.Agent, kimi.IDEOptions{}).Register(reg)
 	return Entry{Registry: reg, Profile: l.Profile()}
+}
+
+// KimiIDE is `kast kimi --wire-stdio`: the Kimi IDE extension's protocol
+// over newline-delimited JSON.
+func KimiIDE(p Process, opts kimi.IDEOptions) Entry {
+	reg := server.NewRegistry()
+	k := kimi.NewIDE(p.Agent, opts)
+	k.Register(reg)
+	return Entry{Registry: reg, Profile: k.Profile()}
 }
 
 // KwardRPC is `kast kward rpc`: the Kward family with Kward's own
@@ -84,4 +95,13 @@ func KastDaemon(h *host.Host, root string, lifecycle func(ctx context.Context, a
 	reg := server.NewRegistry()
 	k.Register(reg)
 	return Entry{Registry: reg, Profile: server.Profile{Framing: server.FramingNDJSON}}, release, nil
+}
+
+// KimiWire is `kast kimi --wire`: kimi-cli's wire mode, protocol 1.10, over
+// newline-delimited JSON with string ids.
+func KimiWire(p Process, opts kimi.WireOptions) Entry {
+	reg := server.NewRegistry()
+	w := kimi.NewWire(p.Agent, opts)
+	w.Register(reg)
+	return Entry{Registry: reg, Profile: w.Profile()}
 }

@@ -59,6 +59,8 @@ type Stream struct {
 	// endWait is how long, once the input ends, calls already read may take
 	// to answer (see Options.EndOfInputWait).
 	endWait time.Duration
+	// stringIDs applies Profile.StringIDs (ids.go).
+	stringIDs bool
 	// resync is set after a malformed header block: the next read skips to
 	// the next Content-Length header.
 	resync bool
@@ -204,12 +206,22 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			s.reject(ctx, frame, jsonrpc2.ParseError, "PARSE_ERROR", "message is not valid JSON")
 			continue
 		}
+		if s.stringIDs {
+			if reason := stringIDViolation(frame); reason != "" {
+				s.log.Warn("rejected frame", "code", CodeInvalidRequest, "reason", reason)
+				_, _ = s.WriteFrame(ctx, ErrorReply(nil, int64(jsonrpc2.InvalidRequest), CodeInvalidRequest, "Invalid request"))
+				continue
+			}
+		}
 		if trimmed := bytes.TrimSpace(frame); trimmed[0] != '[' {
 			if _, derr := jsonrpc2.DecodeMessage(frame); derr != nil {
 				s.reject(ctx, frame, jsonrpc2.InvalidRequest, "INVALID_REQUEST", "not a JSON-RPC 2.0 message: "+derr.Error())
 				continue
 			}
 			frame = withNullID(frame)
+		}
+		if s.stringIDs {
+			frame = inboundID(frame)
 		}
 		return frame, n, nil
 	}
@@ -253,6 +265,9 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	}
 	bp := encodeBufs.Get().(*[]byte)
 	raw := jsonrpc2.AppendMessage((*bp)[:0], msg)
+	if s.stringIDs {
+		raw = outboundID(raw)
+	}
 	n, err := s.writeRaw(ctx, raw)
 	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
 		s.unanswered.Add(-1)

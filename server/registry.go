@@ -37,9 +37,11 @@ type Method struct {
 	Name         string
 	Class        Class
 	Notification bool
-	Params       reflect.Type
-	Result       reflect.Type // nil for notifications
-	call         func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
+	// Either accepts the method both as a request and as a notification.
+	Either bool
+	Params reflect.Type
+	Result reflect.Type // nil for notifications
+	call   func(ctx context.Context, params jsonrpc2.RawMessage) (any, error)
 }
 
 // Registry maps method names to typed handlers. Protocol families register
@@ -74,6 +76,16 @@ func (s Spec) Name() string { return s.method.Name }
 
 // Class is how the dispatcher schedules the method.
 func (s Spec) Class() Class { return s.method.Class }
+
+// EitherWay returns the row accepting its method also as a notification
+// (a request row) or also as a request (a notification row, answered
+// null): for clients known to send it both ways.
+func (s Spec) EitherWay() Spec {
+	m := *s.method
+	m.Either = true
+	s.method = &m
+	return s
+}
 
 // Advertise returns the row with its capability tag set.
 func (s Spec) Advertise(capability string) Spec {

@@ -59,6 +59,10 @@ type Profile struct {
 	Initialize func(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error)
 	// Shutdown runs on shutdown under Lifecycle, before its reply.
 	Shutdown func(ctx context.Context) error
+	// StringIDs is kimi-cli's wire rule: a request whose id is not a string
+	// is answered -32600 with a null id, a batch is refused, and the
+	// server's own requests carry string ids.
+	StringIDs bool
 	// State makes each new connection's state (the language server's open
 	// documents); nil means none.
 	State func() ConnState
@@ -133,6 +137,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) *Conn {
 	c.exitCode.Store(-1)
 	c.stream = NewStream(rwc, s.opts.Profile.Framing, s.opts.MaxFrame, s.log)
 	c.stream.endWait = s.opts.EndOfInputWait
+	c.stream.stringIDs = s.opts.Profile.StringIDs
 	c.rpc = jsonrpc2.NewConn(c.stream, jsonrpc2.WithCodec(lspCodec{}))
 	c.client = protocol.ClientDispatcher(c.rpc)
 	if !s.opts.Profile.Lifecycle {
@@ -348,7 +353,7 @@ func (c *Conn) dispatch() jsonrpc2.Handler {
 		m, registered := c.srv.opts.Registry.Lookup(method)
 		class := standardClass(method, req.IsCall())
 		if registered {
-			if m.Notification == req.IsCall() {
+			if m.Notification == req.IsCall() && !m.Either {
 				if req.IsCall() {
 					return nil, Errorf(jsonrpc2.InvalidRequest, CodeInvalidRequest, "%s is a notification, not a request", method)
 				}

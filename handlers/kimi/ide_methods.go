@@ -1,0 +1,49 @@
+package kimi
+
+import (
+	"github.com/kast-dev/kast/server"
+)
+
+// ideEvents are the notifications the IDE projection sends.
+var ideEvents = []string{"TurnBegin", "TurnEnd", "StepBegin", "StepEnd", "ContentPart", "ToolCall", "ToolResult",
+	"ApprovalRequest", "StatusUpdate", "Error"}
+
+// methods is the IDE methods table (specs/kimi-ide-api.md). Starting and
+// interrupting a turn and answering an approval are cheap: they run on the
+// read loop, in order.
+func (k *IDE) methods() []server.Spec {
+	return []server.Spec{
+		server.Request("sendMessage", server.Ordered, k.sendMessage).Advertise("methods"),
+		server.Request("interruptTurn", server.Ordered, k.interruptTurn).Advertise("methods"),
+		// The extension has sent it both as a request and as a notification.
+		server.Request("submitApproval", server.Ordered, k.submitApproval).EitherWay().Advertise("methods"),
+		server.Request("ping", server.Concurrent, k.ping).Advertise("methods"),
+	}
+}
+
+// capabilities is the family's advertisement, derived from the table.
+func capabilities(table []server.Spec) map[string]any {
+	names := []string{}
+	for _, m := range table {
+		if m.Capability == "methods" {
+			names = append(names, m.Name())
+		}
+	}
+	return map[string]any{"protocol": "kimi-ide", "methods": names, "events": ideEvents,
+		"approvalTypes": []string{"tool_call", "file_write", "command_execute"}}
+}
+
+// Register adds the IDE methods to reg, advertised in
+// capabilities.experimental.kimi on the LSP connection.
+func (k *IDE) Register(reg *server.Registry) {
+	table := k.methods()
+	reg.Register(table)
+	reg.Family("kimi", capabilities(table))
+	reg.OnShutdown(k.shutdown)
+}
+
+// Profile is `kast kimi --wire-stdio`: newline-delimited JSON, no
+// handshake, numeric or string ids.
+func (k *IDE) Profile() server.Profile {
+	return server.Profile{Name: "kast", Framing: server.FramingNDJSON}
+}

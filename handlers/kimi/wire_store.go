@@ -1,0 +1,217 @@
+package kimi
+
+import (
+	"bufio"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kast-dev/kast/agent"
+)
+
+// wireStore keeps a wire session as kimi-cli does, under kast's data
+// folder: kimi/sessions/<md5(work dir)>/<id>/ holds context.jsonl (the
+// conversation), wire.jsonl (a metadata line, then every event and request
+// sent, timestamped) and state.json (written atomically). The engine's own
+// session file, named in state.json, holds the history a resume restores.
+type wireStore struct {
+	dir string
+
+	mu    sync.Mutex
+	state wireState
+	wire  *os.File
+	ctx   *os.File
+}
+
+type wireState struct {
+	Title       string `json:"title"`
+	PlanMode    bool   `json:"plan_mode"`
+	KastSession string `json:"kast_session,omitempty"`
+}
+
+type wireRecord struct {
+	Timestamp float64         `json:"timestamp"`
+	Message   json.RawMessage `json:"message"`
+}
+
+// openWireStore opens the session id of the work folder, its latest with
+// cont, or a new one.
+func openWireStore(dataDir, workspace, id string, cont bool) (*wireStore, error) {
+	sum := md5.Sum([]byte(workspace))
+	base := filepath.Join(dataDir, "kimi", "sessions", hex.EncodeToString(sum[:]))
+	if id == "" && cont {
+		id = latest(base)
+	}
+	if id == "" {
+		id = agent.NewID()
+	}
+	if filepath.Base(id) != id || id == "." || id == ".." {
+		return nil, os.ErrInvalid
+	}
+	s := &wireStore{dir: filepath.Join(base, id)}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, err
+	}
+	if raw, err := os.ReadFile(filepath.Join(s.dir, "state.json")); err == nil {
+		_ = json.Unmarshal(raw, &s.state)
+	}
+	var err error
+	wirePath := filepath.Join(s.dir, "wire.jsonl")
+	_, statErr := os.Stat(wirePath)
+	if s.wire, err = os.OpenFile(wirePath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+		return nil, err
+	}
+	if os.IsNotExist(statErr) {
+		_, _ = s.wire.WriteString(`{"type":"metadata","protocol_version":"` + ProtocolVersion + `"}` + "\n")
+	}
+	if s.ctx, err = os.OpenFile(filepath.Join(s.dir, "context.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+		s.wire.Close()
+		return nil, err
+	}
+	return s, s.saveState()
+}
+
+// latest is the most recently changed session folder under base.
+func latest(base string) string {
+	entries, _ := os.ReadDir(base)
+	sort.Slice(entries, func(i, j int) bool {
+		a, _ := entries[i].Info()
+		b, _ := entries[j].Info()
+		return a != nil && b != nil && a.ModTime().After(b.ModTime())
+	})
+	for _, e := range entries {
+		if e.IsDir() {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// saveState writes state.json atomically: a temporary file, synced, then
+// renamed over it.
+func (s *wireStore) saveState() error {
+	raw, _ := json.MarshalIndent(s.state, "", "  ")
+	tmp, err := os.CreateTemp(s.dir, ".state-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(s.dir, "state.json"))
+}
+
+func (s *wireStore) setKastSession(path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.KastSession = path
+	return s.saveState()
+}
+
+func (s *wireStore) setPlanMode(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.PlanMode = on
+	_ = s.saveState()
+}
+
+// record appends a sent event or request to wire.jsonl.
+func (s *wireStore) record(msg wireMessage) {
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		return
+	}
+	line, _ := json.Marshal(wireRecord{Timestamp: float64(time.Now().UnixNano()) / 1e9, Message: raw})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _ = s.wire.Write(append(line, '\n'))
+}
+
+// context appends a conversation record to context.jsonl.
+func (s *wireStore) context(rec map[string]any) {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _ = s.ctx.Write(append(line, '\n'))
+}
+
+// sync makes the turn's records durable at its end.
+func (s *wireStore) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.wire.Sync()
+	_ = s.ctx.Sync()
+}
+
+func (s *wireStore) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.wire.Close()
+	_ = s.ctx.Close()
+}
+
+// requestTypes are the recorded messages that were requests.
+var requestTypes = map[string]bool{"ApprovalRequest": true, "QuestionRequest": true, "ToolCallRequest": true}
+
+// replay sends every recorded event, and every request whose resolution
+// was recorded (an approval nobody answered is not resurrected), as
+// notifications, so clients cannot answer them. Lines that do not parse,
+// and the metadata line, are skipped.
+func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, requests int, err error) {
+	f, err := os.Open(filepath.Join(s.dir, "wire.jsonl"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	var msgs []wireMessage
+	resolved := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 100<<20)
+	for sc.Scan() {
+		var rec wireRecord
+		var msg struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Message == nil || json.Unmarshal(rec.Message, &msg) != nil || msg.Type == "" {
+			continue
+		}
+		var p map[string]any
+		_ = json.Unmarshal(msg.Payload, &p)
+		if msg.Type == "ApprovalResponse" {
+			resolved[str(p, "request_id")] = true
+		}
+		msgs = append(msgs, wireMessage{Type: msg.Type, Payload: p})
+	}
+	for _, m := range msgs {
+		if requestTypes[m.Type] {
+			p, _ := m.Payload.(map[string]any)
+			if m.Type == "ApprovalRequest" && !resolved[str(p, "id")] {
+				continue
+			}
+			send("request", m)
+			requests++
+			continue
+		}
+		send("event", m)
+		events++
+	}
+	return events, requests, sc.Err()
+}
