@@ -140,7 +140,7 @@ func (h *Host) Index(root string) (<-chan struct{}, error) {
 		go h.firstRefresh(root, ow, p)
 		go h.usesWorker(root, ow, p)
 		go h.returnToDisk(root, ow, p)
-		go h.watchFiles(root, ow, p)
+		go h.watchFiles(root, ow, p, h.newWatcher(root))
 	}
 	return p.indexed, nil
 }

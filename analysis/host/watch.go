@@ -23,14 +23,26 @@ const (
 	maxWatches    = 8192
 )
 
+// newWatcher starts watching root itself, before its first refresh, so no
+// change after that refresh's scan can go unseen; nil when the system
+// cannot watch (the root is swept instead).
+func (h *Host) newWatcher(root string) *fsnotify.Watcher {
+	watcher, err := fsnotify.NewWatcher()
+	if err == nil {
+		if err = watcher.Add(root); err == nil {
+			return watcher
+		}
+		watcher.Close()
+	}
+	h.Log.Warn("cannot watch the workspace for changes; sweeping it instead", "root", root, "every", sweepInterval, "err", err)
+	return nil
+}
+
 // watchFiles keeps the root's index current with the files on disk until
 // the root closes.
-func (h *Host) watchFiles(root string, ow *openWorkspace, p *passes) {
+func (h *Host) watchFiles(root string, ow *openWorkspace, p *passes, watcher *fsnotify.Watcher) {
 	defer p.wg.Done()
-	watcher, err := fsnotify.NewWatcher()
-	if err != nil {
-		h.Log.Warn("cannot watch the workspace for changes; sweeping it instead", "root", root, "every", sweepInterval, "err", err)
-	} else {
+	if watcher != nil {
 		defer watcher.Close()
 	}
 	watched := map[string]bool{}
@@ -66,13 +78,12 @@ func (h *Host) watchFiles(root string, ow *openWorkspace, p *passes) {
 		return complete
 	}
 
-	// The first refresh lists the folders; changes meanwhile are caught by
-	// the refresh that follows it when they settle.
+	// The first refresh lists the folders to watch. A change in one of them
+	// between its scan and the watch is caught by a refresh right after.
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if watcher != nil {
 		events, errs = watcher.Events, watcher.Errors
-		_ = watcher.Add(root)
 		watched[root] = true
 	}
 	select {
@@ -81,6 +92,8 @@ func (h *Host) watchFiles(root string, ow *openWorkspace, p *passes) {
 	case <-p.indexed:
 	}
 	complete := sync()
+	p.changed()
+	h.catchUp(root, ow, p)
 	if !complete {
 		h.Log.Warn("cannot watch every folder of the workspace; sweeping it for changes too", "root", root, "every", sweepInterval)
 	}
@@ -123,6 +136,9 @@ func (h *Host) catchUp(root string, ow *openWorkspace, p *passes) {
 	seen := p.catchingUp()
 	ow.refresh.Lock()
 	totals, _, err := ow.ws.Refresh(p.ctx, func(pr indexer.Progress) {
+		if pr.Total == 0 {
+			return // nothing to read: the last figures stand
+		}
 		p.mu.Lock()
 		p.progress = pr
 		p.mu.Unlock()
