@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.lsp.dev/jsonrpc2"
+	"golang.org/x/term"
 
 	"go.lsp.dev/uri"
 
@@ -27,12 +28,17 @@ import (
 var sample embed.FS
 
 func newDemoCmd(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "demo [DIR]",
 		Short: "Run a scripted editor session against kast on a workspace (default: an embedded Kotlin sample)",
 		Long: `Run a scripted editor session against the real server over an in-process pipe
-and print each step: initialize, open every file, the language features, shutdown.
-Without DIR it uses an embedded sample workspace; no network or API key is needed.`,
+and print each step with its answer and latency: initialize, open every file, wait
+for the index, then definition, references, hover, completion, a rename preview,
+calls, the type hierarchy, diagnostics, workspace symbols, ck regex and hybrid
+search, Kast raw/resolve and database/metrics, an agent turn when a model provider
+is configured, shutdown. Without DIR it uses an embedded polyglot sample (Kotlin,
+Go, Python, TypeScript); no network or API key is needed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
@@ -51,9 +57,11 @@ Without DIR it uses an embedded sample workspace; no network or API key is neede
 			if err != nil {
 				return err
 			}
-			return runDemo(cmd.Context(), cmd.OutOrStdout(), root, newLSPServer(logger))
+			return runDemo(cmd.Context(), cmd.OutOrStdout(), root, newLSPServer(logger), asJSON)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session's transcript as JSON, for scripts")
+	return cmd
 }
 
 // extractSample writes the embedded workspace to a temporary directory.
@@ -80,7 +88,15 @@ func extractSample() (string, error) {
 }
 
 // runDemo drives serve through the jsonrpc2 library as an editor would.
-func runDemo(ctx context.Context, out io.Writer, root string, srv *server.Server) error {
+// With asJSON it prints only the transcript, as JSON, at the end.
+func runDemo(ctx context.Context, stdout io.Writer, root string, srv *server.Server, asJSON bool) error {
+	out, style := stdout, plainStyle
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		style = colourStyle
+	}
+	if asJSON {
+		out = io.Discard
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -150,6 +166,21 @@ func runDemo(ctx context.Context, out io.Writer, root string, srv *server.Server
 		}
 	}
 	fmt.Fprintf(out, "textDocument/didOpen: %d documents\n", len(files))
+
+	d := &demoSession{ctx: ctx, client: client, root: root, show: func(s demoStep) { printStep(out, s, style, root) }}
+	if err := d.waitIndexed(); err != nil {
+		return err
+	}
+	d.languageSteps()
+	d.familySteps()
+	d.agentStep()
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"workspace": root, "files": len(files), "steps": d.steps}); err != nil {
+			return err
+		}
+	}
 	if _, err := client.Call(ctx, "shutdown", nil, nil); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -261,14 +262,68 @@ func TestVersionAndDemo(t *testing.T) {
 		t.Fatalf("version: %q %v", out, err)
 	}
 	demo := kastCmd(t, "demo")
-	demo.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	demo.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "KAST_PROVIDER=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "OPENROUTER_API_KEY=", "MOONSHOT_API_KEY=")
 	out, err = demo.Output()
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}
-	for _, want := range []string{"5 source files", "initialize: kast", "didOpen: 5 documents", "exit code 0"} {
+	for _, want := range []string{"9 source files", "initialize: kast", "didOpen: 9 documents", "exit code 0"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestDemoSteps checks every step of the demo's transcript (--json) on the
+// embedded sample: what a person reading it is told.
+func TestDemoSteps(t *testing.T) {
+	demo := kastCmd(t, "demo", "--json")
+	demo.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "KAST_PROVIDER=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "OPENROUTER_API_KEY=", "MOONSHOT_API_KEY=")
+	out, err := demo.Output()
+	if err != nil {
+		t.Fatalf("demo --json: %v", err)
+	}
+	var transcript struct {
+		Files int `json:"files"`
+		Steps []struct {
+			Method  string   `json:"method"`
+			Answer  []string `json:"answer"`
+			Skipped string   `json:"skipped"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(out, &transcript); err != nil {
+		t.Fatalf("demo --json: %v\n%s", err, out)
+	}
+	want := []struct{ method, answer string }{
+		{"workspace/executeCommand", "answering"},
+		{"textDocument/definition", "→ src/main/kotlin/sample/Greeter.kt:4:5"},
+		{"textDocument/references", "3 references\n  src/main/kotlin/sample/SecondaryUse.kt:3:26\n  src/main/kotlin/sample/Shop.kt:14:30\n  src/main/kotlin/sample/Use.kt:3:21"},
+		{"textDocument/hover", "fun greet(name: String): String\nGreets someone by name."},
+		{"textDocument/completion", "5 items: add, count, describe, items, name"},
+		{"textDocument/rename", "4 edits in 4 files"},
+		{"textDocument/prepareCallHierarchy", "greet"},
+		{"callHierarchy/incomingCalls", "← describe\n← useAgain\n← use"},
+		{"textDocument/prepareTypeHierarchy", "FriendlyGreeter"},
+		{"typeHierarchy/supertypes", "↑ Greeter"},
+		{"typeHierarchy/subtypes", "↓ LoudGreeter\n↓ Shop"},
+		{"textDocument/diagnostic", "src/main/kotlin/sample/Broken.kt:3:12: missing )"},
+		{"workspace/symbol", "greet      python/greet.py:4:5\ngreet      src/main/kotlin/sample/Greeter.kt:4:5\ngreet      web/greet.ts:2:17\nGreet      go/greet/greet.go:8:6"},
+		{"ck/regex_search", "8 matches"},
+		{"ck/hybrid_search", "3 matches\n  python/greet.py:4  def greet(name: str) -> str:"},
+		{"raw/resolve", "FUNCTION sample.greet"},
+		{"database/metrics", "sample.greet: 3 uses map[CALL:3]"},
+		{"turns/start", ""},
+	}
+	if transcript.Files != 9 || len(transcript.Steps) != len(want) {
+		t.Fatalf("%d files, %d steps, want 9 and %d:\n%s", transcript.Files, len(transcript.Steps), len(want), out)
+	}
+	for i, w := range want {
+		got := transcript.Steps[i]
+		if got.Method != w.method || !strings.HasPrefix(strings.Join(got.Answer, "\n"), w.answer) {
+			t.Errorf("step %d: %s %q, want %s beginning %q", i+1, got.Method, got.Answer, w.method, w.answer)
+		}
+	}
+	if last := transcript.Steps[len(want)-1]; !strings.Contains(last.Skipped, "no model provider is configured") {
+		t.Errorf("the agent step without a provider: %+v", last)
 	}
 }

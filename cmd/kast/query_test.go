@@ -128,7 +128,7 @@ func TestQuery(t *testing.T) {
 		Col  int
 		Role string
 	}
-	if err := json.Unmarshal([]byte(out), &locs); err != nil || code != 0 || len(locs) != 2 || locs[0].Role != "call" {
+	if err := json.Unmarshal([]byte(out), &locs); err != nil || code != 0 || len(locs) != 3 || locs[0].Role != "call" {
 		t.Fatalf("refs --json: %v %d %s", err, code, out)
 	}
 }
@@ -137,7 +137,7 @@ func TestQuery(t *testing.T) {
 // nothing changed, has nothing to resolve.
 func TestIndexReferences(t *testing.T) {
 	root, env := sampleWorkspace(t)
-	for _, want := range []string{"references resolved in 5 files", "references resolved in 0 files"} {
+	for _, want := range []string{"references resolved in 9 files", "references resolved in 0 files"} {
 		cmd := kastCmd(t, "index", "--references", root)
 		cmd.Dir, cmd.Env = root, env
 		out, err := cmd.CombinedOutput()
