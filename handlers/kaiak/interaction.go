@@ -190,11 +190,11 @@ func (it *interaction) wait(ctx context.Context) (answer, error) {
 		}
 	case <-ctx.Done():
 		err = ctx.Err()
-		if it.resolve(stateDenied, "the request ended") {
+		if it.resolve(stateDenied, r.endReason()) {
 			return answer{}, err
 		}
 	case <-r.ctx.Done():
-		if it.resolve(stateDenied, "the request ended") {
+		if it.resolve(stateDenied, r.endReason()) {
 			return answer{}, context.Canceled
 		}
 	}
@@ -343,6 +343,14 @@ func parseResponse(o obj) (typ string, data obj, err error) {
 	return typ, data, nil
 }
 
+// article is "a kind" or "an kind".
+func article(kind string) string {
+	if strings.ContainsAny(kind[:1], "aeiou") {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // validate checks a response against the interaction (-32011).
 func (it *interaction) validate(typ string, data obj) (answer, error) {
 	fail := func(format string, args ...any) (answer, error) {
@@ -350,7 +358,7 @@ func (it *interaction) validate(typ string, data obj) (answer, error) {
 			"response validation failed: "+format, args...)
 	}
 	if typ != it.kind {
-		return fail("interaction %s expects a %s response, not %s", it.id, it.kind, typ)
+		return fail("interaction %s expects %s response, not %s", it.id, article(it.kind), typ)
 	}
 	switch typ {
 	case "approval":

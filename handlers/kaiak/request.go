@@ -232,14 +232,26 @@ func (r *request) cancel(reason string) bool {
 		pending = append(pending, it)
 	}
 	r.mu.Unlock()
-	for _, it := range pending {
-		it.resolve(stateDenied, reason)
-	}
-	r.stop()
+	// The turn first, so that nothing of it streams after the cancellation.
 	if turn != nil {
 		_, _ = r.svc.mgr.CancelTurn(turn.ID())
 	}
+	r.stop()
+	for _, it := range pending {
+		it.resolve(stateDenied, reason)
+	}
 	return true
+}
+
+// endReason says why the request's interactions end: its cancellation's
+// reason, or its end.
+func (r *request) endReason() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reason != "" {
+		return r.reason
+	}
+	return "the request ended"
 }
 
 // run does the request's work: one turn per file, in order, then
@@ -356,11 +368,8 @@ func (r *request) finish(outcome string, elapsed time.Duration) {
 	for _, it := range pending {
 		it.resolve(stateDenied, "the request ended")
 	}
-	content := map[string]any{"event": "request_completed", "request_id": r.id, "status": outcome, "summary": summary}
-	if status == statusCancelled && reason != "" {
-		content["reason"] = reason
-	}
-	r.send("kaiak/stream/system", content, nil)
+	// The session no longer counts the request as active by the time the
+	// client reads request_completed.
 	ss := r.sess
 	ss.mu.Lock()
 	for i, a := range ss.active {
@@ -372,6 +381,11 @@ func (r *request) finish(outcome string, elapsed time.Duration) {
 	ss.last = status
 	ss.updatedAt = r.finishedAt
 	ss.mu.Unlock()
+	content := map[string]any{"event": "request_completed", "request_id": r.id, "status": outcome, "summary": summary}
+	if status == statusCancelled && reason != "" {
+		content["reason"] = reason
+	}
+	r.send("kaiak/stream/system", content, nil)
 	s := r.svc
 	s.mu.Lock()
 	s.finished = append(s.finished, r.id)

@@ -402,7 +402,7 @@ func (s *Service) userMessage(ctx context.Context, raw json.RawMessage) (map[str
 		}
 		if it.kind != "choice" && it.kind != "input" {
 			return nil, kerr(codeResponseInvalid, map[string]any{"interaction_id": it.id, "interaction_type": it.kind},
-				"response validation failed: interaction %s expects a %s response, not input", it.id, it.kind)
+				"response validation failed: interaction %s expects %s response, not input", it.id, article(it.kind))
 		}
 		if _, err := s.deliver(it, a, "input"); err != nil {
 			return nil, err
