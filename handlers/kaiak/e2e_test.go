@@ -29,6 +29,17 @@ import (
 type kc struct {
 	t *testing.T
 	c *servertest.Client
+	// taken are the notifications next consumed, in order.
+	mu    sync.Mutex
+	taken []*servertest.Message
+}
+
+// all returns the notifications received so far, those next took and
+// those still queued.
+func (k *kc) all() []*servertest.Message {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append(append([]*servertest.Message(nil), k.taken...), k.c.Notifications("")...)
 }
 
 // newProcess serves one process's `kast kaiak rpc` and returns a client
@@ -39,7 +50,7 @@ func newProcess(t *testing.T) func() *kc {
 	srv := server.New(handlers.KaiakRPC(handlers.NewProcess(h)).Options("test", nil))
 	return func() *kc {
 		c, _ := servertest.Pipe(t, srv, servertest.Header)
-		return &kc{t, c}
+		return &kc{t: t, c: c}
 	}
 }
 
@@ -86,6 +97,9 @@ func (k *kc) next(method, requestID string) note {
 	if err != nil {
 		k.t.Fatalf("waiting for %s of %s: %v", method, requestID, err)
 	}
+	k.mu.Lock()
+	k.taken = append(k.taken, m)
+	k.mu.Unlock()
 	var n note
 	if err := json.Unmarshal(m.Params, &n); err != nil {
 		k.t.Fatal(err)
