@@ -127,13 +127,14 @@ func TestConformanceWithTheOpenAPIContracts(t *testing.T) {
 	req2 := k.generate(sid, javaIncidents(t, serviceJava)) // rejected above: still javax
 	k.next("kaiak/stream/error", req2)
 	k.next("kaiak/stream/system", req2)
-	model.Hold = make(chan struct{})
+	hold := make(chan struct{})
+	model.SetHold(hold)
 	req3 := k.generate(sid, javaIncidents(t, serviceJava))
 	k.next("kaiak/stream/thinking", req3)
 	cancelled := k.call("kaiak/fix/cancel", map[string]any{"session_id": sid, "request_id": req3})
 	s.validate(t, agentAPI, "CancelFixResponse", cancelled)
 	k.next("kaiak/stream/system", req3)
-	close(model.Hold)
+	close(hold)
 
 	terminated := k.call("kaiak/session/terminate", map[string]any{"session_id": sid})
 	s.validate(t, agentAPI, "TerminateSessionResponse", terminated)

@@ -281,7 +281,8 @@ func TestEndToEndTimeout(t *testing.T) {
 // "cancelled", the held model request is abandoned, nothing is proposed.
 func TestEndToEndCancelMidStream(t *testing.T) {
 	model := kaiaktest.NewMigrationModel(t)
-	model.Hold = make(chan struct{})
+	hold := make(chan struct{})
+	model.SetHold(hold)
 	kaiaktest.Env(t, model.URL)
 	ws := kaiaktest.Fixture(t, "java")
 	k := newProcess(t)()
@@ -297,7 +298,7 @@ func TestEndToEndCancelMidStream(t *testing.T) {
 	if done["status"] != "cancelled" || done["summary"].(map[string]any)["proposals_generated"] != 0.0 {
 		t.Fatalf("request_completed %v", done)
 	}
-	close(model.Hold)
+	close(hold)
 	// The second file was never started.
 	if n := model.Requests.Load(); n != 1 {
 		t.Fatalf("%d model requests after the cancel", n)

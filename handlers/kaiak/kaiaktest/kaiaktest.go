@@ -230,11 +230,19 @@ type MigrationModel struct {
 	*httptest.Server
 	// Delay, when set, precedes every reply (a slow model).
 	Delay time.Duration
-	// Hold, when set, is waited on before proposing, so a test can act
-	// while the model is mid-stream (closed: go on).
-	Hold chan struct{}
 	// Requests counts the model requests served.
 	Requests atomic.Int64
+
+	mu   sync.Mutex
+	hold chan struct{}
+}
+
+// SetHold makes the model wait on hold before proposing, so a test can act
+// while the model is mid-stream (closed: go on; nil: no wait).
+func (m *MigrationModel) SetHold(hold chan struct{}) {
+	m.mu.Lock()
+	m.hold = hold
+	m.mu.Unlock()
 }
 
 // NewMigrationModel serves a migration model.
@@ -289,9 +297,12 @@ func (m *MigrationModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.Reasoning("Jakarta EE 9 renamed them to jakarta.")
 		s.Text("I will replace the javax imports ")
 		s.Text(fmt.Sprintf("in %s with their jakarta equivalents.", path))
-		if m.Hold != nil {
+		m.mu.Lock()
+		hold := m.hold
+		m.mu.Unlock()
+		if hold != nil {
 			select {
-			case <-m.Hold:
+			case <-hold:
 			case <-r.Context().Done():
 				return
 			}
