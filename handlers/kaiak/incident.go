@@ -71,7 +71,10 @@ func parseIncidents(items []json.RawMessage) ([]Incident, error) {
 		}
 		in.ID = str("id", true)
 		in.RuleID = str("rule_id", true)
-		in.FilePath = str("file_path", true)
+		if !f.has("file_path") {
+			return nil, incidentError(i, id, "file_path", "file_path is required (\"\" for the workspace as a whole)")
+		}
+		in.FilePath = str("file_path", false)
 		in.Severity = str("severity", true)
 		in.Message = str("message", true)
 		in.Description = str("description", false)
