@@ -355,7 +355,7 @@ type fixUI struct {
 	verbose bool
 	c       *kaiakClient
 
-	proposals                                                         map[string]map[string]any
+	proposals                                                          map[string]map[string]any
 	processed, files, proposed, applied, rejected, failedApply, errors int
 }
 
