@@ -54,8 +54,15 @@ func newProcess(t *testing.T) func() *kc {
 	}
 }
 
+// ctxT bounds one call or wait: a guard against hangs, longer under the
+// race detector, which makes the megabyte-sized messages of the limit tests
+// slow.
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	d := 30 * time.Second
+	if raceEnabled {
+		d = 3 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }

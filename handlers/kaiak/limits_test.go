@@ -83,15 +83,15 @@ func TestLimits(t *testing.T) {
 // consecutive partial messages, a larger proposal has its contents
 // truncated with a marker (the change applied is still the whole one).
 func TestStreamMessageLimit(t *testing.T) {
-	long := strings.Repeat("jakarta <ee> & \"quotes\"\n", 110_000) // ~2.6 MB, escapes included
+	long := strings.Repeat("jakarta <ee> & \"quotes\"\n", 46_000) // 1.1 MB, escapes included
 	ws := kaiaktest.Fixture(t, "java")
-	orig := strings.Repeat("// the original javax line\n", 34_000) // ~0.9 MB
+	orig := strings.Repeat("// the original javax line\n", 21_000) // 0.57 MB: with its proposal, over 1 MB
 	if err := os.WriteFile(filepath.Join(ws, "src/Large.java"), []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	proposed := strings.ReplaceAll(orig, "javax", "jakarta")
 	args, _ := json.Marshal(map[string]any{"path": "src/Large.java", "content": proposed})
-	tooBig, _ := json.Marshal(map[string]any{"path": "src/Large.java", "content": proposed + strings.Repeat("x", 200_000)})
+	tooBig, _ := json.Marshal(map[string]any{"path": "src/Large.java", "content": proposed + strings.Repeat("x", 500_000)})
 	lines := []kaiaktest.Reply{
 		{Text: []string{long}, ToolCall: &kaiaktest.ToolCall{ID: "w1", Name: "write_file", Arguments: string(tooBig)}},
 		{ToolCall: &kaiaktest.ToolCall{ID: "w2", Name: "write_file", Arguments: string(args)}},
