@@ -364,6 +364,8 @@ func (r *request) finish(outcome string, elapsed time.Duration) {
 	summary := map[string]any{"incidents_processed": r.processed, "proposals_generated": r.proposals, "proposals_applied": r.applied,
 		"user_interactions": r.interactions, "processing_time_ms": elapsed.Milliseconds(), "files": len(r.groups)}
 	status, reason := r.status, r.reason
+	// A finished request is remembered (for -32008) without its incidents.
+	r.incidents, r.groups = nil, nil
 	r.mu.Unlock()
 	for _, it := range pending {
 		it.resolve(stateDenied, "the request ended")

@@ -309,6 +309,7 @@ func (s *Service) terminate(ss *session, reason string) (int, error) {
 	ss.terminatedAt = time.Now()
 	ss.updatedAt = ss.terminatedAt
 	ss.messageCount = count
+	ss.incidents = nil
 	ss.mu.Unlock()
 	s.mu.Lock()
 	s.terminated = append(s.terminated, ss.id)
