@@ -5,6 +5,8 @@
 // projection shares: secrets, memory, telemetry, logins and the model
 // catalog.
 // Providers (agent/provider) and tools (agent/tools) plug in through the
-// Provider and Toolset interfaces. Nothing here knows a wire protocol: each
+// Provider and Toolset interfaces. A session may make every file change a
+// proposal that a person approves before it happens (proposal.go,
+// SessionConfig.Propose). Nothing here knows a wire protocol: each
 // protocol (Kward, Kaiak, Kimi) projects Events into its own notifications.
 package agent

@@ -126,6 +126,36 @@ func (m *Manager) Provider() (Provider, error) {
 	return m.opts.NewProvider(r)
 }
 
+// ProviderWith resolves the provider as Provider does, with name and model
+// (when not "") in place of the configured ones, as KAST_PROVIDER and
+// KAST_MODEL would set them. The error says what is missing, as Provider's.
+func (m *Manager) ProviderWith(name, model string) (Provider, error) {
+	cfg, err := m.Config()
+	if err != nil {
+		return nil, err
+	}
+	env := func(k string) string {
+		switch {
+		case k == "KAST_PROVIDER" && name != "":
+			return name
+		case k == "KAST_MODEL" && model != "":
+			return model
+		}
+		return m.opts.Env(k)
+	}
+	r, err := cfg.Resolve(env, ConfigPath(m.opts.Env))
+	if err != nil {
+		return nil, err
+	}
+	if m.opts.Secrets != nil {
+		m.opts.Secrets.Add(r.APIKey)
+	}
+	if m.opts.NewProvider == nil {
+		return nil, fmt.Errorf("%w: this build has no provider implementations", ErrNoProvider)
+	}
+	return m.opts.NewProvider(r)
+}
+
 // CompactionPolicy reads the automatic compaction settings and the current
 // model's context window.
 func (m *Manager) CompactionPolicy() CompactionPolicy {
@@ -232,20 +262,51 @@ func (m *Manager) Session(id string) (*ManagedSession, error) {
 	return ms, nil
 }
 
+// SessionConfig is what one session has of its own instead of what the
+// manager gives every session (Manager.CreateWith); zero fields keep the
+// manager's.
+type SessionConfig struct {
+	// Tools replace the manager's tools.
+	Tools Toolset
+	// Propose, when set, turns the session's file changes into proposals a
+	// person approves (see Proposal): every tool call runs with
+	// ToolEnv.Propose set to it.
+	Propose ProposeFunc
+	// Provider resolves the session's provider as each turn starts, in
+	// place of Manager.Provider (see Manager.ProviderWith).
+	Provider func() (Provider, error)
+	// System replaces the default system prompt.
+	System string
+	// MaxSteps caps the model requests of each turn (default 100).
+	MaxSteps int
+}
+
 // open starts a session over log with history.
-func (m *Manager) open(log *SessionLog, workspace string, history []Message) *ManagedSession {
+func (m *Manager) open(log *SessionLog, workspace string, history []Message, cfg SessionConfig) *ManagedSession {
 	ms := &ManagedSession{id: NewID(), log: log, workspace: workspace}
 	publish := func(u Update) {
 		u.SessionID = ms.id
 		ms.hub.publish(u)
+	}
+	provider, tools := m.Provider, m.opts.Tools
+	if cfg.Provider != nil {
+		provider = cfg.Provider
+	}
+	if cfg.Tools != nil {
+		tools = cfg.Tools
+	}
+	if cfg.Propose != nil && tools != nil {
+		tools = ProposeTools(tools, cfg.Propose)
 	}
 	ms.rt = NewSession(SessionOptions{
 		ID:                 ms.id,
 		Workspace:          workspace,
 		Log:                log,
 		History:            history,
-		Provider:           m.Provider,
-		Tools:              m.opts.Tools,
+		Provider:           provider,
+		Tools:              tools,
+		System:             cfg.System,
+		MaxSteps:           cfg.MaxSteps,
 		Sink:               func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
 		OnTurn:             m.addTurn,
 		OnQuestion:         func(q QuestionRequest) { publish(Update{Question: &q}) },
@@ -275,6 +336,13 @@ func (m *Manager) header(cwd string) Header {
 // Create opens a new session file in the workspace root (see Workspace),
 // named name when it is not "".
 func (m *Manager) Create(root, name string) (*ManagedSession, error) {
+	return m.CreateWith(root, name, SessionConfig{})
+}
+
+// CreateWith is Create for a session with its own tools, proposals,
+// provider, system prompt or step limit (see SessionConfig). A resumed,
+// cloned or forked copy of its file gets the manager's defaults.
+func (m *Manager) CreateWith(root, name string, cfg SessionConfig) (*ManagedSession, error) {
 	workspace, err := m.Workspace(root)
 	if err != nil {
 		return nil, err
@@ -288,7 +356,7 @@ func (m *Manager) Create(root, name string) (*ManagedSession, error) {
 			return nil, err
 		}
 	}
-	return m.open(log, workspace, nil), nil
+	return m.open(log, workspace, nil, cfg), nil
 }
 
 // Resume opens the session file at path, relative to the sessions folder
@@ -338,7 +406,7 @@ func (m *Manager) resume(path, root string) (*ManagedSession, error) {
 			return nil, err
 		}
 	}
-	return m.open(log, workspace, ld.Messages), nil
+	return m.open(log, workspace, ld.Messages, SessionConfig{}), nil
 }
 
 // openAt returns the open session whose file is path, or nil.
@@ -393,7 +461,7 @@ func (m *Manager) branch(ms *ManagedSession, history []Message) (*ManagedSession
 		}
 		copied = append(copied, stored)
 	}
-	return m.open(log, ms.workspace, copied), nil
+	return m.open(log, ms.workspace, copied, SessionConfig{}), nil
 }
 
 // Clone opens a copy of the session's conversation as a child session.

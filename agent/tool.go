@@ -41,6 +41,10 @@ type ToolEnv struct {
 	// Procs records the commands tools start, so a kast that dies does not
 	// leave them running (see Procs); nil records nothing.
 	Procs *Procs
+	// Propose, when set, makes the file-changing tools propose their
+	// changes and wait for a person's decision instead of writing (see
+	// Proposal); nil writes at once.
+	Propose ProposeFunc
 }
 
 // Question is one question for the user with its options.

@@ -1,5 +1,5 @@
 // Package handlers composes the protocol projections (one package each:
-// lsp, kast, kward, ck) into the registries of kast's entry points. Each
+// lsp, kast, kward, ck, kaiak) into the registries of kast's entry points. Each
 // entry point shares the one registry path and differs only by its
 // server.Profile: handshake, framing and which family wins a name.
 package handlers
@@ -13,6 +13,7 @@ import (
 	"github.com/kast-dev/kast/agent/tools"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers/ck"
+	"github.com/kast-dev/kast/handlers/kaiak"
 	"github.com/kast-dev/kast/handlers/kast"
 	"github.com/kast-dev/kast/handlers/kimi"
 	"github.com/kast-dev/kast/handlers/kward"
@@ -62,6 +63,7 @@ func LSP(p Process) Entry {
 	kward.New(p.Agent).Register(reg)
 	ck.New(p.Host).Register(reg)
 	kimi.NewIDE(p.Agent, kimi.IDEOptions{}).Register(reg)
+	newKaiak(p).Register(reg)
 	return Entry{Registry: reg, Profile: l.Profile()}
 }
 
@@ -72,6 +74,26 @@ func KimiIDE(p Process, opts kimi.IDEOptions) Entry {
 	k := kimi.NewIDE(p.Agent, opts)
 	k.Register(reg)
 	return Entry{Registry: reg, Profile: k.Profile()}
+}
+
+// newKaiak is the Kaiak projection over the process's agent, its
+// code-intelligence tools answering from the process's indexes.
+func newKaiak(p Process) *kaiak.Service {
+	var code tools.CodeIntel
+	if p.Host != nil {
+		code = tools.Index{Host: p.Host}
+	}
+	return kaiak.New(p.Agent, kaiak.Options{Code: code})
+}
+
+// KaiakRPC is `kast kaiak rpc`: the Kaiak family (v1 methods and v2
+// aliases) over Content-Length framing, without LSP's lifecycle; shutdown
+// ends the connection's sessions and the connection.
+func KaiakRPC(p Process) Entry {
+	reg := server.NewRegistry()
+	k := newKaiak(p)
+	k.Register(reg)
+	return Entry{Registry: reg, Profile: k.Profile(reg)}
 }
 
 // KwardRPC is `kast kward rpc`: the Kward family with Kward's own

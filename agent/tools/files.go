@@ -79,6 +79,7 @@ func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) age
 	var args struct {
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
+		reviewArgs
 	}
 	if err := decode(raw, &args); err != nil {
 		return errorf("%v", err)
@@ -94,6 +95,16 @@ func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) age
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errorf("%v", describe(err))
+	}
+	if env.Propose != nil {
+		// The person reviews the diff against the file as it is now, and
+		// the change applies only while it still is: no prior read needed.
+		p := agent.Proposal{Change: agent.ChangeWrite, Path: rel, File: abs, Original: string(old), Proposed: *args.Content}
+		verb := "Wrote"
+		if !exists {
+			p.Change, verb = agent.ChangeCreate, "Created"
+		}
+		return propose(ctx, env, p, args.reviewArgs, fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(*args.Content)))
 	}
 	if exists && !env.Reads.Has(abs) {
 		return errorf("%s exists and was not read in this session; read it before overwriting it", args.Path)
@@ -141,6 +152,7 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 			OldText string `json:"old_text"`
 			NewText string `json:"new_text"`
 		} `json:"edits"`
+		reviewArgs
 	}
 	if err := decode(raw, &args); err != nil {
 		return errorf("%v", err)
@@ -156,7 +168,7 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	if err != nil {
 		return errorf("%v", describe(err))
 	}
-	if !env.Reads.Has(abs) {
+	if env.Propose == nil && !env.Reads.Has(abs) {
 		return errorf("%s was not read in this session; read it before editing it", args.Path)
 	}
 	old := string(data)
@@ -192,6 +204,10 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	}
 	b.WriteString(old[pos:])
 	updated := b.String()
+	if env.Propose != nil {
+		p := agent.Proposal{Change: agent.ChangeEdit, Path: rel, File: abs, Original: old, Proposed: updated}
+		return propose(ctx, env, p, args.reviewArgs, fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(spans)))
+	}
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return errorf("%v", describe(err))
@@ -202,6 +218,105 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	diff, first := UnifiedDiff(rel, old, updated)
 	return agent.ToolResult{Content: fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(spans)),
 		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
+}
+
+var deleteFileSpec = agent.ToolSpec{
+	Name:        DeleteFile,
+	Description: "Delete a file in the workspace.",
+	Parameters: object(map[string]any{
+		"path": str("File path, relative to the workspace root or absolute inside it."),
+	}, "path"),
+}
+
+func deleteFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path string `json:"path"`
+		reviewArgs
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	abs, rel, err := resolve(env, args.Path, confine.Delete)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	if fi, err := os.Lstat(abs); err != nil {
+		return errorf("%v", describe(err))
+	} else if fi.IsDir() {
+		return errorf("%s is a folder; only files are deleted", rel)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	if env.Propose != nil {
+		p := agent.Proposal{Change: agent.ChangeDelete, Path: rel, File: abs, Original: string(data)}
+		return propose(ctx, env, p, args.reviewArgs, fmt.Sprintf("Deleted %s.", rel))
+	}
+	if !env.Reads.Has(abs) {
+		return errorf("%s was not read in this session; read it before deleting it", args.Path)
+	}
+	if err := os.Remove(abs); err != nil {
+		return errorf("%v", describe(err))
+	}
+	diff, _ := UnifiedDiff(rel, string(data), "")
+	return agent.ToolResult{Content: fmt.Sprintf("Deleted %s.", rel), Diff: diff, ChangedFiles: []string{rel}}
+}
+
+var renameFileSpec = agent.ToolSpec{
+	Name:        RenameFile,
+	Description: "Move a file to a new path in the workspace; the new path must not exist.",
+	Parameters: object(map[string]any{
+		"path":     str("File path, relative to the workspace root or absolute inside it."),
+		"new_path": str("The new path, relative to the workspace root or absolute inside it."),
+	}, "path", "new_path"),
+}
+
+func renameFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	var args struct {
+		Path    string `json:"path"`
+		NewPath string `json:"new_path"`
+		reviewArgs
+	}
+	if err := decode(raw, &args); err != nil {
+		return errorf("%v", err)
+	}
+	abs, rel, err := resolve(env, args.Path, confine.Delete)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	if args.NewPath == "" {
+		return errorf("new_path is required")
+	}
+	newAbs, newRel, err := resolve(env, args.NewPath, confine.Create)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	if fi, err := os.Lstat(abs); err != nil {
+		return errorf("%v", describe(err))
+	} else if fi.IsDir() {
+		return errorf("%s is a folder; only files are renamed", rel)
+	}
+	if _, err := os.Lstat(newAbs); err == nil {
+		return errorf("%s exists already", newRel)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return errorf("%v", describe(err))
+	}
+	done := fmt.Sprintf("Renamed %s to %s.", rel, newRel)
+	if env.Propose != nil {
+		p := agent.Proposal{Change: agent.ChangeRename, Path: rel, NewPath: newRel, File: abs, NewFile: newAbs,
+			Original: string(data), Proposed: string(data)}
+		return propose(ctx, env, p, args.reviewArgs, done)
+	}
+	if err := os.MkdirAll(filepath.Dir(newAbs), 0o755); err != nil {
+		return errorf("%v", describe(err))
+	}
+	if err := os.Rename(abs, newAbs); err != nil {
+		return errorf("%v", describe(err))
+	}
+	return agent.ToolResult{Content: done, ChangedFiles: []string{rel, newRel}}
 }
 
 var listDirectorySpec = agent.ToolSpec{

@@ -23,6 +23,8 @@ const (
 	ReadFile        = "read_file"
 	WriteFile       = "write_file"
 	EditFile        = "edit_file"
+	DeleteFile      = "delete_file"
+	RenameFile      = "rename_file"
 	RunShellCommand = "run_shell_command"
 	ListDirectory   = "list_directory"
 	AskUserQuestion = "ask_user_question"
@@ -32,6 +34,12 @@ const (
 type Set struct {
 	// Code backs the code-intelligence tools; nil leaves them out.
 	Code CodeIntel
+	// Proposals shapes the set for sessions whose file changes a person
+	// approves (agent.ToolEnv.Propose, see agent.Proposal): delete_file and
+	// rename_file join write_file and edit_file, whose parameters then take
+	// a description and a confidence for the reviewer, and the shell, whose
+	// changes could not be proposed, is left out.
+	Proposals bool
 }
 
 type tool struct {
@@ -47,6 +55,17 @@ func (s *Set) tools() []tool {
 		{runShellSpec, runShell},
 		{listDirectorySpec, listDirectory},
 		{askUserSpec, askUser},
+	}
+	if s.Proposals {
+		ts = []tool{
+			{readFileSpec, readFile},
+			{proposalSpec(writeFileSpec), writeFile},
+			{proposalSpec(editFileSpec), editFile},
+			{proposalSpec(deleteFileSpec), deleteFile},
+			{proposalSpec(renameFileSpec), renameFile},
+			{listDirectorySpec, listDirectory},
+			{askUserSpec, askUser},
+		}
 	}
 	if s.Code != nil {
 		ts = append(ts, codeTools(s.Code)...)
@@ -75,7 +94,7 @@ func (s *Set) Run(ctx context.Context, env *agent.ToolEnv, call agent.ToolCall) 
 			if !json.Valid(args) {
 				return errorf("the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
 			}
-			r := t.run(ctx, env, args)
+			r := t.run(context.WithValue(ctx, callKey{}, call), env, args)
 			r.Content = Sanitize(r.Content, MaxOutput)
 			return r
 		}

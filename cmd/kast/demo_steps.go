@@ -290,11 +290,6 @@ func firstN[T any](s []T, n int) []T {
 	return s
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 func firstLines(s string, n int) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {

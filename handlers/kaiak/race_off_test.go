@@ -1,0 +1,5 @@
+//go:build !race
+
+package kaiak_test
+
+const raceEnabled = false

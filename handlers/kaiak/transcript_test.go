@@ -1,0 +1,41 @@
+package kaiak_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/handlers"
+	"github.com/kast-dev/kast/handlers/kaiak/kaiaktest"
+	"github.com/kast-dev/kast/server"
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+// TestKaiakTranscripts replays testdata/kaiak/transcripts: the v1 contract
+// method by method, notification by notification and error code by error
+// code, and the v2 aliases. Besides the workspace ($ROOT), an archive may
+// hold sections for the builder:
+//
+//	-- @model --   the scripted model, one kaiaktest.Reply per line, in
+//	               order (the last repeats); without it no provider is
+//	               configured
+//	-- @server --  "lsp" to serve `kast lsp` rather than `kast kaiak rpc`
+func TestKaiakTranscripts(t *testing.T) {
+	servertest.Transcripts{NewServer: newTranscriptServer}.Run(t, "../../testdata/kaiak/transcripts/*.txtar")
+}
+
+func newTranscriptServer(t *testing.T, ws *servertest.Workspace) *server.Server {
+	baseURL := ""
+	if script := ws.Data("model"); script != nil {
+		baseURL = kaiaktest.NewScript(t, script).URL
+	}
+	ws.Set("DATA", kaiaktest.Env(t, baseURL))
+	h := host.New(host.Options{})
+	t.Cleanup(h.Close)
+	p := handlers.NewProcess(h)
+	entry := handlers.KaiakRPC(p)
+	if string(bytes.TrimSpace(ws.Data("server"))) == "lsp" {
+		entry = handlers.LSP(p)
+	}
+	return server.New(entry.Options("test", nil))
+}
