@@ -44,6 +44,8 @@ var layoutRules = []rule{
 	{dir: "handlers/kward", forbidden: []string{"handlers", "cmd"}, allow: []string{"handlers"}, prodOnly: true,
 		why: "a projection does not reach into another"},
 	{dir: "handlers/ck", forbidden: []string{"handlers", "cmd"}, prodOnly: true, why: "a projection does not reach into another"},
+	{dir: "handlers/kaiak", forbidden: []string{"handlers", "cmd"}, prodOnly: true, why: "a projection does not reach into another"},
+	{dir: "handlers/kimi", forbidden: []string{"handlers", "cmd"}, prodOnly: true, why: "a projection does not reach into another"},
 }
 
 func TestLayoutImportRules(t *testing.T) {
