@@ -378,7 +378,14 @@ type RankedQuery struct {
 	TopK      int     // 0 means 10
 	Threshold float64 // minimum score; for semantic, <0 means the embedder's default
 	Scope     Scope
+	// Rerank reorders the best candidates by how many of the query's terms
+	// each chunk holds (RerankModel); ck's cross-encoder rerankers need
+	// model downloads kast does not make.
+	Rerank bool
 }
+
+// RerankModel names the reranker Rerank applies.
+const RerankModel = "kast-term-coverage"
 
 // Hit is one ranked chunk.
 type Hit struct {
@@ -627,9 +634,15 @@ func best(rs []ranked, k int) []ranked {
 	return rs[:min(k, len(rs))]
 }
 
-// hits applies the threshold and top-k and reads the chunks' text.
+// hits applies the threshold and top-k (after reranking, when asked) and
+// reads the chunks' text.
 func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
-	rs = best(slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold }), topK(q))
+	rs = slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold })
+	if q.Rerank {
+		rs = best(rs, max(3*topK(q), 50))
+	} else {
+		rs = best(rs, topK(q))
+	}
 	out := make([]Hit, 0, len(rs))
 	srcs := map[string][]byte{}
 	for _, r := range rs {
@@ -645,7 +658,32 @@ func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
 		}
 		out = append(out, Hit{Path: e.abs(r.f.path), Chunk: c, Score: r.score, Text: text})
 	}
+	if q.Rerank {
+		out = rerank(q.Query, out)[:min(len(out), topK(q))]
+	}
 	return out, nil
+}
+
+// rerank scales each hit's score by the share of the query's distinct
+// terms its chunk (and name) holds, so a chunk covering the whole query
+// outranks one that matched a single term strongly.
+func rerank(query string, hits []Hit) []Hit {
+	want := map[string]bool{}
+	Terms(query, func(t string) { want[t] = true })
+	if len(want) == 0 {
+		return hits
+	}
+	for i := range hits {
+		have := map[string]bool{}
+		Terms(hits[i].Chunk.Name+" "+hits[i].Text, func(t string) {
+			if want[t] {
+				have[t] = true
+			}
+		})
+		hits[i].Score *= 0.5 + 0.5*float64(len(have))/float64(len(want))
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	return hits
 }
 
 func asciiLower(b []byte) []byte {

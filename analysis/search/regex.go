@@ -76,7 +76,7 @@ func parseError(pattern string, err error) error {
 			reason = "look-around (look-ahead and look-behind) is not supported: kast uses RE2 syntax, as ripgrep does without --pcre2"
 		case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9':
 			reason = "backreferences (" + se.Expr + ") are not supported: kast uses RE2 syntax, as ripgrep does without --pcre2"
-		case se.Expr != "":
+		case se.Expr != "" && se.Expr != pattern:
 			reason += ": `" + se.Expr + "`"
 		}
 	}
