@@ -39,8 +39,8 @@ type meta struct {
 	dim      int
 	nextFile uint32
 	nextSeg  uint32
-	segments int // live segments since the last compaction
-	dead     int // files dropped since the last compaction
+	segments int   // live segments since the last compaction
+	dead     int   // files dropped since the last compaction
 	updated  int64 // unix nanoseconds of the last write; absent in older rows
 }
 

@@ -292,11 +292,19 @@ func (a searchArgs) filter() search.Filter {
 	return f
 }
 
+// nilOr keeps an absent list null (ck's None) whatever JSON encoder runs.
+func nilOr(v []string) any {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
 // parameters reports the arguments as ck does, defaults filled in.
 func (a searchArgs) parameters(mode string) map[string]any {
 	p := map[string]any{
 		"whole_word": flag(a.WholeWord, false), "fixed_string": flag(a.FixedString, false),
-		"include_patterns": a.Include, "exclude_patterns": a.Exclude,
+		"include_patterns": nilOr(a.Include), "exclude_patterns": nilOr(a.Exclude),
 		"respect_gitignore": flag(a.RespectGitignore, true), "use_default_excludes": flag(a.UseDefaultExcludes, true),
 		"include_snippet": flag(a.IncludeSnippet, true), "snippet_length": a.SnippetLength,
 	}
