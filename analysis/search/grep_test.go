@@ -169,9 +169,9 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 
 func TestGrepErrors(t *testing.T) {
 	for _, c := range []struct{ pattern, want string }{
-		{`(`, `invalid regex pattern "(": missing closing )`},
-		{`[unclosed`, `invalid regex pattern "[unclosed": missing closing ]`},
-		{`a{2,1}`, "invalid regex pattern \"a{2,1}\": invalid repeat count: `{2,1}`"},
+		{`(`, "invalid regex pattern `(`: missing closing )"},
+		{`[unclosed`, "invalid regex pattern `[unclosed`: missing closing ]"},
+		{`a{2,1}`, "invalid regex pattern `a{2,1}`: invalid repeat count: `{2,1}`"},
 		{`foo(?=bar)`, `look-around (look-ahead and look-behind) is not supported`},
 		{`(?<!x)y`, `look-around (look-ahead and look-behind) is not supported`},
 		{`(a)\1`, `backreferences (\1) are not supported`},

@@ -62,7 +62,7 @@ type RegexError struct {
 }
 
 func (e *RegexError) Error() string {
-	return fmt.Sprintf("invalid regex pattern %q: %s", e.Pattern, e.Reason)
+	return "invalid regex pattern `" + e.Pattern + "`: " + e.Reason
 }
 
 // parseError words a syntax error for people: RE2's code, without Go's
