@@ -170,7 +170,7 @@ func (m *Matcher) verify(src []byte, loc []int) bool {
 
 // grepText turns the matches in src into matching lines with context.
 func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before, after int) []LineMatch {
-	locs := m.find(ctx, src)
+	locs := m.find(ctx, matchable(src))
 	var out []LineMatch
 	line, lineStart := 1, 0 // the line holding lineStart
 	advance := func(pos int) {
@@ -205,6 +205,28 @@ func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before,
 	}
 	for i := range out {
 		out[i].Before, out[i].After = contextLines(src, out[i].Offset, out[i].Line, before, after)
+	}
+	return out
+}
+
+// matchable is the text the matcher runs on: src, or, when src is not valid
+// UTF-8, a copy with each invalid byte replaced by NUL. RE2 decodes an
+// invalid byte as U+FFFD, so . and [^x] would match it; NUL is taken out of
+// every class instead (see rewrite), and binary files, the only ones with a
+// real NUL, are never searched. Offsets are kept, so lines are cut from src.
+func matchable(src []byte) []byte {
+	if utf8.Valid(src) {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for len(src) > 0 {
+		r, size := utf8.DecodeRune(src)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, 0)
+		} else {
+			out = append(out, src[:size]...)
+		}
+		src = src[size:]
 	}
 	return out
 }

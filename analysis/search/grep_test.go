@@ -83,6 +83,11 @@ var grepCases = []grepCase{
 	// A Latin-1 byte is not a character of UTF-8 text.
 	{`caf. latin`, "", nil},
 	{`caf[^a] `, "", []string{"latin1.txt:2", "unicode.txt:1"}},
+	{`caf[^a]`, "", []string{"latin1.txt:2", "unicode.txt:1", "utf16le.txt:2"}},
+	// ...while a real U+FFFD in the text is a character like any other.
+	{`replacement . char`, "", []string{"unicode.txt:16"}},
+	{`[^\x00-\x7F]`, "", []string{"large.txt:68628", "unicode.txt:1", "unicode.txt:2", "unicode.txt:3", "unicode.txt:4",
+		"unicode.txt:5", "unicode.txt:6", "unicode.txt:8", "unicode.txt:16", "utf16le.txt:2"}},
 	// Binary files (a NUL byte) are skipped.
 	{`hello again`, "", nil},
 	// The large file is scanned though the index leaves it out.

@@ -6,7 +6,6 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Grep semantics, as ripgrep has them without PCRE2, on Go's RE2 engine:
@@ -27,9 +26,9 @@ import (
 //   - -w means what it means to ripgrep: the match is preceded by the line
 //     start or a non-word character and followed by the line end or one.
 //   - . and negated classes never match a byte of invalid UTF-8 (a Latin-1
-//     byte), as in Rust's regex; RE2 would match it as U+FFFD, so U+FFFD
-//     itself is taken out of every class (a real U+FFFD in the text is not
-//     matched by . either: the one difference left).
+//     byte), as in Rust's regex. RE2 would match it as U+FFFD, so such bytes
+//     are searched as NUL (see matchable) and NUL is taken out of every class;
+//     a real U+FFFD in the text still matches . as it does for ripgrep.
 
 // Matcher finds grep matches in text.
 type Matcher struct {
@@ -303,12 +302,12 @@ func (m *Matcher) rewrite(re *syntax.Regexp) *syntax.Regexp {
 		if m.multiline && re.Flags&syntax.DotNL != 0 {
 			re.Rune = []rune{0, unicode.MaxRune}
 		}
-		re.Rune = removeRune(re.Rune, utf8.RuneError)
+		re.Rune = removeRune(re.Rune, 0)
 	case syntax.OpCharClass:
 		if !m.multiline {
 			re.Rune = removeRune(re.Rune, '\n')
 		}
-		re.Rune = removeRune(re.Rune, utf8.RuneError)
+		re.Rune = removeRune(re.Rune, 0)
 		if len(re.Rune) == 0 {
 			re = &syntax.Regexp{Op: syntax.OpNoMatch}
 		}
