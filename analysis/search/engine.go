@@ -447,6 +447,7 @@ func (b *builder) flush() error {
 		b.st.meta.nextSeg++
 		b.st.meta.segments++
 	}
+	b.st.meta.updated = time.Now().UnixNano()
 	err := b.e.store.Write(func(w *storage.SearchWriter) error {
 		if err := w.Set([]byte{subMeta}, b.st.meta.encode()); err != nil {
 			return err
@@ -711,6 +712,9 @@ func (e *Engine) Status() (Status, error) {
 	}
 	s := Status{Root: e.root, Indexed: len(st.files) > 0, Files: len(st.files), Chunks: st.totalChunks,
 		Model: st.meta.model, Dim: st.meta.dim, Segments: st.meta.segments, Updated: st.updated}
+	if s.Updated.IsZero() && st.meta.updated > 0 {
+		s.Updated = time.Unix(0, st.meta.updated) // written by an earlier process
+	}
 	for _, f := range st.files {
 		s.SourceBytes += f.size
 	}

@@ -8,65 +8,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
-	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
-
-// Scope narrows a search to files under some paths and matching globs. It is
-// applied to candidates before ranking, so top-k is taken within the scope.
-type Scope struct {
-	Paths   []string // absolute files or directories; empty means the whole root
-	Include []string // globs on the relative path or the base name; empty means all
-	Exclude []string
-}
-
-func (e *Engine) inScope(sc Scope, rel string) bool {
-	if len(sc.Paths) > 0 {
-		ok := false
-		for _, p := range sc.Paths {
-			r := e.rel(p)
-			if r == "." || r == rel || strings.HasPrefix(rel, r+"/") {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	if len(sc.Include) > 0 && !matchAny(sc.Include, rel) {
-		return false
-	}
-	return !matchAny(sc.Exclude, rel)
-}
-
-func matchAny(globs []string, rel string) bool {
-	base := path.Base(rel)
-	for _, g := range globs {
-		g = strings.TrimSuffix(g, "/")
-		if ok, _ := path.Match(g, rel); ok {
-			return true
-		}
-		if ok, _ := path.Match(g, base); ok {
-			return true
-		}
-		// A directory name or path excludes everything below it.
-		if !strings.ContainsAny(g, "*?[") && (strings.HasPrefix(rel, g+"/") || strings.Contains(rel, "/"+g+"/")) {
-			return true
-		}
-	}
-	return false
-}
 
 // RegexQuery is a grep-like search.
 type RegexQuery struct {
@@ -74,30 +27,20 @@ type RegexQuery struct {
 	IgnoreCase bool
 	WholeWord  bool
 	Fixed      bool // the pattern is a literal string
+	Multiline  bool // matches may span lines (-U)
 	Before     int  // context lines
 	After      int
 	Scope      Scope
 }
 
-// Compile builds the regexp the query runs.
+// Compile builds the regexp the query runs (see regex.go for how the
+// pattern is rewritten to grep's semantics).
 func (q RegexQuery) Compile() (*regexp.Regexp, error) {
-	p := q.Pattern
-	if q.Fixed {
-		p = regexp.QuoteMeta(p)
-	}
-	if q.WholeWord {
-		p = `\b(?:` + p + `)\b`
-	}
-	// Multi-line mode: ^ and $ match at line boundaries, as in grep.
-	p = `(?m)` + p
-	if q.IgnoreCase {
-		p = `(?i)` + p
-	}
-	re, err := regexp.Compile(p)
+	m, err := NewMatcher(q)
 	if err != nil {
-		return nil, fmt.Errorf("invalid regex pattern: %w", err)
+		return nil, err
 	}
-	return re, nil
+	return m.Regexp(), nil
 }
 
 // Line is one line of a file.
@@ -121,46 +64,50 @@ type LineMatch struct {
 type RegexResult struct {
 	Lines      []LineMatch
 	Files      []string // files with a match
-	Searched   []string // every file in scope, for files-without-match
+	Searched   []string // every file searched, for files-without-match
 	Candidates int      // files the trigram index left to the regexp
+	Binary     int      // files skipped for holding a NUL byte
+	Skipped    []SkipError
 	Elapsed    time.Duration
 }
 
-// Regex runs a regular-expression search on the indexed files.
+// Regex runs a regular-expression search on the files of the scope: those
+// the index holds are narrowed by its trigrams; the others (over its size
+// limit, UTF-16, or let in by the filter) are scanned directly.
 func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) {
 	start := time.Now()
-	re, err := q.Compile()
+	m, err := NewMatcher(q)
 	if err != nil {
 		return nil, err
-	}
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regex pattern: %w", err)
 	}
 	st, err := e.load()
 	if err != nil {
 		return nil, err
 	}
-	res := &RegexResult{}
-	for rel := range st.files {
-		if e.inScope(q.Scope, rel) {
-			res.Searched = append(res.Searched, rel)
-		}
-	}
-	sort.Strings(res.Searched)
-	cands, err := e.evalQuery(st, TrigramQuery(parsed))
+	list, err := e.List(ctx, q.Scope)
 	if err != nil {
 		return nil, err
 	}
+	res := &RegexResult{Skipped: list.Skipped}
+	cands, err := e.evalQuery(st, m.trigrams)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(list.Files)
 	var files []string
-	for _, rel := range res.Searched {
-		if cands == nil || cands[st.files[rel].id] {
-			files = append(files, rel)
+	for _, p := range list.Files {
+		if f, ok := st.files[e.rel(p)]; ok && cands != nil && !cands[f.id] {
+			res.Searched = append(res.Searched, p)
+			continue
 		}
+		files = append(files, p)
 	}
 	res.Candidates = len(files)
-	lit := requiredLiteral(parsed)
-	perFile := make([][]LineMatch, len(files))
+	type outcome struct {
+		lines []LineMatch
+		err   error
+	}
+	perFile := make([]outcome, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -168,7 +115,13 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				perFile[i] = grepFile(e.abs(files[i]), re, lit, q.Before, q.After)
+				t, err := openText(files[i])
+				if err != nil {
+					perFile[i].err = err
+					continue
+				}
+				perFile[i].lines = m.grepText(ctx, files[i], t.data, q.Before, q.After)
+				t.close()
 			}
 		}()
 	}
@@ -183,15 +136,26 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for i, lines := range perFile {
-		if len(lines) > 0 {
-			res.Files = append(res.Files, e.abs(files[i]))
-			res.Lines = append(res.Lines, lines...)
+	for i, o := range perFile {
+		var skip *SkipError
+		switch {
+		case errors.Is(o.err, ErrBinary):
+			res.Binary++
+			continue
+		case errors.As(o.err, &skip):
+			res.Skipped = append(res.Skipped, *skip)
+			continue
+		case o.err != nil:
+			res.Skipped = append(res.Skipped, SkipError{Path: files[i], Reason: statReason(o.err)})
+			continue
+		}
+		res.Searched = append(res.Searched, files[i])
+		if len(o.lines) > 0 {
+			res.Files = append(res.Files, files[i])
+			res.Lines = append(res.Lines, o.lines...)
 		}
 	}
-	for i, rel := range res.Searched {
-		res.Searched[i] = e.abs(rel)
-	}
+	slices.Sort(res.Searched)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
@@ -233,75 +197,6 @@ func requiredLiteral(re *syntax.Regexp) *literal {
 		}
 	}
 	return best
-}
-
-// grepFile finds the lines of one file matching re. With a required literal
-// the regexp runs only on the lines holding it, line by line as grep does;
-// otherwise on the whole file.
-func grepFile(p string, re *regexp.Regexp, lit *literal, before, after int) []LineMatch {
-	src, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	var locs [][]int
-	if lit != nil {
-		hay := src
-		if lit.fold {
-			hay = asciiLower(src) // keeps byte offsets, unlike Unicode lowering
-		}
-		for off := 0; off < len(hay); {
-			i := bytes.Index(hay[off:], lit.text)
-			if i < 0 {
-				break
-			}
-			start := off + i
-			ls := bytes.LastIndexByte(src[:start], '\n') + 1
-			le := len(src)
-			if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
-				le = start + j
-			}
-			for _, m := range re.FindAllIndex(src[ls:le], -1) {
-				locs = append(locs, []int{ls + m[0], ls + m[1]})
-			}
-			off = le + 1
-		}
-	} else {
-		locs = re.FindAllIndex(src, -1)
-	}
-	if len(locs) == 0 {
-		return nil
-	}
-	lines := lineStarts(src)
-	lineText := func(l int) string {
-		end := len(src)
-		if l+1 < len(lines) {
-			end = lines[l+1]
-		}
-		return strings.TrimRight(string(src[lines[l]:end]), "\r\n")
-	}
-	var out []LineMatch
-	for _, loc := range locs {
-		if loc[0] == loc[1] && loc[0] == len(src) && len(src) > 0 && src[len(src)-1] == '\n' {
-			continue // an empty match after the final newline is not a line
-		}
-		l := lineOf(lines, loc[0])
-		if len(out) == 0 || out[len(out)-1].Line != l+1 {
-			out = append(out, LineMatch{Path: p, Line: l + 1, Text: lineText(l), Offset: lines[l]})
-		}
-		m := &out[len(out)-1]
-		end := min(loc[1]-lines[l], len(m.Text))
-		m.Matches = append(m.Matches, [2]int{loc[0] - lines[l], max(end, loc[0]-lines[l])})
-	}
-	for i := range out {
-		l := out[i].Line - 1
-		for c := max(0, l-before); c < l; c++ {
-			out[i].Before = append(out[i].Before, Line{c + 1, lineText(c)})
-		}
-		for c := l + 1; c <= min(len(lines)-1, l+after); c++ {
-			out[i].After = append(out[i].After, Line{c + 1, lineText(c)})
-		}
-	}
-	return out
 }
 
 // evalQuery returns the live file ids satisfying q, or nil for "every file".
@@ -403,7 +298,14 @@ type RankedQuery struct {
 	TopK      int     // 0 means 10
 	Threshold float64 // minimum score; for semantic, <0 means the embedder's default
 	Scope     Scope
+	// Rerank reorders the best candidates by how many of the query's terms
+	// each chunk holds (RerankModel); ck's cross-encoder rerankers need
+	// model downloads kast does not make.
+	Rerank bool
 }
+
+// RerankModel names the reranker Rerank applies.
+const RerankModel = "kast-term-coverage"
 
 // Hit is one ranked chunk.
 type Hit struct {
@@ -424,6 +326,10 @@ type ranked struct {
 
 // Lexical ranks chunks by BM25 (k1 1.2, b 0.75) over the query's terms.
 func (e *Engine) Lexical(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	var err error
+	if q.Scope, err = e.resolve(ctx, q.Scope); err != nil {
+		return nil, err
+	}
 	st, err := e.load()
 	if err != nil {
 		return nil, err
@@ -516,6 +422,10 @@ func (e *Engine) vectors(st *state) (*vectorSet, error) {
 
 // Semantic ranks chunks by cosine similarity to the query's embedding.
 func (e *Engine) Semantic(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	var err error
+	if q.Scope, err = e.resolve(ctx, q.Scope); err != nil {
+		return nil, err
+	}
 	st, err := e.load()
 	if err != nil {
 		return nil, err
@@ -570,6 +480,10 @@ func (e *Engine) semantic(ctx context.Context, st *state, q RankedQuery) ([]rank
 // (k = 60), keyed on chunk spans; each arm contributes 1/(60+rank). Each arm
 // ranks max(5×top_k, 50) candidates within the scope.
 func (e *Engine) Hybrid(ctx context.Context, q RankedQuery) ([]Hit, error) {
+	var err error
+	if q.Scope, err = e.resolve(ctx, q.Scope); err != nil {
+		return nil, err
+	}
 	st, err := e.load()
 	if err != nil {
 		return nil, err
@@ -640,9 +554,15 @@ func best(rs []ranked, k int) []ranked {
 	return rs[:min(k, len(rs))]
 }
 
-// hits applies the threshold and top-k and reads the chunks' text.
+// hits applies the threshold and top-k (after reranking, when asked) and
+// reads the chunks' text.
 func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
-	rs = best(slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold }), topK(q))
+	rs = slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold })
+	if q.Rerank {
+		rs = best(rs, max(3*topK(q), 50))
+	} else {
+		rs = best(rs, topK(q))
+	}
 	out := make([]Hit, 0, len(rs))
 	srcs := map[string][]byte{}
 	for _, r := range rs {
@@ -658,7 +578,32 @@ func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
 		}
 		out = append(out, Hit{Path: e.abs(r.f.path), Chunk: c, Score: r.score, Text: text})
 	}
+	if q.Rerank {
+		out = rerank(q.Query, out)[:min(len(out), topK(q))]
+	}
 	return out, nil
+}
+
+// rerank scales each hit's score by the share of the query's distinct
+// terms its chunk (and name) holds, so a chunk covering the whole query
+// outranks one that matched a single term strongly.
+func rerank(query string, hits []Hit) []Hit {
+	want := map[string]bool{}
+	Terms(query, func(t string) { want[t] = true })
+	if len(want) == 0 {
+		return hits
+	}
+	for i := range hits {
+		have := map[string]bool{}
+		Terms(hits[i].Chunk.Name+" "+hits[i].Text, func(t string) {
+			if want[t] {
+				have[t] = true
+			}
+		})
+		hits[i].Score *= 0.5 + 0.5*float64(len(have))/float64(len(want))
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	return hits
 }
 
 func asciiLower(b []byte) []byte {

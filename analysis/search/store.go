@@ -39,8 +39,9 @@ type meta struct {
 	dim      int
 	nextFile uint32
 	nextSeg  uint32
-	segments int // live segments since the last compaction
-	dead     int // files dropped since the last compaction
+	segments int   // live segments since the last compaction
+	dead     int   // files dropped since the last compaction
+	updated  int64 // unix nanoseconds of the last write; absent in older rows
 }
 
 func (m meta) encode() []byte {
@@ -50,7 +51,7 @@ func (m meta) encode() []byte {
 	for _, v := range []uint64{uint64(m.dim), uint64(m.nextFile), uint64(m.nextSeg), uint64(m.segments), uint64(m.dead)} {
 		b = binary.AppendUvarint(b, v)
 	}
-	return b
+	return binary.AppendUvarint(b, uint64(m.updated))
 }
 
 var errCorrupt = errors.New("search: corrupt index row")
@@ -87,6 +88,9 @@ func decodeMeta(b []byte) (meta, error) {
 	m := meta{version: r.uv(), model: r.str()}
 	m.dim, m.nextFile, m.nextSeg = int(r.uv()), uint32(r.uv()), uint32(r.uv())
 	m.segments, m.dead = int(r.uv()), int(r.uv())
+	if r.err == nil && len(r.b) > 0 {
+		m.updated = int64(r.uv())
+	}
 	return m, r.err
 }
 

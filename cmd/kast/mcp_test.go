@@ -124,7 +124,7 @@ func TestMCPInitializeAndToolsList(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"health_check", "hybrid_search", "index_status", "lexical_search", "regex_search", "reindex", "semantic_search"}
+	want := []string{"default_ckignore", "health_check", "hybrid_search", "index_status", "lexical_search", "regex_search", "reindex", "semantic_search"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v", names)
 	}
@@ -273,15 +273,19 @@ func TestMCPPagingAndCursors(t *testing.T) {
 func TestMCPRejects(t *testing.T) {
 	f := connectMCP(t)
 	for name, args := range map[string]map[string]any{
-		"outside":       {"pattern": "x", "path": filepath.Dir(f.dir)},
-		"escape":        {"pattern": "x", "path": filepath.Join(f.dir, "..", "..")},
-		"missing path":  {"pattern": "x"},
-		"bad regex":     {"pattern": "[unclosed", "path": f.dir},
-		"unknown field": {"pattern": "x", "path": f.dir, "bogus": 1},
+		"outside":          {"pattern": "x", "path": filepath.Dir(f.dir)},
+		"escape":           {"pattern": "x", "path": filepath.Join(f.dir, "..", "..")},
+		"missing path":     {"pattern": "x"},
+		"bad regex":        {"pattern": "[unclosed", "path": f.dir},
+		"negative context": {"pattern": "x", "path": f.dir, "context": -1},
 	} {
 		if _, err := call(t, f.session, "regex_search", args); rpcCode(err) != -32602 {
 			t.Errorf("%s: err %v, want invalid params", name, err)
 		}
+	}
+	// Unknown arguments are ignored, as ck's server ignores them.
+	if _, err := call(t, f.session, "regex_search", map[string]any{"pattern": "x", "path": f.dir, "bogus": 1}); err != nil {
+		t.Errorf("unknown argument: %v", err)
 	}
 	if _, err := call(t, f.session, "index_status", map[string]any{"path": "/"}); rpcCode(err) != -32602 {
 		t.Errorf("index_status outside the roots: %v", err)

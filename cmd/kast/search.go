@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/kast-dev/kast/analysis/search"
@@ -91,6 +93,7 @@ type searchFlags struct {
 	asJSON, asJSONL, reindex                  bool
 	include, exclude                          []string
 	embed                                     embedFlags
+	ck                                        ckFlags
 }
 
 func newSearchCmd(g *globalFlags, exit *int) *cobra.Command {
@@ -107,8 +110,14 @@ apply. The search index is brought up to date first; only changed files are read
 similarity; --hybrid fuses the two by reciprocal rank. The built-in embedder is
 offline and deterministic but only measures shared vocabulary; use --embedder
 ollama or openai for a real embedding model. Exit status 1 means nothing matched.`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := runIndexCommand(cmd, g, &f, args); done {
+				return err
+			}
+			if len(args) == 0 {
+				return errors.New("search needs a PATTERN (or an index flag such as --index or --status)")
+			}
 			found, err := runSearch(cmd, g, &f, args)
 			if err == nil && !found {
 				*exit = 1
@@ -138,9 +147,11 @@ ollama or openai for a real embedding model. Exit status 1 means nothing matched
 	fl.StringSliceVar(&f.include, "include", nil, "only files matching these globs (path or base name)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "skip files or directories matching these globs")
 	f.embed.register(cmd)
+	f.ck.register(cmd, &f)
 	cmd.MarkFlagsMutuallyExclusive("regex", "lex", "sem", "hybrid")
 	cmd.MarkFlagsMutuallyExclusive("files-with-matches", "files-without-match")
-	cmd.MarkFlagsMutuallyExclusive("json", "jsonl")
+	cmd.MarkFlagsMutuallyExclusive("json", "jsonl", "json-v1")
+	cmd.MarkFlagsMutuallyExclusive("with-filename", "no-filename")
 	return cmd
 }
 
@@ -150,15 +161,27 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 	if err != nil {
 		return false, err
 	}
-	target := "."
-	if len(args) == 2 {
-		target = args[1]
+	targets := args[1:]
+	if len(targets) == 0 {
+		targets = []string{"."}
 	}
+	target := targets[0]
 	root, err := workspaceRoot(target)
 	if err != nil {
 		return false, err
 	}
-	absTarget, _ := filepath.Abs(target)
+	var absTargets []string
+	for _, t := range targets {
+		abs, err := filepath.Abs(t)
+		if err != nil {
+			return false, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return false, err
+		}
+		absTargets = append(absTargets, abs)
+	}
+	f.ck.showFilename = showFilename(f, absTargets)
 	ctx := cmd.Context()
 	h, err := newHost(ctx, logger, &f.embed)
 	if err != nil {
@@ -169,7 +192,10 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 	if err != nil {
 		return false, err
 	}
-	bar := newBar(cmd.ErrOrStderr())
+	var bar *progressbar.ProgressBar
+	if !f.ck.quiet {
+		bar = newBar(cmd.ErrOrStderr())
+	}
 	rep, err := eng.Refresh(ctx, f.reindex, func(p search.Progress) {
 		if bar != nil && p.Stage == "index" && p.Total > 0 {
 			bar.ChangeMax64(p.Total)
@@ -188,12 +214,15 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 	defer func() {
 		logger.Debug("search", "indexing", rep.Duration, "filesIndexed", rep.Indexed, "search", time.Since(searchStart))
 	}()
-	scope := search.Scope{Paths: []string{absTarget}, Include: f.include, Exclude: f.exclude}
+	scope := search.Scope{Paths: absTargets, Include: f.include, Exclude: f.exclude, Filter: f.ck.filter()}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
 	pattern := args[0]
 	if f.lex || f.sem || f.hybrid {
-		q := search.RankedQuery{Query: pattern, TopK: f.topK, Threshold: f.threshold, Scope: scope}
+		q := search.RankedQuery{Query: pattern, TopK: f.topK, Threshold: f.threshold, Scope: scope, Rerank: f.ck.rerank}
+		if f.ck.limit > 0 {
+			q.TopK = f.ck.limit
+		}
 		var hits []search.Hit
 		switch {
 		case f.lex:
@@ -208,13 +237,23 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		if err != nil {
 			return false, err
 		}
+		if f.ck.limit > 0 {
+			hits = hits[:min(len(hits), f.ck.limit)]
+		}
 		return len(hits) > 0, printHits(out, hits, f)
 	}
 	before, after := max(f.before, f.context), max(f.after, f.context)
 	res, err := eng.Regex(ctx, search.RegexQuery{Pattern: pattern, IgnoreCase: f.ignoreCase, WholeWord: f.wholeWord,
-		Fixed: f.fixed, Before: before, After: after, Scope: scope})
+		Fixed: f.fixed, Multiline: f.ck.multiline, Before: before, After: after, Scope: scope})
 	if err != nil {
 		return false, err
+	}
+	reportSkips(cmd.ErrOrStderr(), res, logger)
+	if f.ck.limit > 0 && len(res.Lines) > f.ck.limit {
+		res.Lines = res.Lines[:f.ck.limit]
+	}
+	if f.ck.fullSection {
+		return printSections(out, eng, res, f)
 	}
 	return printLines(out, res, f)
 }
@@ -243,22 +282,30 @@ type jsonMatch struct {
 	Span    jsonSpan `json:"span"`
 	Kind    string   `json:"kind,omitempty"`
 	Name    string   `json:"name,omitempty"`
-	Snippet string   `json:"snippet"`
+	Snippet *string  `json:"snippet,omitempty"`
 	Score   *float64 `json:"score,omitempty"`
 }
 
 func hitJSON(h search.Hit) jsonMatch {
 	s := h.Score
 	return jsonMatch{Path: display(h.Path), Span: jsonSpan{h.Chunk.Start, h.Chunk.End, h.Chunk.StartLine, h.Chunk.EndLine},
-		Kind: h.Chunk.Kind, Name: h.Chunk.Name, Snippet: h.Text, Score: &s}
+		Kind: h.Chunk.Kind, Name: h.Chunk.Name, Snippet: &h.Text, Score: &s}
 }
 
 func lineJSON(l search.LineMatch) jsonMatch {
-	return jsonMatch{Path: display(l.Path), Span: jsonSpan{l.Offset, l.Offset + len(l.Text), l.Line, l.Line}, Snippet: l.Text}
+	return jsonMatch{Path: display(l.Path), Span: jsonSpan{l.Offset, l.Offset + len(l.Text), l.Line, l.Line}, Snippet: &l.Text}
 }
 
-func printJSON[T any](w io.Writer, items []T, f *searchFlags) error {
+func printJSON(w io.Writer, items []jsonMatch, f *searchFlags) error {
 	enc := json.NewEncoder(w)
+	for i := range items {
+		if f.ck.noSnippet {
+			items[i].Snippet = nil
+		}
+	}
+	if f.ck.jsonV1 {
+		return printJSONV1(enc, items)
+	}
 	if f.asJSONL {
 		for _, it := range items {
 			if err := enc.Encode(it); err != nil {
@@ -268,13 +315,13 @@ func printJSON[T any](w io.Writer, items []T, f *searchFlags) error {
 		return nil
 	}
 	if items == nil {
-		items = []T{}
+		items = []jsonMatch{}
 	}
 	return enc.Encode(items)
 }
 
 func printHits(w io.Writer, hits []search.Hit, f *searchFlags) error {
-	if f.asJSON || f.asJSONL {
+	if f.asJSON || f.asJSONL || f.ck.jsonV1 {
 		var items []jsonMatch
 		for _, h := range hits {
 			items = append(items, hitJSON(h))
@@ -295,12 +342,17 @@ func printHits(w io.Writer, hits []search.Hit, f *searchFlags) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s:%d-%d (%.4f)", display(h.Path), h.Chunk.StartLine, h.Chunk.EndLine, h.Score)
+		fmt.Fprintf(w, "%s:%d-%d", display(h.Path), h.Chunk.StartLine, h.Chunk.EndLine)
+		if f.ck.scores {
+			fmt.Fprintf(w, " (%.4f)", h.Score)
+		}
 		if h.Chunk.Name != "" {
 			fmt.Fprintf(w, " %s %s", h.Chunk.Kind, h.Chunk.Name)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, strings.TrimRight(h.Text, "\n"))
+		if !f.ck.noSnippet {
+			fmt.Fprintln(w, strings.TrimRight(h.Text, "\n"))
+		}
 	}
 	return nil
 }
@@ -325,7 +377,7 @@ func printLines(w io.Writer, res *search.RegexResult, f *searchFlags) (bool, err
 			fmt.Fprintln(w, display(p))
 		}
 		return len(res.Files) > 0, nil
-	case f.asJSON || f.asJSONL:
+	case f.asJSON || f.asJSONL || f.ck.jsonV1:
 		var items []jsonMatch
 		for _, l := range res.Lines {
 			items = append(items, lineJSON(l))
@@ -343,11 +395,14 @@ func printLines(w io.Writer, res *search.RegexResult, f *searchFlags) (bool, err
 		if withContext && lastPath != "" && (path != lastPath || n > lastLine+1) {
 			fmt.Fprintln(w, "--")
 		}
-		if f.lineNumbers {
-			fmt.Fprintf(w, "%s%s%d%s%s\n", display(path), sep, n, sep, text)
-		} else {
-			fmt.Fprintf(w, "%s%s%s\n", display(path), sep, text)
+		prefix := ""
+		if f.ck.showFilename {
+			prefix = display(path) + sep
 		}
+		if f.lineNumbers {
+			prefix += fmt.Sprint(n) + sep
+		}
+		fmt.Fprintf(w, "%s%s\n", prefix, text)
 		lastPath, lastLine = path, n
 	}
 	for _, l := range res.Lines {

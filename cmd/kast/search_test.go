@@ -38,12 +38,26 @@ func TestSearchGolden(t *testing.T) {
 		{"files_with", []string{"-l", "Request"}, 0},
 		{"files_without", []string{"-L", "Request"}, 0},
 		{"jsonl", []string{"--jsonl", "-w", "Timeout"}, 0},
-		{"lex", []string{"--lex", "--topk", "2", "retry backoff"}, 0},
+		{"lex", []string{"--lex", "--scores", "--topk", "2", "retry backoff"}, 0},
 		{"sem", []string{"--sem", "--topk", "1", "parse config"}, 0},
 		{"hybrid_json", []string{"--hybrid", "--json", "--topk", "1", "handle request"}, 0},
 		{"scoped_exclude", []string{"-n", "--exclude", "*.txt", "-i", "timeout"}, 0},
 		{"no_match", []string{"zzzznothing"}, 1},
 		{"gitignored", []string{"-l", "ParseConfig"}, 0},
+		// ck's flags.
+		{"no_filename", []string{"--no-filename", "-n", "-w", "Timeout"}, 0},
+		{"one_file", []string{"-n", "func", "pkg/config.go"}, 0},
+		{"one_file_H", []string{"-H", "-n", "func", "pkg/config.go"}, 0},
+		{"several_paths", []string{"-n", "-i", "timeout", "pkg/server.go", "notes.txt"}, 0},
+		{"hidden", []string{"-l", "--hidden", "ignored"}, 0},
+		{"no_ignore", []string{"-l", "--no-ignore", "ParseConfig"}, 0},
+		{"json_v1", []string{"--json-v1", "-w", "Timeout"}, 0},
+		{"no_snippet", []string{"--jsonl", "--no-snippet", "-w", "Timeout"}, 0},
+		{"limit", []string{"-n", "--limit", "1", "func"}, 0},
+		{"full_section", []string{"--full-section", "parseLines\\("}, 0},
+		{"multiline", []string{"-n", "-U", "err != nil \\{\\n\\s+return"}, 0},
+		{"newline_needs_U", []string{"a\\nb"}, 2},
+		{"print_default_ckignore", []string{"--print-default-ckignore"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

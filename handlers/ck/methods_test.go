@@ -29,7 +29,7 @@ func TestMethodsTableMatchesTools(t *testing.T) {
 			t.Errorf("%s is registered but not advertised", name)
 		}
 	}
-	if len(tools) != 7 {
-		t.Errorf("%d ck tools, want ck's 7: %v", len(tools), tools)
+	if len(tools) != 8 {
+		t.Errorf("%d ck tools, want ck's 8: %v", len(tools), tools)
 	}
 }

@@ -117,6 +117,9 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 		wd, _ := os.Getwd()
 		return jsonResult(map[string]any{"status": "healthy", "server": ServerName, "version": s.Version,
 			"protocol": "mcp", "timestamp": s.Now().UTC().Format(time.RFC3339), "cwd": wd}), nil
+	case "default_ckignore":
+		return jsonResult(map[string]any{"ckignore": search.DefaultCkignore,
+			"length": strings.Count(search.DefaultCkignore, "\n")}), nil
 	case "index_status":
 		var a struct {
 			Path string `json:"path"`
@@ -135,7 +138,7 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 		return jsonResult(map[string]any{"indexed": st.Indexed, "root": st.Root, "file_count": st.Files,
 			"chunk_count": st.Chunks, "embedded_chunks": st.Embedded, "embedding_model": st.Model,
 			"embedding_dimensions": st.Dim, "index_size_bytes": st.IndexBytes, "index_size_mb": float64(st.IndexBytes) / 1e6,
-			"source_size_bytes": st.SourceBytes, "last_updated": st.Updated}), nil
+			"source_size_bytes": st.SourceBytes, "last_updated": lastUpdated(st.Updated)}), nil
 	case "reindex":
 		var a struct {
 			Path  string `json:"path"`
@@ -160,11 +163,20 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 	return nil, invalid("unknown tool %q", tool)
 }
 
+// decode reads a tool's arguments; unknown ones are ignored, as ck's
+// serde structs ignore them, but a known one of the wrong type is refused.
+// lastUpdated is an index's last write in RFC 3339, or null when it was
+// never built.
+func lastUpdated(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 func decode(args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return invalid("invalid arguments: %v", err)
+	if err := json.Unmarshal(args, v); err != nil {
+		return invalid("Invalid parameters: %v", err)
 	}
 	return nil
 }
@@ -214,34 +226,6 @@ func (s *Service) engine(path string) (*search.Engine, string, error) {
 	return nil, "", invalid("invalid path: %s is outside the workspace roots %v", path, roots)
 }
 
-// searchArgs are the arguments of the four search tools.
-type searchArgs struct {
-	Query           string   `json:"query"`
-	Pattern         string   `json:"pattern"`
-	Path            string   `json:"path"`
-	TopK            *int     `json:"top_k"`
-	Threshold       *float64 `json:"threshold"`
-	IgnoreCase      bool     `json:"ignore_case"`
-	CaseInsensitive bool     `json:"case_insensitive"`
-	WholeWord       bool     `json:"whole_word"`
-	FixedString     bool     `json:"fixed_string"`
-	Context         int      `json:"context"`
-	ContextLines    int      `json:"context_lines"`
-	Before          int      `json:"before_context_lines"`
-	After           int      `json:"after_context_lines"`
-	Include         []string `json:"include_patterns"`
-	Exclude         []string `json:"exclude_patterns"`
-	Cursor          string   `json:"cursor"`
-	PageSize        *int     `json:"page_size"`
-	IncludeSnippet  *bool    `json:"include_snippet"`
-	SnippetLength   *int     `json:"snippet_length"`
-	// Accepted for ck compatibility; the built-in embedders need neither.
-	RespectGitignore   *bool  `json:"respect_gitignore"`
-	UseDefaultExcludes *bool  `json:"use_default_excludes"`
-	Rerank             *bool  `json:"rerank"`
-	RerankModel        string `json:"rerank_model"`
-}
-
 // Match is one result, in ck's JSON shape.
 type Match struct {
 	File struct {
@@ -255,7 +239,7 @@ type Match struct {
 			LineStart int `json:"line_start"`
 			LineEnd   int `json:"line_end"`
 		} `json:"span"`
-		Content    string   `json:"content,omitempty"`
+		Content    string   `json:"content"`
 		Score      *float64 `json:"score,omitempty"`
 		RRFScore   *float64 `json:"rrf_score,omitempty"`
 		LineNumber int      `json:"line_number"`
@@ -268,6 +252,9 @@ type Match struct {
 func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, progress Progress) (*Result, error) {
 	var a searchArgs
 	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := a.validate(); err != nil {
 		return nil, err
 	}
 	mode := strings.TrimSuffix(tool, "_search")
@@ -284,7 +271,7 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 	if a.PageSize != nil {
 		pageSize = min(max(*a.PageSize, 1), MaxPageSize)
 	}
-	nb, params := cursorKey(tool, a)
+	params := cursorKey(tool, a)
 
 	if a.Cursor != "" {
 		sess, offset, err := s.decodeCursor(a.Cursor, params)
@@ -297,21 +284,23 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 	if err != nil {
 		return nil, err
 	}
-	scope := search.Scope{Paths: []string{scopePath}, Include: a.Include, Exclude: a.Exclude}
+	scope := search.Scope{Paths: []string{scopePath}, Include: a.Include, Exclude: a.Exclude, Filter: a.filter()}
 	rep, err := eng.Refresh(ctx, false, progress)
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Message: "failed to update the index: " + err.Error()}
 	}
 	start := time.Now()
-	matches, err := find(ctx, eng, mode, text, a, scope)
+	matches, skipped, err := find(ctx, eng, mode, text, a, scope)
 	if err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
 	summary := map[string]any{
-		"search": map[string]any{"query": text, "mode": mode, "parameters": json.RawMessage(nb)},
+		"search": map[string]any{"query": text, "mode": mode, "parameters": a.parameters(mode)},
 		"metadata": map[string]any{
 			"search_time_ms": elapsed.Milliseconds(),
+			"skipped":        skipped,
+			"index_stats":    nil,
 			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
 				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
 		},
@@ -323,71 +312,86 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 // cursorKey binds a cursor to everything that shapes the result list: the
 // tool and its arguments but the cursor and page size. nb is the arguments
 // as the summary reports them.
-func cursorKey(tool string, a searchArgs) (nb []byte, key string) {
+func cursorKey(tool string, a searchArgs) string {
 	normalized := a
 	normalized.Cursor, normalized.PageSize = "", nil
-	nb, _ = json.Marshal(struct {
+	nb, _ := json.Marshal(struct {
 		Tool string
 		Args searchArgs
 	}{tool, normalized})
 	sum := sha256.Sum256(nb)
-	return nb, base64.RawURLEncoding.EncodeToString(sum[:16])
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// skip is a path a search passed over, and why.
+type skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // find runs one search mode over the engine and turns its results into ck
-// matches.
-func find(ctx context.Context, eng *search.Engine, mode, text string, a searchArgs, scope search.Scope) ([]Match, error) {
-	withSnippet := a.IncludeSnippet == nil || *a.IncludeSnippet
-	snippetLen := DefaultSnippetLength
-	if a.SnippetLength != nil {
-		snippetLen = min(max(*a.SnippetLength, 1), MaxSnippetLength)
-	}
-	var matches []Match
+// matches, with the paths it passed over.
+func find(ctx context.Context, eng *search.Engine, mode, text string, a searchArgs, scope search.Scope) ([]Match, []skip, error) {
+	withSnippet := flag(a.IncludeSnippet, true)
+	snippetLen := min(max(intOr(a.SnippetLength, DefaultSnippetLength), 1), MaxSnippetLength)
+	matches := []Match{}
+	skipped := []skip{}
+	ignoreCase := flag(a.IgnoreCase, false) || flag(a.CaseInsensitive, false)
 	if mode == "regex" {
-		ctxLines := max(a.Context, a.ContextLines)
-		res, err := eng.Regex(ctx, search.RegexQuery{Pattern: text, IgnoreCase: a.IgnoreCase || a.CaseInsensitive,
-			WholeWord: a.WholeWord, Fixed: a.FixedString, Before: max(ctxLines, a.Before), After: max(ctxLines, a.After), Scope: scope})
+		ctxLines := max(intOr(a.Context, 0), intOr(a.ContextLines, 0))
+		res, err := eng.Regex(ctx, search.RegexQuery{Pattern: text, IgnoreCase: ignoreCase,
+			WholeWord: flag(a.WholeWord, false), Fixed: flag(a.FixedString, false),
+			Before: max(ctxLines, intOr(a.Before, 0)), After: max(ctxLines, intOr(a.After, 0)), Scope: scope})
 		if err != nil {
-			return nil, invalid("%v", err)
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, invalid("%v", err)
 		}
 		for _, l := range res.Lines {
 			matches = append(matches, lineMatch(l, withSnippet, snippetLen))
 		}
-	} else {
-		q := search.RankedQuery{Query: text, TopK: DefaultTopK, Scope: scope}
-		if a.TopK != nil {
-			q.TopK = max(*a.TopK, 1)
+		for _, s := range res.Skipped {
+			skipped = append(skipped, skip{s.Path, s.Reason})
 		}
-		var hits []search.Hit
-		var err error
-		switch mode {
-		case "semantic":
-			q.Threshold = -1
-			if a.Threshold != nil {
-				q.Threshold = *a.Threshold
-			}
-			hits, err = eng.Semantic(ctx, q)
-		case "lexical":
-			if a.Threshold != nil {
-				q.Threshold = *a.Threshold
-			}
-			hits, err = eng.Lexical(ctx, q)
-		default:
-			q.Threshold = DefaultHybridMin
-			if a.Threshold != nil {
-				q.Threshold = *a.Threshold
-			}
-			hits, err = eng.Hybrid(ctx, q)
+		if res.Binary > 0 {
+			skipped = append(skipped, skip{"", fmt.Sprintf("%d binary files (holding a NUL byte)", res.Binary)})
 		}
-		if err != nil {
-			return nil, &Error{Code: CodeInternal, Message: err.Error()}
-		}
-		ctxLines := max(a.ContextLines, a.Context)
-		for _, h := range hits {
-			matches = append(matches, hitMatch(h, mode, withSnippet, snippetLen, max(ctxLines, a.Before), max(ctxLines, a.After)))
-		}
+		return matches, skipped, nil
 	}
-	return matches, nil
+	q := search.RankedQuery{Query: text, TopK: DefaultTopK, Scope: scope, Rerank: flag(a.Rerank, false)}
+	if a.TopK != nil {
+		q.TopK = max(*a.TopK, 1)
+	}
+	var hits []search.Hit
+	var err error
+	switch mode {
+	case "semantic":
+		q.Threshold = -1
+		if a.Threshold != nil {
+			q.Threshold = *a.Threshold
+		}
+		hits, err = eng.Semantic(ctx, q)
+	case "lexical":
+		if a.Threshold != nil {
+			q.Threshold = *a.Threshold
+		}
+		hits, err = eng.Lexical(ctx, q)
+	default:
+		q.Threshold = DefaultHybridMin
+		if a.Threshold != nil {
+			q.Threshold = *a.Threshold
+		}
+		hits, err = eng.Hybrid(ctx, q)
+	}
+	if err != nil {
+		return nil, nil, &Error{Code: CodeInternal, Message: err.Error()}
+	}
+	ctxLines := intOr(a.ContextLines, 0)
+	for _, h := range hits {
+		matches = append(matches, hitMatch(h, mode, withSnippet, snippetLen, max(ctxLines, intOr(a.Before, 0)), max(ctxLines, intOr(a.After, 0))))
+	}
+	return matches, skipped, nil
 }
 
 func clip(s string, n int) string {
@@ -434,10 +438,9 @@ func hitMatch(h search.Hit, mode string, snippet bool, n, before, after int) Mat
 	m.Match.LineNumber = c.StartLine
 	m.Match.Name, m.Match.Kind = c.Name, c.Kind
 	score := h.Score
+	m.Match.Score = &score
 	if mode == "hybrid" {
-		m.Match.RRFScore = &score
-	} else {
-		m.Match.Score = &score
+		m.Match.RRFScore = &score // ck reports the fused score under both names
 	}
 	if snippet {
 		text := h.Text
@@ -452,7 +455,7 @@ func hitMatch(h search.Hit, mode string, snippet bool, n, before, after int) Mat
 
 // withContext adds lines around a chunk's text.
 func withContext(h search.Hit, before, after int) string {
-	src, err := os.ReadFile(h.Path)
+	src, err := os.ReadFile(h.Path) // chunk offsets are the index's, of the file's bytes
 	if err != nil || h.Chunk.End > len(src) {
 		return h.Text
 	}
@@ -481,8 +484,10 @@ func language(p string) string {
 		return "rust"
 	case "rb":
 		return "ruby"
+	case "md", "markdown":
+		return "markdown"
 	}
-	return ""
+	return "unknown"
 }
 
 // ErrorOf unwraps err into a tool Error (internal unless it is one).
