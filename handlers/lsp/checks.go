@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,16 +15,25 @@ import (
 // kotlinc) take from a fraction of a second to many: they run in the
 // background when a document that parses is opened or saved, and their
 // findings join its diagnostics when they arrive, for the version they
-// checked.
+// checked. One worker per connection runs them, every document waiting at
+// that moment in one run per root: an editor restoring fifty tabs costs one
+// go list, not fifty.
 type toolchainChecks struct {
 	mu      sync.Mutex
 	results map[string]checkedDoc // by uri
-	running map[string]context.CancelFunc
+	waiting map[string]pendingCheck
+	wake    chan struct{} // nil until the worker starts
 }
 
 type checkedDoc struct {
 	version int32
 	found   []checks.Diagnostic
+}
+
+type pendingCheck struct {
+	version    int32
+	path, root string
+	done       func()
 }
 
 // cached returns the findings for the document's version, if checked.
@@ -36,8 +44,8 @@ func (c *toolchainChecks) cached(doc *document.Document) ([]checks.Diagnostic, b
 	return r.found, ok && r.version == doc.Version
 }
 
-// startChecks checks the document's version in the background, replacing a
-// check of an older one, and calls done when the findings are in. Only a
+// startChecks queues the document's version for checking, replacing an
+// older version waiting, and calls done when the findings are in. Only a
 // version the disk holds is checked (at open and at each save): a toolchain
 // run takes seconds, and one per keystroke would queue up behind the typing.
 func (s *session) startChecks(doc *document.Document, done func()) {
@@ -48,43 +56,67 @@ func (s *session) startChecks(doc *document.Document, done func()) {
 	if disk, err := os.ReadFile(path); err != nil || string(disk) != string(doc.Text) {
 		return
 	}
-	c := &s.checks
-	ctx, cancel := context.WithCancel(s.ctx)
-	c.mu.Lock()
-	if c.results == nil {
-		c.results, c.running = map[string]checkedDoc{}, map[string]context.CancelFunc{}
-	}
-	if stop, ok := c.running[doc.URI]; ok {
-		stop()
-	}
-	c.running[doc.URI] = cancel
-	c.mu.Unlock()
 	root := filepath.Dir(path)
 	if ws := s.engine.Owner(path); ws != nil {
 		root = ws.Root
 	}
-	s.wg.Go(func() {
-		defer cancel()
-		res := checks.Run(ctx, checks.Request{Root: root, Files: []string{path}})
-		if ctx.Err() != nil {
+	c := &s.checks
+	c.mu.Lock()
+	if c.wake == nil {
+		c.results, c.waiting, c.wake = map[string]checkedDoc{}, map[string]pendingCheck{}, make(chan struct{}, 1)
+		s.wg.Go(s.runChecks)
+	}
+	c.waiting[doc.URI] = pendingCheck{doc.Version, path, root, done}
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default: // the worker is awake already
+	}
+}
+
+// runChecks is the connection's checks worker.
+func (s *session) runChecks() {
+	c := &s.checks
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-c.wake:
+		}
+		c.mu.Lock()
+		batch := c.waiting
+		c.waiting = map[string]pendingCheck{}
+		c.mu.Unlock()
+		byRoot := map[string][]string{}
+		for _, p := range batch {
+			byRoot[p.root] = append(byRoot[p.root], p.path)
+		}
+		found := map[string][]checks.Diagnostic{}
+		for root, paths := range byRoot {
+			res := checks.Run(s.ctx, checks.Request{Root: root, Files: paths})
+			for _, d := range res.Diagnostics {
+				found[d.Path] = append(found[d.Path], d)
+			}
+		}
+		if s.ctx.Err() != nil {
 			return
 		}
 		c.mu.Lock()
-		c.results[doc.URI] = checkedDoc{doc.Version, res.Diagnostics}
-		delete(c.running, doc.URI)
+		for docURI, p := range batch {
+			c.results[docURI] = checkedDoc{p.version, found[p.path]}
+		}
 		c.mu.Unlock()
-		done()
-	})
+		for _, p := range batch {
+			p.done()
+		}
+	}
 }
 
-// forget drops a closed document's findings and stops its check.
+// forget drops a closed document's findings and its waiting check.
 func (c *toolchainChecks) forget(docURI string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if stop, ok := c.running[docURI]; ok {
-		stop()
-		delete(c.running, docURI)
-	}
+	delete(c.waiting, docURI)
 	delete(c.results, docURI)
 }
 
