@@ -313,6 +313,7 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message, cfg
 		OnApproval:         func(r ApprovalRequest) { publish(Update{Approval: &r}) },
 		OnApprovalResolved: func(r ApprovalResolution) { publish(Update{ApprovalResolved: &r}) },
 		OnStep:             func(st StepEvent) { publish(Update{Step: &st}) },
+		OnToolCallDelta:    func(p ToolCallPart) { publish(Update{ToolCallPart: &p}) },
 		OnCompaction:       func(ev CompactionEvent) { publish(Update{Compaction: &ev}) },
 		Compaction:         m.CompactionPolicy,
 		Context:            func(in Input) string { return m.turnContext(ms, in) },

@@ -31,6 +31,17 @@ type ModelRequest struct {
 type DeltaSink struct {
 	Text      func(delta string)
 	Reasoning func(delta string)
+	// ToolCall hears a tool call's arguments as the model streams them.
+	ToolCall func(ToolCallDelta)
+}
+
+// ToolCallDelta is a piece of a streamed tool call: its index in the
+// response, its id and name on its first piece, and the next part of its
+// JSON arguments.
+type ToolCallDelta struct {
+	Index     int
+	ID, Name  string
+	Arguments string
 }
 
 // ModelResponse is a complete model response.

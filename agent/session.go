@@ -74,6 +74,9 @@ type SessionOptions struct {
 	OnApprovalResolved func(ApprovalResolution)
 	// OnStep is told as each model request of a turn starts.
 	OnStep func(StepEvent)
+	// OnToolCallDelta hears tool calls' arguments as the model streams them,
+	// before the call's toolCall event.
+	OnToolCallDelta func(ToolCallPart)
 }
 
 // StepEvent is the start of a turn's Nth model request (from 1).
@@ -81,6 +84,12 @@ type StepEvent struct {
 	SessionID string
 	TurnID    string
 	N         int
+}
+
+// ToolCallPart is a piece of a tool call a turn's model is streaming.
+type ToolCallPart struct {
+	SessionID, TurnID string
+	ToolCallDelta
 }
 
 // ApprovalMode "ask" asks the user before each tool call runs.
@@ -451,6 +460,12 @@ func (s *Session) request(ctx context.Context, t *Turn, p Provider, req *ModelRe
 		sink := DeltaSink{
 			Text:      func(d string) { streamed = true; t.emit(Event{Kind: EventTextDelta, Delta: d}) },
 			Reasoning: func(d string) { streamed = true; t.emit(Event{Kind: EventReasoningDelta, Delta: d}) },
+			ToolCall: func(d ToolCallDelta) {
+				streamed = true
+				if s.opts.OnToolCallDelta != nil {
+					s.opts.OnToolCallDelta(ToolCallPart{SessionID: s.opts.ID, TurnID: t.id, ToolCallDelta: d})
+				}
+			},
 		}
 		resp, err := p.Stream(ctx, req, sink)
 		if err == nil || ctx.Err() != nil {

@@ -21,6 +21,8 @@ type Update struct {
 	ApprovalResolved *ApprovalResolution
 	// Step is the start of a turn's model request.
 	Step *StepEvent
+	// ToolCallPart is a piece of a tool call the model is streaming.
+	ToolCallPart *ToolCallPart
 }
 
 // TurnID returns the turn the update belongs to, or "" for a session-level
@@ -33,6 +35,8 @@ func (u Update) TurnID() string {
 		return u.Question.TurnID
 	case u.Approval != nil:
 		return u.Approval.TurnID
+	case u.ToolCallPart != nil:
+		return u.ToolCallPart.TurnID
 	case u.ApprovalResolved != nil:
 		return u.ApprovalResolved.TurnID
 	case u.Step != nil:

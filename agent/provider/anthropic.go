@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -71,6 +72,9 @@ func (p *anthropicAPI) Stream(ctx context.Context, req *agent.ModelRequest, sink
 			if ev.ContentBlock.Type == "tool_use" {
 				calls[ev.Index] = &agent.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
 				order = append(order, ev.Index)
+				if sink.ToolCall != nil {
+					sink.ToolCall(agent.ToolCallDelta{Index: len(order) - 1, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+				}
 			}
 		case "content_block_delta":
 			switch ev.Delta.Type {
@@ -87,6 +91,9 @@ func (p *anthropicAPI) Stream(ctx context.Context, req *agent.ModelRequest, sink
 			case "input_json_delta":
 				if c := calls[ev.Index]; c != nil {
 					c.Arguments += ev.Delta.PartialJSON
+					if sink.ToolCall != nil {
+						sink.ToolCall(agent.ToolCallDelta{Index: slices.Index(order, ev.Index), Arguments: ev.Delta.PartialJSON})
+					}
 				}
 			}
 		case "message_delta":

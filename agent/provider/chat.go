@@ -97,6 +97,9 @@ func (c *chat) Stream(ctx context.Context, req *agent.ModelRequest, sink agent.D
 				}
 				call.Name += tc.Function.Name
 				call.Arguments += tc.Function.Arguments
+				if sink.ToolCall != nil {
+					sink.ToolCall(agent.ToolCallDelta{Index: int(tc.Index), ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+				}
 			}
 		}
 	}

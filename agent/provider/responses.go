@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -82,10 +83,16 @@ func (p *responsesAPI) Stream(ctx context.Context, req *agent.ModelRequest, sink
 				c := &agent.ToolCall{ID: ev.Item.CallID, Name: ev.Item.Name}
 				calls = append(calls, c)
 				byItem[ev.Item.ID] = c
+				if sink.ToolCall != nil {
+					sink.ToolCall(agent.ToolCallDelta{Index: len(calls) - 1, ID: c.ID, Name: c.Name})
+				}
 			}
 		case "response.function_call_arguments.delta":
 			if c := current(ev.ItemID); c != nil {
 				c.Arguments += ev.Delta
+				if sink.ToolCall != nil {
+					sink.ToolCall(agent.ToolCallDelta{Index: slices.Index(calls, c), Arguments: ev.Delta})
+				}
 			}
 		case "response.function_call_arguments.done":
 			if c := current(ev.ItemID); c != nil && ev.Arguments != "" {

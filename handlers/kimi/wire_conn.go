@@ -25,6 +25,7 @@ type wireConn struct {
 	turnID           string         // the prompt's running turn, or ""
 	stepsOf          map[string]int // model steps per turn
 	cancels          map[string]context.CancelFunc
+	streamedCalls    map[string]bool // tool calls announced while streaming, by id
 }
 
 // connOf returns the connection's state, opening (or resuming) the

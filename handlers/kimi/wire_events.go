@@ -34,6 +34,8 @@ func (c *wireConn) forward(w *Wire, u agent.Update) {
 		c.event("ApprovalResponse", payload)
 	case u.Question != nil:
 		c.questionRequest(w, *u.Question)
+	case u.ToolCallPart != nil:
+		c.toolCallPart(*u.ToolCallPart)
 	case u.Compaction != nil:
 		if u.Compaction.Done {
 			c.event("CompactionEnd", map[string]any{})
@@ -69,6 +71,13 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 			"wait_s": r.Delay.Seconds(), "error_type": "APIStatusError"})
 	case agent.EventToolCall:
 		call := ev.Tool.Call
+		c.mu.Lock()
+		streamed := c.streamedCalls[call.ID]
+		delete(c.streamedCalls, call.ID)
+		c.mu.Unlock()
+		if streamed {
+			return // announced as it streamed (toolCallPart)
+		}
 		c.event("ToolCall", map[string]any{"type": "function", "id": call.ID,
 			"function": map[string]any{"name": call.Name, "arguments": call.Arguments}})
 	case agent.EventToolResult:
@@ -83,6 +92,24 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 		}
 		c.event("TurnEnd", map[string]any{})
 		c.store.sync()
+	}
+}
+
+// toolCallPart streams a tool call as kimi-cli does: ToolCall with its id
+// and name when the model starts it, then its arguments in ToolCallPart
+// pieces.
+func (c *wireConn) toolCallPart(p agent.ToolCallPart) {
+	if p.ID != "" {
+		c.mu.Lock()
+		if c.streamedCalls == nil {
+			c.streamedCalls = map[string]bool{}
+		}
+		c.streamedCalls[p.ID] = true
+		c.mu.Unlock()
+		c.event("ToolCall", map[string]any{"type": "function", "id": p.ID, "function": map[string]any{"name": p.Name, "arguments": ""}})
+	}
+	if p.Arguments != "" {
+		c.event("ToolCallPart", map[string]any{"arguments_part": p.Arguments})
 	}
 }
 
