@@ -114,8 +114,8 @@ func TestNeovimDefinitionReferencesRename(t *testing.T) {
 			t.Errorf("references lack %s: %v", w, refs)
 		}
 	}
-	if renamed := lines(out, "RENAMED"); len(renamed) != 3 {
-		t.Errorf("rename must edit three places, Neovim applied %d: %v\n%s", len(renamed), renamed, out)
+	if renamed := lines(out, "RENAMED"); len(renamed) != 4 {
+		t.Errorf("rename must edit four places, Neovim applied %d: %v\n%s", len(renamed), renamed, out)
 	}
 	if !strings.Contains(out, "OK") {
 		t.Errorf("no OK:\n%s", out)

@@ -65,7 +65,7 @@ func TestIndexSummaryAndIncrementalRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("index --json: %v\n%s", err, out)
 	}
-	if rep.Files != 5 || rep.Parsed != 5 || rep.Definitions < 8 || rep.References < 3 || rep.Lines < 20 {
+	if rep.Files != 9 || rep.Parsed != 9 || rep.Definitions < 8 || rep.References < 3 || rep.Lines < 20 {
 		t.Errorf("first run: %+v", rep)
 	}
 	if rep.Skipped["binary"] != 1 || rep.Skipped["tooLarge"] != 1 {
@@ -75,7 +75,7 @@ func TestIndexSummaryAndIncrementalRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Parsed != 0 || rep.Unchanged != 5 {
+	if rep.Parsed != 0 || rep.Unchanged != 9 {
 		t.Errorf("second run must read nothing: %+v", rep)
 	}
 	text, code := runKast(t, root, env, "index", root)
