@@ -11,6 +11,10 @@ type Reference struct {
 	Role       analysis.Role
 	Confidence float64
 	Uncertain  bool
+	// Ambiguous is set when the reference is bound as surely to another
+	// definition (an overload its arguments do not tell apart): a rename
+	// must not edit it.
+	Ambiguous bool
 }
 
 // References finds the references that resolve to def: those where def is
