@@ -450,21 +450,54 @@ func (w *walker) lambda(n syntax.Node) {
 	})
 }
 
-func (w *walker) call(n syntax.Node) {
+func (w *walker) call(n syntax.Node) { w.callWith(n, false) }
+
+// callWith records a call; trailing says that the call's result is called
+// with a lambda only, which the grammar's `f(a) { }` means.
+func (w *walker) callWith(n syntax.Node, trailing bool) {
 	callee := n.NamedChildren()
 	if len(callee) == 0 {
 		return
 	}
+	var suffix syntax.Node
+	if len(callee) > 1 && callee[1].Type() == "call_suffix" {
+		suffix = callee[1]
+	}
+	before := len(w.b.Facts.Refs)
 	switch f := callee[0]; f.Type() {
 	case "simple_identifier":
 		w.b.Call(f, "")
+		w.setArgs(before, f, suffix, trailing)
 	case "navigation_expression":
 		w.navigation(f, analysis.RoleCall)
+		if parts := f.NamedChildren(); len(parts) == 2 {
+			w.setArgs(before, parts[1].Child("simple_identifier"), suffix, trailing)
+		}
+	case "call_expression":
+		lambdaOnly := suffix.Valid() && !suffix.Child("value_arguments").Valid() && suffix.Child("annotated_lambda").Valid()
+		if inner := f.NamedChildren(); lambdaOnly && len(inner) > 1 && inner[1].Child("value_arguments").Valid() &&
+			!inner[1].Child("annotated_lambda").Valid() {
+			w.callWith(f, true)
+		} else {
+			w.node(f)
+		}
 	default:
 		w.node(f)
 	}
 	for _, c := range callee[1:] {
 		w.node(c)
+	}
+}
+
+// setArgs gives the call reference of name, recorded after index before,
+// the shape of its arguments.
+func (w *walker) setArgs(before int, name, suffix syntax.Node, trailing bool) {
+	refs := w.b.Facts.Refs
+	if !name.Valid() || !suffix.Valid() || len(refs) <= before {
+		return
+	}
+	if last := &refs[len(refs)-1]; last.Span.Start == name.Start() && last.Role&analysis.RoleCall != 0 {
+		last.Args = callArgs(suffix, trailing)
 	}
 }
 

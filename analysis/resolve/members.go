@@ -72,6 +72,12 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
 	}
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
+		if callee, ok := calleeOf(q); ok {
+			return r.callResultTypes(f, ref, callee, depth)
+		}
+	}
 	if !isName(q) {
 		return nil
 	}

@@ -251,7 +251,8 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil
 	}
-	return r.finish(id.Path, r.resolve(f, f.Refs[id.Index], 0))
+	ref := f.Refs[id.Index]
+	return r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
