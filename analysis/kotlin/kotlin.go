@@ -381,7 +381,11 @@ func (w *walker) property(n syntax.Node) {
 		def := w.b.D(d)
 		def.Receiver = receiver
 		if def.TypeName == "" && eq.Valid() {
-			def.TypeName = constructedType(nextNamed(n, eq))
+			init := nextNamed(n, eq)
+			def.TypeName = constructedType(init)
+			if def.TypeName == "" && len(defs) == 1 {
+				def.Value = valueChain(init)
+			}
 		}
 	}
 	visit := func() {
@@ -577,6 +581,12 @@ func (w *walker) importHeader(n syntax.Node) {
 	if len(segments) > 0 {
 		last = segments[len(segments)-1]
 	}
+	// `import a.Outer.Inner.member`: the type segments are references too.
+	for i, seg := range segments[:max(len(segments)-1, 0)] {
+		if isUpper(seg.Text()) {
+			w.b.Ref(seg, analysis.RoleType, qualifierOf(segments[:i]))
+		}
+	}
 	imp := analysis.Import{
 		Path:     id.Text(),
 		Alias:    n.Child("import_alias").Child("type_identifier").Text(),
@@ -624,3 +634,22 @@ func constructedType(init []syntax.Node) string {
 }
 
 func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// maxValue bounds the initializer text kept to infer a local's type from.
+const maxValue = 200
+
+// valueChain is an initializer the resolver can follow to a type (a name,
+// a property chain, a call chain, a literal), or "".
+func valueChain(init []syntax.Node) string {
+	if len(init) != 1 {
+		return ""
+	}
+	switch v := init[0]; v.Type() {
+	case "call_expression", "navigation_expression", "simple_identifier", "string_literal", "integer_literal",
+		"long_literal", "real_literal", "boolean_literal", "character_literal", "postfix_expression":
+		if text := extract.Qualifier(v); len(text) <= maxValue {
+			return text
+		}
+	}
+	return ""
+}

@@ -90,3 +90,117 @@ func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, call
 	}
 	return out
 }
+
+// literalType is the type of a Kotlin or Java literal qualifier, or "".
+func literalType(q string) string {
+	if q == "" {
+		return ""
+	}
+	switch c := q[0]; {
+	case c == '"':
+		return "String"
+	case c == '\'':
+		return "Char"
+	case q == "true" || q == "false":
+		return "Boolean"
+	case c >= '0' && c <= '9':
+		lower := strings.ToLower(q)
+		switch {
+		case strings.HasSuffix(lower, "ul"):
+			return "ULong"
+		case strings.HasSuffix(lower, "u"):
+			return "UInt"
+		case strings.HasSuffix(lower, "l"):
+			return "Long"
+		case strings.HasPrefix(lower, "0x") || strings.HasPrefix(lower, "0b"):
+			return "Int"
+		case strings.HasSuffix(lower, "f"):
+			return "Float"
+		case strings.ContainsAny(lower, ".e"):
+			return "Double"
+		}
+		return "Int"
+	}
+	return ""
+}
+
+// declaresTypeParam reports whether definition i of f declares a type
+// parameter called name.
+func declaresTypeParam(f *analysis.FileFacts, i int32, name string) bool {
+	d := f.Defs[i]
+	for _, p := range f.Defs {
+		if p.Kind == analysis.KindTypeParameter && p.Name == name && p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End {
+			return true
+		}
+	}
+	return false
+}
+
+// genericExtensions finds the Kotlin extensions called name whose receiver
+// is a type parameter, which any receiver has: less sure than a member.
+func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, m := range r.methodsNamed(name) {
+		if m.generic {
+			out = r.add(out, m.id.Path, m.id.Index, conf*0.9, ViaMember, role)
+		}
+	}
+	return out
+}
+
+// extensionsOnWritten finds extensions for `q.name` where q's type is
+// known by name only, a type no workspace file declares (String, a
+// library class): those declared on that receiver name, or generic.
+func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	var out []Candidate
+	for _, t := range r.writtenTypes(f, ref, depth) {
+		base := baseTypeName(t)
+		for _, m := range r.methodsNamed(ref.Name) {
+			if m.receiver == base {
+				out = r.add(out, m.id.Path, m.id.Index, confMember*0.9, ViaMember, ref.Role)
+			}
+		}
+	}
+	if len(out) == 0 && len(r.writtenTypes(f, ref, depth)) > 0 {
+		out = r.genericExtensions(ref.Name, ref.Role, confMember)
+	}
+	return out
+}
+
+// writtenTypes is the written type of a qualifier: a literal's, or the
+// declared type of the variable or the return type of the call it names.
+func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
+	q := strings.ReplaceAll(strings.ReplaceAll(strings.TrimRight(ref.Qualifier, "!?"), "?.", "."), "!!", "")
+	if t := literalType(q); t != "" {
+		return []string{t}
+	}
+	if depth > maxDepth {
+		return nil
+	}
+	qref := ref
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	if callee, ok := calleeOf(q); ok {
+		qref.Role = analysis.RoleCall
+		q = callee
+	} else if !isName(q) || q == "this" || q == "super" {
+		return nil
+	}
+	qref.Qualifier, qref.Name = splitQualifier(q)
+	var out []string
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		if c.Confidence < r.threshold {
+			continue
+		}
+		g := r.file(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		switch {
+		case d.TypeName != "" && !d.Kind.IsType():
+			out = append(out, d.TypeName)
+		case d.Value != "" && g.Lang == "kotlin":
+			vref := valueRef(d)
+			vref.Qualifier = d.Value
+			out = append(out, r.writtenTypes(g, vref, depth+1)...)
+		}
+	}
+	return out
+}

@@ -45,6 +45,11 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if len(members) > 0 {
 		return members
 	}
+	if f.Lang == "kotlin" {
+		if out := r.extensionsOnWritten(f, ref, depth); len(out) > 0 {
+			return out
+		}
+	}
 	return r.byName(ref.Name, ref.Role, true)
 }
 
@@ -77,6 +82,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		if callee, ok := calleeOf(q); ok {
 			return r.callResultTypes(f, ref, callee, depth)
 		}
+		if t := literalType(q); t != "" {
+			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
+		}
 	}
 	if !isName(q) {
 		return nil
@@ -105,6 +113,13 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		case d.Value != "" && g.Lang == "kotlin" && c.Confidence >= r.threshold:
+			vref := valueRef(d)
+			vref.Qualifier = d.Value
+			for _, t := range r.receiverTypes(g, vref, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
@@ -261,6 +276,9 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		if m.receiver == typeName {
 			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
+	}
+	if len(out) == 0 && g.Lang == "kotlin" {
+		out = r.genericExtensions(name, role, conf)
 	}
 	return out
 }

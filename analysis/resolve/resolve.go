@@ -90,6 +90,9 @@ type typeKey struct {
 type method struct {
 	id       DefID
 	receiver string
+	// generic is set when the receiver is a type parameter of the
+	// definition (Kotlin's `fun <T> T.also()`): any type has it.
+	generic bool
 }
 
 // New returns a resolver over ws with DefaultThreshold.
@@ -129,8 +132,10 @@ func (r *Resolver) methodsNamed(name string) []method {
 		if !mayHaveReceiver(e) {
 			continue
 		}
-		if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" {
-			ms = append(ms, method{e.DefID, baseTypeName(d.Receiver)})
+		g := r.file(e.Path)
+		if d := g.Defs[e.Index]; d.Receiver != "" {
+			base := baseTypeName(d.Receiver)
+			ms = append(ms, method{e.DefID, base, g.Lang == "kotlin" && declaresTypeParam(g, e.Index, base)})
 		}
 	}
 	r.mu.Lock()
@@ -252,7 +257,7 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 		return nil
 	}
 	ref := f.Refs[id.Index]
-	return r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))
+	return r.preferActual(r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0))))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost

@@ -60,7 +60,7 @@ func (r *Resolver) ResolvesTo(id RefID, def DefID) (Reference, bool) {
 			f := r.file(id.Path)
 			ref := f.Refs[id.Index]
 			return Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain,
-				Ambiguous: overloadLangs[f.Lang] && len(uses) > 1}, true
+				Ambiguous: overloadLangs[f.Lang] && r.ambiguous(uses)}, true
 		}
 	}
 	return Reference{}, false
