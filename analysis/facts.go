@@ -137,8 +137,9 @@ type Ref struct {
 	// apart: "(" then one code per argument, comma-separated, then ")".
 	// A code is an optional "name=" for a named argument, then s (string
 	// literal), i (integer), L (long), d (floating point), b (boolean),
-	// c (character), n (null), f (lambda or function reference), * (spread)
-	// or _ (anything else); a trailing lambda is the code ^. Empty when
+	// c (character), n (null), f (lambda or function reference), * (spread),
+	// $name (a variable, whose type the resolver may know) or _ (anything
+	// else); a trailing lambda is the code ^. Empty when
 	// the reference is not a call or its arguments are unknown.
 	Args string `json:"args,omitempty"`
 }

@@ -57,6 +57,8 @@ func valueCode(v syntax.Node) string {
 		return "f"
 	case "spread_expression":
 		return "*"
+	case "simple_identifier":
+		return "$" + v.Text()
 	case "prefix_expression":
 		// -1 is an integer still.
 		if parts := v.NamedChildren(); len(parts) == 1 && strings.HasPrefix(v.Text(), "-") {

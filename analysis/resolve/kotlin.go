@@ -76,15 +76,10 @@ func (r *Resolver) ambiguous(uses []Candidate) bool {
 		if !isCallable(d.Kind) {
 			continue
 		}
-		params, ok := signatureParams(d)
-		if !ok {
+		shape := OverloadShape(d)
+		if shape == "" {
 			return true
 		}
-		var types []string
-		for _, p := range params {
-			types = append(types, strings.ReplaceAll(p.typ, " ", ""))
-		}
-		shape := strings.Join(types, ",")
 		if !slices.Contains(shapes, shape) {
 			shapes = append(shapes, shape)
 		}

@@ -31,7 +31,7 @@ type arg struct {
 // bindOverloads narrows a call's tied best candidates to the overloads its
 // arguments fit best. c is sorted best first.
 func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
-	if ref.Args == "" || !overloadLangs[f.Lang] || len(c) < 2 {
+	if !overloadLangs[f.Lang] || len(c) < 2 {
 		return c
 	}
 	n := 0
@@ -41,9 +41,29 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	if n < 2 {
 		return c
 	}
+	if ref.Role&(analysis.RoleCall|analysis.RoleImport) == 0 {
+		return r.valuesOverFunctions(c, n)
+	}
+	if ref.Qualifier == "" {
+		c, n = r.implicitReceivers(f, ref, c, n)
+	}
+	if ref.Args == "" || n < 2 {
+		return c
+	}
 	args := parseArgs(ref.Args)
+	for i, a := range args {
+		if name, ok := strings.CutPrefix(a.code, "$"); ok {
+			// A variable passed as an argument: its declared type.
+			args[i].code = "_"
+			vref := ref
+			vref.Qualifier = name
+			if ts := r.writtenTypes(f, vref, 1); len(ts) == 1 {
+				args[i].code = "t:" + strings.TrimSpace(ts[0])
+			}
+		}
+	}
 	scores := make([]int, n)
-	bestScore, fits := -1, 0
+	shapes := make([]string, n)
 	for i := range n {
 		d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]
 		if !isCallable(d.Kind) {
@@ -54,7 +74,25 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			scores[i] = 0 // unknown parameters fit anything, exactly nothing
 		} else {
 			scores[i] = fitScore(f.Lang, params, args)
+			shapes[i] = paramShape(params)
 		}
+	}
+	// An expect function and its actuals have one parameter list, whose
+	// default values only the expect declares: they fit as well as it.
+	for i := range n {
+		for j := range n {
+			if shapes[i] != "" && shapes[i] == shapes[j] && scores[j] > scores[i] {
+				scores[i] = scores[j]
+			}
+		}
+	}
+	bestScore, fits := -1, 0
+	for i := range n {
+		if d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]; d.Receiver != "" {
+			shapes[i] = baseTypeName(d.Receiver) + "." + shapes[i]
+		}
+	}
+	for i := range n {
 		switch {
 		case scores[i] > bestScore:
 			bestScore, fits = scores[i], 1
@@ -173,6 +211,8 @@ var valueTypes = map[string]bool{
 	"Double": true, "Float": true, "Boolean": true, "Char": true, "int": true, "long": true, "short": true,
 	"byte": true, "double": true, "float": true, "boolean": true, "char": true, "Integer": true, "Character": true,
 	"List": true, "Map": true, "Set": true, "Array": true, "ByteArray": true, "IntArray": true,
+	"LongArray": true, "CharArray": true, "ShortArray": true, "DoubleArray": true, "FloatArray": true,
+	"BooleanArray": true, "UByte": true, "UInt": true, "ULong": true, "UShort": true,
 }
 
 // accepts lists, per literal code, the value types a literal of it fits.
@@ -215,6 +255,9 @@ func literalFit(lang, code string, p param) int {
 		}
 		return -1
 	}
+	if typ, ok := strings.CutPrefix(code, "t:"); ok {
+		return typeFit(typ, t)
+	}
 	ok, known := accepts[code]
 	if !known || t == "" {
 		return 0
@@ -223,6 +266,26 @@ func literalFit(lang, code string, p param) int {
 		return 1
 	}
 	if valueTypes[base] || strings.Contains(t, "->") {
+		return -1
+	}
+	return 0
+}
+
+// typeFit is 1 when an argument of the written type arg fits a parameter
+// of type param exactly, 0 when it may (a subtype, a type parameter), -1
+// when a value type rules it out.
+func typeFit(arg, param string) int {
+	if param == "" || strings.Contains(param, "->") || strings.Contains(arg, "->") {
+		return 0
+	}
+	a := baseTypeName(strings.TrimSuffix(arg, "?"))
+	p := baseTypeName(strings.TrimSuffix(strings.TrimSpace(param), "?"))
+	switch {
+	case a == p:
+		return 1
+	case p == "Any" || p == "Object" || len(p) == 1:
+		return 0
+	case valueTypes[a] || valueTypes[p]:
 		return -1
 	}
 	return 0
@@ -409,4 +472,110 @@ func stripAnnotations(s string) string {
 		s = strings.TrimSpace(s[i:])
 	}
 	return s
+}
+
+// paramShape is a parameter list's types, which identify an overload.
+func paramShape(params []param) string {
+	types := make([]string, len(params))
+	for i, p := range params {
+		types[i] = strings.ReplaceAll(p.typ, " ", "")
+		if p.variadic {
+			types[i] += "..."
+		}
+	}
+	return "(" + strings.Join(types, ",") + ")"
+}
+
+// OverloadShape is what tells a function or constructor apart from its
+// overloads: its parameter types, "(String,Int...)", or "" when its
+// signature does not show them. An expect function and its actuals share it.
+func OverloadShape(d analysis.Def) string {
+	if !isCallable(d.Kind) {
+		return ""
+	}
+	params, ok := signatureParams(d)
+	if !ok {
+		return ""
+	}
+	if d.Receiver != "" {
+		return baseTypeName(d.Receiver) + "." + paramShape(params)
+	}
+	return paramShape(params)
+}
+
+// valuesOverFunctions drops, from the n tied best candidates of a name that
+// is read or written, not called, the functions when a property or
+// variable is among them: in Kotlin and Java only `::f` reads a function.
+func (r *Resolver) valuesOverFunctions(c []Candidate, n int) []Candidate {
+	values := slices.ContainsFunc(c[:n], func(x Candidate) bool { return !isCallable(x.Kind) && !x.Kind.IsType() })
+	if !values {
+		return c
+	}
+	out := c[:0:0]
+	for i, x := range c {
+		if i < n && isCallable(x.Kind) {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// implicitReceivers keeps, among the n tied best candidates of a call
+// without a qualifier, the extensions whose receiver an enclosing class or
+// extension supplies as `this`, when one does.
+func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c []Candidate, n int) ([]Candidate, int) {
+	// The distance of each implicit receiver: enclosing types and extension
+	// receivers nearest first, a supertype one further than its subtype.
+	receivers := map[string]int{}
+	at := func(name string, dist int) {
+		if old, ok := receivers[name]; !ok || dist < old {
+			receivers[name] = dist
+		}
+	}
+	dist := 0
+	for def := ref.Enclosing; def != analysis.None && int(def) < len(f.Defs); def = f.Defs[def].Container {
+		d := f.Defs[def]
+		switch {
+		case d.Kind.IsType():
+			at(d.Name, dist)
+			for _, s := range f.Supertypes {
+				if s.Def == def {
+					at(s.Name, dist+1)
+				}
+			}
+			dist += 2
+		case d.Receiver != "":
+			at(baseTypeName(d.Receiver), dist)
+			dist += 2
+		}
+	}
+	nearest := -1
+	for _, x := range c[:n] {
+		if d := r.file(x.Def.Path).Defs[x.Def.Index]; d.Receiver != "" {
+			if k, ok := receivers[baseTypeName(d.Receiver)]; ok && (nearest < 0 || k < nearest) {
+				nearest = k
+			}
+		}
+	}
+	fits := func(x Candidate) bool {
+		d := r.file(x.Def.Path).Defs[x.Def.Index]
+		k, ok := receivers[baseTypeName(d.Receiver)]
+		return d.Receiver != "" && ok && k == nearest
+	}
+	if !slices.ContainsFunc(c[:n], fits) {
+		return c, n
+	}
+	out := c[:0:0]
+	kept := 0
+	for i, x := range c {
+		if i < n {
+			if d := r.file(x.Def.Path).Defs[x.Def.Index]; d.Receiver != "" && !fits(x) {
+				continue
+			}
+			kept++
+		}
+		out = append(out, x)
+	}
+	return out, kept
 }

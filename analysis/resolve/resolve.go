@@ -374,6 +374,17 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			continue
 		}
 		if od := f.Defs[owner]; od.Kind.IsType() {
+			if f.Lang == "kotlin" {
+				// Extensions of the class itself come before its supertypes' members.
+				for _, m := range r.methodsNamed(ref.Name) {
+					if m.receiver == od.Name {
+						out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
+					}
+				}
+				if len(out) > 0 {
+					return out
+				}
+			}
 			out = append(out, r.inherited(DefID{f.Path, owner}, ref.Name, ref.Role, confInherited, depth+1)...)
 		} else if od.Receiver != "" {
 			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {

@@ -368,14 +368,13 @@ func (p *project) crossOverloadEdits() (bad, sets int) {
 	for target, decls := range overloads {
 		// An expect declaration and its actuals share a name too, but are
 		// renamed together: they are no overload set.
+		shapes := map[string]bool{}
 		for decl := range decls {
-			if d, ok := p.kastDef(oracleRef{target: target, decl: decl}); ok &&
-				strings.Contains(" "+p.ws.File(d.Path).Defs[d.Index].Signature, " actual ") ||
-				ok && strings.Contains(" "+p.ws.File(d.Path).Defs[d.Index].Signature, " expect ") {
-				delete(decls, decl)
+			if d, ok := p.kastDef(oracleRef{target: target, decl: decl}); ok {
+				shapes[resolve.OverloadShape(p.def(d))] = true
 			}
 		}
-		if len(decls) < 2 {
+		if len(shapes) < 2 {
 			continue
 		}
 		sets++
@@ -388,8 +387,18 @@ func (p *project) crossOverloadEdits() (bad, sets int) {
 				if r.Uncertain || r.Ambiguous {
 					continue
 				}
-				if o, ok := p.byPos[place{r.Ref.Path, r.Span.Start}]; ok && o.target == target && o.decl != decl {
-					bad++
+				o, ok := p.byPos[place{r.Ref.Path, r.Span.Start}]
+				if !ok || o.target != target || o.decl == decl {
+					continue
+				}
+				// The compiler's declaration may be an actual of the same
+				// overload: one identity, renamed together.
+				if od, ok := p.kastDef(o); ok && resolve.OverloadShape(p.def(od)) == resolve.OverloadShape(p.def(d)) {
+					continue
+				}
+				bad++
+				if accuracyVerbose {
+					p.explain("badedit", o, resolve.Candidate{Def: d})
 				}
 			}
 		}
@@ -419,3 +428,5 @@ func (p *project) explain(what string, ref oracleRef, c resolve.Candidate) {
 		strings.Count(string(src[:ref.offset]), "\n")+1, ref.name, ref.target, filepath.Base(ref.decl.file), line, got,
 		strings.TrimSpace(string(src[start:end])))
 }
+
+func (p *project) def(id resolve.DefID) analysis.Def { return p.ws.File(id.Path).Defs[id.Index] }
