@@ -459,7 +459,7 @@ func (w *walker) call(n syntax.Node) { w.callWith(n, false) }
 // callWith records a call; trailing says that the call's result is called
 // with a lambda only, which the grammar's `f(a) { }` means.
 func (w *walker) callWith(n syntax.Node, trailing bool) {
-	callee := n.NamedChildren()
+	callee := withoutComments(n.NamedChildren())
 	if len(callee) == 0 {
 		return
 	}
@@ -474,7 +474,7 @@ func (w *walker) callWith(n syntax.Node, trailing bool) {
 		w.setArgs(before, f, suffix, trailing)
 	case "navigation_expression":
 		w.navigation(f, analysis.RoleCall)
-		if parts := f.NamedChildren(); len(parts) == 2 {
+		if parts := withoutComments(f.NamedChildren()); len(parts) == 2 {
 			w.setArgs(before, parts[1].Child("simple_identifier"), suffix, trailing)
 		}
 	case "call_expression":
@@ -508,7 +508,7 @@ func (w *walker) setArgs(before int, name, suffix syntax.Node, trailing bool) {
 // navigation handles `a.b`: a is visited as an expression and b becomes a
 // reference qualified by a's text.
 func (w *walker) navigation(n syntax.Node, role analysis.Role) {
-	parts := n.NamedChildren()
+	parts := withoutComments(n.NamedChildren())
 	if len(parts) != 2 {
 		w.children(n)
 		return
@@ -652,4 +652,16 @@ func valueChain(init []syntax.Node) string {
 		}
 	}
 	return ""
+}
+
+// withoutComments drops the comments among a chain's parts: a comment
+// between `a.b()` and `.c()` is a named child of the navigation.
+func withoutComments(parts []syntax.Node) []syntax.Node {
+	out := parts[:0:0]
+	for _, p := range parts {
+		if !p.Is("line_comment", "multiline_comment") {
+			out = append(out, p)
+		}
+	}
+	return out
 }

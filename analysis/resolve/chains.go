@@ -71,7 +71,9 @@ func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, call
 		return r.receiverTypes(f, qref, depth+1)
 	}
 	var out []Candidate
-	for _, c := range best(r.resolve(f, cref, depth+1)) {
+	// The callee is shorter text than the chain: a call costs no depth, so
+	// long builder chains keep their types.
+	for _, c := range best(r.resolve(f, cref, depth)) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
