@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -16,6 +17,9 @@ import (
 
 // overloadLangs are the languages whose calls carry argument shapes.
 var overloadLangs = map[string]bool{"kotlin": true, "java": true}
+
+// noFit is the score of an overload the arguments cannot fit.
+const noFit = math.MinInt
 
 // param is one declared parameter, as its signature writes it.
 type param struct {
@@ -73,7 +77,11 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		if !ok {
 			scores[i] = 0 // unknown parameters fit anything, exactly nothing
 		} else {
-			scores[i] = fitScore(f.Lang, params, args)
+			score, ok := fitScore(f.Lang, params, args)
+			if !ok {
+				score = noFit
+			}
+			scores[i] = score
 			shapes[i] = paramShape(params)
 		}
 	}
@@ -86,7 +94,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			}
 		}
 	}
-	bestScore, fits := -1, 0
+	bestScore, fits := noFit, 0
 	for i := range n {
 		if d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]; d.Receiver != "" {
 			shapes[i] = baseTypeName(d.Receiver) + "." + shapes[i]
@@ -100,7 +108,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			fits++
 		}
 	}
-	if bestScore < 0 || fits == n {
+	if bestScore == noFit || fits == n {
 		// No overload fits (the shape or a signature is misread) or all
 		// fit alike: the tie stands.
 		return c
@@ -108,7 +116,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	out := make([]Candidate, 0, len(c))
 	for i, x := range c {
 		if i < n {
-			if scores[i] < 0 {
+			if scores[i] == noFit {
 				continue
 			}
 			if scores[i] < bestScore {
@@ -151,11 +159,11 @@ func parseArgs(shape string) []arg {
 	return out
 }
 
-// fitScore is how well args fit params: -1 when they cannot, else the
-// number of arguments whose literal type matches its parameter exactly,
-// less a little for each default value used (Kotlin prefers the overload
-// that needs none).
-func fitScore(lang string, params []param, args []arg) int {
+// fitScore is how well args fit params, false when they cannot: four for
+// each argument whose type matches its parameter exactly, less one for each
+// default value used and two for a vararg (Kotlin and Java prefer the
+// overload that needs neither).
+func fitScore(lang string, params []param, args []arg) (int, bool) {
 	assigned := make([]bool, len(params))
 	score, pos := 0, 0
 	for i, a := range args {
@@ -164,18 +172,18 @@ func fitScore(lang string, params []param, args []arg) int {
 		case a.code == "^" && i == len(args)-1:
 			p = len(params) - 1
 			if p < 0 || assigned[p] || !mayBeFunction(params[p].typ) {
-				return -1
+				return 0, false
 			}
 			assigned[p] = true
 			continue
 		case a.name != "":
 			p = slices.IndexFunc(params, func(x param) bool { return x.name == a.name })
 			if p < 0 || assigned[p] {
-				return -1
+				return 0, false
 			}
 		default:
 			if pos >= len(params) {
-				return -1
+				return 0, false
 			}
 			p = pos
 			if !params[p].variadic {
@@ -187,21 +195,21 @@ func fitScore(lang string, params []param, args []arg) int {
 		assigned[p] = true
 		m := literalFit(lang, a.code, params[p])
 		if m < 0 {
-			return -1
+			return 0, false
 		}
 		score += 4 * m
 	}
 	for i, p := range params {
 		if !assigned[i] {
 			if !p.deflt && !p.variadic {
-				return -1
+				return 0, false
 			}
 			if p.deflt {
 				score--
 			}
 		}
 	}
-	return score + 4*len(params) // keep fitting scores non-negative
+	return score, true
 }
 
 // valueTypes are the types whose literals are known: an argument of another
@@ -268,7 +276,18 @@ func literalFit(lang, code string, p param) int {
 	if valueTypes[base] || strings.Contains(t, "->") {
 		return -1
 	}
+	// A literal's class is final: a parameter of another class (not a
+	// supertype such as Any, not a type parameter T) cannot take it.
+	if !literalSupertypes[base] && len(base) > 2 && base[0] >= 'A' && base[0] <= 'Z' {
+		return -1
+	}
 	return 0
+}
+
+// literalSupertypes are the types a literal's class may be passed as.
+var literalSupertypes = map[string]bool{
+	"Any": true, "Object": true, "Comparable": true, "CharSequence": true, "Number": true, "Serializable": true,
+	"Appendable": true,
 }
 
 // typeFit is 1 when an argument of the written type arg fits a parameter
