@@ -3,6 +3,7 @@ package kotlin
 import (
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
 
@@ -57,8 +58,12 @@ func valueCode(v syntax.Node) string {
 		return "f"
 	case "spread_expression":
 		return "*"
-	case "simple_identifier":
-		return "$" + v.Text()
+	case "simple_identifier", "navigation_expression", "call_expression":
+		// A variable, a property chain or a call: the resolver may know its
+		// type. Text that would break the shape's syntax is left out.
+		if text := extract.Qualifier(v); len(text) <= maxValue && !strings.ContainsAny(text, ",={}") {
+			return "$" + text
+		}
 	case "prefix_expression":
 		// -1 is an integer still.
 		if parts := v.NamedChildren(); len(parts) == 1 && strings.HasPrefix(v.Text(), "-") {

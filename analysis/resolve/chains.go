@@ -198,6 +198,12 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 		switch {
 		case d.TypeName != "" && !d.Kind.IsType():
 			out = append(out, d.TypeName)
+		case d.Kind == analysis.KindEnumEntry && d.Container != analysis.None:
+			out = append(out, g.Defs[d.Container].Name)
+		case d.Kind.IsType() && qref.Role == analysis.RoleCall:
+			out = append(out, d.Name) // a constructor call
+		case d.Kind == analysis.KindObject:
+			out = append(out, d.Name)
 		case d.Value != "" && g.Lang == "kotlin":
 			vref := valueRef(d)
 			vref.Qualifier = d.Value

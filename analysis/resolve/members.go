@@ -214,6 +214,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
+		if role&analysis.RoleCall != 0 && overloadLangs[r.file(t.Path).Lang] {
+			out = append(out, r.inheritedOverloads(t, out, name, role, conf, depth)...)
+		}
 		return out
 	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {

@@ -306,8 +306,19 @@ func typeFit(arg, param string) int {
 		return 0
 	case valueTypes[a] || valueTypes[p]:
 		return -1
+	case collectionTypes[p] && !collectionTypes[a]:
+		// Few classes of a project are collections themselves.
+		return -1
 	}
 	return 0
+}
+
+// collectionTypes are the collection interfaces an argument of another
+// type is taken not to implement.
+var collectionTypes = map[string]bool{
+	"Iterable": true, "Collection": true, "List": true, "Set": true, "Map": true, "Sequence": true,
+	"MutableList": true, "MutableSet": true, "MutableMap": true, "MutableCollection": true, "MutableIterable": true,
+	"ArrayList": true, "HashMap": true, "HashSet": true, "LinkedHashMap": true, "LinkedHashSet": true, "Array": true,
 }
 
 func isJavaPrimitive(t string) bool {
@@ -597,4 +608,28 @@ func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c 
 		out = append(out, x)
 	}
 	return out, kept
+}
+
+// inheritedOverloads lists the overloads of name that t inherits beside the
+// ones it declares, as sure as those: a call may bind to either. An
+// inherited function with the shape of a declared one is overridden.
+func (r *Resolver) inheritedOverloads(t DefID, declared []Candidate, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	shapes := map[string]bool{}
+	for _, c := range declared {
+		d := r.file(c.Def.Path).Defs[c.Def.Index]
+		if !isCallable(d.Kind) {
+			return nil
+		}
+		shapes[OverloadShape(d)] = true
+	}
+	var out []Candidate
+	for _, c := range r.inherited(t, name, role, conf, depth+1) {
+		d := r.file(c.Def.Path).Defs[c.Def.Index]
+		if s := OverloadShape(d); isCallable(d.Kind) && s != "" && !shapes[s] {
+			shapes[s] = true
+			c.Confidence = conf
+			out = append(out, c)
+		}
+	}
+	return out
 }
