@@ -176,6 +176,9 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 	if t := literalType(q); t != "" {
 		return []string{t}
 	}
+	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {
+		return []string{name}
+	}
 	if depth > maxDepth {
 		return nil
 	}

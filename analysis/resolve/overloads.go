@@ -201,11 +201,13 @@ func fitScore(lang string, params []param, args []arg) (int, bool) {
 	}
 	for i, p := range params {
 		if !assigned[i] {
-			if !p.deflt && !p.variadic {
-				return 0, false
-			}
-			if p.deflt {
+			switch {
+			case p.deflt:
 				score--
+			case p.variadic:
+				score -= 2 // an empty vararg is a vararg call still
+			default:
+				return 0, false
 			}
 		}
 	}
