@@ -138,8 +138,9 @@ type Ref struct {
 	// A code is an optional "name=" for a named argument, then s (string
 	// literal), i (integer), L (long), d (floating point), b (boolean),
 	// c (character), n (null), f (lambda or function reference), * (spread),
-	// $name (a variable, whose type the resolver may know) or _ (anything
-	// else); a trailing lambda is the code ^. Empty when
+	// $expr (a variable, property chain or call, whose type the resolver
+	// may know), t:Type (a class literal's type) or _ (anything else); a
+	// trailing lambda is the code ^. Empty when
 	// the reference is not a call or its arguments are unknown.
 	Args string `json:"args,omitempty"`
 }

@@ -49,6 +49,8 @@ func argCode(a syntax.Node) string {
 		return "c"
 	case "null_literal":
 		return "n"
+	case "class_literal":
+		return "t:Class"
 	case "lambda_expression", "method_reference":
 		return "f"
 	case "identifier", "field_access", "method_invocation", "object_creation_expression":

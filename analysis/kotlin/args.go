@@ -54,7 +54,12 @@ func valueCode(v syntax.Node) string {
 		return "b"
 	case "character_literal":
 		return "c"
-	case "lambda_literal", "anonymous_function", "callable_reference":
+	case "callable_reference":
+		if strings.HasSuffix(v.Text(), "::class") {
+			return "t:KClass"
+		}
+		return "f"
+	case "lambda_literal", "anonymous_function":
 		return "f"
 	case "spread_expression":
 		return "*"

@@ -1,7 +1,6 @@
 package resolve
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -17,9 +16,6 @@ import (
 
 // overloadLangs are the languages whose calls carry argument shapes.
 var overloadLangs = map[string]bool{"kotlin": true, "java": true}
-
-// noFit is the score of an overload the arguments cannot fit.
-const noFit = math.MinInt
 
 // param is one declared parameter, as its signature writes it.
 type param struct {
@@ -66,49 +62,31 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			}
 		}
 	}
-	scores := make([]int, n)
+	fits := make([]fit, n)
 	shapes := make([]string, n)
 	for i := range n {
 		d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]
 		if !isCallable(d.Kind) {
 			return c
 		}
-		params, ok := signatureParams(d)
-		if !ok {
-			scores[i] = 0 // unknown parameters fit anything, exactly nothing
-		} else {
-			score, ok := fitScore(f.Lang, params, args)
-			if !ok {
-				score = noFit
-			}
-			scores[i] = score
+		if params, ok := signatureParams(d); ok {
+			fits[i] = fitArgs(f.Lang, params, args)
 			shapes[i] = paramShape(params)
+		} else {
+			fits[i] = fit{ok: true, unsure: true} // unknown parameters may fit anything
 		}
 	}
 	// An expect function and its actuals have one parameter list, whose
 	// default values only the expect declares: they fit as well as it.
 	for i := range n {
 		for j := range n {
-			if shapes[i] != "" && shapes[i] == shapes[j] && scores[j] > scores[i] {
-				scores[i] = scores[j]
+			if shapes[i] != "" && shapes[i] == shapes[j] && fits[j].better(fits[i]) {
+				fits[i] = fits[j]
 			}
 		}
 	}
-	bestScore, fits := noFit, 0
-	for i := range n {
-		if d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]; d.Receiver != "" {
-			shapes[i] = baseTypeName(d.Receiver) + "." + shapes[i]
-		}
-	}
-	for i := range n {
-		switch {
-		case scores[i] > bestScore:
-			bestScore, fits = scores[i], 1
-		case scores[i] == bestScore:
-			fits++
-		}
-	}
-	if bestScore == noFit || fits == n {
+	best := bestFits(fits)
+	if len(best) == 0 || len(best) == n {
 		// No overload fits (the shape or a signature is misread) or all
 		// fit alike: the tie stands.
 		return c
@@ -116,10 +94,10 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	out := make([]Candidate, 0, len(c))
 	for i, x := range c {
 		if i < n {
-			if scores[i] == noFit {
+			if !fits[i].ok {
 				continue
 			}
-			if scores[i] < bestScore {
+			if !best[i] {
 				x.Confidence *= 0.4
 			}
 		}
@@ -159,59 +137,125 @@ func parseArgs(shape string) []arg {
 	return out
 }
 
-// fitScore is how well args fit params, false when they cannot: four for
-// each argument whose type matches its parameter exactly, less one for each
-// default value used and two for a vararg (Kotlin and Java prefer the
-// overload that needs neither).
-func fitScore(lang string, params []param, args []arg) (int, bool) {
+// fit is how well a call's arguments fit an overload's parameters.
+type fit struct {
+	ok       bool // the arguments can be passed
+	evidence int  // arguments whose type matches their parameter exactly
+	// penalty counts default values used and vararg calls: Kotlin and
+	// Java prefer the overload that needs neither, among those that fit.
+	penalty int
+	unsure  bool // some argument's type is unknown
+}
+
+func (a fit) better(b fit) bool {
+	if a.ok != b.ok {
+		return a.ok
+	}
+	if a.evidence != b.evidence {
+		return a.evidence > b.evidence
+	}
+	return a.penalty < b.penalty
+}
+
+// bestFits marks the overloads a call binds to: those with the most type
+// evidence; among several, when every argument's type is known, those
+// needing the fewest defaults and varargs. With an argument of unknown
+// type the language's preference cannot be applied, and they stay tied.
+func bestFits(fits []fit) map[int]bool {
+	top := -1
+	for i, f := range fits {
+		if f.ok && (top < 0 || f.evidence > fits[top].evidence) {
+			top = i
+		}
+	}
+	if top < 0 {
+		return nil
+	}
+	best := map[int]bool{}
+	unsure := false
+	for i, f := range fits {
+		if f.ok && f.evidence == fits[top].evidence {
+			best[i] = true
+			unsure = unsure || f.unsure
+		}
+	}
+	if unsure || len(best) == 1 {
+		return best
+	}
+	least := -1
+	for i := range best {
+		if least < 0 || fits[i].penalty < fits[least].penalty {
+			least = i
+		}
+	}
+	for i := range best {
+		if fits[i].penalty != fits[least].penalty {
+			delete(best, i)
+		}
+	}
+	return best
+}
+
+// fitArgs matches args to params as Kotlin and Java do: positional
+// arguments in order (a vararg takes the rest), named ones by name, a
+// trailing lambda to the last parameter, defaults and varargs for what is
+// left.
+func fitArgs(lang string, params []param, args []arg) fit {
 	assigned := make([]bool, len(params))
-	score, pos := 0, 0
+	var out fit
+	pos := 0
 	for i, a := range args {
 		var p int
 		switch {
 		case a.code == "^" && i == len(args)-1:
 			p = len(params) - 1
 			if p < 0 || assigned[p] || !mayBeFunction(params[p].typ) {
-				return 0, false
+				return fit{}
 			}
 			assigned[p] = true
 			continue
 		case a.name != "":
 			p = slices.IndexFunc(params, func(x param) bool { return x.name == a.name })
 			if p < 0 || assigned[p] {
-				return 0, false
+				return fit{}
 			}
 		default:
 			if pos >= len(params) {
-				return 0, false
+				return fit{}
 			}
 			p = pos
 			if !params[p].variadic {
 				pos++
 			} else if !assigned[p] {
-				score -= 2 // Kotlin and Java prefer an overload without varargs
+				out.penalty += 2
 			}
 		}
 		assigned[p] = true
-		m := literalFit(lang, a.code, params[p])
-		if m < 0 {
-			return 0, false
+		switch literalFit(lang, a.code, params[p]) {
+		case -1:
+			return fit{}
+		case 1:
+			out.evidence++
+		default:
+			if t := strings.TrimSpace(params[p].typ); t != "Any" && t != "Any?" && t != "Object" {
+				out.unsure = true
+			}
 		}
-		score += 4 * m
 	}
 	for i, p := range params {
 		if !assigned[i] {
 			switch {
 			case p.deflt:
-				score--
+				out.penalty++
 			case p.variadic:
-				score -= 2 // an empty vararg is a vararg call still
+				out.penalty += 2 // an empty vararg is a vararg call still
 			default:
-				return 0, false
+				return fit{}
 			}
 		}
 	}
-	return score, true
+	out.ok = true
+	return out
 }
 
 // valueTypes are the types whose literals are known: an argument of another
@@ -260,7 +304,10 @@ func literalFit(lang, code string, p param) int {
 		}
 		return 0
 	case "f":
-		if mayBeFunction(t) {
+		switch {
+		case strings.Contains(t, "->"):
+			return 1
+		case mayBeFunction(t):
 			return 0
 		}
 		return -1

@@ -329,7 +329,8 @@ func (p *project) referencesF1(rng *rand.Rand, n int) (prec, rec, f1 float64) {
 	for _, d := range defs[:min(n, len(defs))] {
 		got := map[place]bool{}
 		for _, r := range p.r.References(d) {
-			if !r.Uncertain && analysed[r.Ref.Path] {
+			// A reference flagged ambiguous is listed as such, not as a use.
+			if !r.Uncertain && !r.Ambiguous && analysed[r.Ref.Path] {
 				got[place{r.Ref.Path, r.Span.Start}] = true
 			}
 		}
