@@ -310,7 +310,7 @@ func (p *project) referencesF1(rng *rand.Rand, n int) (prec, rec, f1 float64) {
 	analysed := map[string]bool{}
 	for _, r := range p.refs {
 		analysed[r.file] = true
-		if d, ok := p.kastDef(r); ok {
+		if d, ok := p.scoringDef(r); ok {
 			if want[d] == nil {
 				want[d] = map[place]bool{}
 			}
@@ -431,3 +431,20 @@ func (p *project) explain(what string, ref oracleRef, c resolve.Candidate) {
 }
 
 func (p *project) def(id resolve.DefID) analysis.Def { return p.ws.File(id.Path).Defs[id.Index] }
+
+// scoringDef is the definition whose references a compiler reference
+// counts for: kastDef, but for `Segment.SIZE`, whose Segment the compiler
+// binds to the companion object, the class named.
+func (p *project) scoringDef(ref oracleRef) (resolve.DefID, bool) {
+	d, ok := p.kastDef(ref)
+	if !ok || !strings.HasSuffix(ref.target, ".Companion") || ref.name == "Companion" {
+		return d, ok
+	}
+	f := p.ws.File(ref.decl.file)
+	for c := f.Defs[d.Index].Container; c != analysis.None; c = f.Defs[c].Container {
+		if f.Defs[c].Name == ref.name && f.Defs[c].Kind.IsType() {
+			return resolve.DefID{Path: ref.decl.file, Index: c}, true
+		}
+	}
+	return d, ok
+}
