@@ -101,6 +101,15 @@ func (m Model) ModuleOf(path string) (Module, bool) {
 	return m.Modules[best], true
 }
 
+// Names lists the modules' names, sorted.
+func (m Model) Names() []string {
+	out := make([]string, len(m.Modules))
+	for i, mod := range m.Modules {
+		out[i] = mod.Name
+	}
+	return out
+}
+
 // Module returns the module called name.
 func (m Model) Module(name string) (Module, bool) {
 	for _, mod := range m.Modules {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/modules"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/search"
@@ -234,24 +235,25 @@ type workspaceFilesResult struct {
 	SchemaVersion int               `json:"schemaVersion"`
 }
 
-// workspaceFiles reports the root as one module: kast has no build model.
+// workspaceFiles lists the modules of the build model (the root as one
+// module without one), each with its files.
 func (k *Service) workspaceFiles(ctx context.Context, q *workspaceFilesQuery) (workspaceFilesResult, error) {
 	r, err := k.request(ctx, "")
 	if err != nil {
 		return workspaceFilesResult{}, err
 	}
 	res := workspaceFilesResult{Modules: []workspaceModule{}, SchemaVersion: kastSchemaVersion}
-	name := naming.RootModule(r.root)
-	if q.ModuleName != nil && *q.ModuleName != name {
-		return res, nil
+	for _, l := range modules.List(r.root, naming.RootModule(r.root), r.snap.Files()) {
+		if q.ModuleName != nil && *q.ModuleName != l.Name {
+			continue
+		}
+		m := workspaceModule{Name: l.Name, SourceRoots: l.SourceRoots, DependencyModuleNames: l.Dependencies, Files: []string{}, FileCount: len(l.Files)}
+		if q.IncludeFiles {
+			limit := valueOr(q.MaxFilesPerModule, kastMaxResults)
+			m.Files = l.Files[:min(limit, len(l.Files))]
+			m.FilesTruncated = len(l.Files) > limit
+		}
+		res.Modules = append(res.Modules, m)
 	}
-	files := r.snap.Files()
-	m := workspaceModule{Name: name, SourceRoots: []string{r.root}, DependencyModuleNames: []string{}, Files: []string{}, FileCount: len(files)}
-	if q.IncludeFiles {
-		limit := valueOr(q.MaxFilesPerModule, kastMaxResults)
-		m.Files = files[:min(limit, len(files))]
-		m.FilesTruncated = len(files) > limit
-	}
-	res.Modules = append(res.Modules, m)
 	return res, nil
 }
