@@ -198,12 +198,11 @@ func (w *walker) class(n syntax.Node, kind analysis.Kind, name syntax.Node) {
 // parameters are properties of the class, the others are visible to
 // initializers, so all live in the class scope.
 func (w *walker) primaryConstructor(class int32, n syntax.Node) {
-	// The name is the `constructor` keyword if written, else empty at the
-	// parameter list, so that offsets inside the list find the parameters.
+	// The name is the `constructor` keyword if written, else the class's
+	// name: a primary constructor is found, and shown, at the class header.
 	name := n.Child("constructor").Span()
 	if name == (analysis.Span{}) {
-		name = n.Span()
-		name.End, name.EndPoint = name.Start, name.StartPoint
+		name = w.b.D(class).NameSpan
 	}
 	ctor := w.b.DefNamed(analysis.KindConstructor, w.b.D(class).Name, name, n.Span())
 	w.b.D(ctor).Signature = extract.Header(n, syntax.Node{})
