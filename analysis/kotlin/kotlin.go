@@ -73,6 +73,11 @@ func (w *walker) node(n syntax.Node) {
 		d := w.b.Def(analysis.KindTypeAlias, name, n)
 		w.decorate(d, n, syntax.Node{})
 		for _, c := range n.NamedChildren() {
+			if isType(c) {
+				w.b.D(d).TypeName = typeText(c) // what the alias stands for
+			}
+		}
+		for _, c := range n.NamedChildren() {
 			if !c.Same(name) {
 				w.node(c)
 			}

@@ -3,6 +3,8 @@ package resolve
 import (
 	"slices"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis"
 )
 
 // Kotlin Multiplatform: an `expect` declaration of common code and its
@@ -114,4 +116,24 @@ func (r *Resolver) withActuals(c []Candidate) []Candidate {
 		return c
 	}
 	return append(append(actuals, c[0]), c[1:]...)
+}
+
+// aliasBase is the base type a Kotlin typealias called name stands for
+// (`typealias NullableOption<T> = OptionWithValues<T?, T>` → OptionWithValues),
+// or "": an extension declared on the alias is a member of that type.
+func (r *Resolver) aliasBase(name string) string {
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
+	}
+	return memo(&r.mu, r.aliases, name, func(name string) string {
+		for _, e := range r.defs(name) {
+			if e.Kind != analysis.KindTypeAlias || e.Lang != "kotlin" {
+				continue
+			}
+			if d := r.file(e.Path).Defs[e.Index]; d.TypeName != "" {
+				return baseTypeName(d.TypeName)
+			}
+		}
+		return ""
+	})
 }

@@ -231,10 +231,10 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	g := r.file(t.Path)
 	d := g.Defs[t.Index]
-	if g.Lang != "go" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
+	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
 		return nil
 	}
-	alias := strings.Contains(d.Signature, "=")
+	alias := g.Lang == "kotlin" || strings.Contains(d.Signature, "=")
 	var out []Candidate
 	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 		if u.Def == t || u.Confidence < r.threshold {
@@ -276,7 +276,7 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		return out
 	}
 	for _, m := range r.methodsNamed(name) {
-		if m.receiver == typeName {
+		if m.receiver == typeName || g.Lang == "kotlin" && r.aliasBase(m.receiver) == typeName {
 			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
 	}

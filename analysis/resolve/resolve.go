@@ -75,6 +75,7 @@ type Resolver struct {
 	imports      map[importKey][]Candidate
 	modules      map[moduleKey][]Candidate
 	packages     map[[2]string]map[string]bool
+	aliases      map[string]string
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -112,6 +113,7 @@ func New(ws Workspace) *Resolver {
 		imports:      map[importKey][]Candidate{},
 		modules:      map[moduleKey][]Candidate{},
 		packages:     map[[2]string]map[string]bool{},
+		aliases:      map[string]string{},
 	}
 }
 

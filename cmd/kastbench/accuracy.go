@@ -120,7 +120,9 @@ func (p *project) readOracle(name string) error {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) != 6 || fields[2] != "->" || fields[4] != "@" || !isIdent(fields[1]) {
+		// `this` and `super` are keywords, not names a reference is kept for.
+		if len(fields) != 6 || fields[2] != "->" || fields[4] != "@" || !isIdent(fields[1]) ||
+			fields[1] == "this" || fields[1] == "super" {
 			continue
 		}
 		at, ok := p.place(base, fields[0])
@@ -344,6 +346,9 @@ func (p *project) referencesF1(rng *rand.Rand, n int) (prec, rec, f1 float64) {
 		for pl := range want[d] {
 			if !got[pl] {
 				fn++
+				if accuracyVerbose {
+					p.explain("missedref", p.byPos[pl], resolve.Candidate{Def: d})
+				}
 			}
 		}
 	}

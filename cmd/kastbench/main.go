@@ -60,7 +60,7 @@ func main() {
 	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
 	accuracy := flag.String("accuracy", "", "score resolution against a compiler oracle for a `language` (kotlin) on -root (comma-separated) instead of indexing")
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
-	refSamples := flag.Int("refsamples", 200, "with -accuracy, declarations whose references are compared")
+	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
 	flag.Parse()
 	var err error
 	if *accuracy != "" {
