@@ -42,7 +42,8 @@ type lambda struct {
 	implicit bool // no declared parameters: `it` is the parameter
 	scope    int32
 	owner    int32
-	it       int32 // the implicit parameter's def once seen, or None
+	it       int32  // the implicit parameter's def once seen, or None
+	value    string // what the first parameter is, as a Def.Value, or ""
 }
 
 // children walks the named children of n, leaving out skip.
@@ -160,7 +161,7 @@ func (w *walker) bindIt() {
 	open.End, open.EndPoint = open.Start, open.StartPoint
 	l.it = w.b.DefNamed(analysis.KindParameter, "it", open, l.node.Span())
 	d := w.b.D(l.it)
-	d.Scope, d.Container = l.scope, l.owner
+	d.Scope, d.Container, d.Value = l.scope, l.owner, l.value
 }
 
 func classKind(n syntax.Node) analysis.Kind {
@@ -445,10 +446,15 @@ func (w *walker) variable(v syntax.Node, kind analysis.Kind, full syntax.Node) {
 func (w *walker) lambda(n syntax.Node) {
 	w.b.Within(n, analysis.None, func() {
 		params := n.Child("lambda_parameters")
-		w.lambdas = append(w.lambdas, lambda{node: n, implicit: !params.Valid(), scope: w.b.Scope(), owner: w.b.Owner(), it: analysis.None})
-		for _, p := range params.NamedChildren() {
+		value := lambdaArgValue(n)
+		w.lambdas = append(w.lambdas, lambda{node: n, implicit: !params.Valid(), scope: w.b.Scope(), owner: w.b.Owner(), it: analysis.None, value: value})
+		for i, p := range params.NamedChildren() {
 			if p.Type() == "variable_declaration" {
-				w.variable(p, analysis.KindParameter, p)
+				d := w.declare(p, analysis.KindParameter, p)
+				if i == 0 && w.b.D(d).TypeName == "" {
+					w.b.D(d).Value = value
+				}
+				w.typeOf(p)
 			} else {
 				w.node(p)
 			}
@@ -571,6 +577,11 @@ func (w *walker) assignment(n syntax.Node) {
 func (w *walker) valueArgument(n syntax.Node) {
 	parts := n.NamedChildren()
 	if n.Child("=").Valid() && len(parts) > 1 && parts[0].Type() == "simple_identifier" {
+		// The label names a parameter of the callee: a reference qualified
+		// by the callee in parentheses, which the resolver looks in.
+		if callee := calleeOfArgument(n); callee != "" {
+			w.b.Ref(parts[0], analysis.RoleRead, "("+callee+")")
+		}
 		parts = parts[1:]
 	}
 	for _, c := range parts {

@@ -210,8 +210,107 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 		case d.Value != "" && g.Lang == "kotlin":
 			vref := valueRef(d)
 			vref.Qualifier = d.Value
+			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {
+				vref.Qualifier = base
+				for _, t := range r.writtenTypes(g, vref, depth+1) {
+					if e := firstTypeArg(t); e != "" {
+						out = append(out, e)
+					}
+				}
+				continue
+			}
 			out = append(out, r.writtenTypes(g, vref, depth+1)...)
 		}
 	}
 	return out
+}
+
+// valueTypes infers the types of a Kotlin local or lambda parameter from
+// its value: a chain's type, or for "xs[]" the element type of xs's
+// declared collection type.
+func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	vref := valueRef(d)
+	base, elem := strings.CutSuffix(d.Value, "[]")
+	vref.Qualifier = base
+	if !elem {
+		return r.receiverTypes(g, vref, depth)
+	}
+	var out []Candidate
+	for _, t := range r.writtenTypes(g, vref, depth) {
+		if e := firstTypeArg(t); e != "" {
+			out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
+		}
+	}
+	return out
+}
+
+// firstTypeArg is the element type of a written collection type:
+// "List<Foo>" → "Foo", "Array<out Foo?>" → "Foo?"; "" for a map or a
+// type without arguments.
+func firstTypeArg(t string) string {
+	open := strings.IndexByte(t, '<')
+	if open < 0 || strings.HasPrefix(baseTypeName(t), "Map") {
+		return ""
+	}
+	args := splitParams(t[open+1 : strings.LastIndexByte(t, '>')])
+	if len(args) == 0 {
+		return ""
+	}
+	a := strings.TrimSpace(args[0])
+	for _, v := range []string{"out ", "in "} {
+		a = strings.TrimPrefix(a, v)
+	}
+	if a == "*" {
+		return ""
+	}
+	return a
+}
+
+// namedArgument resolves the label of `f(name = x)` to the parameter called
+// name of the function or constructor the call binds to.
+func (r *Resolver) namedArgument(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	callee := ref.Qualifier[1 : len(ref.Qualifier)-1]
+	if !isName(callee) || depth > maxDepth {
+		return nil
+	}
+	cref := ref
+	cref.Role, cref.Args = analysis.RoleCall, ""
+	cref.Qualifier, cref.Name = splitQualifier(callee)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, cref, depth+1)) {
+		g := r.file(c.Def.Path)
+		callables := []int32{c.Def.Index}
+		if g.Defs[c.Def.Index].Kind.IsType() {
+			// A class's constructors take its named arguments.
+			callables = callables[:0]
+			for i, d := range g.Defs {
+				if d.Kind == analysis.KindConstructor && d.Container == c.Def.Index {
+					callables = append(callables, int32(i))
+				}
+			}
+		}
+		for _, fn := range callables {
+			for _, i := range r.named(g, ref.Name) {
+				if isParamOf(g, i, fn) {
+					out = r.add(out, c.Def.Path, i, confMember*c.Confidence, ViaMember, analysis.RoleRead)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isParamOf reports whether definition i of f is a parameter of the
+// function or constructor fn.
+func isParamOf(f *analysis.FileFacts, i, fn int32) bool {
+	p, d := f.Defs[i], f.Defs[fn]
+	if p.Kind != analysis.KindParameter && p.Kind != analysis.KindProperty {
+		return false
+	}
+	if p.Container == fn {
+		return p.Kind == analysis.KindParameter
+	}
+	// A primary constructor's parameters belong to its class.
+	return d.Kind == analysis.KindConstructor && p.Container == d.Container &&
+		p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End
 }

@@ -88,7 +88,7 @@ fun other(): Animal? = null
 		{"app/Main.kt", "Human(\"b\")", 0, "app/Model.kt:Person"},           // aliased constructor call
 		{"app/Main.kt", "speak()", 0, "app/Model.kt:Dog.speak"},             // receiver type from constructor call
 		{"app/Main.kt", "rename(", 0, "app/Model.kt:Animal.rename"},         // inherited member through a typed parameter
-		{"app/Main.kt", "to = name", 0, ""},                                 // a named argument label is not a reference
+		{"app/Main.kt", "to = name", 0, "app/Model.kt:Animal.rename.to"},    // a named argument's label is the callee's parameter
 		{"app/Main.kt", "name)\n    val p", 0, "app/Main.kt:name"},          // top-level property before shadowing
 		{"app/Main.kt", "greet()", 0, "app/Model.kt:greet"},                 // extension function through an alias-typed local
 		{"app/Main.kt", "create()", 0, "app/Model.kt:Dog.Companion.create"}, // companion member through the class

@@ -18,6 +18,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
+	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") {
+		return r.namedArgument(f, ref, depth)
+	}
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
 	// fmt.Println) gives members no surer than guesses, which an imported
 	// module beats: look there first, sparing the guesses' resolution.
@@ -117,9 +120,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 				out = append(out, t)
 			}
 		case d.Value != "" && g.Lang == "kotlin" && c.Confidence >= r.threshold:
-			vref := valueRef(d)
-			vref.Qualifier = d.Value
-			for _, t := range r.receiverTypes(g, vref, depth+1) {
+			for _, t := range r.valueTypes(g, d, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
