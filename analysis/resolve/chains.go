@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -36,7 +37,30 @@ func calleeOf(q string) (string, bool) {
 	if i := strings.IndexByte(callee, '<'); i > 0 && strings.HasSuffix(callee, ">") {
 		callee = callee[:i] // explicit type arguments: `a.get<Foo>()`
 	}
-	return callee, isName(callee)
+	return callee, isName(callee) || isChain("kotlin", callee)
+}
+
+// isChain reports whether q is `expr.name` where expr is a call, a literal
+// or another chain (`a.b(x).c`, `"s".length`): the resolver types expr,
+// then looks name up in it. Kotlin and Java only.
+func isChain(lang, q string) bool {
+	if lang != "kotlin" && lang != "java" {
+		return false
+	}
+	i := strings.LastIndexByte(q, '.')
+	if i <= 0 || !isName(q[i+1:]) {
+		return false
+	}
+	prefix := q[:i]
+	return strings.HasSuffix(prefix, ")") || strings.HasSuffix(prefix, "}") || literalType(prefix) != "" || isName(prefix)
+}
+
+// elementFunctions are the standard library calls that return an element
+// of their receiver collection.
+var elementFunctions = map[string]bool{
+	"first": true, "last": true, "single": true, "firstOrNull": true, "lastOrNull": true, "singleOrNull": true,
+	"get": true, "getOrNull": true, "elementAt": true, "random": true, "find": true, "maxBy": true, "minBy": true,
+	"maxByOrNull": true, "minByOrNull": true, "removeAt": true, "removeFirst": true, "removeLast": true,
 }
 
 // openingBefore finds the bracket opening the one closing at end.
@@ -56,11 +80,38 @@ func openingBefore(s string, end int, open, close byte) int {
 	return -1
 }
 
+// chainKey is what the type of a chain depends on: its text and where it
+// is. Chains are typed once per resolver: a builder chain of twenty calls
+// asks for each of its prefixes from every suffix, along several paths.
+type chainKey struct {
+	path, chain      string
+	scope, enclosing int32
+	call             bool
+}
+
 // callResultTypes infers the types a call of callee returns.
 func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
 	if depth > maxDepth {
 		return nil
 	}
+	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true}
+	r.mu.Lock()
+	c, ok := r.chains[key]
+	if !ok {
+		r.chains[key] = nil // a chain that needs its own type has none
+	}
+	r.mu.Unlock()
+	if ok {
+		return slices.Clone(c)
+	}
+	c = r.callResultTypesOf(f, ref, callee, depth)
+	r.mu.Lock()
+	r.chains[key] = c
+	r.mu.Unlock()
+	return slices.Clone(c)
+}
+
+func (r *Resolver) callResultTypesOf(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
 	cref := ref
 	cref.Role = analysis.RoleCall
 	cref.Qualifier, cref.Name = splitQualifier(callee)
@@ -70,6 +121,23 @@ func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, call
 		qref.Qualifier = cref.Qualifier
 		return r.receiverTypes(f, qref, depth+1)
 	}
+	out := r.declaredResultTypes(f, cref, depth)
+	if len(out) == 0 && f.Lang == "kotlin" && cref.Qualifier != "" && elementFunctions[cref.Name] {
+		// xs.first(): an element of xs's declared collection type.
+		qref := ref
+		qref.Qualifier = cref.Qualifier
+		for _, t := range r.writtenTypes(f, qref, depth+1) {
+			if e := firstTypeArg(t); e != "" {
+				out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+			}
+		}
+	}
+	return out
+}
+
+// declaredResultTypes is the types the functions a call binds to declare
+// they return (a constructor call, its class).
+func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref, depth int) []Candidate {
 	var out []Candidate
 	// The callee is shorter text than the chain: a call costs no depth, so
 	// long builder chains keep their types.
@@ -155,7 +223,8 @@ func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float
 // library class): those declared on that receiver name, or generic.
 func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	var out []Candidate
-	for _, t := range r.writtenTypes(f, ref, depth) {
+	written := r.writtenTypes(f, ref, depth)
+	for _, t := range written {
 		base := baseTypeName(t)
 		for _, m := range r.methodsNamed(ref.Name) {
 			if m.receiver == base {
@@ -163,8 +232,14 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 			}
 		}
 	}
-	if len(out) == 0 && len(r.writtenTypes(f, ref, depth)) > 0 {
-		out = r.genericExtensions(ref.Name, ref.Role, confMember)
+	if len(out) == 0 {
+		// A generic extension (`fun <T> T.log()`) fits any receiver; one
+		// of unknown type less surely.
+		conf := confMember
+		if len(written) == 0 {
+			conf = 0.65
+		}
+		out = r.genericExtensions(ref.Name, ref.Role, conf)
 	}
 	return out
 }
@@ -172,6 +247,24 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 // writtenTypes is the written type of a qualifier: a literal's, or the
 // declared type of the variable or the return type of the call it names.
 func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
+	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false}
+	r.mu.Lock()
+	t, ok := r.written[key]
+	if !ok {
+		r.written[key] = nil
+	}
+	r.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = r.writtenTypesOf(f, ref, depth)
+	r.mu.Lock()
+	r.written[key] = t
+	r.mu.Unlock()
+	return t
+}
+
+func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
 	q := strings.ReplaceAll(strings.ReplaceAll(strings.TrimRight(ref.Qualifier, "!?"), "?.", "."), "!!", "")
 	if t := literalType(q); t != "" {
 		return []string{t}
@@ -187,7 +280,7 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 	if callee, ok := calleeOf(q); ok {
 		qref.Role = analysis.RoleCall
 		q = callee
-	} else if !isName(q) || q == "this" || q == "super" {
+	} else if !isName(q) && !isChain(f.Lang, q) || q == "this" || q == "super" {
 		return nil
 	}
 	qref.Qualifier, qref.Name = splitQualifier(q)

@@ -77,19 +77,23 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
+		// a chain decides, and a constructor call is a call of its class.
+		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
+		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
+			return r.callResultTypes(f, ref, callee, depth)
+		}
+	}
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
-		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
-		if callee, ok := calleeOf(q); ok {
-			return r.callResultTypes(f, ref, callee, depth)
-		}
 		if t := literalType(q); t != "" {
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 		}
 	}
-	if !isName(q) {
+	if !isName(q) && !isChain(f.Lang, q) {
 		return nil
 	}
 	qref := ref
@@ -204,7 +208,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 			return out
 		}
 	}
-	return best(r.resolve(f, ref, depth+1))
+	out := best(r.resolve(f, ref, depth+1))
+	if f.Lang == "kotlin" && len(out) > 0 {
+		// An expect class has its members in its actual classes too.
+		out = r.withActuals(out)
+	}
+	return out
 }
 
 // members finds the members named name of type t: declared inside it or in
@@ -486,6 +495,11 @@ func isName(q string) bool { return nameRE.MatchString(q) }
 // convention in every supported language only type names start with an
 // upper-case letter.
 func constructedName(q string) string {
+	// The pattern backtracks over long chains: rule out cheaply what
+	// cannot match.
+	if !strings.HasSuffix(q, ")") && !strings.HasSuffix(q, "}") && !strings.Contains(q, ".new") {
+		return ""
+	}
 	m := constructedRE.FindStringSubmatch(q)
 	if m == nil {
 		return ""

@@ -76,6 +76,9 @@ type Resolver struct {
 	modules      map[moduleKey][]Candidate
 	packages     map[[2]string]map[string]bool
 	aliases      map[string]string
+	chains       map[chainKey][]Candidate
+	written      map[chainKey][]string
+	supers       map[DefID][]TypeEdge
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -114,6 +117,9 @@ func New(ws Workspace) *Resolver {
 		modules:      map[moduleKey][]Candidate{},
 		packages:     map[[2]string]map[string]bool{},
 		aliases:      map[string]string{},
+		chains:       map[chainKey][]Candidate{},
+		written:      map[chainKey][]string{},
+		supers:       map[DefID][]TypeEdge{},
 	}
 }
 
