@@ -17,6 +17,9 @@ import (
 // overloadLangs are the languages whose calls carry argument shapes.
 var overloadLangs = map[string]bool{"kotlin": true, "java": true}
 
+// maxOverloads bounds the overloads a call is bound among.
+const maxOverloads = 256
+
 // param is one declared parameter, as its signature writes it.
 type param struct {
 	name, typ       string
@@ -38,7 +41,9 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	for n < len(c) && c[n].Confidence == c[0].Confidence {
 		n++
 	}
-	if n < 2 {
+	if n < 2 || n > maxOverloads {
+		// A generated file with thousands of overloads of one name is left
+		// to name matching: binding costs grow with the square of them.
 		return c
 	}
 	if ref.Role&(analysis.RoleCall|analysis.RoleImport) == 0 {
