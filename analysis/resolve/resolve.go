@@ -530,6 +530,19 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 	for _, t := range r.topLevelIn(f.Lang, pkg, typeName, analysis.RoleType, conf) {
 		out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
 	}
+	if len(out) == 0 && (f.Lang == "kotlin" || f.Lang == "java") {
+		// A nested type: `import a.Outer.Companion.member`,
+		// `import static a.Outer.Inner.CONST`.
+		if outerPkg, outer := splitQualifier(pkg); outerPkg != "" && isName(outerPkg) {
+			for _, o := range r.topLevelIn(f.Lang, outerPkg, outer, analysis.RoleType, conf) {
+				for _, t := range r.members(o.Def, typeName, analysis.RoleType, conf, depth+1) {
+					if t.Kind.IsType() {
+						out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
+					}
+				}
+			}
+		}
+	}
 	return out
 }
 
