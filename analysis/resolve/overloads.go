@@ -78,7 +78,8 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			fits[i] = fitArgs(f.Lang, params, args)
 			shapes[i] = paramShape(params)
 		} else {
-			fits[i] = fit{ok: true, unsure: true} // unknown parameters may fit anything
+			// Unknown parameters may fit anything, as well as any other.
+			fits[i] = fit{ok: true, unsure: true, evidence: len(args)}
 		}
 	}
 	// An expect function and its actuals have one parameter list, whose
@@ -399,9 +400,19 @@ func signatureParams(d analysis.Def) ([]param, bool) {
 	open := -1
 	if d.Kind == analysis.KindConstructor {
 		open = strings.IndexByte(sig, '(')
-	} else if i := strings.Index(sig, d.Name); i >= 0 {
-		if j := strings.IndexByte(sig[i+len(d.Name):], '('); j >= 0 && strings.TrimSpace(sig[i+len(d.Name):i+len(d.Name)+j]) == "" {
-			open = i + len(d.Name) + j
+	} else {
+		// The name followed by its parameter list; an annotation before it
+		// may hold the name too (@JvmName("nameFromX")).
+		for from := 0; open < 0; {
+			i := strings.Index(sig[from:], d.Name)
+			if i < 0 {
+				break
+			}
+			at := from + i + len(d.Name)
+			if j := strings.IndexByte(sig[at:], '('); j >= 0 && strings.TrimSpace(sig[at:at+j]) == "" {
+				open = at + j
+			}
+			from = at
 		}
 	}
 	if open < 0 {
