@@ -137,3 +137,34 @@ func (r *Resolver) aliasBase(name string) string {
 		return ""
 	})
 }
+
+// ownExtensions are the extensions of the class called typeName, seen as
+// members inside it: they come before its supertypes' members.
+func (r *Resolver) ownExtensions(typeName string, ref analysis.Ref) []Candidate {
+	var out []Candidate
+	for _, m := range r.methodsNamed(ref.Name) {
+		if m.receiver == typeName {
+			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
+		}
+	}
+	return out
+}
+
+// nestedTypeMembers finds name among the members of a nested type an
+// import names: `import a.Outer.Companion.member` (Kotlin),
+// `import static a.Outer.Inner.CONST` (Java).
+func (r *Resolver) nestedTypeMembers(f *analysis.FileFacts, name, pkg, typeName string, role analysis.Role, conf float64, depth int) []Candidate {
+	outerPkg, outer := splitQualifier(pkg)
+	if outerPkg == "" || !isName(outerPkg) {
+		return nil
+	}
+	var out []Candidate
+	for _, o := range r.topLevelIn(f.Lang, outerPkg, outer, analysis.RoleType, conf) {
+		for _, t := range r.members(o.Def, typeName, analysis.RoleType, conf, depth+1) {
+			if t.Kind.IsType() {
+				out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
+			}
+		}
+	}
+	return out
+}

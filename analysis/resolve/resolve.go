@@ -383,13 +383,7 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 		if od := f.Defs[owner]; od.Kind.IsType() {
 			if f.Lang == "kotlin" {
-				// Extensions of the class itself come before its supertypes' members.
-				for _, m := range r.methodsNamed(ref.Name) {
-					if m.receiver == od.Name {
-						out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
-					}
-				}
-				if len(out) > 0 {
+				if out = r.ownExtensions(od.Name, ref); len(out) > 0 {
 					return out
 				}
 			}
@@ -530,18 +524,8 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 	for _, t := range r.topLevelIn(f.Lang, pkg, typeName, analysis.RoleType, conf) {
 		out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
 	}
-	if len(out) == 0 && (f.Lang == "kotlin" || f.Lang == "java") {
-		// A nested type: `import a.Outer.Companion.member`,
-		// `import static a.Outer.Inner.CONST`.
-		if outerPkg, outer := splitQualifier(pkg); outerPkg != "" && isName(outerPkg) {
-			for _, o := range r.topLevelIn(f.Lang, outerPkg, outer, analysis.RoleType, conf) {
-				for _, t := range r.members(o.Def, typeName, analysis.RoleType, conf, depth+1) {
-					if t.Kind.IsType() {
-						out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
-					}
-				}
-			}
-		}
+	if len(out) == 0 && overloadLangs[f.Lang] {
+		out = r.nestedTypeMembers(f, name, pkg, typeName, role, conf, depth)
 	}
 	return out
 }
