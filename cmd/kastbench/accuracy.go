@@ -58,6 +58,7 @@ type project struct {
 	lines  map[string][]int // line start offsets per file
 	srcs   map[string][]byte
 	bucket map[string]string // name → frequency bucket
+	bound  map[place]bool    // every name the compiler bound, library targets too
 }
 
 func runAccuracy(language, roots, oracles string, samples, refSamples int) error {
@@ -85,7 +86,8 @@ func loadProject(root, oracleFile string) (*project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &project{name: filepath.Base(root), lines: map[string][]int{}, srcs: map[string][]byte{}, byPos: map[place]oracleRef{}, bucket: map[string]string{}}
+	p := &project{name: filepath.Base(root), lines: map[string][]int{}, srcs: map[string][]byte{}, byPos: map[place]oracleRef{}, bucket: map[string]string{},
+		bound: map[place]bool{}}
 	var facts []*analysis.FileFacts
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
@@ -129,6 +131,7 @@ func (p *project) readOracle(name string) error {
 		if !ok {
 			continue
 		}
+		p.bound[at] = true
 		ref := oracleRef{file: at.file, offset: at.offset, name: fields[1], target: fields[3]}
 		if d, ok := p.place(base, fields[5]); ok {
 			ref.decl = d
@@ -306,7 +309,8 @@ func (p *project) report(samples, refSamples int) {
 }
 
 // referencesF1 compares the engine's confident references of sampled
-// declarations with the compiler's, in the files the compiler analysed.
+// declarations with the compiler's, in the files the compiler analysed, at
+// the names it bound (to a source or a library declaration).
 func (p *project) referencesF1(rng *rand.Rand, n int) (prec, rec, f1 float64) {
 	want := map[resolve.DefID]map[place]bool{}
 	analysed := map[string]bool{}
@@ -337,10 +341,18 @@ func (p *project) referencesF1(rng *rand.Rand, n int) (prec, rec, f1 float64) {
 			}
 		}
 		for pl := range got {
+			if !p.bound[pl] {
+				// The compiler bound nothing there (a dependency missing
+				// from its classpath): neither right nor wrong.
+				continue
+			}
 			if want[d][pl] {
 				tp++
 			} else {
 				fp++
+				if o, ok := p.byPos[pl]; ok && accuracyVerbose {
+					p.explain("extraref", o, resolve.Candidate{Def: d})
+				}
 			}
 		}
 		for pl := range want[d] {
