@@ -133,6 +133,16 @@ type Ref struct {
 	// Qualifier is the text before the dot for `a.b` ("a", "this", "self",
 	// "pkg"), empty for a bare name.
 	Qualifier string `json:"qualifier,omitempty"`
+	// Args is, for a call, the shape of its arguments, which tells overloads
+	// apart: "(" then one code per argument, comma-separated, then ")".
+	// A code is an optional "name=" for a named argument, then s (string
+	// literal), i (integer), L (long), d (floating point), b (boolean),
+	// c (character), n (null), f (lambda or function reference), * (spread),
+	// $expr (a variable, property chain or call, whose type the resolver
+	// may know), t:Type (a class literal's type) or _ (anything else); a
+	// trailing lambda is the code ^. Empty when
+	// the reference is not a call or its arguments are unknown.
+	Args string `json:"args,omitempty"`
 }
 
 // Scope is a lexical region that can declare names.

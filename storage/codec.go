@@ -172,6 +172,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 		e.varint(int64(r.Scope))
 		e.varint(int64(r.Enclosing))
 		e.str(r.Qualifier)
+		e.str(r.Args)
 	}
 	e.uvarint(uint64(len(f.Scopes)))
 	for _, s := range f.Scopes {
@@ -238,7 +239,7 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
 			f.Refs[i] = analysis.Ref{Name: d.str(), Span: d.span(), Role: analysis.Role(d.byte()),
-				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.str()}
+				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.str(), Args: d.str()}
 		}
 	}
 	if n := d.count(); n > 0 {

@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {

@@ -250,6 +250,7 @@ func (w *walker) invocation(n syntax.Node) {
 		qualifier = extract.Qualifier(obj)
 	}
 	w.b.Call(name, qualifier)
+	w.setArgs(name, n.Field("arguments"))
 	w.node(n.Field("type_arguments"))
 	w.node(n.Field("arguments"))
 }
@@ -263,6 +264,7 @@ func (w *walker) creation(n syntax.Node) {
 	}
 	if typ.Type() == "type_identifier" {
 		w.b.Call(typ, "")
+		w.setArgs(typ, n.Field("arguments"))
 	} else {
 		w.node(typ)
 	}

@@ -42,7 +42,8 @@ type lambda struct {
 	implicit bool // no declared parameters: `it` is the parameter
 	scope    int32
 	owner    int32
-	it       int32 // the implicit parameter's def once seen, or None
+	it       int32  // the implicit parameter's def once seen, or None
+	value    string // what the first parameter is, as a Def.Value, or ""
 }
 
 // children walks the named children of n, leaving out skip.
@@ -72,6 +73,11 @@ func (w *walker) node(n syntax.Node) {
 		name := n.Child("type_identifier")
 		d := w.b.Def(analysis.KindTypeAlias, name, n)
 		w.decorate(d, n, syntax.Node{})
+		for _, c := range n.NamedChildren() {
+			if isType(c) {
+				w.b.D(d).TypeName = typeText(c) // what the alias stands for
+			}
+		}
 		for _, c := range n.NamedChildren() {
 			if !c.Same(name) {
 				w.node(c)
@@ -155,7 +161,7 @@ func (w *walker) bindIt() {
 	open.End, open.EndPoint = open.Start, open.StartPoint
 	l.it = w.b.DefNamed(analysis.KindParameter, "it", open, l.node.Span())
 	d := w.b.D(l.it)
-	d.Scope, d.Container = l.scope, l.owner
+	d.Scope, d.Container, d.Value = l.scope, l.owner, l.value
 }
 
 func classKind(n syntax.Node) analysis.Kind {
@@ -198,12 +204,11 @@ func (w *walker) class(n syntax.Node, kind analysis.Kind, name syntax.Node) {
 // parameters are properties of the class, the others are visible to
 // initializers, so all live in the class scope.
 func (w *walker) primaryConstructor(class int32, n syntax.Node) {
-	// The name is the `constructor` keyword if written, else empty at the
-	// parameter list, so that offsets inside the list find the parameters.
+	// The name is the `constructor` keyword if written, else the class's
+	// name: a primary constructor is found, and shown, at the class header.
 	name := n.Child("constructor").Span()
 	if name == (analysis.Span{}) {
-		name = n.Span()
-		name.End, name.EndPoint = name.Start, name.StartPoint
+		name = w.b.D(class).NameSpan
 	}
 	ctor := w.b.DefNamed(analysis.KindConstructor, w.b.D(class).Name, name, n.Span())
 	w.b.D(ctor).Signature = extract.Header(n, syntax.Node{})
@@ -381,7 +386,11 @@ func (w *walker) property(n syntax.Node) {
 		def := w.b.D(d)
 		def.Receiver = receiver
 		if def.TypeName == "" && eq.Valid() {
-			def.TypeName = constructedType(nextNamed(n, eq))
+			init := nextNamed(n, eq)
+			def.TypeName = constructedType(init)
+			if def.TypeName == "" && len(defs) == 1 {
+				def.Value = valueChain(init)
+			}
 		}
 	}
 	visit := func() {
@@ -437,10 +446,15 @@ func (w *walker) variable(v syntax.Node, kind analysis.Kind, full syntax.Node) {
 func (w *walker) lambda(n syntax.Node) {
 	w.b.Within(n, analysis.None, func() {
 		params := n.Child("lambda_parameters")
-		w.lambdas = append(w.lambdas, lambda{node: n, implicit: !params.Valid(), scope: w.b.Scope(), owner: w.b.Owner(), it: analysis.None})
-		for _, p := range params.NamedChildren() {
+		value := lambdaArgValue(n)
+		w.lambdas = append(w.lambdas, lambda{node: n, implicit: !params.Valid(), scope: w.b.Scope(), owner: w.b.Owner(), it: analysis.None, value: value})
+		for i, p := range params.NamedChildren() {
 			if p.Type() == "variable_declaration" {
-				w.variable(p, analysis.KindParameter, p)
+				d := w.declare(p, analysis.KindParameter, p)
+				if i == 0 && w.b.D(d).TypeName == "" {
+					w.b.D(d).Value = value
+				}
+				w.typeOf(p)
 			} else {
 				w.node(p)
 			}
@@ -450,28 +464,10 @@ func (w *walker) lambda(n syntax.Node) {
 	})
 }
 
-func (w *walker) call(n syntax.Node) {
-	callee := n.NamedChildren()
-	if len(callee) == 0 {
-		return
-	}
-	switch f := callee[0]; f.Type() {
-	case "simple_identifier":
-		w.b.Call(f, "")
-	case "navigation_expression":
-		w.navigation(f, analysis.RoleCall)
-	default:
-		w.node(f)
-	}
-	for _, c := range callee[1:] {
-		w.node(c)
-	}
-}
-
 // navigation handles `a.b`: a is visited as an expression and b becomes a
 // reference qualified by a's text.
 func (w *walker) navigation(n syntax.Node, role analysis.Role) {
-	parts := n.NamedChildren()
+	parts := withoutComments(n.NamedChildren())
 	if len(parts) != 2 {
 		w.children(n)
 		return
@@ -525,24 +521,18 @@ func (w *walker) assignment(n syntax.Node) {
 	}
 }
 
-// valueArgument skips the label of a named argument: `name = x` refers to a
-// parameter of the callee, not to anything in scope.
-func (w *walker) valueArgument(n syntax.Node) {
-	parts := n.NamedChildren()
-	if n.Child("=").Valid() && len(parts) > 1 && parts[0].Type() == "simple_identifier" {
-		parts = parts[1:]
-	}
-	for _, c := range parts {
-		w.node(c)
-	}
-}
-
 func (w *walker) importHeader(n syntax.Node) {
 	id := n.Child("identifier")
 	segments := id.ChildrenOf("simple_identifier")
 	var last syntax.Node
 	if len(segments) > 0 {
 		last = segments[len(segments)-1]
+	}
+	// `import a.Outer.Inner.member`: the type segments are references too.
+	for i, seg := range segments[:max(len(segments)-1, 0)] {
+		if isUpper(seg.Text()) {
+			w.b.Ref(seg, analysis.RoleType, qualifierOf(segments[:i]))
+		}
 	}
 	imp := analysis.Import{
 		Path:     id.Text(),
@@ -591,3 +581,22 @@ func constructedType(init []syntax.Node) string {
 }
 
 func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// maxValue bounds the initializer text kept to infer a local's type from.
+const maxValue = 200
+
+// valueChain is an initializer the resolver can follow to a type (a name,
+// a property chain, a call chain, a literal), or "".
+func valueChain(init []syntax.Node) string {
+	if len(init) != 1 {
+		return ""
+	}
+	switch v := init[0]; v.Type() {
+	case "call_expression", "navigation_expression", "simple_identifier", "string_literal", "integer_literal",
+		"long_literal", "real_literal", "boolean_literal", "character_literal", "postfix_expression":
+		if text := extract.Qualifier(v); len(text) <= maxValue {
+			return text
+		}
+	}
+	return ""
+}

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -75,6 +76,11 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 		if r.Uncertain {
 			continue
 		}
+		if r.Ambiguous {
+			// Editing a call another overload may own would break it.
+			return nil, refuse("cannot rename %s: the call at %s:%d may bind to another overload: %s",
+				name, r.Ref.Path, r.Span.StartPoint.Line+1, candidates(s, r.Ref))
+		}
 		if !s.InWorkspace(r.Ref.Path) {
 			return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
 		}
@@ -94,7 +100,7 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 		return resolve.DefID{}, refuse("cannot rename %s: kast cannot find its declaration", name)
 	}
 	if cands[0].Uncertain || len(cands) > 1 && !cands[1].Uncertain && cands[1].Def != cands[0].Def {
-		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved", name)
+		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
 	}
 	c := cands[0]
 	if !s.InWorkspace(c.Def.Path) {
@@ -137,4 +143,22 @@ func validName(s string) bool {
 		}
 	}
 	return utf8.ValidString(s)
+}
+
+// candidates lists the declarations a reference is tied between.
+func candidates(s Snapshot, ref resolve.RefID) string {
+	return listed(s, s.Resolver().Resolve(ref))
+}
+
+// listed names the confident candidates, "name(signature) at file:line".
+func listed(s Snapshot, cands []resolve.Candidate) string {
+	var out []string
+	for _, c := range cands {
+		if c.Uncertain {
+			break
+		}
+		d := s.File(c.Def.Path).Defs[c.Def.Index]
+		out = append(out, fmt.Sprintf("%q at %s:%d", d.Signature, c.Def.Path, d.NameSpan.StartPoint.Line+1))
+	}
+	return strings.Join(out, "; ")
 }

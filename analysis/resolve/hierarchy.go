@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"slices"
+
 	"github.com/kast-dev/kast/analysis"
 )
 
@@ -11,6 +13,10 @@ type Reference struct {
 	Role       analysis.Role
 	Confidence float64
 	Uncertain  bool
+	// Ambiguous is set when the reference is bound as surely to another
+	// definition (an overload its arguments do not tell apart): a rename
+	// must not edit it.
+	Ambiguous bool
 }
 
 // References finds the references that resolve to def: those where def is
@@ -137,6 +143,28 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 	if f == nil {
 		return nil
 	}
+	if overloadLangs[f.Lang] {
+		// Kotlin and Java look inherited overloads up at every call of a
+		// member: a type's supertypes are resolved once per resolver.
+		r.mu.Lock()
+		edges, ok := r.supers[def]
+		r.mu.Unlock()
+		if !ok {
+			edges = r.supertypesOf(f, def, depth)
+			r.mu.Lock()
+			r.supers[def] = edges
+			r.mu.Unlock()
+		}
+		out := slices.Clone(edges)
+		for i := range out {
+			out[i].Targets = slices.Clone(out[i].Targets)
+		}
+		return out
+	}
+	return r.supertypesOf(f, def, depth)
+}
+
+func (r *Resolver) supertypesOf(f *analysis.FileFacts, def DefID, depth int) []TypeEdge {
 	var out []TypeEdge
 	for i, s := range f.Supertypes {
 		if s.Def == def.Index {

@@ -18,6 +18,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
+	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") {
+		return r.namedArgument(f, ref, depth)
+	}
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
 	// fmt.Println) gives members no surer than guesses, which an imported
 	// module beats: look there first, sparing the guesses' resolution.
@@ -45,6 +48,11 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if len(members) > 0 {
 		return members
 	}
+	if f.Lang == "kotlin" {
+		if out := r.extensionsOnWritten(f, ref, depth); len(out) > 0 {
+			return out
+		}
+	}
 	return r.byName(ref.Name, ref.Role, true)
 }
 
@@ -69,10 +77,23 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
+		// a chain decides, and a constructor call is a call of its class.
+		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
+		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
+			return r.callResultTypes(f, ref, callee, depth)
+		}
+	}
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
 	}
-	if !isName(q) {
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		if t := literalType(q); t != "" {
+			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
+		}
+	}
+	if !isName(q) && !isChain(f.Lang, q) {
 		return nil
 	}
 	qref := ref
@@ -99,6 +120,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		case d.Value != "" && g.Lang == "kotlin" && c.Confidence >= r.threshold:
+			for _, t := range r.valueTypes(g, d, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
@@ -182,7 +208,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 			return out
 		}
 	}
-	return best(r.resolve(f, ref, depth+1))
+	out := best(r.resolve(f, ref, depth+1))
+	if f.Lang == "kotlin" && len(out) > 0 {
+		// An expect class has its members in its actual classes too.
+		out = r.withActuals(out)
+	}
+	return out
 }
 
 // members finds the members named name of type t: declared inside it or in
@@ -193,6 +224,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
+		if role&analysis.RoleCall != 0 && overloadLangs[r.file(t.Path).Lang] {
+			out = append(out, r.inheritedOverloads(t, out, name, role, conf, depth)...)
+		}
 		return out
 	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
@@ -207,10 +241,10 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	g := r.file(t.Path)
 	d := g.Defs[t.Index]
-	if g.Lang != "go" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
+	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
 		return nil
 	}
-	alias := strings.Contains(d.Signature, "=")
+	alias := g.Lang == "kotlin" || strings.Contains(d.Signature, "=")
 	var out []Candidate
 	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 		if u.Def == t || u.Confidence < r.threshold {
@@ -252,9 +286,12 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		return out
 	}
 	for _, m := range r.methodsNamed(name) {
-		if m.receiver == typeName {
+		if m.receiver == typeName || g.Lang == "kotlin" && r.aliasBase(m.receiver) == typeName {
 			out = r.add(out, m.id.Path, m.id.Index, conf, ViaMember, role)
 		}
+	}
+	if len(out) == 0 && g.Lang == "kotlin" {
+		out = r.genericExtensions(name, role, conf)
 	}
 	return out
 }
@@ -458,6 +495,11 @@ func isName(q string) bool { return nameRE.MatchString(q) }
 // convention in every supported language only type names start with an
 // upper-case letter.
 func constructedName(q string) string {
+	// The pattern backtracks over long chains: rule out cheaply what
+	// cannot match.
+	if !strings.HasSuffix(q, ")") && !strings.HasSuffix(q, "}") && !strings.Contains(q, ".new") {
+		return ""
+	}
 	m := constructedRE.FindStringSubmatch(q)
 	if m == nil {
 		return ""

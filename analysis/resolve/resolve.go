@@ -75,6 +75,10 @@ type Resolver struct {
 	imports      map[importKey][]Candidate
 	modules      map[moduleKey][]Candidate
 	packages     map[[2]string]map[string]bool
+	aliases      map[string]string
+	chains       map[chainKey][]Candidate
+	written      map[chainKey][]string
+	supers       map[DefID][]TypeEdge
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -90,6 +94,9 @@ type typeKey struct {
 type method struct {
 	id       DefID
 	receiver string
+	// generic is set when the receiver is a type parameter of the
+	// definition (Kotlin's `fun <T> T.also()`): any type has it.
+	generic bool
 }
 
 // New returns a resolver over ws with DefaultThreshold.
@@ -109,6 +116,10 @@ func New(ws Workspace) *Resolver {
 		imports:      map[importKey][]Candidate{},
 		modules:      map[moduleKey][]Candidate{},
 		packages:     map[[2]string]map[string]bool{},
+		aliases:      map[string]string{},
+		chains:       map[chainKey][]Candidate{},
+		written:      map[chainKey][]string{},
+		supers:       map[DefID][]TypeEdge{},
 	}
 }
 
@@ -129,8 +140,10 @@ func (r *Resolver) methodsNamed(name string) []method {
 		if !mayHaveReceiver(e) {
 			continue
 		}
-		if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" {
-			ms = append(ms, method{e.DefID, baseTypeName(d.Receiver)})
+		g := r.file(e.Path)
+		if d := g.Defs[e.Index]; d.Receiver != "" {
+			base := baseTypeName(d.Receiver)
+			ms = append(ms, method{e.DefID, base, g.Lang == "kotlin" && declaresTypeParam(g, e.Index, base)})
 		}
 	}
 	r.mu.Lock()
@@ -251,7 +264,8 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil
 	}
-	return r.finish(id.Path, r.resolve(f, f.Refs[id.Index], 0))
+	ref := f.Refs[id.Index]
+	return r.preferActual(r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0))))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
@@ -368,6 +382,11 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			continue
 		}
 		if od := f.Defs[owner]; od.Kind.IsType() {
+			if f.Lang == "kotlin" {
+				if out = r.ownExtensions(od.Name, ref); len(out) > 0 {
+					return out
+				}
+			}
 			out = append(out, r.inherited(DefID{f.Path, owner}, ref.Name, ref.Role, confInherited, depth+1)...)
 		} else if od.Receiver != "" {
 			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {
@@ -504,6 +523,9 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 	var out []Candidate
 	for _, t := range r.topLevelIn(f.Lang, pkg, typeName, analysis.RoleType, conf) {
 		out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
+	}
+	if len(out) == 0 && overloadLangs[f.Lang] {
+		out = r.nestedTypeMembers(f, name, pkg, typeName, role, conf, depth)
 	}
 	return out
 }

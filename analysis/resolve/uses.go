@@ -54,10 +54,13 @@ func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 // ResolvesTo reports whether a reference is a use of def, as References
 // counts it.
 func (r *Resolver) ResolvesTo(id RefID, def DefID) (Reference, bool) {
-	for _, c := range usesOf(r.Resolve(id)) {
+	uses := usesOf(r.Resolve(id))
+	for _, c := range uses {
 		if c.Def == def {
-			ref := r.file(id.Path).Refs[id.Index]
-			return Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain}, true
+			f := r.file(id.Path)
+			ref := f.Refs[id.Index]
+			return Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain,
+				Ambiguous: overloadLangs[f.Lang] && r.ambiguous(uses)}, true
 		}
 	}
 	return Reference{}, false

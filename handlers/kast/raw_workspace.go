@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis/graph"
+	"github.com/kast-dev/kast/analysis/modules"
 	"github.com/kast-dev/kast/analysis/naming"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/search"
@@ -266,34 +267,42 @@ type workspaceFilesResult struct {
 	SchemaVersion int               `json:"schemaVersion"`
 }
 
-// workspaceFiles reports the root as one module: kast has no build model.
+// workspaceFiles lists the modules of the build model (the root as one
+// module without one), each with its files.
 func (k *Service) workspaceFiles(ctx context.Context, q *workspaceFilesQuery) (workspaceFilesResult, error) {
 	r, err := k.request(ctx, "")
 	if err != nil {
 		return workspaceFilesResult{}, err
 	}
 	res := workspaceFilesResult{Modules: []workspaceModule{}, SchemaVersion: kastSchemaVersion}
-	name := naming.RootModule(r.root)
-	if q.ModuleName != nil && *q.ModuleName != name {
-		return res, nil
-	}
-	files := r.snap.Files()
-	m := workspaceModule{Name: name, SourceRoots: []string{r.root}, DependencyModuleNames: []string{}, Files: []string{}, FileCount: len(files)}
-	switch {
-	case q.paged():
-		page, snap, next, err := k.pageFiles(r, q, files)
-		if err != nil {
-			return workspaceFilesResult{}, err
+	listed := modules.List(r.root, naming.RootModule(r.root), r.snap.Files())
+	for _, l := range listed {
+		if q.ModuleName != nil && *q.ModuleName != l.Name {
+			continue
 		}
-		res.SnapshotToken, res.KindDomain = &snap, q.KindDomain
-		if q.IncludeFiles {
-			m.Files, m.FilesTruncated, m.NextPageToken, m.ReturnedFileCount = page, next != nil, next, ptr(len(page))
+		m := workspaceModule{Name: l.Name, SourceRoots: l.SourceRoots, DependencyModuleNames: l.Dependencies, Files: []string{}, FileCount: len(l.Files)}
+		switch {
+		case q.paged():
+			// With several modules, a module's page tokens are bound to a
+			// query naming it: a continuation names its module.
+			mq := *q
+			if len(listed) > 1 {
+				mq.ModuleName = &l.Name
+			}
+			page, snap, next, err := k.pageFiles(r, &mq, l.Files)
+			if err != nil {
+				return workspaceFilesResult{}, err
+			}
+			res.SnapshotToken, res.KindDomain = &snap, q.KindDomain
+			if q.IncludeFiles {
+				m.Files, m.FilesTruncated, m.NextPageToken, m.ReturnedFileCount = page, next != nil, next, ptr(len(page))
+			}
+		case q.IncludeFiles:
+			limit := valueOr(q.MaxFilesPerModule, kastMaxResults)
+			m.Files = l.Files[:min(limit, len(l.Files))]
+			m.FilesTruncated = len(l.Files) > limit
 		}
-	case q.IncludeFiles:
-		limit := valueOr(q.MaxFilesPerModule, kastMaxResults)
-		m.Files = files[:min(limit, len(files))]
-		m.FilesTruncated = len(files) > limit
+		res.Modules = append(res.Modules, m)
 	}
-	res.Modules = append(res.Modules, m)
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kast-dev/kast/analysis/modules"
 	"github.com/kast-dev/kast/analysis/naming"
 )
 
@@ -77,6 +78,10 @@ func (k *Service) runtimeStatus(ctx context.Context, _ *noParams) (runtimeStatus
 		if ready && n != "" {
 			st.Warnings = append(st.Warnings, n)
 		}
+	}
+	if mm := modules.Load(root); len(mm.Modules) > 0 {
+		st.SourceModuleNames, st.DependentModuleNamesBySourceModuleName = mm.Names(), mm.Dependents()
+		st.Warnings = append(st.Warnings, mm.Problems...)
 	}
 	if msg != "" {
 		st.Message = &msg

@@ -1,0 +1,409 @@
+package resolve
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Call chains of Kotlin and Java: the receiver of `a.b(x).c()` is what b
+// returns, its declared return type; Kotlin's apply and also return their
+// own receiver.
+
+// calleeOf splits a qualifier that ends in a call, `a.b(x) { }`, into the
+// called path "a.b".
+func calleeOf(q string) (string, bool) {
+	q = strings.TrimSpace(q)
+	if strings.HasSuffix(q, "}") {
+		// A trailing lambda: `a.b { }` or `a.b(x) { }`.
+		open := openingBefore(q, len(q)-1, '{', '}')
+		if open <= 0 {
+			return "", false
+		}
+		q = strings.TrimSpace(q[:open])
+		if !strings.HasSuffix(q, ")") {
+			return q, isName(q)
+		}
+	}
+	if !strings.HasSuffix(q, ")") {
+		return "", false
+	}
+	open := openingBefore(q, len(q)-1, '(', ')')
+	if open <= 0 {
+		return "", false
+	}
+	callee := strings.TrimSpace(q[:open])
+	if i := strings.IndexByte(callee, '<'); i > 0 && strings.HasSuffix(callee, ">") {
+		callee = callee[:i] // explicit type arguments: `a.get<Foo>()`
+	}
+	return callee, isName(callee) || isChain("kotlin", callee)
+}
+
+// isChain reports whether q is `expr.name` where expr is a call, a literal
+// or another chain (`a.b(x).c`, `"s".length`): the resolver types expr,
+// then looks name up in it. Kotlin and Java only.
+func isChain(lang, q string) bool {
+	if lang != "kotlin" && lang != "java" {
+		return false
+	}
+	i := strings.LastIndexByte(q, '.')
+	if i <= 0 || !isName(q[i+1:]) {
+		return false
+	}
+	prefix := q[:i]
+	return strings.HasSuffix(prefix, ")") || strings.HasSuffix(prefix, "}") || literalType(prefix) != "" || isName(prefix)
+}
+
+// elementFunctions are the standard library calls that return an element
+// of their receiver collection.
+var elementFunctions = map[string]bool{
+	"first": true, "last": true, "single": true, "firstOrNull": true, "lastOrNull": true, "singleOrNull": true,
+	"get": true, "getOrNull": true, "elementAt": true, "random": true, "find": true, "maxBy": true, "minBy": true,
+	"maxByOrNull": true, "minByOrNull": true, "removeAt": true, "removeFirst": true, "removeLast": true,
+}
+
+// openingBefore finds the bracket opening the one closing at end.
+func openingBefore(s string, end int, open, close byte) int {
+	depth := 0
+	for i := end; i >= 0; i-- {
+		switch s[i] {
+		case close:
+			depth++
+		case open:
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// chainKey is what the type of a chain depends on: its text and where it
+// is. Chains are typed once per resolver: a builder chain of twenty calls
+// asks for each of its prefixes from every suffix, along several paths.
+type chainKey struct {
+	path, chain      string
+	scope, enclosing int32
+	call             bool
+}
+
+// callResultTypes infers the types a call of callee returns.
+func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true}
+	r.mu.Lock()
+	c, ok := r.chains[key]
+	if !ok {
+		r.chains[key] = nil // a chain that needs its own type has none
+	}
+	r.mu.Unlock()
+	if ok {
+		return slices.Clone(c)
+	}
+	c = r.callResultTypesOf(f, ref, callee, depth)
+	r.mu.Lock()
+	r.chains[key] = c
+	r.mu.Unlock()
+	return slices.Clone(c)
+}
+
+func (r *Resolver) callResultTypesOf(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
+	cref := ref
+	cref.Role = analysis.RoleCall
+	cref.Qualifier, cref.Name = splitQualifier(callee)
+	cref.Args = ""
+	if cref.Qualifier != "" && f.Lang == "kotlin" && (cref.Name == "apply" || cref.Name == "also") {
+		qref := ref
+		qref.Qualifier = cref.Qualifier
+		return r.receiverTypes(f, qref, depth+1)
+	}
+	out := r.declaredResultTypes(f, cref, depth)
+	if len(out) == 0 && f.Lang == "kotlin" && cref.Qualifier != "" && elementFunctions[cref.Name] {
+		// xs.first(): an element of xs's declared collection type.
+		qref := ref
+		qref.Qualifier = cref.Qualifier
+		for _, t := range r.writtenTypes(f, qref, depth+1) {
+			if e := firstTypeArg(t); e != "" {
+				out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+			}
+		}
+	}
+	return out
+}
+
+// declaredResultTypes is the types the functions a call binds to declare
+// they return (a constructor call, its class).
+func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref, depth int) []Candidate {
+	var out []Candidate
+	// The callee is shorter text than the chain: a call costs no depth, so
+	// long builder chains keep their types.
+	for _, c := range best(r.resolve(f, cref, depth)) {
+		g := r.file(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		switch {
+		case d.Kind.IsType():
+			out = append(out, c)
+		case d.Kind == analysis.KindConstructor:
+			if d.Container != analysis.None {
+				out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
+			}
+		case d.TypeName != "":
+			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// literalType is the type of a Kotlin or Java literal qualifier, or "".
+func literalType(q string) string {
+	if q == "" {
+		return ""
+	}
+	switch c := q[0]; {
+	case c == '"':
+		return "String"
+	case c == '\'':
+		return "Char"
+	case q == "true" || q == "false":
+		return "Boolean"
+	case c >= '0' && c <= '9':
+		lower := strings.ToLower(q)
+		switch {
+		case strings.HasSuffix(lower, "ul"):
+			return "ULong"
+		case strings.HasSuffix(lower, "u"):
+			return "UInt"
+		case strings.HasSuffix(lower, "l"):
+			return "Long"
+		case strings.HasPrefix(lower, "0x") || strings.HasPrefix(lower, "0b"):
+			return "Int"
+		case strings.HasSuffix(lower, "f"):
+			return "Float"
+		case strings.ContainsAny(lower, ".e"):
+			return "Double"
+		}
+		return "Int"
+	}
+	return ""
+}
+
+// declaresTypeParam reports whether definition i of f declares a type
+// parameter called name.
+func declaresTypeParam(f *analysis.FileFacts, i int32, name string) bool {
+	d := f.Defs[i]
+	for _, p := range f.Defs {
+		if p.Kind == analysis.KindTypeParameter && p.Name == name && p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End {
+			return true
+		}
+	}
+	return false
+}
+
+// genericExtensions finds the Kotlin extensions called name whose receiver
+// is a type parameter, which any receiver has: less sure than a member.
+func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, m := range r.methodsNamed(name) {
+		if m.generic {
+			out = r.add(out, m.id.Path, m.id.Index, conf*0.9, ViaMember, role)
+		}
+	}
+	return out
+}
+
+// extensionsOnWritten finds extensions for `q.name` where q's type is
+// known by name only, a type no workspace file declares (String, a
+// library class): those declared on that receiver name, or generic.
+func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	var out []Candidate
+	written := r.writtenTypes(f, ref, depth)
+	for _, t := range written {
+		base := baseTypeName(t)
+		for _, m := range r.methodsNamed(ref.Name) {
+			if m.receiver == base {
+				out = r.add(out, m.id.Path, m.id.Index, confMember*0.9, ViaMember, ref.Role)
+			}
+		}
+	}
+	if len(out) == 0 {
+		// A generic extension (`fun <T> T.log()`) fits any receiver; one
+		// of unknown type less surely.
+		conf := confMember
+		if len(written) == 0 {
+			conf = 0.65
+		}
+		out = r.genericExtensions(ref.Name, ref.Role, conf)
+	}
+	return out
+}
+
+// writtenTypes is the written type of a qualifier: a literal's, or the
+// declared type of the variable or the return type of the call it names.
+func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
+	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false}
+	r.mu.Lock()
+	t, ok := r.written[key]
+	if !ok {
+		r.written[key] = nil
+	}
+	r.mu.Unlock()
+	if ok {
+		return t
+	}
+	t = r.writtenTypesOf(f, ref, depth)
+	r.mu.Lock()
+	r.written[key] = t
+	r.mu.Unlock()
+	return t
+}
+
+func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
+	q := strings.ReplaceAll(strings.ReplaceAll(strings.TrimRight(ref.Qualifier, "!?"), "?.", "."), "!!", "")
+	if t := literalType(q); t != "" {
+		return []string{t}
+	}
+	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {
+		return []string{name}
+	}
+	if depth > maxDepth {
+		return nil
+	}
+	qref := ref
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	if callee, ok := calleeOf(q); ok {
+		qref.Role = analysis.RoleCall
+		q = callee
+	} else if !isName(q) && !isChain(f.Lang, q) || q == "this" || q == "super" {
+		return nil
+	}
+	qref.Qualifier, qref.Name = splitQualifier(q)
+	var out []string
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		if c.Confidence < r.threshold {
+			continue
+		}
+		g := r.file(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		switch {
+		case d.TypeName != "" && !d.Kind.IsType():
+			out = append(out, d.TypeName)
+		case d.Kind == analysis.KindEnumEntry && d.Container != analysis.None:
+			out = append(out, g.Defs[d.Container].Name)
+		case d.Kind.IsType() && qref.Role == analysis.RoleCall:
+			out = append(out, d.Name) // a constructor call
+		case d.Kind == analysis.KindObject:
+			out = append(out, d.Name)
+		case d.Value != "" && g.Lang == "kotlin":
+			vref := valueRef(d)
+			vref.Qualifier = d.Value
+			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {
+				vref.Qualifier = base
+				for _, t := range r.writtenTypes(g, vref, depth+1) {
+					if e := firstTypeArg(t); e != "" {
+						out = append(out, e)
+					}
+				}
+				continue
+			}
+			out = append(out, r.writtenTypes(g, vref, depth+1)...)
+		}
+	}
+	return out
+}
+
+// valueTypes infers the types of a Kotlin local or lambda parameter from
+// its value: a chain's type, or for "xs[]" the element type of xs's
+// declared collection type.
+func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	vref := valueRef(d)
+	base, elem := strings.CutSuffix(d.Value, "[]")
+	vref.Qualifier = base
+	if !elem {
+		return r.receiverTypes(g, vref, depth)
+	}
+	var out []Candidate
+	for _, t := range r.writtenTypes(g, vref, depth) {
+		if e := firstTypeArg(t); e != "" {
+			out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
+		}
+	}
+	return out
+}
+
+// firstTypeArg is the element type of a written collection type:
+// "List<Foo>" → "Foo", "Array<out Foo?>" → "Foo?"; "" for a map or a
+// type without arguments.
+func firstTypeArg(t string) string {
+	open := strings.IndexByte(t, '<')
+	if open < 0 || strings.HasPrefix(baseTypeName(t), "Map") {
+		return ""
+	}
+	args := splitParams(t[open+1 : strings.LastIndexByte(t, '>')])
+	if len(args) == 0 {
+		return ""
+	}
+	a := strings.TrimSpace(args[0])
+	for _, v := range []string{"out ", "in "} {
+		a = strings.TrimPrefix(a, v)
+	}
+	if a == "*" {
+		return ""
+	}
+	return a
+}
+
+// namedArgument resolves the label of `f(name = x)` to the parameter called
+// name of the function or constructor the call binds to.
+func (r *Resolver) namedArgument(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	callee := ref.Qualifier[1 : len(ref.Qualifier)-1]
+	if !isName(callee) || depth > maxDepth {
+		return nil
+	}
+	cref := ref
+	cref.Role, cref.Args = analysis.RoleCall, ""
+	cref.Qualifier, cref.Name = splitQualifier(callee)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, cref, depth+1)) {
+		g := r.file(c.Def.Path)
+		callables := []int32{c.Def.Index}
+		if g.Defs[c.Def.Index].Kind.IsType() {
+			// A class's constructors take its named arguments.
+			callables = callables[:0]
+			for i, d := range g.Defs {
+				if d.Kind == analysis.KindConstructor && d.Container == c.Def.Index {
+					callables = append(callables, int32(i))
+				}
+			}
+		}
+		for _, fn := range callables {
+			for _, i := range r.named(g, ref.Name) {
+				if isParamOf(g, i, fn) {
+					out = r.add(out, c.Def.Path, i, confMember*c.Confidence, ViaMember, analysis.RoleRead)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// isParamOf reports whether definition i of f is a parameter of the
+// function or constructor fn.
+func isParamOf(f *analysis.FileFacts, i, fn int32) bool {
+	p, d := f.Defs[i], f.Defs[fn]
+	if p.Kind != analysis.KindParameter && p.Kind != analysis.KindProperty {
+		return false
+	}
+	if p.Container == fn {
+		return p.Kind == analysis.KindParameter
+	}
+	// A primary constructor's parameters belong to its class.
+	return d.Kind == analysis.KindConstructor && p.Container == d.Container &&
+		p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End
+}
