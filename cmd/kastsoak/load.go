@@ -33,7 +33,7 @@ type worker struct {
 	pause time.Duration
 
 	session string
-	turns   int // in the current session
+	turns   int            // in the current session
 	open    map[string]int // uri → version
 	order   []string       // open uris, oldest first
 }
