@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -301,6 +302,11 @@ func Callers(s Snapshot, def resolve.DefID) []Call {
 		}
 		out[i].Sites = append(out[i].Sites, Loc{c.Site.Path, c.Span})
 	}
+	// By where each caller first calls: the same order whether the
+	// references came from the stored uses or were resolved just now.
+	slices.SortStableFunc(out, func(a, b Call) int {
+		return cmp.Or(strings.Compare(a.Sites[0].Path, b.Sites[0].Path), cmp.Compare(a.Sites[0].Span.Start, b.Sites[0].Span.Start))
+	})
 	return out
 }
 

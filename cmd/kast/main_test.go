@@ -302,7 +302,7 @@ func TestDemoSteps(t *testing.T) {
 		{"textDocument/completion", "5 items: add, count, describe, items, name"},
 		{"textDocument/rename", "4 edits in 4 files"},
 		{"textDocument/prepareCallHierarchy", "greet"},
-		{"callHierarchy/incomingCalls", "← describe\n← useAgain\n← use"},
+		{"callHierarchy/incomingCalls", "← useAgain\n← describe\n← use"},
 		{"textDocument/prepareTypeHierarchy", "FriendlyGreeter"},
 		{"typeHierarchy/supertypes", "↑ Greeter"},
 		{"typeHierarchy/subtypes", "↓ LoudGreeter\n↓ Shop"},
