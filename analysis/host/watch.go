@@ -125,8 +125,12 @@ func (h *Host) watchFiles(root string, ow *openWorkspace, p *passes, watcher *fs
 			p.changed()
 		case <-settle.C:
 		}
+		start := time.Now()
 		h.catchUp(root, ow, p)
 		complete = sync()
+		// A tree so large that a refresh takes long is swept less often:
+		// at most a tenth of the time goes to sweeping.
+		sweep.Reset(max(sweepInterval, 10*time.Since(start)))
 	}
 }
 
