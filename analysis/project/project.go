@@ -40,6 +40,16 @@ func (e *NoProjectError) Error() string {
 // unless it is one of those broad folders (or an ancestor of the home
 // folder): then err is a *NoProjectError telling the user to pass --root.
 func FindRoot(start string) (root, marker string, err error) {
+	return Find(start, "")
+}
+
+// Find is FindRoot for a command run in the folder cwd about start (a file
+// or folder the user named, or cwd itself). Outside any project the root is
+// cwd when start lies inside it, so that naming a file in a subfolder does
+// not make the subfolder a workspace of its own; else start's folder. A root
+// that is too broad is refused as FindRoot says, but one broad cwd falls
+// back to start's folder when that is narrower.
+func Find(start, cwd string) (root, marker string, err error) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
 		return "", "", err
@@ -61,6 +71,14 @@ func FindRoot(start string) (root, marker string, err error) {
 		}
 		if filepath.Dir(d) == d {
 			break
+		}
+	}
+	if cwd != "" {
+		if cwd, err = filepath.Abs(cwd); err != nil {
+			return "", "", err
+		}
+		if rel, err := filepath.Rel(cwd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && broad(cwd) == "" {
+			return cwd, "", nil
 		}
 	}
 	if why := broad(abs); why != "" {

@@ -107,3 +107,28 @@ func TestFindRootOutsideAnyProject(t *testing.T) {
 		t.Error("a missing start must be an error")
 	}
 }
+
+func TestFindOutsideAnyProjectUsesTheCurrentFolder(t *testing.T) {
+	base := isolate(t)
+	plain := filepath.Join(base, "plain")
+	touch(t, filepath.Join(plain, "src", "deep", "x.kt"))
+	other := filepath.Join(base, "other", "y.kt")
+	touch(t, other)
+	home := filepath.Join(base, "home", "u")
+	touch(t, filepath.Join(home, "notes", "z.kt"))
+	for _, tc := range []struct{ start, cwd, root string }{
+		{filepath.Join(plain, "src", "deep", "x.kt"), plain, plain},                                      // a file below: the current folder
+		{filepath.Join(plain, "src", "deep"), plain, plain},                                              // a folder below: the same
+		{other, plain, filepath.Join(base, "other")},                                                     // a file elsewhere: its folder
+		{filepath.Join(home, "notes", "z.kt"), home, filepath.Dir(filepath.Join(home, "notes", "z.kt"))}, // home is too broad
+	} {
+		root, marker, err := Find(tc.start, tc.cwd)
+		if err != nil || root != tc.root || marker != "" {
+			t.Errorf("Find(%s, %s) = %s, %q, %v; want %s", tc.start, tc.cwd, root, marker, err, tc.root)
+		}
+	}
+	var np *NoProjectError
+	if _, _, err := Find(home, home); !errors.As(err, &np) {
+		t.Errorf("Find(home, home): %v, want a NoProjectError", err)
+	}
+}

@@ -158,7 +158,9 @@ func printIndexSummary(w io.Writer, root string, t indexer.Totals, s scan.Skippe
 	fmt.Fprintf(w, "  bytes       %d\n", r.Bytes)
 	fmt.Fprintf(w, "  definitions %d\n", r.Defs)
 	fmt.Fprintf(w, "  references  %d\n", r.Refs)
-	if t.ReadBytes > 0 {
+	// Throughput only when files were read for their content: re-sniffing
+	// skipped binaries is no measure of it.
+	if t.ReadBytes > 0 && t.Extracted+t.Reused > 0 {
 		fmt.Fprintf(w, "  elapsed     %s (%.1f MB/s)\n", humanDuration(t.Elapsed), r.MBps)
 	} else {
 		fmt.Fprintf(w, "  elapsed     %s\n", humanDuration(t.Elapsed))

@@ -31,7 +31,11 @@ func workspaceRoot(flag, start string) (string, error) {
 	if start == "" {
 		start = "."
 	}
-	root, _, err := project.FindRoot(start)
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, _, err := project.Find(start, wd)
 	return root, err
 }
 
@@ -105,10 +109,13 @@ func indexedSource(ws *workspace.Workspace, path, shown string) error {
 	return nil
 }
 
-// humanDuration prints sub-second durations in milliseconds ("12 ms"),
-// longer ones in seconds to a tenth ("3.4 s"), minutes as Go does ("2m5s").
+// humanDuration prints sub-second durations in milliseconds ("0.4 ms",
+// "12 ms"), longer ones in seconds to a tenth ("3.4 s"), minutes as Go does
+// ("2m5s").
 func humanDuration(d time.Duration) string {
 	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	case d < time.Minute:
