@@ -41,22 +41,26 @@ was found.`,
 	}
 	cmd.PersistentFlags().StringVar(&q.root, "root", "", "workspace root (default: the nearest folder with a project marker)")
 	cmd.PersistentFlags().BoolVar(&q.asJSON, "json", false, "print JSON")
-	// run opens the workspace around the file a subcommand names (start
-	// returns it), or around the current folder.
-	run := func(start func(args []string) string, f func(ws *workspace.Workspace, out io.Writer, args []string) error) func(*cobra.Command, []string) error {
+	// run opens the workspace around the file a subcommand names (FILE or
+	// FILE:LINE:COL as kind says), or around the current folder.
+	run := func(kind argKind, f func(ws *workspace.Workspace, out io.Writer, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
 			if err != nil {
 				return err
 			}
 			from := "."
-			if start != nil {
+			if kind != noFile {
+				name := args[0]
+				if kind == positionArg {
+					name = file(name)
+				}
 				// Say at once, before any indexing, that kast cannot
 				// answer for a file of no language it knows.
-				if _, ok := lang.ForPath(file(args[0])); !ok {
-					return notSource(file(args[0]))
+				if _, ok := lang.ForPath(name); !ok {
+					return notSource(name)
 				}
-				from = start(args)
+				from = existingFolder(name)
 			}
 			root, err := workspaceRoot(q.root, from)
 			if err != nil {
@@ -83,19 +87,19 @@ was found.`,
 	}
 	cmd.AddCommand(
 		&cobra.Command{Use: "def FILE:LINE:COL", Short: "Where the name at a position is defined", Args: cobra.ExactArgs(1),
-			RunE: run(positionFile, func(ws *workspace.Workspace, out io.Writer, args []string) error {
+			RunE: run(positionArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
 				return queryDef(ws, out, args[0], q)
 			})},
 		&cobra.Command{Use: "refs FILE:LINE:COL", Short: "References of the definition at or named at a position", Args: cobra.ExactArgs(1),
-			RunE: run(positionFile, func(ws *workspace.Workspace, out io.Writer, args []string) error {
+			RunE: run(positionArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
 				return queryRefs(ws, out, args[0], q)
 			})},
 		&cobra.Command{Use: "symbols PATTERN", Short: "Workspace symbols matching a fuzzy pattern, best first", Args: cobra.ExactArgs(1),
-			RunE: run(nil, func(ws *workspace.Workspace, out io.Writer, args []string) error {
+			RunE: run(noFile, func(ws *workspace.Workspace, out io.Writer, args []string) error {
 				return querySymbols(ws, out, args[0], q)
 			})},
 		&cobra.Command{Use: "outline FILE", Short: "The declarations of a file, nested", Args: cobra.ExactArgs(1),
-			RunE: run(existingFolder, func(ws *workspace.Workspace, out io.Writer, args []string) error {
+			RunE: run(fileArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
 				return queryOutline(ws, out, args[0], q)
 			})},
 	)
@@ -103,20 +107,19 @@ was found.`,
 	return cmd
 }
 
-// positionFile is where the root search starts for FILE:LINE:COL: the
-// folder of FILE when it exists, else the current folder (the position is
-// then reported as malformed or missing by the subcommand).
-func positionFile(args []string) string {
-	if path, _, _, err := position(args[0]); err == nil {
-		return existingFolder([]string{path})
-	}
-	return "."
-}
+// argKind says what a query subcommand's argument is.
+type argKind int
 
-// existingFolder is the folder of the file args[0] names, or the nearest
-// existing folder above it.
-func existingFolder(args []string) string {
-	d, err := filepath.Abs(args[0])
+const (
+	noFile      argKind = iota // a pattern
+	fileArg                    // FILE
+	positionArg                // FILE:LINE:COL
+)
+
+// existingFolder is the folder of the file name, or the nearest existing
+// folder above it (a missing file is then reported by the subcommand).
+func existingFolder(name string) string {
+	d, err := filepath.Abs(name)
 	if err != nil {
 		return "."
 	}
