@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,18 @@ func Offset(path string, line, col int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return document.New("", "", 0, src).Offset(document.Position{Line: line - 1, Character: col - 1}, document.UTF8)
+	doc := document.New("", "", 0, src)
+	off, err := doc.Offset(document.Position{Line: line - 1, Character: col - 1}, document.UTF8)
+	if errors.Is(err, document.ErrPosition) {
+		// The document counts 0-based; say it as the user typed it,
+		// against the lines an editor shows.
+		lines := doc.LineCount()
+		if len(src) > 0 && src[len(src)-1] == '\n' {
+			lines--
+		}
+		return 0, fmt.Errorf("%w: line %d of %d", document.ErrPosition, line, lines)
+	}
+	return off, err
 }
 
 // Definition lists where the name at a position is defined, best first;

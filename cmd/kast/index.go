@@ -19,10 +19,13 @@ import (
 
 func newIndexCmd(g *globalFlags) *cobra.Command {
 	var asJSON, inMemory, references bool
+	var rootFlag string
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
-		Short: "Index a workspace (default: the current directory) and print what was indexed",
-		Long: `Scan DIR (honouring .gitignore and skipping vendor, build and dependency folders,
+		Short: "Index a workspace (default: the project around the current folder) and print what was indexed",
+		Long: `Index the workspace around DIR (default: the current folder): the nearest folder
+with .git, go.mod, package.json or another project marker, unless --root names it.
+Scan it (honouring .gitignore and skipping vendor, build and dependency folders,
 binary and oversized files), extract definitions and references from every changed file
 in parallel, and store them in the workspace's index under $XDG_CACHE_HOME/kast.
 A second run only re-reads files whose size or modification time changed.
@@ -35,12 +38,16 @@ reference queries read them at once.`,
 			if err != nil {
 				return err
 			}
-			root := "."
+			start := "."
 			if len(args) == 1 {
-				root = args[0]
+				start = args[0]
+				if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
+					return fmt.Errorf("%s is not a directory", start)
+				}
 			}
-			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-				return fmt.Errorf("%s is not a directory", root)
+			root, err := workspaceRoot(rootFlag, start)
+			if err != nil {
+				return err
 			}
 			ws, err := workspace.Open(root, workspace.Options{InMemory: inMemory, Logger: logger})
 			if err != nil {
@@ -84,6 +91,7 @@ reference queries read them at once.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&rootFlag, "root", "", "workspace root (default: the nearest folder around DIR with a project marker)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().BoolVar(&inMemory, "in-memory", false, "index in memory only, leaving the on-disk index alone")
 	cmd.Flags().BoolVar(&references, "references", false, "also resolve and store every reference (see above)")
@@ -144,13 +152,19 @@ func mbPerSecond(bytes int64, d time.Duration) float64 {
 
 func printIndexSummary(w io.Writer, root string, t indexer.Totals, s scan.Skipped) {
 	r := indexReport(root, t, s)
-	fmt.Fprintf(w, "indexed %s\n", root)
+	fmt.Fprintf(w, "indexed %s\n", display(root))
 	fmt.Fprintf(w, "  files       %d (%d parsed, %d reused, %d unchanged, %d removed)\n", r.Files, r.Extracted, r.Reused, r.Unchanged, r.Removed)
 	fmt.Fprintf(w, "  lines       %d\n", r.Lines)
 	fmt.Fprintf(w, "  bytes       %d\n", r.Bytes)
 	fmt.Fprintf(w, "  definitions %d\n", r.Defs)
 	fmt.Fprintf(w, "  references  %d\n", r.Refs)
-	fmt.Fprintf(w, "  elapsed     %s (%.1f MB/s)\n", t.Elapsed.Round(time.Millisecond), r.MBps)
+	// Throughput only when files were read for their content: re-sniffing
+	// skipped binaries is no measure of it.
+	if t.ReadBytes > 0 && t.Extracted+t.Reused > 0 {
+		fmt.Fprintf(w, "  elapsed     %s (%.1f MB/s)\n", humanDuration(t.Elapsed), r.MBps)
+	} else {
+		fmt.Fprintf(w, "  elapsed     %s\n", humanDuration(t.Elapsed))
+	}
 	if n := r.Skipped["tooLarge"] + r.Skipped["binary"] + r.Skipped["unreadable"] + r.Skipped["malformed"]; n > 0 {
 		fmt.Fprintf(w, "  skipped     %d (too large %d, binary %d, unreadable %d, malformed %d)\n", n,
 			r.Skipped["tooLarge"], r.Skipped["binary"], r.Skipped["unreadable"], r.Skipped["malformed"])
@@ -174,6 +188,6 @@ func resolveReferences(cmd *cobra.Command, ws *workspace.Workspace) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "kast: references resolved in %d files in %s\n", n, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(cmd.ErrOrStderr(), "kast: references resolved in %d files in %s\n", n, humanDuration(time.Since(start)))
 	return nil
 }

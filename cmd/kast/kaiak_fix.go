@@ -61,7 +61,8 @@ are matched to the workspace by their longest tail that exists there.
 		},
 	}
 	cmd.Flags().StringVar(&f.analysis, "analysis", "", "analyzer output file (YAML or JSON)")
-	cmd.Flags().StringVar(&f.workspace, "workspace", "", "the analyzed source folder (default: the working directory)")
+	cmd.Flags().StringVar(&f.workspace, "workspace", "", "the analyzed source folder (default: the nearest folder with .git, go.mod, pom.xml or another project marker)")
+	cmd.Flags().StringVar(&f.workspace, "root", "", "the same as --workspace")
 	cmd.Flags().StringVar(&f.incidents, "incidents", "", "only these incidents: comma-separated ids (ruleset/rule/n) or rule ids")
 	cmd.Flags().StringVar(&f.autoApprove, "auto-approve", "", "none or all; default: ask on a terminal, none otherwise")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "convert and print the incidents; change nothing")
@@ -119,13 +120,8 @@ func (f *kaiakFix) run(ctx context.Context, out io.Writer, logLevel string) (int
 	if err != nil {
 		return 2, err
 	}
-	ws := f.workspace
-	if ws == "" {
-		if ws, err = os.Getwd(); err != nil {
-			return 2, err
-		}
-	}
-	if ws, err = filepath.Abs(ws); err != nil {
+	ws, err := workspaceRoot(f.workspace, ".")
+	if err != nil {
 		return 2, err
 	}
 	a, err := kaiak.ConvertAnalysis(data, kaiak.ConvertOptions{Workspace: ws, Insights: f.insights})

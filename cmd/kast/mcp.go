@@ -17,7 +17,8 @@ func newMCPCmd(g *globalFlags) *cobra.Command {
 		Short: "Serve ck-compatible code search tools over MCP on stdio",
 		Long: `Serve the ck tools (semantic_search, lexical_search, regex_search, hybrid_search,
 index_status, reindex, health_check) over the Model Context Protocol on stdin/stdout.
-Tool paths must lie under a --root (default: the current directory, plus the
+Tool paths must lie under a --root (default: the nearest folder around the current one with .git, go.mod,
+package.json or another project marker; plus the
 colon-separated KAST_MCP_ALLOWED_ROOTS or CK_MCP_ALLOWED_ROOTS).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,11 +27,11 @@ colon-separated KAST_MCP_ALLOWED_ROOTS or CK_MCP_ALLOWED_ROOTS).`,
 				return err
 			}
 			if len(roots) == 0 {
-				wd, err := os.Getwd()
+				root, err := workspaceRoot("", ".")
 				if err != nil {
 					return err
 				}
-				roots = []string{wd}
+				roots = []string{root}
 			}
 			for _, env := range []string{"KAST_MCP_ALLOWED_ROOTS", "CK_MCP_ALLOWED_ROOTS"} {
 				for r := range strings.SplitSeq(os.Getenv(env), ":") {

@@ -79,10 +79,13 @@ func TestIndexSummaryAndIncrementalRun(t *testing.T) {
 		t.Errorf("second run must read nothing: %+v", rep)
 	}
 	text, code := runKast(t, root, env, "index", root)
-	for _, want := range []string{"files", "lines", "bytes", "definitions", "references", "MB/s", "skipped"} {
+	for _, want := range []string{"files", "lines", "bytes", "definitions", "references", " ms\n", "skipped"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "MB/s") {
+		t.Errorf("a run that parsed nothing has no throughput to show:\n%s", text)
 	}
 	if code != 0 {
 		t.Errorf("exit %d", code)

@@ -62,7 +62,8 @@ are printed on stderr and the exit status is 1.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the nearest with a daemon, else the enclosing repository)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the nearest with a daemon, else the nearest folder with a project marker)")
+	cmd.Flags().StringVar(&workspace, "root", "", "the same as --workspace")
 	return cmd
 }
 
@@ -131,8 +132,8 @@ func findOrStartDaemon(workspace, logLevel string) (descriptor, error) {
 			case running:
 				root = p
 			case filepath.Dir(p) == p:
-				// None runs: start one for the repository around here.
-				if root, err = workspaceRoot(cwd); err != nil {
+				// None runs: start one for the project around here.
+				if root, err = workspaceRoot("", cwd); err != nil {
 					return descriptor{}, err
 				}
 			}

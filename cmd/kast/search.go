@@ -57,32 +57,6 @@ func (f *embedFlags) embedder(ctx context.Context) (search.Embedder, error) {
 	return nil, fmt.Errorf("unknown --embedder %q: want hashed, ollama or openai", f.provider)
 }
 
-// workspaceRoot is the nearest ancestor of path holding .git, else path
-// itself (or its directory): searching a subdirectory shares the
-// repository's index.
-func workspaceRoot(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	start := abs
-	if !fi.IsDir() {
-		start = filepath.Dir(abs)
-	}
-	for d := start; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return start, nil
-		}
-	}
-}
-
 type searchFlags struct {
 	lineNumbers, ignoreCase, wholeWord, fixed bool
 	filesWith, filesWithout                   bool
@@ -91,6 +65,7 @@ type searchFlags struct {
 	topK                                      int
 	threshold                                 float64
 	asJSON, asJSONL, reindex                  bool
+	root                                      string
 	include, exclude                          []string
 	embed                                     embedFlags
 	ck                                        ckFlags
@@ -102,7 +77,8 @@ func newSearchCmd(g *globalFlags, exit *int) *cobra.Command {
 		Use:   "search PATTERN [PATH]",
 		Short: "Search code: regex (default, grep-like), lexical BM25, semantic or hybrid",
 		Long: `Search the files under PATH (default: the current directory) of the workspace that
-contains it (the nearest directory with .git). .gitignore and the default excludes
+contains it (the nearest folder with .git, go.mod, package.json or another project
+marker; --root chooses another). .gitignore and the default excludes
 apply. The search index is brought up to date first; only changed files are read.
 
 --regex (default) is grep-like, narrowed by a trigram index; --lex ranks chunks
@@ -143,6 +119,7 @@ ollama or openai for a real embedding model. Exit status 1 means nothing matched
 	fl.Float64Var(&f.threshold, "threshold", -1, "minimum score (default: the embedder's for --sem, 0 otherwise)")
 	fl.BoolVar(&f.asJSON, "json", false, "print a JSON array")
 	fl.BoolVar(&f.asJSONL, "jsonl", false, "print one JSON object per line")
+	fl.StringVar(&f.root, "root", "", "workspace root (default: the nearest folder around PATH with .git, go.mod, package.json or another project marker)")
 	fl.BoolVar(&f.reindex, "reindex", false, "rebuild the search index first")
 	fl.StringSliceVar(&f.include, "include", nil, "only files matching these globs (path or base name)")
 	fl.StringSliceVar(&f.exclude, "exclude", nil, "skip files or directories matching these globs")
@@ -166,7 +143,7 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		targets = []string{"."}
 	}
 	target := targets[0]
-	root, err := workspaceRoot(target)
+	root, err := workspaceRoot(f.root, target)
 	if err != nil {
 		return false, err
 	}
@@ -256,17 +233,6 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		return printSections(out, eng, res, f)
 	}
 	return printLines(out, res, f)
-}
-
-// display prints a path relative to the working directory when under it,
-// as grep does for relative arguments.
-func display(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }
 
 type jsonSpan struct {

@@ -96,8 +96,11 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 			if err != nil {
 				return err
 			}
-			root, err := daemonRoot(workspace)
+			root, err := workspaceRoot(workspace, ".")
 			if err != nil {
+				return err
+			}
+			if root, err = daemonRoot(root); err != nil {
 				return err
 			}
 			d := &daemon{root: root, logger: logger, host: newServerHost(cmd.Context(), logger)}
@@ -107,7 +110,8 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 			return d.serve(cmd.Context(), listen, token)
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", ".", "workspace root")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the nearest folder with .git, go.mod, package.json or another project marker)")
+	cmd.Flags().StringVar(&workspace, "root", "", "the same as --workspace")
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "serve one client on stdin/stdout")
 	cmd.Flags().StringVar(&listen, "listen", "", "unix:PATH or tcp:127.0.0.1:PORT (default: a unix socket in the runtime dir)")
 	cmd.Flags().StringVar(&token, "token", "", "token TCP clients must send first (default: random)")
