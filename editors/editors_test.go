@@ -122,6 +122,27 @@ func TestNeovimDefinitionReferencesRename(t *testing.T) {
 	}
 }
 
+// :checkhealth kast reports the binary, its version, the attached client's
+// root and what kast.status says of its index.
+func TestNeovimCheckHealth(t *testing.T) {
+	nvim := needTool(t, "nvim")
+	root := sampleWorkspace(t)
+	plugin, _ := filepath.Abs("nvim")
+	out := runEditor(t, root, []string{
+		"KAST_CMD=" + kastBin + " lsp --stdio",
+		"KAST_FILE=" + filepath.Join(root, "src", "main", "kotlin", "sample", "Use.kt"),
+	}, nvim, "--headless", "-u", "NONE", "-c", "set rtp^="+plugin, "-c", "luafile "+filepath.Join(plugin, "test", "health.lua"))
+	report := strings.Join(lines(out, "HEALTH"), "\n")
+	for _, want := range []string{kastBin + ": kast ", "client 1 attached, root " + root, "index of " + root + ": references"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the health report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(report, "ERROR") || !strings.Contains(out, "OK") {
+		t.Errorf("the health report:\n%s", out)
+	}
+}
+
 func TestEglotDefinition(t *testing.T) {
 	emacs := needTool(t, "emacs")
 	root := sampleWorkspace(t)

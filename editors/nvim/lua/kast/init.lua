@@ -48,6 +48,7 @@ end
 
 -- setup registers kast for its filetypes.
 function M.setup(opts)
+  M.options = opts or {} -- for :checkhealth kast
   local cfg = M.config(opts)
   if vim.lsp.config and vim.lsp.enable then -- Neovim 0.11+
     vim.lsp.config('kast', cfg)
