@@ -33,7 +33,10 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 			if err != nil {
 				return err
 			}
-			logger.Info("kast lsp starting", "version", kastVersion(), "pid", os.Getpid())
+			// At debug: editors log kast's stderr as errors, so it carries only
+			// what a user should see; the client hears the rest through
+			// window/logMessage.
+			logger.Debug("kast lsp starting", "version", kastVersion(), "pid", os.Getpid())
 			srv := newLSPServer(logger)
 			if listen != "" {
 				return serveListener(cmd.Context(), srv, listen, logger)

@@ -124,6 +124,10 @@ func (s *session) addRoot(root string) {
 		return
 	}
 	s.engine.AddRoot(ws)
+	s.logf(protocol.MessageTypeInfo, "kast: workspace %s, index %s", root, indexPlace(ws))
+	if n := ws.Notice(); n != "" { // the host has logged it already: tell the client only
+		_ = s.conn.LogMessage(context.WithoutCancel(s.ctx), protocol.MessageTypeWarning, "kast: "+n)
+	}
 	s.roots[root] = s.l.pool.Watch(root, s.progressWatcher(root))
 	indexed, err := s.l.pool.Index(root)
 	if err != nil { // the root was open a moment ago: only a closing race gets here
@@ -161,6 +165,8 @@ func (s *session) progressWatcher(root string) *host.Watcher {
 				return
 			}
 			indexing.End(s.ctx, fmt.Sprintf("%d files indexed", totals.Files))
+			s.logf(protocol.MessageTypeInfo, "kast: %s indexed: %d files, %d definitions, %d references (%d parsed, %d unchanged) in %d ms",
+				root, totals.Files, totals.Defs, totals.Refs, totals.Extracted, totals.Unchanged, totals.Elapsed.Milliseconds())
 		},
 		Resolving: func(done, total int) {
 			if resolving == nil {
@@ -324,8 +330,18 @@ func (s *session) clearDiagnostics(docURI string) {
 	_ = s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: uri.URI(docURI), Diagnostics: []protocol.Diagnostic{}})
 }
 
+// logf tells the client (window/logMessage) and kast's own log: warnings and
+// errors at their level, information at debug, so an editor's log of kast's
+// stderr holds only what a user should see.
 func (s *session) logf(typ protocol.MessageType, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	s.conn.Logger().Warn(msg)
+	switch typ {
+	case protocol.MessageTypeError:
+		s.conn.Logger().Error(msg)
+	case protocol.MessageTypeWarning:
+		s.conn.Logger().Warn(msg)
+	default:
+		s.conn.Logger().Debug(msg)
+	}
 	_ = s.conn.LogMessage(context.WithoutCancel(s.ctx), typ, msg)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/imports"
+	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 )
 
@@ -105,6 +106,8 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 	case cmdStatus:
 		type root struct {
 			Path   string `json:"path"`
+			Index  string `json:"index"` // the index folder, or "in memory"
+			Files  int    `json:"files"` // indexed
 			Notice string `json:"notice,omitempty"`
 			// References says whether reference queries read stored uses
 			// ("stored") or resolve every candidate until the background
@@ -117,9 +120,18 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 			if w.UsesHold() {
 				refs = "stored"
 			}
-			roots = append(roots, root{w.Root, w.Notice(), refs})
+			files, _ := w.Index.Files()
+			roots = append(roots, root{w.Root, indexPlace(w), len(files), w.Notice(), refs})
 		}
 		return json.Marshal(map[string]any{"roots": roots})
 	}
 	return nil, server.Errorf(jsonrpc2.InvalidParams, server.CodeInvalidParams, "unknown command %q; kast runs %s and %s", p.Command, cmdReindex, cmdStatus)
+}
+
+// indexPlace says where a root's index lives.
+func indexPlace(w *workspace.Workspace) string {
+	if dir := w.Index.Dir(); dir != "" {
+		return dir
+	}
+	return "in memory"
 }
