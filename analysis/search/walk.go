@@ -171,11 +171,11 @@ type walker struct {
 
 // ancestors loads the ignore files of the directories from the root down to
 // dir's parent, and the root's git exclude file.
-func (w *walker) ancestors(dir string) []*ignoreRules {
-	var stack []*ignoreRules
+func (w *walker) ancestors(dir string) []*scan.IgnoreFile {
+	var stack []*scan.IgnoreFile
 	if !w.f.NoIgnore {
 		if f, err := os.Open(filepath.Join(w.e.root, ".git", "info", "exclude")); err == nil {
-			stack = append(stack, parseRules("", f))
+			stack = append(stack, scan.ParseIgnore("", f))
 			f.Close()
 		}
 	}
@@ -194,7 +194,7 @@ func (w *walker) ancestors(dir string) []*ignoreRules {
 }
 
 // rules adds the ignore files of directory abs (rel below the root).
-func (w *walker) rules(abs, rel string, stack []*ignoreRules) []*ignoreRules {
+func (w *walker) rules(abs, rel string, stack []*scan.IgnoreFile) []*scan.IgnoreFile {
 	var names []string
 	if !w.f.NoIgnore {
 		names = append(names, ".gitignore", ".ignore")
@@ -206,17 +206,17 @@ func (w *walker) rules(abs, rel string, stack []*ignoreRules) []*ignoreRules {
 		f, err := os.Open(filepath.Join(abs, n))
 		if err != nil {
 			if n == ".ckignore" && rel == "" {
-				stack = append(stack[:len(stack):len(stack)], parseRules("", strings.NewReader(DefaultCkignore)))
+				stack = append(stack[:len(stack):len(stack)], scan.ParseIgnore("", strings.NewReader(DefaultCkignore)))
 			}
 			continue
 		}
-		stack = append(stack[:len(stack):len(stack)], parseRules(rel, f))
+		stack = append(stack[:len(stack):len(stack)], scan.ParseIgnore(rel, f))
 		f.Close()
 	}
 	return stack
 }
 
-func (w *walker) walk(abs string, stack []*ignoreRules) error {
+func (w *walker) walk(abs string, stack []*scan.IgnoreFile) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -249,18 +249,18 @@ func (w *walker) walk(abs string, stack []*ignoreRules) error {
 				w.out.Skipped = append(w.out.Skipped, SkipError{Path: child, Reason: "a symbolic link loop"})
 			}
 		case mode.IsDir():
-			if slices.Contains(w.f.Excludes, name) || ignoredBy(stack, childRel, true) {
+			if slices.Contains(w.f.Excludes, name) || scan.Ignored(stack, childRel, true) {
 				continue
 			}
 			if err := w.walk(child, stack); err != nil {
 				return err
 			}
 		case mode.IsRegular():
-			if !ignoredBy(stack, childRel, false) && w.e.inGlobs(w.sc, childRel) {
+			if !scan.Ignored(stack, childRel, false) && w.e.inGlobs(w.sc, childRel) {
 				w.out.Files = append(w.out.Files, child)
 			}
 		default:
-			if !ignoredBy(stack, childRel, false) {
+			if !scan.Ignored(stack, childRel, false) {
 				w.out.Skipped = append(w.out.Skipped, SkipError{Path: child, Reason: notRegular(mode)})
 			}
 		}

@@ -30,15 +30,18 @@ type pattern struct {
 	negate   bool
 }
 
-// ignoreFile holds the patterns of one .gitignore, relative to base (the
-// slash-separated directory of the file below the root, "" at the root).
-type ignoreFile struct {
+// IgnoreFile holds the patterns of one .gitignore-syntax file (.gitignore,
+// .ignore, .ckignore), relative to base (the slash-separated directory of
+// the file below the root, "" at the root). Walks other than Walk (ck's
+// search-time walk) stack them with ParseIgnore and ask Ignored.
+type IgnoreFile struct {
 	base     string
 	patterns []pattern
 }
 
-func parseIgnore(base string, r io.Reader) *ignoreFile {
-	f := &ignoreFile{base: base}
+// ParseIgnore reads one ignore file whose directory is base.
+func ParseIgnore(base string, r io.Reader) *IgnoreFile {
+	f := &IgnoreFile{base: base}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if p, ok := parsePattern(sc.Text()); ok {
@@ -113,9 +116,9 @@ func matchSegments(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// ignored applies a stack of ignore files (shallowest first) to rel, a
+// Ignored applies a stack of ignore files (shallowest first) to rel, a
 // slash-separated path below the root.
-func ignored(stack []*ignoreFile, rel string, isDir bool) bool {
+func Ignored(stack []*IgnoreFile, rel string, isDir bool) bool {
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := stack[i]
 		sub := rel

@@ -115,9 +115,9 @@ func Walk(ctx context.Context, root string, opts Options) (Result, error) {
 		return Result{}, &fs.PathError{Op: "scan", Path: root, Err: errors.New("not a directory")}
 	}
 	w := &walker{ctx: ctx, root: root, opts: opts}
-	var stack []*ignoreFile
+	var stack []*IgnoreFile
 	if f, err := os.Open(filepath.Join(root, ".git", "info", "exclude")); err == nil {
-		stack = append(stack, parseIgnore("", f))
+		stack = append(stack, ParseIgnore("", f))
 		f.Close()
 	}
 	if err := w.dir("", stack); err != nil {
@@ -197,7 +197,7 @@ func (w *walker) sniffAll() error {
 
 // dir walks the directory rel (slash-separated, "" for the root) with the
 // ignore files of its ancestors.
-func (w *walker) dir(rel string, stack []*ignoreFile) error {
+func (w *walker) dir(rel string, stack []*IgnoreFile) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (w *walker) dir(rel string, stack []*ignoreFile) error {
 	}
 	w.result.Dirs = append(w.result.Dirs, abs)
 	if f, err := os.Open(filepath.Join(abs, ".gitignore")); err == nil {
-		stack = append(stack[:len(stack):len(stack)], parseIgnore(rel, f))
+		stack = append(stack[:len(stack):len(stack)], ParseIgnore(rel, f))
 		f.Close()
 	}
 	for _, e := range entries {
@@ -222,14 +222,14 @@ func (w *walker) dir(rel string, stack []*ignoreFile) error {
 		}
 		switch {
 		case e.IsDir():
-			if slices.Contains(w.opts.Excludes, e.Name()) || isBuildOutput(e.Name(), entries) || ignored(stack, childRel, true) {
+			if slices.Contains(w.opts.Excludes, e.Name()) || isBuildOutput(e.Name(), entries) || Ignored(stack, childRel, true) {
 				continue
 			}
 			if err := w.dir(childRel, stack); err != nil {
 				return err
 			}
 		case e.Type().IsRegular(): // symlinks are not followed: they may leave the workspace
-			if !ignored(stack, childRel, false) {
+			if !Ignored(stack, childRel, false) {
 				w.file(filepath.Join(abs, e.Name()), e)
 			}
 		}
