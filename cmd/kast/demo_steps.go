@@ -148,10 +148,9 @@ func (d *demoSession) languageSteps() {
 			Changes map[string][]json.RawMessage `json:"changes"`
 		}
 		_ = json.Unmarshal(raw, &edit)
-		n, files := 0, []string{}
-		for u, edits := range edit.Changes {
+		n := 0
+		for _, edits := range edit.Changes {
 			n += len(edits)
-			files = append(files, d.where(u, 0, 0))
 		}
 		return []string{fmt.Sprintf("%d edits in %d files", n, len(edit.Changes))}
 	})

@@ -20,6 +20,9 @@ import (
 func TestKimiNodeClients(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is not installed; .ci/run installs it")
+		}
 		t.Skip("node is not installed")
 	}
 	dir := t.TempDir()

@@ -53,6 +53,9 @@ func (s *session) startChecks(doc *document.Document, done func()) {
 	if checks.SourceFor(path) == "" {
 		return
 	}
+	if info, err := os.Stat(path); err != nil || info.Size() != int64(len(doc.Text)) {
+		return // unsaved (a size that differs needs no read)
+	}
 	if disk, err := os.ReadFile(path); err != nil || string(disk) != string(doc.Text) {
 		return
 	}
