@@ -100,7 +100,12 @@ func TestLSPConfinedDiskReads(t *testing.T) {
 	if err := client.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": e.uri("src/secret/Hidden.kt"), "type": 2}}}); err != nil {
 		t.Fatal(err)
 	}
-	// The reindex jobs have run once a job queued after them has.
+	refused("leak.kt", "leak.kt")
+	refused("src/secret/Hidden.kt", "src/secret")
+	refused("src/secret/Leak.kt", "src/secret")
+	// The answers above came after the notifications were handled, which
+	// queued their reindex jobs; those have run once a job queued after
+	// them has.
 	l.mu.Lock()
 	s := l.sessions[conn]
 	l.mu.Unlock()
@@ -111,9 +116,6 @@ func TestLSPConfinedDiskReads(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal(ctx.Err())
 	}
-	refused("leak.kt", "leak.kt")
-	refused("src/secret/Hidden.kt", "src/secret")
-	refused("src/secret/Leak.kt", "src/secret")
 	snap := s.engine.Snapshot(nil)
 	for _, name := range []string{"leak.kt", "src/secret/Hidden.kt"} {
 		if f := snap.File(filepath.Join(root, name)); f != nil {
