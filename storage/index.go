@@ -66,6 +66,11 @@ type Index struct {
 	logger    *slog.Logger
 	notice    atomic.Pointer[string]
 
+	// root and binaryVersion go into the folder's descriptor (cache.go).
+	root          string
+	binaryVersion string
+	descMu        sync.Mutex
+
 	// spaceFallback is set, under writeMu, while the index is in memory for
 	// want of space on dir.
 	spaceFallback bool
@@ -95,12 +100,9 @@ type Index struct {
 // DefaultDir is $XDG_CACHE_HOME/kast/<hash of the workspace root>, falling back
 // to ~/.cache when XDG_CACHE_HOME is unset.
 func DefaultDir(root string) (string, error) {
-	abs, err := filepath.Abs(root)
+	abs, err := canonicalRoot(root)
 	if err != nil {
 		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
 	}
 	cache := os.Getenv("XDG_CACHE_HOME")
 	if cache == "" || !filepath.IsAbs(cache) {
@@ -114,6 +116,19 @@ func DefaultDir(root string) (string, error) {
 	return filepath.Join(cache, "kast", hex.EncodeToString(sum[:8])), nil
 }
 
+// canonicalRoot is root absolute with its symlinks resolved: the name its
+// index folder is derived from and its descriptor shows.
+func canonicalRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
 // Open opens or creates the index of the workspace at root.
 func Open(root string, opts Options) (*Index, error) {
 	logger := opts.Logger
@@ -121,7 +136,8 @@ func Open(root string, opts Options) (*Index, error) {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	ix := &Index{fileLocal: opts.FileLocal, free: opts.FreeSpace, version: versionValue(opts),
-		logger: logger.With("component", "badger")}
+		logger: logger.With("component", "badger"), binaryVersion: opts.BinaryVersion}
+	ix.root, _ = canonicalRoot(root)
 	if ix.free == nil {
 		ix.free = freeBytes
 	}
@@ -157,6 +173,7 @@ func Open(root string, opts Options) (*Index, error) {
 		db.Close()
 		return nil, err
 	}
+	ix.touchDescriptor(ix.root, nil)
 	return ix, nil
 }
 
@@ -413,6 +430,9 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	if !ix.InMemory() {
+		ix.touchDescriptor(ix.root, nil)
+	}
 	return ix.gen.Load().retire()
 }
 

@@ -132,7 +132,21 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		},
 	})
 	w.view.invalidate()
+	if err == nil {
+		w.Index.RecordLanguages(countLanguages(found.Files))
+	}
 	return totals, found.Skipped, err
+}
+
+// countLanguages counts files per language, for the index's descriptor.
+func countLanguages(files []scan.File) map[string]int {
+	counts := map[string]int{}
+	for _, f := range files {
+		if l := languageOf(f.Path); l != "" {
+			counts[l]++
+		}
+	}
+	return counts
 }
 
 // Dirs lists the folders the last refresh scanned (ignored and excluded ones

@@ -38,6 +38,7 @@ reference queries read them at once.`,
 			if err != nil {
 				return err
 			}
+			defer startAutoPrune(logger)()
 			start := "."
 			if len(args) == 1 {
 				start = args[0]

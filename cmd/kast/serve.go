@@ -96,6 +96,7 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 			if err != nil {
 				return err
 			}
+			defer startAutoPrune(logger)()
 			root, err := workspaceRoot(workspace, ".")
 			if err != nil {
 				return err

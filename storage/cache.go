@@ -1,0 +1,286 @@
+package storage
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DescriptorFile names the readable note each index folder carries, so a
+// person (and `kast cache`) can tell which workspace a hashed folder is for.
+const DescriptorFile = "kast-index.json"
+
+// Descriptor says what an index folder holds and when it was last used.
+type Descriptor struct {
+	Root        string         `json:"root"`
+	KastVersion string         `json:"kastVersion,omitempty"`
+	Created     time.Time      `json:"created"`
+	LastUsed    time.Time      `json:"lastUsed"`
+	Languages   map[string]int `json:"languages,omitempty"` // files per language at the last refresh
+}
+
+// CacheRoot is the folder holding every index: $XDG_CACHE_HOME/kast, or
+// ~/.cache/kast.
+func CacheRoot() (string, error) {
+	dir, err := DefaultDir("/")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(dir), nil
+}
+
+// ReadDescriptor reads an index folder's descriptor.
+func ReadDescriptor(dir string) (Descriptor, error) {
+	var d Descriptor
+	data, err := os.ReadFile(filepath.Join(dir, DescriptorFile))
+	if err != nil {
+		return d, err
+	}
+	return d, json.Unmarshal(data, &d)
+}
+
+// writeDescriptor replaces the descriptor atomically, so a reader never
+// sees half of one.
+func writeDescriptor(dir string, d Descriptor) error {
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, DescriptorFile+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, DescriptorFile))
+}
+
+// touchDescriptor records that root's index at dir is in use now, keeping
+// what the descriptor already says. A descriptor that cannot be written
+// (a full disk) costs nothing but the listing's accuracy.
+func (ix *Index) touchDescriptor(root string, update func(*Descriptor)) {
+	if ix.dir == "" {
+		return
+	}
+	ix.descMu.Lock()
+	defer ix.descMu.Unlock()
+	d, err := ReadDescriptor(ix.dir)
+	if err != nil || d.Root != root {
+		d = Descriptor{Root: root, Created: time.Now().UTC()}
+	}
+	d.KastVersion = ix.binaryVersion
+	d.LastUsed = time.Now().UTC()
+	if update != nil {
+		update(&d)
+	}
+	if err := writeDescriptor(ix.dir, d); err != nil {
+		ix.logger.Debug("cannot write the index descriptor", "dir", ix.dir, "err", err)
+	}
+}
+
+// RecordLanguages notes in the descriptor how many files of each language
+// the last refresh indexed.
+func (ix *Index) RecordLanguages(files map[string]int) {
+	if ix.InMemory() {
+		return // the folder is another process's, or full
+	}
+	ix.touchDescriptor(ix.root, func(d *Descriptor) { d.Languages = files })
+}
+
+// CacheEntry is one index folder in the cache.
+type CacheEntry struct {
+	Dir        string
+	Descriptor *Descriptor // nil for a folder written before descriptors existed
+	Size       int64
+	LastUsed   time.Time // the descriptor's, or the folder's newest modification
+	HeldBy     int       // the pid of a live process holding it, or 0
+}
+
+// Root is the workspace the entry indexes, or "" when unknown.
+func (e CacheEntry) Root() string {
+	if e.Descriptor == nil {
+		return ""
+	}
+	return e.Descriptor.Root
+}
+
+// RootMissing reports whether the entry's workspace no longer exists.
+func (e CacheEntry) RootMissing() bool {
+	if e.Root() == "" {
+		return false
+	}
+	_, err := os.Stat(e.Root())
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// ListCache lists the index folders under cacheRoot, most recently used
+// first. Folders that are not indexes (no badger files, no descriptor) are
+// left out.
+func ListCache(cacheRoot string) ([]CacheEntry, error) {
+	dirs, err := os.ReadDir(cacheRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []CacheEntry
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(cacheRoot, d.Name())
+		e, ok := readEntry(dir)
+		if ok {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b CacheEntry) int { return cmp.Or(b.LastUsed.Compare(a.LastUsed), strings.Compare(a.Dir, b.Dir)) })
+	return out, nil
+}
+
+func readEntry(dir string) (CacheEntry, bool) {
+	e := CacheEntry{Dir: dir}
+	if d, err := ReadDescriptor(dir); err == nil {
+		e.Descriptor = &d
+		e.LastUsed = d.LastUsed
+	}
+	isIndex := e.Descriptor != nil
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		e.Size += info.Size()
+		if name := d.Name(); name == "MANIFEST" || strings.HasSuffix(name, ".vlog") || strings.HasSuffix(name, ".sst") {
+			isIndex = true
+		}
+		if e.Descriptor == nil && info.ModTime().After(e.LastUsed) {
+			e.LastUsed = info.ModTime()
+		}
+		return nil
+	})
+	e.HeldBy = holder(dir)
+	return e, isIndex
+}
+
+// holder is the pid of the live process holding the index at dir, from the
+// pid badger writes into its LOCK file (removed when it closes; left behind
+// by a crash, when the pid is no longer alive).
+func holder(dir string) int {
+	data, err := os.ReadFile(filepath.Join(dir, "LOCK"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 || !processAlive(pid) {
+		return 0
+	}
+	return pid
+}
+
+// ErrIndexHeld refuses to remove an index a running kast holds.
+var ErrIndexHeld = errors.New("in use by a running kast")
+
+// RemoveEntry deletes an index folder, unless a live process holds it.
+func RemoveEntry(e CacheEntry) error {
+	if pid := holder(e.Dir); pid != 0 {
+		return fmt.Errorf("%s: %w (pid %d); stop it first", e.Dir, ErrIndexHeld, pid)
+	}
+	return os.RemoveAll(e.Dir)
+}
+
+// PruneRules says which indexes Prune removes: those matching every rule
+// set among OlderThan and MissingRoots, then the least recently used until
+// the cache fits MaxBytes. Zero fields are off.
+type PruneRules struct {
+	OlderThan    time.Duration // unused for longer than this
+	MissingRoots bool          // whose workspace folder no longer exists
+	MaxBytes     int64
+	DryRun       bool // report, remove nothing
+}
+
+// AutoPruneAge is how long an index of a workspace that no longer exists is
+// kept: long enough for a checkout on a drive that is not mounted today.
+const AutoPruneAge = 30 * 24 * time.Hour
+
+// DefaultCacheLimit bounds the whole cache unless KAST_CACHE_LIMIT says
+// otherwise.
+const DefaultCacheLimit = 5 << 30
+
+// AutoPrune applies the automatic rules at most once a day: indexes of
+// workspaces that no longer exist and were unused for AutoPruneAge go, then
+// the least recently used beyond maxBytes.
+func AutoPrune(cacheRoot string, maxBytes int64, now time.Time) ([]CacheEntry, error) {
+	stamp := filepath.Join(cacheRoot, ".last-prune")
+	if info, err := os.Stat(stamp); err == nil && now.Sub(info.ModTime()) < 24*time.Hour {
+		return nil, nil
+	}
+	removed, err := Prune(cacheRoot, PruneRules{OlderThan: AutoPruneAge, MissingRoots: true, MaxBytes: maxBytes}, now)
+	if werr := os.WriteFile(stamp, nil, 0o600); werr == nil {
+		_ = os.Chtimes(stamp, now, now)
+	}
+	return removed, err
+}
+
+// Prune removes the indexes under cacheRoot the rules select, never one a
+// live process holds, and returns what it removed (or would remove).
+func Prune(cacheRoot string, rules PruneRules, now time.Time) ([]CacheEntry, error) {
+	entries, err := ListCache(cacheRoot)
+	if err != nil {
+		return nil, err
+	}
+	var removed []CacheEntry
+	var errs []error
+	var total int64
+	kept := entries[:0:0]
+	remove := func(e CacheEntry) bool {
+		if e.HeldBy != 0 {
+			return false
+		}
+		if !rules.DryRun {
+			if err := RemoveEntry(e); err != nil {
+				errs = append(errs, err)
+				return false
+			}
+		}
+		removed = append(removed, e)
+		return true
+	}
+	selective := rules.OlderThan > 0 || rules.MissingRoots
+	for _, e := range entries {
+		selected := selective &&
+			(rules.OlderThan == 0 || now.Sub(e.LastUsed) > rules.OlderThan) &&
+			(!rules.MissingRoots || e.RootMissing())
+		if selected && remove(e) {
+			continue
+		}
+		kept = append(kept, e)
+		total += e.Size
+	}
+	// kept is most recently used first: evict from its end.
+	for i := len(kept) - 1; rules.MaxBytes > 0 && total > rules.MaxBytes && i >= 0; i-- {
+		if remove(kept[i]) {
+			total -= kept[i].Size
+		}
+	}
+	return removed, errors.Join(errs...)
+}
