@@ -150,7 +150,9 @@ func ListCache(cacheRoot string) ([]CacheEntry, error) {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b CacheEntry) int { return cmp.Or(b.LastUsed.Compare(a.LastUsed), strings.Compare(a.Dir, b.Dir)) })
+	slices.SortFunc(out, func(a, b CacheEntry) int {
+		return cmp.Or(b.LastUsed.Compare(a.LastUsed), strings.Compare(a.Dir, b.Dir))
+	})
 	return out, nil
 }
 
