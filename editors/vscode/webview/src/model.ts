@@ -243,6 +243,7 @@ export function applyEvent(s: ChatState, name: string, params: unknown, now: num
       }
       settleTurn(t, state);
       s.busy = s.entries.some((e) => e.kind === 'turn' && e.state === 'running');
+      if (!s.busy) s.status = '';
       return;
     }
     case 'StatusUpdate':
