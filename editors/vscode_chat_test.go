@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// TestVSCodeChatPageInChromium runs the chat page's browser test
+// TestVSCodeChatPageInChromium runs the chat page's browser tests
 // (editors/vscode/webview, `npm test`): the built page in Debian's headless
-// Chromium, fed a recorded turn (testdata/vscode), checked for what a person
-// sees and what it posts back. Its screenshots stay in
+// Chromium, fed a recorded turn (testdata/vscode) and a live turn from the
+// kast built here, checked for what a person sees and what it posts back. Its screenshots stay in
 // editors/vscode/webview/test-artifacts. Without Chromium, Node or the page's
 // node_modules it skips, except in CI, which installs them (.ci/run).
 func TestVSCodeChatPageInChromium(t *testing.T) {
@@ -40,6 +40,8 @@ func TestVSCodeChatPageInChromium(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "test")
 	cmd.Dir = dir
+	// The live test runs this kast against a loopback model.
+	cmd.Env = append(os.Environ(), "KAST_BIN="+kastBin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("npm test in %s: %v\n%s", dir, err, out)

@@ -88,9 +88,9 @@ function fakeVsCodeApi() {
  * openChat opens the page in a fresh browser context and returns helpers:
  * posted (what the page sent the extension), send (a message from the
  * extension), waitPosted, shot (a screenshot artefact), problems (page
- * errors and CSP violations).
+ * errors and CSP violations). onPost sees each message as the page posts it.
  */
-export async function openChat(browser, url, { clock } = {}) {
+export async function openChat(browser, url, { clock, onPost } = {}) {
   const context = await browser.newContext({ viewport: { width: 460, height: 900 } });
   const page = await context.newPage();
   const posted = [];
@@ -99,7 +99,10 @@ export async function openChat(browser, url, { clock } = {}) {
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  await page.exposeFunction('__kastPosted', (m) => posted.push(m));
+  await page.exposeFunction('__kastPosted', (m) => {
+    posted.push(m);
+    onPost?.(m);
+  });
   await page.addInitScript(fakeVsCodeApi);
   if (clock) await page.clock.install({ time: clock });
   await page.goto(url);
