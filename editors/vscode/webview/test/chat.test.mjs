@@ -285,3 +285,27 @@ test('malformed messages are ignored and the page keeps working', { skip }, asyn
   assert.match(await page.locator('.transcript').textContent(), /still here/);
   await chat.close();
 });
+
+test('the page runs under its strict CSP, which blocks inline code', { skip }, async () => {
+  const chat = await openChat(browser, server.url);
+  const { page } = chat;
+  const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  assert.match(csp, /^default-src 'none'; img-src http:\/\/127\.0\.0\.1:\d+ data:; style-src http:\/\/127\.0\.0\.1:\d+; script-src 'nonce-[^']+';$/);
+  // The page itself drew under it (its script and stylesheet loaded) ...
+  assert.equal(await page.locator('button[data-action="new-session"]').isVisible(), true);
+  assert.notEqual(await page.locator('.toolbar').evaluate((e) => getComputedStyle(e).display), 'block');
+  assert.deepEqual(await chat.problems(), []);
+  // ... and an inline script or style added later does not apply.
+  await page.evaluate(() => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__inline = 1';
+    document.body.append(s);
+    const st = document.createElement('style');
+    st.textContent = '.toolbar { display: none }';
+    document.head.append(st);
+  });
+  assert.equal(await page.evaluate(() => window.__inline), undefined);
+  assert.equal(await page.locator('.toolbar').isVisible(), true);
+  assert.ok((await chat.problems()).some((p) => p.startsWith('CSP violation: script-src')), await chat.problems());
+  await chat.close();
+});
