@@ -34,7 +34,6 @@ test('a recorded turn: streamed markdown, thinking, tools, approval countdown, d
   const start = new Date('2026-11-26T12:00:00Z');
   const chat = await openChat(browser, server.url, { clock: start });
   const { page } = chat;
-  await page.clock.pauseAt(start.getTime() + 1000);
 
   // The context chip, then Shift+Enter for a newline and Enter to send.
   await chat.send(turn[0]);
@@ -174,7 +173,6 @@ test('approvals: Always and Reject, an unanswered one times out, errors offer Re
   const start = new Date('2026-11-26T12:00:00Z');
   const chat = await openChat(browser, server.url, { clock: start });
   const { page } = chat;
-  await page.clock.pauseAt(start.getTime() + 1000);
   await chat.sendAll([begin('t1'), approvalFor('t1', 'a1', 5000), approvalFor('t1', 'a2', 5000), approvalFor('t1', 'a3', 2000)]);
   assert.equal(await page.locator('.entry.user .user-text').textContent(), 'go', 'a turn begun elsewhere shows its input');
   const [a1, a2, a3] = [0, 1, 2].map((i) => page.locator('.approval').nth(i));

@@ -104,7 +104,13 @@ export async function openChat(browser, url, { clock, onPost } = {}) {
     onPost?.(m);
   });
   await page.addInitScript(fakeVsCodeApi);
-  if (clock) await page.clock.install({ time: clock });
+  if (clock) {
+    // Paused before the page loads, so the page's 250 ms countdown ticks
+    // fall on whole steps of the fake time and runFor lands on one. (The
+    // fake time runs until paused; a minute ahead is never in its past.)
+    await page.clock.install({ time: clock });
+    await page.clock.pauseAt(new Date(clock).getTime() + 60_000);
+  }
   await page.goto(url);
   const chat = {
     page,

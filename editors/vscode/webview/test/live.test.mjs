@@ -92,7 +92,8 @@ test('a live kast turn in the page: streamed answer, tool calls, an approval ans
     await page.keyboard.press('Enter');
     const approval = page.locator('.approval');
     await approval.locator('button[data-action="approve"]').waitFor();
-    assert.match(await approval.locator('.countdown').textContent(), /^Auto-rejects in (60|59|58|57|56|55) s$/);
+    const left = Number(/^Auto-rejects in (\d+) s$/.exec(await approval.locator('.countdown').textContent())?.[1]);
+    assert.ok(left > 0 && left <= 60, `kast's 60 s approval timeout counts down: ${left}`);
     assert.equal(await approval.locator('.approval-command').textContent(), '$ echo checked');
     const read = page.locator('details.tool').first();
     assert.equal(await read.getAttribute('data-status'), 'done');
