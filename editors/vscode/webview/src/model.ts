@@ -238,8 +238,10 @@ export function applyEvent(s: ChatState, name: string, params: unknown, now: num
       const t = turnFor(s, str(p.turn_id));
       const reason = str(p.finish_reason, 'completed');
       const state: TurnState = reason === 'interrupted' ? 'interrupted' : reason === 'error' ? 'error' : 'completed';
-      if (state === 'error' && !t.blocks.some((b) => b.kind === 'error')) {
-        t.blocks.push({ kind: 'error', key: key(s), rev: 0, code: -32000, message: str(p.error, 'The turn failed.') });
+      const why = str(p.error, 'The turn failed.');
+      // kast sends the failure as an Error event first; show it once.
+      if (state === 'error' && !t.blocks.some((b) => b.kind === 'error' && b.message === why)) {
+        t.blocks.push({ kind: 'error', key: key(s), rev: 0, code: -32000, message: why });
       }
       settleTurn(t, state);
       s.busy = s.entries.some((e) => e.kind === 'turn' && e.state === 'running');

@@ -190,11 +190,15 @@ test('approvals: Always and Reject, an unanswered one times out, errors offer Re
 
   await chat.sendAll([
     { type: 'event', name: 'Error', params: { code: -32002, message: 'the approval request timed out and was rejected', data: { turn_id: 't1', request_id: 'a3' } } },
+    { type: 'event', name: 'Error', params: { code: -32000, message: 'the model failed', data: { turn_id: 't1' } } },
     { type: 'event', name: 'TurnEnd', params: { turn_id: 't1', finish_reason: 'error', error: 'the model failed' } },
   ]);
-  const error = page.locator('.turn .error-box');
-  assert.equal(await error.count(), 1, 'the turn error is shown once');
-  assert.match(await error.textContent(), /Error -32002: the approval request timed out/);
+  const errors = page.locator('.turn .error-box');
+  assert.deepEqual(await errors.locator('.error-text').allTextContents(), [
+    'Error -32002: the approval request timed out and was rejected',
+    'Error -32000: the model failed',
+  ], 'the turn failure is shown once');
+  const error = errors.last();
   await chat.shot('5-approvals-and-error');
   await error.locator('button[data-action="retry"]').click();
   await chat.waitPosted({ type: 'retry' });
