@@ -147,7 +147,7 @@ var editFileSpec = agent.ToolSpec{
 
 func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 	var args struct {
-		Path  string `json:"path"`
+		Path  string     `json:"path"`
 		Edits []textEdit `json:"edits"`
 		reviewArgs
 	}
