@@ -11,7 +11,7 @@ import (
 )
 
 type initializeParams struct {
-	ProtocolVersion    *json.Number `json:"protocolVersion"`
+	ProtocolVersion    json.RawMessage `json:"protocolVersion"`
 	ClientCapabilities struct {
 		FS struct {
 			ReadTextFile  bool `json:"readTextFile"`
@@ -28,8 +28,9 @@ func (s *Service) initialize(ctx context.Context, p *initializeParams) (map[stri
 	if p.ProtocolVersion == nil {
 		return nil, server.InvalidParams("protocolVersion is required")
 	}
-	if _, err := p.ProtocolVersion.Int64(); err != nil {
-		return nil, server.InvalidParams("protocolVersion must be an integer, not %s", p.ProtocolVersion.String())
+	var version int64
+	if err := json.Unmarshal(p.ProtocolVersion, &version); err != nil {
+		return nil, server.InvalidParams("protocolVersion must be an integer, not %s", p.ProtocolVersion)
 	}
 	_, cs, err := s.stateOf(ctx)
 	if err != nil {
