@@ -155,11 +155,12 @@ func TestDocExamples(t *testing.T) {
 	}
 	defer f.Close()
 	c, root := acpServer(t, `{"text":["Hello."]}`)
-	call(t, c, "initialize", map[string]any{"protocolVersion": 1})
+	// The examples' own session/new comes after their prompts: they run
+	// on this one until then.
+	latest := newSession(t, c, root, nil)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	replayed := 0
-	sessions := map[string]bool{}
 	for sc.Scan() {
 		var ex struct {
 			Source  string
@@ -189,20 +190,27 @@ func TestDocExamples(t *testing.T) {
 		if m.Method == "session/list" {
 			params = map[string]any{"cwd": root}
 		}
-		if id, ok := params["sessionId"].(string); ok && m.Method != "session/load" && m.Method != "session/resume" {
-			if !sessions[id] {
-				continue // a session of another example's agent
-			}
-		}
 		if m.Method == "session/load" || m.Method == "session/resume" {
 			continue // they name sessions stored elsewhere
 		}
+		if _, ok := params["sessionId"].(string); ok {
+			if latest == "" {
+				continue
+			}
+			params["sessionId"] = latest // the example's session is this one
+		}
+		if m.Method == "session/set_mode" {
+			params["modeId"] = "plan" // the examples' modes are their agents'
+		}
 		res := call(t, c, m.Method, params)
 		sch.checkResult(t, m.Method, res)
+		if m.Method == "session/close" {
+			latest = ""
+		}
 		if m.Method == "session/new" {
 			var s struct{ SessionID string }
 			_ = json.Unmarshal(res, &s)
-			sessions[s.SessionID] = true
+			latest = s.SessionID
 		}
 		replayed++
 		t.Logf("%s: %s replayed", ex.Source, m.Method)
