@@ -109,7 +109,9 @@ func TestSchemaConformance(t *testing.T) {
 	kinds := map[string]int{}
 	for _, n := range c.Notifications("session/update") {
 		sch.checkSent(t, n.Method, n.Params)
-		var p struct{ Update struct{ SessionUpdate string } }
+		var p struct {
+			Update struct{ SessionUpdate string }
+		}
 		_ = json.Unmarshal(n.Params, &p)
 		kinds[p.Update.SessionUpdate]++
 	}
@@ -134,7 +136,9 @@ func TestSchemaConformance(t *testing.T) {
 	replayed := map[string]int{}
 	for _, n := range c2.Notifications("session/update") {
 		sch.checkSent(t, n.Method, n.Params)
-		var p struct{ Update struct{ SessionUpdate string } }
+		var p struct {
+			Update struct{ SessionUpdate string }
+		}
 		_ = json.Unmarshal(n.Params, &p)
 		replayed[p.Update.SessionUpdate]++
 	}
