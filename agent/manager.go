@@ -377,20 +377,27 @@ func (m *Manager) Resume(path, root string) (*ManagedSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.resume(real, root)
+	return m.resume(real, root, SessionConfig{})
 }
 
 // ResumeID opens the stored session whose file id (Header().ID) is id, as
 // Resume does; an unknown id is a *SessionIDError.
 func (m *Manager) ResumeID(id, root string) (*ManagedSession, error) {
+	return m.ResumeIDWith(id, root, SessionConfig{})
+}
+
+// ResumeIDWith is ResumeID for a session with its own configuration (see
+// SessionConfig), as CreateWith is Create's; a session already open keeps
+// the configuration it has.
+func (m *Manager) ResumeIDWith(id, root string, cfg SessionConfig) (*ManagedSession, error) {
 	path, err := m.opts.Store.Find(id)
 	if err != nil {
 		return nil, err
 	}
-	return m.resume(path, root)
+	return m.resume(path, root, cfg)
 }
 
-func (m *Manager) resume(path, root string) (*ManagedSession, error) {
+func (m *Manager) resume(path, root string, cfg SessionConfig) (*ManagedSession, error) {
 	m.resumeMu.Lock()
 	defer m.resumeMu.Unlock()
 	if ms := m.openAt(path); ms != nil {
@@ -407,7 +414,7 @@ func (m *Manager) resume(path, root string) (*ManagedSession, error) {
 			return nil, err
 		}
 	}
-	return m.open(log, workspace, ld.Messages, SessionConfig{}), nil
+	return m.open(log, workspace, ld.Messages, cfg), nil
 }
 
 // openAt returns the open session whose file is path, or nil.

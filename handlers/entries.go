@@ -12,6 +12,7 @@ import (
 	"github.com/kast-dev/kast/agent/provider"
 	"github.com/kast-dev/kast/agent/tools"
 	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/handlers/acp"
 	"github.com/kast-dev/kast/handlers/ck"
 	"github.com/kast-dev/kast/handlers/kaiak"
 	"github.com/kast-dev/kast/handlers/kast"
@@ -126,4 +127,13 @@ func KimiWire(p Process, opts kimi.WireOptions) Entry {
 	w := kimi.NewWire(p.Agent, opts)
 	w.Register(reg)
 	return Entry{Registry: reg, Profile: w.Profile()}
+}
+
+// ACP is `kast acp`: the Agent Client Protocol v1 over newline-delimited
+// JSON, the editor as the client.
+func ACP(p Process, opts acp.Options) Entry {
+	reg := server.NewRegistry()
+	a := acp.New(p.Agent, opts)
+	a.Register(reg)
+	return Entry{Registry: reg, Profile: a.Profile()}
 }

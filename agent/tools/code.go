@@ -60,7 +60,7 @@ func codeTools(code CodeIntel) []tool {
 		}
 	}
 	pathOnly := object(map[string]any{"path": str("File path, relative to the workspace root.")}, "path")
-	return []tool{
+	ts := []tool{
 		{agent.ToolSpec{Name: "resolve_symbol", Description: "Find the declaration of the symbol at a position.", Parameters: positionParams}, atPosition(code.Resolve)},
 		{agent.ToolSpec{Name: "find_references", Description: "Find references to the symbol at a position.", Parameters: positionParams}, atPosition(code.References)},
 		{agent.ToolSpec{Name: "file_outline", Description: "Outline a file's declarations.", Parameters: pathOnly}, inFile(code.Outline)},
@@ -77,6 +77,10 @@ func codeTools(code CodeIntel) []tool {
 				return textResult(code.WorkspaceSymbols(ctx, env.Workspace, p.Query))
 			}},
 	}
+	if cs, ok := code.(CodeSearch); ok {
+		ts = append(ts, searchTools(cs)...)
+	}
+	return ts
 }
 
 func textResult(text string, err error) agent.ToolResult {

@@ -147,11 +147,8 @@ var editFileSpec = agent.ToolSpec{
 
 func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 	var args struct {
-		Path  string `json:"path"`
-		Edits []struct {
-			OldText string `json:"old_text"`
-			NewText string `json:"new_text"`
-		} `json:"edits"`
+		Path  string     `json:"path"`
+		Edits []textEdit `json:"edits"`
 		reviewArgs
 	}
 	if err := decode(raw, &args); err != nil {
@@ -172,38 +169,11 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 		return errorf("%s was not read in this session; read it before editing it", args.Path)
 	}
 	old := string(data)
-	type span struct {
-		start, end int
-		text       string
+	updated, err := replaceExact(old, args.Path, args.Edits)
+	if err != nil {
+		return errorf("%v", err)
 	}
-	var spans []span
-	for i, e := range args.Edits {
-		if e.OldText == "" {
-			return errorf("edit %d: old_text is empty", i+1)
-		}
-		switch n := strings.Count(old, e.OldText); n {
-		case 0:
-			return errorf("edit %d: old_text was not found in %s", i+1, args.Path)
-		case 1:
-			start := strings.Index(old, e.OldText)
-			spans = append(spans, span{start, start + len(e.OldText), e.NewText})
-		default:
-			return errorf("edit %d: old_text occurs %d times in %s; include more context so it matches once", i+1, n, args.Path)
-		}
-	}
-	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
-	var b strings.Builder
-	pos := 0
-	for i, s := range spans {
-		if i > 0 && s.start < spans[i-1].end {
-			return errorf("edits overlap in %s", args.Path)
-		}
-		b.WriteString(old[pos:s.start])
-		b.WriteString(s.text)
-		pos = s.end
-	}
-	b.WriteString(old[pos:])
-	updated := b.String()
+	spans := args.Edits
 	if env.Propose != nil {
 		p := agent.Proposal{Change: agent.ChangeEdit, Path: rel, File: abs, Original: old, Proposed: updated}
 		return propose(ctx, env, p, args.reviewArgs, fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(spans)))
@@ -218,6 +188,49 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	diff, first := UnifiedDiff(rel, old, updated)
 	return agent.ToolResult{Content: fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(spans)),
 		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
+}
+
+// textEdit is one exact replacement of edit_file.
+type textEdit struct {
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+}
+
+// replaceExact applies edits to old: each old_text must occur exactly once
+// and the edits must not overlap. path names the file in errors.
+func replaceExact(old, path string, edits []textEdit) (string, error) {
+	type span struct {
+		start, end int
+		text       string
+	}
+	var spans []span
+	for i, e := range edits {
+		if e.OldText == "" {
+			return "", fmt.Errorf("edit %d: old_text is empty", i+1)
+		}
+		switch n := strings.Count(old, e.OldText); n {
+		case 0:
+			return "", fmt.Errorf("edit %d: old_text was not found in %s", i+1, path)
+		case 1:
+			start := strings.Index(old, e.OldText)
+			spans = append(spans, span{start, start + len(e.OldText), e.NewText})
+		default:
+			return "", fmt.Errorf("edit %d: old_text occurs %d times in %s; include more context so it matches once", i+1, n, path)
+		}
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
+	var b strings.Builder
+	pos := 0
+	for i, s := range spans {
+		if i > 0 && s.start < spans[i-1].end {
+			return "", fmt.Errorf("edits overlap in %s", path)
+		}
+		b.WriteString(old[pos:s.start])
+		b.WriteString(s.text)
+		pos = s.end
+	}
+	b.WriteString(old[pos:])
+	return b.String(), nil
 }
 
 var deleteFileSpec = agent.ToolSpec{

@@ -62,6 +62,7 @@ func newRootCmd(exit *int) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	root.AddCommand(newLSPCmd(&g, exit), newVersionCmd(), newDemoCmd(&g), newIndexCmd(&g), newQueryCmd(&g, exit), newKwardCmd(&g, exit), newKimiCmd(&g, exit), newKaiakCmd(&g, exit), newSearchCmd(&g, exit), newMCPCmd(&g), newServeCmd(&g), newRPCCmd(&g, exit), newCacheCmd())
+	root.AddCommand(newACPCmd(&g, exit))
 	return root
 }
 
