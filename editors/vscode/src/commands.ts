@@ -15,7 +15,7 @@ export const kimiCommands = ['inlineEdit', 'acceptEdit', 'rejectEdit', 'showDiff
   'chatWithContext', 'configureApiKey', 'validateApiKey', 'openSettings'];
 
 /** kast's own commands. */
-export const kastCommands = ['restartServer', 'status', 'showOutput', 'openChat', 'kaiak.openAnalysis', 'kaiak.fix', 'kaiak.refresh'];
+export const kastCommands = ['restartServer', 'showStatus', 'showOutput', 'openChat', 'kaiak.openAnalysis', 'kaiak.fix', 'kaiak.refresh'];
 
 /** Registers each handler under kimi.<id> and its kast.<id> alias. */
 export function registerAliased(handlers: Record<string, (...args: any[]) => unknown>): vscode.Disposable[] {

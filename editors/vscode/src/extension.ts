@@ -211,7 +211,7 @@ class Extension implements vscode.Disposable {
     this.subs.push(
       ...registerAliased(handlers),
       vscode.commands.registerCommand('kast.restartServer', () => this.restart()),
-      vscode.commands.registerCommand('kast.status', () => this.showStatus(true)),
+      vscode.commands.registerCommand('kast.showStatus', () => this.showStatus(true)),
       vscode.commands.registerCommand('kast.showOutput', () => this.log.show()),
       vscode.commands.registerCommand('kast.openChat', () => this.chat.reveal()),
       vscode.commands.registerCommand('kast.kaiak.openAnalysis', async (file?: string) => {

@@ -91,7 +91,8 @@ export class StatusBar implements vscode.Disposable {
 
   constructor() {
     this.item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
-    this.item.command = 'kast.status';
+    // kast.status itself is kast's executeCommand (the client registers it); this shows its answer.
+    this.item.command = 'kast.showStatus';
     this.show('$(sync~spin) kast: starting', 'kast is starting');
     this.item.show();
   }
