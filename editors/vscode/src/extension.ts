@@ -26,6 +26,11 @@ export interface KastApi {
 
 let state: Extension | undefined;
 
+/** A request on the client; an undefined token must not be passed (it would become a positional parameter). */
+function send<R>(client: LanguageClient, method: string, params?: unknown, token?: vscode.CancellationToken): Promise<R> {
+  return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
+}
+
 /** The page's HTML builder, loaded when the view first opens (the page is bundled beside the extension). */
 function loadChatHtml(): ChatHtml {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -51,7 +56,7 @@ class Extension implements vscode.Disposable {
         if (!this.client || !this.client.isRunning()) {
           return Promise.reject(new Error('kast is not running; run "Kast: Restart Server" or check the Kast output channel'));
         }
-        return this.client.sendRequest<R>(method, params, token);
+        return send<R>(this.client, method, params, token);
       },
       onNotification: (method: string, handler: (params: any) => void) => this.client?.onNotification(method, handler) ?? new vscode.Disposable(() => {}),
     };
@@ -83,8 +88,10 @@ class Extension implements vscode.Disposable {
     const client = createClient({ command: this.command, args, env: this.env, log: this.log }, new RestartPolicy(this.log));
     client.registerFeature(new ProgressToStatus(client, this.status, () => void this.showStatus(false)));
     this.client = client;
-    this.wire.attach({ sendRequest: (m, p, t) => client.sendRequest(m, p, t), onNotification: (m, h) => client.onNotification(m, h) });
-    this.kaiak.attach({ sendRequest: (m, p, t) => client.sendRequest(m, p, t), onNotification: (m, h) => client.onNotification(m, h) });
+    const rpc = { sendRequest: <R>(m: string, p?: unknown, t?: vscode.CancellationToken) => send<R>(client, m, p, t),
+      onNotification: (m: string, h: (p: any) => void) => client.onNotification(m, h) };
+    this.wire.attach(rpc);
+    this.kaiak.attach(rpc);
     this.subs.push(client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         void this.afterStart();

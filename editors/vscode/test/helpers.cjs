@@ -6,20 +6,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { execFileSync } = require('node:child_process');
 const vscode = require('vscode');
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 
-/** KAST_CMD, or kast built from this checkout (go's cache makes the second build quick). */
+/** KAST_CMD, or the kast test/build-kast.cjs built from this checkout (npm test runs it first). */
 function kastBinary() {
-  if (process.env.KAST_CMD) return process.env.KAST_CMD;
-  const dir = path.join(__dirname, '..', 'out', 'test-bin');
-  fs.mkdirSync(dir, { recursive: true });
-  const tmp = path.join(dir, `kast-${process.pid}`);
-  execFileSync('go', ['build', '-o', tmp, './cmd/kast'], { cwd: repo, stdio: 'inherit' });
-  const bin = path.join(dir, 'kast');
-  fs.renameSync(tmp, bin);
+  const bin = process.env.KAST_CMD ?? path.join(__dirname, '..', 'out', 'test-bin', 'kast');
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run npm test (it builds kast) or set KAST_CMD`);
   return bin;
 }
 
