@@ -5,6 +5,15 @@ import { editorContext, MessageContext, Wire } from './wire';
 /** Builds the page's HTML (webview/src/html.ts, chatHtml). */
 export type ChatHtml = (p: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }) => string;
 
+/**
+ * The page's HTML builder (webview/src/html.ts), loaded when the view first
+ * opens: esbuild bundles it into the extension, and tests pass their own.
+ */
+export function loadChatHtml(): ChatHtml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../webview/src/html').chatHtml as ChatHtml;
+}
+
 /** A proposed file edit shown in the page with Accept / Reject. */
 export interface Proposal {
   id: string;
@@ -144,7 +153,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         await this.resume(m.sessionId);
         return;
       case 'newSession':
-        await this.wire.request('newSession', {});
+        await this.wire.request('newSession', { ...(editorContext(false).workspace_root ? { workspace_root: editorContext(false).workspace_root } : {}) });
         this.lastSend = undefined;
         this.post({ type: 'reset' });
         return;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
-import { ChatHtml, ChatViewProvider } from './chatView';
+import { ChatHtml, ChatViewProvider, loadChatHtml } from './chatView';
 import { kimiCommands, registerAliased, selectionPrompts, SelectionActions } from './commands';
 import { InlineCompletions } from './inlineCompletion';
 import { InlineEdits } from './inlineEdit';
@@ -29,12 +29,6 @@ let state: Extension | undefined;
 /** A request on the client; an undefined token must not be passed (it would become a positional parameter). */
 function send<R>(client: LanguageClient, method: string, params?: unknown, token?: vscode.CancellationToken): Promise<R> {
   return token ? client.sendRequest<R>(method, params, token) : client.sendRequest<R>(method, params);
-}
-
-/** The page's HTML builder, loaded when the view first opens (the page is bundled beside the extension). */
-function loadChatHtml(): ChatHtml {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../webview/src/html').chatHtml as ChatHtml;
 }
 
 class Extension implements vscode.Disposable {
@@ -230,7 +224,7 @@ class Extension implements vscode.Disposable {
         }
       }),
       vscode.commands.registerCommand('kast.kaiak.fix', (node?: any) => this.kaiak.fix(node)),
-      vscode.commands.registerCommand('kast.kaiak.refresh', () => undefined),
+      vscode.commands.registerCommand('kast.kaiak.refresh', () => this.kaiak.reload()),
       vscode.window.registerWebviewViewProvider(ChatViewProvider.viewType, this.chat, { webviewOptions: { retainContextWhenHidden: false } }),
       vscode.window.registerTreeDataProvider('kast.kaiak', this.kaiak),
       vscode.languages.registerCodeActionsProvider(languages.map((language) => ({ language })).concat([{ scheme: 'file' } as any]),
@@ -257,6 +251,19 @@ class Extension implements vscode.Disposable {
         }
       }),
     );
+  }
+
+  /** Once: with no key stored and no provider in kast, say how to configure one. */
+  async welcome(): Promise<void> {
+    if (setting<boolean>('hasSeenWelcome', false) || (await this.context.secrets.get(secretKey)) || this.completions.providerReady) {
+      return;
+    }
+    await vscode.workspace.getConfiguration('kimi').update('hasSeenWelcome', true, vscode.ConfigurationTarget.Global);
+    const pick = await vscode.window.showInformationMessage('Kast: configure a Moonshot API key to use the chat, the Kimi commands and ghost text.',
+      'Configure API Key');
+    if (pick === 'Configure API Key') {
+      await vscode.commands.executeCommand('kimi.configureApiKey');
+    }
   }
 
   api(): KastApi {
@@ -301,6 +308,7 @@ export async function activate(context: vscode.ExtensionContext, loadHtml: () =>
   }
   ext.register();
   await ext.start();
+  void ext.welcome();
   return ext.api();
 }
 

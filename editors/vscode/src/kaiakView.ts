@@ -90,8 +90,16 @@ export class KaiakView implements vscode.TreeDataProvider<Node>, vscode.TextDocu
     return this.state.get(file);
   }
 
+  private last?: { analysis: string; workspace: string };
+
+  /** Reads the last analysis again (the view's refresh button). */
+  async reload(): Promise<number> {
+    return this.last ? this.open(this.last.analysis, this.last.workspace) : 0;
+  }
+
   /** Loads an analysis output (YAML or JSON) for the workspace. */
   async open(analysis: string, workspace: string): Promise<number> {
+    this.last = { analysis, workspace };
     const kast = this.kast();
     if (!kast) {
       throw new Error('kast was not found; set kast.server.path');

@@ -103,6 +103,19 @@ test('an approval is answered from the page: the write is shown as a diff and ha
   assert.ok(page.posted.some((m) => m.type === 'diffResolved' && m.id === diff.id && m.accepted === true));
 });
 
+test('"always" on an approval answers the later requests of its type without asking', async () => {
+  page.posted.length = 0;
+  replies({ toolCall: { id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'A.md', content: 'a\n' }) } },
+    { toolCall: { id: 'w2', name: 'write_file', arguments: JSON.stringify({ path: 'B.md', content: 'b\n' }) } }, { text: ['Both.'] });
+  page.page({ type: 'send', text: 'write two notes', withContext: false });
+  const first = await h.until(() => events('ApprovalRequest')[0], 30000, 'the first ApprovalRequest');
+  page.page({ type: 'approval', requestId: first.params.request_id, approved: true, always: true });
+  await h.until(() => events('TurnEnd')[0], 30000, 'TurnEnd');
+  assert.equal(events('ApprovalRequest').length, 2, 'the second request was still shown');
+  assert.equal(fs.readFileSync(path.join(root, 'B.md'), 'utf8'), 'b\n', 'and answered');
+  assert.ok(events('ToolResult').every((e) => !e.params.is_error));
+});
+
 test('Stop in the page interrupts the running turn (interruptTurn)', async () => {
   page.posted.length = 0;
   replies({ stall: true });

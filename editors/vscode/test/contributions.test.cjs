@@ -77,3 +77,50 @@ test('a kast.* setting wins over its kimi.* twin; unset, kimi.* applies', () => 
   vscode.__settings['kimi.lsp.completionDebounceMs'] = 5;
   assert.equal(ranged('lsp.completionDebounceMs', 300, 100, 2000), 100);
 });
+
+test('a crashing kast is restarted kast.server.maxRestarts times in three minutes, then left stopped with a message', () => {
+  const { RestartPolicy } = require('../out/src/server.js');
+  const { CloseAction } = require('vscode-languageclient/node');
+  vscode.__settings['kast.server.maxRestarts'] = 2;
+  let now = 0;
+  const lines = [];
+  const policy = new RestartPolicy({ appendLine: (l) => lines.push(l) }, () => now);
+  assert.equal(policy.closed().action, CloseAction.Restart);
+  now += 60_000;
+  assert.equal(policy.closed().action, CloseAction.Restart);
+  now += 60_000;
+  const before = vscode.__messages.length;
+  assert.equal(policy.closed().action, CloseAction.DoNotRestart);
+  assert.match(vscode.__messages.at(-1)[1], /stopped 3 times in three minutes.*Restart Server/);
+  assert.equal(vscode.__messages.length, before + 1);
+  // Crashes older than three minutes are forgotten.
+  now += 10 * 60_000;
+  assert.equal(policy.closed().action, CloseAction.Restart);
+  delete vscode.__settings['kast.server.maxRestarts'];
+});
+
+test('findServer: the setting, then PATH, then the bundled binary', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { findServer } = require('../out/src/server.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kast-find-'));
+  const bundled = path.join(dir, 'ext', 'bin', `${process.platform}-${process.arch}`, 'kast');
+  fs.mkdirSync(path.dirname(bundled), { recursive: true });
+  fs.writeFileSync(bundled, '#!/bin/sh\n', { mode: 0o755 });
+  const onPath = path.join(dir, 'path', 'kast');
+  fs.mkdirSync(path.dirname(onPath));
+  fs.writeFileSync(onPath, '#!/bin/sh\n', { mode: 0o755 });
+  assert.equal(findServer(path.join(dir, 'ext'), '/opt/kast', { PATH: path.dirname(onPath) }), '/opt/kast');
+  assert.equal(findServer(path.join(dir, 'ext'), '', { PATH: path.dirname(onPath) }), onPath);
+  assert.equal(findServer(path.join(dir, 'ext'), '', { PATH: path.join(dir, 'nowhere') }), bundled);
+  assert.equal(findServer(path.join(dir, 'none'), '', { PATH: '' }), undefined);
+});
+
+test('serverEnv: the stored key and the Kimi settings go to kast\'s environment only when a key is stored', () => {
+  const { serverEnv } = require('../out/src/server.js');
+  vscode.__settings['kimi.baseUrl'] = 'http://127.0.0.1:9/v1';
+  const env = serverEnv('sk-x', { PATH: '/bin' });
+  assert.deepEqual(env, { PATH: '/bin', KAST_PROVIDER: 'moonshot', MOONSHOT_API_KEY: 'sk-x', KAST_BASE_URL: 'http://127.0.0.1:9/v1', KAST_MODEL: 'moonshot-v1-128k' });
+  assert.deepEqual(serverEnv(undefined, { PATH: '/bin' }), { PATH: '/bin' });
+});

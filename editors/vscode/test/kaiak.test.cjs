@@ -87,4 +87,7 @@ test('an opened Konveyor analysis fills the view; Fix on a file proposes a diff 
   assert.equal(tree.decisions[0].approved, true);
   const text = fs.readFileSync(path.join(root, order), 'utf8');
   assert.match(text, /import jakarta\.persistence\.Entity;\nimport jakarta\.persistence\.Id;/);
+  // Refresh reads the analysis again: the statuses start over.
+  assert.equal(await vscode.commands.executeCommand('kast.kaiak.refresh'), files.flatMap((f) => f.incidents).length);
+  assert.equal(tree.status(order), undefined);
 });
