@@ -29,6 +29,8 @@ test('the status bar says READY with the indexed files; clicking it runs kast.st
   assert.equal(item.command, 'kast.showStatus');
   // READY comes once indexing ends ($/progress end), with the files kast.status counts.
   await h.until(() => /kast: READY \([1-9]\d* files\)/.test(item.text), 30000, `READY in the status bar (it says ${item.text})`);
+  // Before READY it showed kast's $/progress (the indexing pass's title).
+  assert.ok(item.history.some((t) => /^\$\(sync~spin\) kast: indexing/.test(t)), item.history.join(' | '));
   const st = await vscode.commands.executeCommand('kast.showStatus');
   assert.equal(st.roots[0].path, root);
   assert.ok(st.roots[0].files >= 6, `files: ${st.roots[0].files}`);
