@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { historyEvents, TranscriptMessage } from './history';
 import { editorContext, MessageContext, Wire } from './wire';
@@ -61,7 +62,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.view = view;
     const media = vscode.Uri.joinPath(this.extensionUri, 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [media] };
-    const nonce = [...Array(32)].map(() => Math.floor(Math.random() * 36).toString(36)).join('');
+    const nonce = randomBytes(16).toString('hex');
     view.webview.html = this.loadHtml()({
       cspSource: view.webview.cspSource,
       nonce,
