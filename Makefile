@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint fuzz soak
+.PHONY: build install run test bench lint fuzz soak vsix
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -67,3 +67,17 @@ SOAK_DURATION ?= 10m
 soak: build
 	$(GO) build -o bin/kastsoak ./cmd/kastsoak
 	./bin/kastsoak -kast $(BIN) -duration $(SOAK_DURATION)
+
+# The VS Code extension as a .vsix, packaged offline: kast built for this
+# platform into bin/<platform>-<arch>/ (the extension falls back to it when
+# kast.server.path is empty and no kast is on PATH), the extension and its
+# chat page bundled by esbuild, and vsce with no dependencies to fetch.
+VSIX ?= editors/vscode/kast.vsix
+
+vsix:
+	cd editors/vscode && npm ci --no-audit --no-fund
+	platform="$$(node -p 'process.platform + "-" + process.arch')" && \
+		rm -rf editors/vscode/bin && mkdir -p editors/vscode/bin/$$platform && \
+		$(GO) build -ldflags "$(LDFLAGS) -s -w" -o editors/vscode/bin/$$platform/kast ./cmd/kast
+	cd editors/vscode && npm run --if-present build:webview && npm run bundle && \
+		npx vsce package --no-dependencies --out $(abspath $(VSIX)) </dev/null

@@ -181,8 +181,15 @@ func (k *IDE) connOf(ctx context.Context, root string) (*ideConn, error) {
 		}
 		return nil, serverError(CodeServerError, "SESSION_CREATE_FAILED", err.Error())
 	}
+	return k.adopt(conn, ms)
+}
+
+// adopt makes ms the connection's session: its events become the
+// connection's notifications, and it closes with the connection.
+func (k *IDE) adopt(conn *server.Conn, ms *agent.ManagedSession) (*ideConn, error) {
 	c := &ideConn{conn: conn, sessionID: ms.ID(), workspace: ms.Workspace(), turns: map[string]*ideTurn{}}
 	if _, err := k.mgr.Subscribe(c.sessionID, agent.SubscribeOptions{}, c.forward); err != nil {
+		_ = k.mgr.Close(ms.ID())
 		return nil, serverError(CodeServerError, "SESSION_CREATE_FAILED", err.Error())
 	}
 	k.conns.Store(conn, c)

@@ -18,18 +18,26 @@ func (k *IDE) methods() []server.Spec {
 		// The extension has sent it both as a request and as a notification.
 		server.Request("submitApproval", server.Ordered, k.submitApproval).EitherWay().Advertise("methods"),
 		server.Request("ping", server.Concurrent, k.ping).Advertise("methods"),
+		// kast's additions for its VS Code extension (ide_extras.go); the key
+		// check and completion call the model, off the read loop.
+		server.Request("newSession", server.Ordered, k.newSession).Advertise("extensions"),
+		server.Request("validateApiKey", server.Concurrent, k.validateApiKey).Advertise("extensions"),
+		server.Request("inlineCompletion", server.Concurrent, k.inlineCompletion).Advertise("extensions"),
 	}
 }
 
 // capabilities is the family's advertisement, derived from the table.
 func capabilities(table []server.Spec) map[string]any {
-	names := []string{}
+	names, extensions := []string{}, []string{}
 	for _, m := range table {
-		if m.Capability == "methods" {
+		switch m.Capability {
+		case "methods":
 			names = append(names, m.Name())
+		case "extensions":
+			extensions = append(extensions, m.Name())
 		}
 	}
-	return map[string]any{"protocol": "kimi-ide", "methods": names, "events": ideEvents,
+	return map[string]any{"protocol": "kimi-ide", "methods": names, "extensions": extensions, "events": ideEvents,
 		"approvalTypes": []string{"tool_call", "file_write", "command_execute"}}
 }
 

@@ -18,7 +18,7 @@ func TestMethodsAdvertisedAreRegistered(t *testing.T) {
 		"ide": func(reg *server.Registry) []string {
 			kimi.NewIDE(rt, kimi.IDEOptions{}).Register(reg)
 			caps := reg.Families()["kimi"].(map[string]any)
-			return caps["methods"].([]string)
+			return append(caps["methods"].([]string), caps["extensions"].([]string)...)
 		},
 		"wire": func(reg *server.Registry) []string {
 			w := kimi.NewWire(rt, kimi.WireOptions{})
