@@ -117,7 +117,12 @@ class Extension implements vscode.Disposable {
       await this.showStatus(false);
     }
     // Ghost text only with a provider: models/current fails when kast has none.
-    this.completions.providerReady = await this.client!.sendRequest('models/current', {}).then(() => true, () => false);
+    // The client may be gone by now (stopped, or restarting after a crash).
+    const client = this.client;
+    if (!client?.isRunning()) {
+      return;
+    }
+    this.completions.providerReady = await client.sendRequest('models/current', {}).then(() => true, () => false);
   }
 
   /** kast.status: the roots and their index, in the status bar, the log and (asked for) a message. */
