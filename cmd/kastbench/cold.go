@@ -59,6 +59,8 @@ func runCold(kast, gopls, root string, n int) error {
 			return fmt.Errorf("%s: %w", srv.name, err)
 		}
 		results[srv.name] = r
+		// A line as each server ends: gopls's run can take many minutes.
+		fmt.Printf("%s: ready in %s, peak RSS %d MB\n", srv.name, r.ready.Round(time.Millisecond), r.peakRSS/1024)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
