@@ -23,7 +23,8 @@ test:
 
 # Go benchmarks; indexing of the Go standard library beside a pure
 # tree-sitter parse and universal-ctags (apt-get install universal-ctags);
-# then LSP request latencies beside gopls on the same positions; then Kast
+# then LSP request latencies beside gopls on the same positions, warm and
+# then cold (empty caches, queried from the first answer, peak RSS); then Kast
 # API raw/references latency in the daemon and through kast rpc beside
 # ripgrep for the same names; then code
 # search (regex beside ripgrep, hybrid latency, index size).
@@ -33,6 +34,7 @@ bench: build
 	./bin/kastbench -kast $(BIN)
 	GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/tools/gopls@v0.23.0
 	./bin/kastbench -lsp -kast $(BIN) -gopls bin/gopls
+	./bin/kastbench -cold -kast $(BIN) -gopls bin/gopls -samples 300
 	./bin/kastbench -kastapi -kast $(BIN) -samples 300
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v

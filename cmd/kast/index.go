@@ -19,7 +19,7 @@ import (
 
 func newIndexCmd(g *globalFlags) *cobra.Command {
 	var asJSON, inMemory, references bool
-	var rootFlag string
+	var rootFlag, scipFile string
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
 		Short: "Index a workspace (default: the project around the current folder) and print what was indexed",
@@ -31,7 +31,9 @@ in parallel, and store them in the workspace's index under $XDG_CACHE_HOME/kast.
 A second run only re-reads files whose size or modification time changed.
 With --references it then resolves every reference and stores where each
 definition is used, as the language server does in the background, so that
-reference queries read them at once.`,
+reference queries read them at once.
+With --scip FILE it also resolves every reference and writes the workspace as
+a SCIP index to FILE, for a code host's precise navigation (see the README).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
@@ -77,8 +79,13 @@ reference queries read them at once.`,
 			if ws.Index.SpaceFallback() && !startedInMemory {
 				return fmt.Errorf("%s; nothing was saved", ws.Notice())
 			}
-			if references {
+			if references || scipFile != "" {
 				if err := resolveReferences(cmd, ws); err != nil {
+					return err
+				}
+			}
+			if scipFile != "" {
+				if err := writeSCIP(cmd, ws, scipFile); err != nil {
 					return err
 				}
 			}
@@ -96,6 +103,7 @@ reference queries read them at once.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().BoolVar(&inMemory, "in-memory", false, "index in memory only, leaving the on-disk index alone")
 	cmd.Flags().BoolVar(&references, "references", false, "also resolve and store every reference (see above)")
+	cmd.Flags().StringVar(&scipFile, "scip", "", "also write the workspace as a SCIP index to this file")
 	return cmd
 }
 

@@ -135,10 +135,16 @@ type timings struct {
 // measure sends definition, references, completion and workspace/symbol at
 // every sample, once the server is ready.
 func measure(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
-	t := timings{byMethod: map[string][]time.Duration{}, firstDef: make([]string, len(samples))}
 	if err := waitReady(ctx, s, samples); err != nil {
-		return t, err
+		return timings{}, err
 	}
+	return measureNow(ctx, s, samples)
+}
+
+// measureNow sends the requests of measure at every sample, without
+// waiting for the server first.
+func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
+	t := timings{byMethod: map[string][]time.Duration{}, firstDef: make([]string, len(samples))}
 	for i, smp := range samples {
 		u := uri.File(smp.Path)
 		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{

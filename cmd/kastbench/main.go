@@ -22,6 +22,12 @@
 // definitions agree:
 //
 //	kastbench -lsp -kast bin/kast -gopls bin/gopls [-samples 1000]
+//
+// With -cold it measures a first open instead (cold.go): both servers on
+// empty caches, queried from their first workspace/symbol answer on, with
+// resident memory sampled every 100 ms until kast's background work ends:
+//
+//	kastbench -cold -kast bin/kast -gopls bin/gopls [-samples 300]
 package main
 
 import (
@@ -52,6 +58,7 @@ func main() {
 	lsp := flag.Bool("lsp", false, "compare LSP request latencies with gopls instead of indexing")
 	gopls := flag.String("gopls", "", "the gopls binary for -lsp")
 	samples := flag.Int("samples", 1000, "positions to sample for -lsp and -kastapi")
+	cold := flag.Bool("cold", false, "measure the cold start beside gopls instead: empty caches, queries from the first ready answer, RSS every 100 ms")
 	kastAPI := flag.Bool("kastapi", false, "measure raw/references in the kast serve daemon and through kast rpc instead of indexing")
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
@@ -69,6 +76,8 @@ func main() {
 		err = runFloor(*root)
 	} else if *cpuProfile != "" {
 		err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
+	} else if *cold {
+		err = runCold(*kast, *gopls, *root, *samples)
 	} else if *kastAPI {
 		err = runKastAPI(*kast, *root, *samples)
 	} else if *lsp {

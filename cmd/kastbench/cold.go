@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kast-dev/kast/analysis/benchpos"
+)
+
+// The cold first minute: a user opens a repository kast has never seen.
+// Each server starts with an empty cache and is queried from its first
+// answer on, while it may still be indexing and resolving in the
+// background; its resident memory is sampled every 100 ms from start to
+// the end of that background work.
+
+// coldResult is one server's cold run.
+type coldResult struct {
+	ready    time.Duration // start to the first workspace/symbol answer with results
+	settled  time.Duration // start to the end of background work (kast.reindex), 0 if not known
+	peakRSS  int64         // KiB, over the whole run
+	timings  timings
+	rssAtEnd int64
+}
+
+func runCold(kast, gopls, root string, n int) error {
+	paths, _, err := treeFiles(root)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	samples, err := benchpos.Go(ctx, paths, n)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nCold start on %s: empty caches, %d positions queried from the first ready answer\n", root, len(samples))
+	type server struct {
+		name string
+		argv []string
+	}
+	servers := []server{{"kast", []string{kast, "lsp", "--stdio"}}}
+	if gopls != "" {
+		servers = append(servers, server{"gopls", []string{gopls}})
+	} else {
+		fmt.Println("gopls: not run (-gopls PATH)")
+	}
+	results := map[string]coldResult{}
+	for _, srv := range servers {
+		r, err := coldRun(ctx, srv.name, root, srv.argv, samples)
+		if err != nil {
+			return fmt.Errorf("%s: %w", srv.name, err)
+		}
+		results[srv.name] = r
+		// A line as each server ends: gopls's run can take many minutes.
+		fmt.Printf("%s: ready in %s, peak RSS %d MB\n", srv.name, r.ready.Round(time.Millisecond), r.peakRSS/1024)
+	}
+	printCold(servers[0].name, results, len(servers) > 1)
+	return nil
+}
+
+// coldRun starts one server on an empty cache and measures it.
+func coldRun(ctx context.Context, name, root string, argv []string, samples []sample) (coldResult, error) {
+	tmp, err := os.MkdirTemp("", "kastbench-cold")
+	if err != nil {
+		return coldResult{}, err
+	}
+	defer os.RemoveAll(tmp)
+	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	if name == "gopls" {
+		// gopls's own caches start empty; the go command's build cache is
+		// the machine's, as an editor user's would be.
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			env = append(env, "GOCACHE="+strings.TrimSpace(string(out)))
+		}
+	}
+	start := time.Now()
+	s, err := startServer(ctx, name, root, env, argv...)
+	if err != nil {
+		return coldResult{}, err
+	}
+	defer s.close()
+	sampler := sampleRSS(s.cmd.Process.Pid)
+	var r coldResult
+	if err := waitSymbols(ctx, s, samples); err != nil {
+		sampler.stop()
+		return r, err
+	}
+	r.ready = time.Since(start)
+	if r.timings, err = measureNow(ctx, s, samples); err != nil {
+		sampler.stop()
+		return r, err
+	}
+	if name == "kast" {
+		// kast.reindex answers once the index is up to date and every
+		// reference resolved: the end of the background work.
+		if err := s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); err == nil {
+			r.settled = time.Since(start)
+		}
+	}
+	r.peakRSS, r.rssAtEnd = sampler.stop()
+	return r, nil
+}
+
+// waitSymbols returns once the server answers a workspace/symbol request
+// for a sampled name with at least one result.
+func waitSymbols(ctx context.Context, s *lspServer, samples []sample) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for i := 0; time.Now().Before(deadline); i++ {
+		var res []json.RawMessage
+		err := s.call(ctx, "workspace/symbol", map[string]string{"query": samples[i%len(samples)].Name}, &res)
+		if err == nil && len(res) > 0 {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("%s never answered workspace/symbol", s.name)
+}
+
+// rssSampler reads a process's resident set every 100 ms.
+type rssSampler struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	peak int64
+	last int64
+}
+
+func sampleRSS(pid int) *rssSampler {
+	r := &rssSampler{done: make(chan struct{})}
+	r.wg.Go(func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if kb := readRSS(pid); kb > 0 {
+				r.mu.Lock()
+				r.peak, r.last = max(r.peak, kb), kb
+				r.mu.Unlock()
+			}
+			select {
+			case <-r.done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return r
+}
+
+// stop ends the sampling and returns the peak and the last sample, in KiB.
+func (r *rssSampler) stop() (peak, last int64) {
+	close(r.done)
+	r.wg.Wait()
+	return r.peak, r.last
+}
+
+// readRSS is VmRSS of /proc/pid/status in KiB, or 0.
+func readRSS(pid int) int64 {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
+
+func printCold(first string, results map[string]coldResult, withGopls bool) {
+	names := []string{first}
+	if withGopls {
+		names = append(names, "gopls")
+	}
+	fmt.Printf("%-34s", "")
+	for _, n := range names {
+		fmt.Printf(" %24s", n)
+	}
+	fmt.Println()
+	row := func(label string, cell func(coldResult) string) {
+		fmt.Printf("%-34s", label)
+		for _, n := range names {
+			fmt.Printf(" %24s", cell(results[n]))
+		}
+		fmt.Println()
+	}
+	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) }
+	row("ready (first workspace/symbol)", func(r coldResult) string { return r.ready.Round(time.Millisecond).String() })
+	for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/completion", "workspace/symbol"} {
+		row(strings.TrimPrefix(m, "textDocument/")+" p50/p95/p99 ms", func(r coldResult) string {
+			d := r.timings.byMethod[m]
+			return ms(percentile(d, .5)) + " / " + ms(percentile(d, .95)) + " / " + ms(percentile(d, .99))
+		})
+	}
+	row("background work done", func(r coldResult) string {
+		if r.settled == 0 {
+			return "-"
+		}
+		return r.settled.Round(100 * time.Millisecond).String()
+	})
+	row("peak RSS (100 ms samples)", func(r coldResult) string { return fmt.Sprintf("%d MB", r.peakRSS/1024) })
+	row("RSS at the end", func(r coldResult) string { return fmt.Sprintf("%d MB", r.rssAtEnd/1024) })
+}
