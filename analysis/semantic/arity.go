@@ -1,0 +1,373 @@
+package semantic
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// arity reports a call that no definition it surely resolves to can take:
+// too many or too few arguments, or a name no parameter has. Any overload
+// that fits, or any candidate whose parameters are unknown, silences it.
+func (c *checker) arity(i int32, ref analysis.Ref) {
+	cands := c.resolved(i)
+	if len(cands) == 0 {
+		return
+	}
+	call, ok := c.callOf(ref)
+	if !ok {
+		return
+	}
+	var want string
+	for _, cand := range cands {
+		g, d, ok := c.def(cand.Def)
+		if !ok || g.Lang != c.f.Lang || !c.judgeable(ref, g, d) {
+			return
+		}
+		fits, known := c.fits(g, d, ref, call)
+		if !known || fits {
+			return
+		}
+		if want == "" {
+			want = d.Signature
+		}
+	}
+	if c.f.Lang == "kotlin" || c.f.Lang == "java" {
+		// Another overload of the name anywhere (inherited, an expect's
+		// actual) that fits: resolution may have missed it.
+		for _, e := range c.ws.DefsNamed(ref.Name) {
+			g, d, ok := c.def(e.DefID)
+			if !ok || g.Lang != c.f.Lang {
+				continue
+			}
+			if fits, known := c.fits(g, d, ref, call); fits || !known {
+				return
+			}
+		}
+	}
+	c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments in call to %s: %s; declared %s",
+		ref.Name, call.describe(), want))
+}
+
+// call is a call's arguments as the checks see them.
+type call struct {
+	args     []string // the texts (Go, Python, TypeScript)
+	shape    string   // analysis.Ref.Args (Kotlin, Java)
+	keywords []string // Python's keyword arguments
+	spread   bool     // a spread or splat fills an unknown number
+}
+
+func (a call) describe() string {
+	if a.shape != "" {
+		n := strings.Count(a.shape, ",") + 1
+		if a.shape == "()" {
+			n = 0
+		}
+		return fmt.Sprintf("%d given", n)
+	}
+	return fmt.Sprintf("%d given", len(a.args))
+}
+
+func (c *checker) callOf(ref analysis.Ref) (call, bool) {
+	switch c.f.Lang {
+	case "kotlin", "java":
+		return call{shape: ref.Args}, ref.Args != ""
+	}
+	args, ok := callArgs(c.src, ref.Span.End, c.f.Lang)
+	if !ok {
+		return call{}, false
+	}
+	var a call
+	for _, text := range args {
+		switch c.f.Lang {
+		case "go":
+			a.spread = a.spread || strings.HasSuffix(text, "...")
+		case "typescript":
+			a.spread = a.spread || strings.HasPrefix(text, "...")
+		case "python":
+			if strings.HasPrefix(text, "*") {
+				a.spread = true
+				continue
+			}
+			if eq := strings.IndexByte(text, '='); eq > 0 && isIdentifier(strings.TrimSpace(text[:eq])) &&
+				(eq+1 >= len(text) || text[eq+1] != '=') {
+				a.keywords = append(a.keywords, strings.TrimSpace(text[:eq]))
+				continue
+			}
+		}
+		a.args = append(a.args, text)
+	}
+	if a.spread {
+		return call{}, false
+	}
+	return a, true
+}
+
+// judgeable reports whether a candidate is one whose parameters say what a
+// call may pass: a function or method, not a value of function type, a
+// class, a decorated Python function or a Kotlin extension.
+func (c *checker) judgeable(ref analysis.Ref, g *analysis.FileFacts, d analysis.Def) bool {
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		return false
+	}
+	switch g.Lang {
+	case "go":
+		// T.Method(recv, …) passes the receiver too.
+		// A bare name never calls a method; T.Method(recv, …) passes the
+		// receiver too.
+		q := strings.TrimLeft(ref.Qualifier, "(*")
+		return d.Kind == analysis.KindFunction || q != "" && !c.namesType(q)
+	case "python":
+		if decorated(g, d) {
+			return false
+		}
+		if d.Kind == analysis.KindMethod || d.Container != analysis.None && g.Defs[d.Container].Kind.IsType() {
+			// Called on self: self is passed for it. Other receivers'
+			// types are inferred, and may be wrong.
+			return ref.Qualifier == "self"
+		}
+		return ref.Qualifier == ""
+	case "kotlin":
+		if d.Receiver != "" {
+			return false
+		}
+		if ref.Qualifier == "" {
+			return c.closedChain(ref)
+		}
+		if d.Container != analysis.None {
+			return c.closedType(resolve.DefID{Path: g.Path, Index: d.Container}, map[resolve.DefID]bool{}, 0)
+		}
+	case "java":
+		if ref.Qualifier == "" {
+			return c.closedChain(ref)
+		}
+		if d.Container != analysis.None {
+			return c.closedType(resolve.DefID{Path: g.Path, Index: d.Container}, map[resolve.DefID]bool{}, 0)
+		}
+	}
+	return true
+}
+
+// namesType reports whether a qualifier is the name of a type.
+func (c *checker) namesType(q string) bool {
+	if q == "" || !isIdentifier(q) {
+		return q != ""
+	}
+	for _, e := range c.ws.DefsNamed(q) {
+		if e.Kind.IsType() {
+			return true
+		}
+	}
+	return false
+}
+
+// fits reports whether the call can pass its arguments to d, and whether
+// d's parameters are known.
+func (c *checker) fits(g *analysis.FileFacts, d analysis.Def, ref analysis.Ref, a call) (fits, known bool) {
+	switch g.Lang {
+	case "kotlin", "java":
+		return resolve.ArgsFit(g.Lang, d, a.shape)
+	}
+	params, ok := paramList(d, g.Lang)
+	if !ok {
+		return false, false
+	}
+	switch g.Lang {
+	case "go":
+		return goFits(params, a.args), true
+	case "typescript":
+		return tsFits(params, a.args), true
+	case "python":
+		if d.Kind == analysis.KindMethod || d.Container != analysis.None && g.Defs[d.Container].Kind.IsType() {
+			if len(params) == 0 {
+				return false, false
+			}
+			params = params[1:]
+		}
+		return pyFits(params, a), true
+	}
+	return false, false
+}
+
+// paramList cuts the parameter list out of a Go, Python or TypeScript
+// signature and splits it.
+func paramList(d analysis.Def, lang string) ([]string, bool) {
+	sig := d.Signature
+	if sig == "" || strings.HasSuffix(sig, "…") || strings.HasSuffix(sig, "...") {
+		return nil, false
+	}
+	from := 0
+	if lang == "go" && strings.HasPrefix(sig, "func (") {
+		end := matchingBracket([]byte(sig), len("func "), '(', ')', lang)
+		if end < 0 {
+			return nil, false
+		}
+		from = end + 1
+	}
+	if at := strings.Index(sig[from:], d.Name); at >= 0 {
+		from += at + len(d.Name)
+	} else if lang != "typescript" {
+		return nil, false
+	}
+	b := []byte(sig)
+	open := strings.IndexByte(sig[from:], '(')
+	if open < 0 {
+		return nil, false
+	}
+	open += from
+	if lang == "go" || lang == "typescript" {
+		// Type parameters may come first: f[T any](…), f<T>(…).
+		if between := strings.TrimSpace(sig[from:open]); between != "" && !strings.HasPrefix(between, "[") &&
+			!strings.HasPrefix(between, "<") && !strings.HasPrefix(between, "=") && !strings.HasPrefix(between, ":") {
+			return nil, false
+		}
+	}
+	end := matchingBracket(b, open, '(', ')', lang)
+	if end < 0 {
+		return nil, false
+	}
+	list, ok := callArgs(b, open, lang)
+	return list, ok
+}
+
+func goFits(params, args []string) bool {
+	if len(params) > 0 && strings.Contains(params[len(params)-1], "...") {
+		return len(args) >= len(params)-1
+	}
+	if len(args) == 1 && len(params) != 1 && strings.HasSuffix(args[0], ")") {
+		return true // f(g()) passes all of g's results
+	}
+	return len(args) == len(params)
+}
+
+func tsFits(params, args []string) bool {
+	required, max := 0, 0
+	for _, p := range params {
+		p = strings.TrimSpace(p)
+		name := p
+		if i := strings.IndexAny(p, ":="); i >= 0 {
+			name = strings.TrimSpace(p[:i])
+		}
+		switch {
+		case name == "this":
+			continue
+		case strings.HasPrefix(p, "..."):
+			return len(args) >= required
+		case strings.HasSuffix(name, "?") || strings.Contains(p, "="):
+			max++
+		default:
+			max++
+			required = max
+		}
+	}
+	return len(args) >= required && len(args) <= max
+}
+
+func pyFits(params []string, a call) bool {
+	var positional, keywordOnly []string // names; a trailing "=" marks a default
+	varargs, varkw, kwOnly := false, false, false
+	named := map[string]bool{}
+	for _, p := range params {
+		p = strings.TrimSpace(p)
+		if colon := topLevel(p, ':'); colon >= 0 {
+			if eq := topLevel(p, '='); eq > colon {
+				p = p[:colon] + "=" + p[eq+1:]
+			} else {
+				p = p[:colon]
+			}
+		}
+		name, _, hasDefault := strings.Cut(p, "=")
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "/":
+			for _, n := range positional { // positional-only: not by keyword
+				delete(named, strings.TrimSuffix(n, "="))
+			}
+			continue
+		case name == "*":
+			kwOnly = true
+			continue
+		case strings.HasPrefix(name, "**"):
+			varkw = true
+			continue
+		case strings.HasPrefix(name, "*"):
+			varargs, kwOnly = true, true
+			continue
+		}
+		entry := name
+		if hasDefault {
+			entry += "="
+		}
+		named[name] = true
+		if kwOnly {
+			keywordOnly = append(keywordOnly, entry)
+		} else {
+			positional = append(positional, entry)
+		}
+	}
+	if len(a.args) > len(positional) && !varargs {
+		return false
+	}
+	given := map[string]bool{}
+	for _, k := range a.keywords {
+		if !named[k] && !varkw || given[k] {
+			return false
+		}
+		given[k] = true
+	}
+	for i, p := range positional {
+		name := strings.TrimSuffix(p, "=")
+		if i < len(a.args) {
+			if given[name] {
+				return false // passed twice
+			}
+			continue
+		}
+		if !strings.HasSuffix(p, "=") && !given[name] {
+			return false
+		}
+	}
+	for _, p := range keywordOnly {
+		if !strings.HasSuffix(p, "=") && !given[strings.TrimSuffix(p, "=")] {
+			return false
+		}
+	}
+	return true
+}
+
+// topLevel is the index of the first b outside brackets and strings, or -1.
+func topLevel(s string, b byte) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '"', '\'':
+			q := s[i]
+			for i++; i < len(s) && s[i] != q; i++ {
+			}
+		default:
+			if s[i] == b && depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// decorated reports whether a Python definition has decorators, which may
+// change what it takes.
+func decorated(g *analysis.FileFacts, d analysis.Def) bool {
+	for _, r := range g.Refs {
+		// A decorator's name lies on the lines just above the def.
+		if r.Span.End <= d.FullSpan.Start && r.Span.StartPoint.Line >= d.FullSpan.StartPoint.Line-3 &&
+			r.Span.StartPoint.Line < d.FullSpan.StartPoint.Line && r.Scope == d.Scope {
+			return true
+		}
+	}
+	return false
+}
