@@ -44,7 +44,13 @@ func (c *checker) inLambda(ref analysis.Ref) bool {
 
 var blockWords = map[string]bool{"else": true, "try": true, "finally": true, "do": true, "init": true, "static": true}
 
-var headerWords = []string{"fun ", "class ", "interface ", "object ", "if", "for", "while", "catch", "when", "constructor", "switch", "synchronized"}
+// controlWords open a block after their parenthesis.
+var controlWords = map[string]bool{"if": true, "for": true, "while": true, "catch": true, "when": true,
+	"switch": true, "synchronized": true, "init": true, "constructor": true}
+
+// headerWords start a declaration whose body a brace on its line opens.
+var headerWords = []string{"fun ", "class ", "interface ", "enum ", "record ", "void ", "public ", "private ",
+	"protected ", "static ", "override ", "internal ", "constructor"}
 
 // lambdaBrace reports whether the brace at i may open a lambda.
 func (c *checker) lambdaBrace(i int) bool {
@@ -73,11 +79,11 @@ func (c *checker) lambdaBrace(i int) bool {
 		if open < 0 {
 			return true
 		}
-		line := c.src[bytes.LastIndexByte(c.src[:open], '\n')+1 : open]
-		if bytes.Contains(line, []byte("new ")) || bytes.Contains(line, []byte("object")) {
-			return true // an anonymous class
+		name := c.wordBefore(open)
+		if controlWords[string(name)] {
+			return false
 		}
-		return !hasHeaderWord(string(line))
+		return !c.declarationHeader(open) && !(c.f.Lang == "java" && c.typedName(open-len(name)))
 	case isWordByte(b):
 		start := j
 		for start > 0 && isWordByte(c.src[start-1]) {
@@ -86,20 +92,57 @@ func (c *checker) lambdaBrace(i int) bool {
 		if blockWords[string(c.src[start:j+1])] {
 			return false
 		}
-		line := string(c.src[bytes.LastIndexByte(c.src[:start], '\n')+1 : j+1])
-		if strings.Contains(line, "object") || strings.Contains(line, "new ") {
-			return true
-		}
-		return !hasHeaderWord(line)
+		return !c.declarationHeader(start)
 	}
 	return true
 }
 
-func hasHeaderWord(line string) bool {
+// declarationHeader reports whether the line up to i declares a function
+// or a named type whose body the brace opens: a header word, no '=' (an
+// expression body, whose braces are a call's lambda), no anonymous object.
+func (c *checker) declarationHeader(i int) bool {
+	line := string(c.src[bytes.LastIndexByte(c.src[:i], '\n')+1 : i])
+	if strings.Contains(line, "new ") || strings.Contains(line, "object :") || strings.Contains(line, "object:") ||
+		strings.Contains(strings.NewReplacer("==", "", "!=", "", "<=", "", ">=", "").Replace(line), "=") {
+		return false
+	}
 	for _, w := range headerWords {
 		if strings.Contains(line, w) {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(line, "object ") // a named object declaration
+}
+
+// typedName reports whether a Java name ending before i follows a type,
+// as a method's name in its declaration does (int run(), List<T> all()).
+func (c *checker) typedName(i int) bool {
+	j := i - 1
+	for j >= 0 && (c.src[j] == ' ' || c.src[j] == '\t') {
+		j--
+	}
+	if j < 0 || j == i-1 && !isWordByte(c.src[j]) {
+		return false
+	}
+	if c.src[j] == '>' || c.src[j] == ']' {
+		return true
+	}
+	switch string(c.wordBefore(j + 1)) {
+	case "", "return", "throw", "new", "else", "yield", "case", "assert":
+		return false
+	}
+	return true
+}
+
+// wordBefore is the word just before i, spaces skipped.
+func (c *checker) wordBefore(i int) []byte {
+	j := i - 1
+	for j >= 0 && (c.src[j] == ' ' || c.src[j] == '\t') {
+		j--
+	}
+	end := j + 1
+	for j >= 0 && isWordByte(c.src[j]) {
+		j--
+	}
+	return c.src[j+1 : end]
 }

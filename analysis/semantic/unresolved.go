@@ -58,6 +58,10 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 			return false
 		}
 	}
+	// Python's walrus binds where extraction may see a read.
+	if c.f.Lang == "python" && regexpWalrus(c.src, name) {
+		return false
+	}
 	// A line that imports.
 	lineStart := bytes.LastIndexByte(c.src[:ref.Span.Start], '\n') + 1
 	if line := strings.TrimSpace(string(c.src[lineStart:ref.Span.Start])); strings.HasPrefix(line, "from ") ||
@@ -97,6 +101,15 @@ func declaresName(src []byte, end int) bool {
 	b := src[i]
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' ||
 		b == '*' && i+1 < len(src) && src[i+1] != ' ' && src[i+1] != '=' || b == '[' && i+1 < len(src) && src[i+1] == ']'
+}
+
+func regexpWalrus(src []byte, name string) bool {
+	for _, sep := range []string{" :=", ":="} {
+		if bytes.Contains(src, []byte(name+sep)) {
+			return true
+		}
+	}
+	return false
 }
 
 // infix reports whether a Kotlin call is infix (0 until n): an
