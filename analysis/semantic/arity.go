@@ -228,8 +228,40 @@ func paramList(d analysis.Def, lang string) ([]string, bool) {
 	if end < 0 {
 		return nil, false
 	}
-	list, ok := callArgs(b, open, lang)
-	return list, ok
+	return splitParams(sig[open+1 : end]), true
+}
+
+// splitParams splits a parameter list at its top-level commas, where type
+// arguments (Record<string, unknown>) nest too; an arrow's '>' closes
+// nothing.
+func splitParams(list string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		if k := skipLiteral([]byte(list), i, "typescript"); k > i {
+			i = k - 1
+			continue
+		}
+		switch list[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '>':
+			if i == 0 || list[i-1] != '=' {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(list[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if last := strings.TrimSpace(list[start:]); last != "" {
+		out = append(out, last)
+	}
+	return out
 }
 
 func goFits(params, args []string) bool {

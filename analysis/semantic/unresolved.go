@@ -31,7 +31,7 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 			return false
 		}
 	case "java":
-		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || !c.closedChain(ref) || c.inLambda(ref) {
+		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || javaObjectMethods[name] || !c.closedChain(ref) || c.inLambda(ref) {
 			return false
 		}
 	case "typescript":
@@ -206,6 +206,22 @@ func (c *checker) goMayImport(name string) bool {
 // no type with a supertype from outside the workspace.
 func (c *checker) closedChain(ref analysis.Ref) bool {
 	seen := map[resolve.DefID]bool{}
+	for _, d := range c.f.Defs {
+		if (d.Receiver != "" || d.Kind == analysis.KindLambda) && d.FullSpan.Start <= ref.Span.Start && ref.Span.End <= d.FullSpan.End {
+			return false // an extension's receiver brings its members in
+		}
+	}
+	// An extension property's getter may lie outside the property's span:
+	// the nearest declaration before the reference tells.
+	nearest := -1
+	for i, d := range c.f.Defs {
+		if d.Kind != analysis.KindParameter && d.NameSpan.Start < ref.Span.Start && (nearest < 0 || d.NameSpan.Start > c.f.Defs[nearest].NameSpan.Start) {
+			nearest = i
+		}
+	}
+	if nearest >= 0 && c.f.Defs[nearest].Receiver != "" {
+		return false
+	}
 	for s := ref.Scope; s != analysis.None && int(s) < len(c.f.Scopes); s = c.f.Scopes[s].Parent {
 		owner := c.f.Scopes[s].Def
 		if owner == analysis.None {
@@ -276,3 +292,7 @@ var goPredeclared = setOf("any", "bool", "byte", "comparable", "complex64", "com
 	"uint16", "uint32", "uint64", "uintptr", "true", "false", "iota", "nil", "append", "cap", "clear",
 	"close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print",
 	"println", "real", "recover")
+
+// javaObjectMethods are the methods every Java class inherits from Object.
+var javaObjectMethods = setOf("getClass", "hashCode", "equals", "toString", "clone", "finalize", "notify",
+	"notifyAll", "wait")
