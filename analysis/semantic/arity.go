@@ -67,6 +67,9 @@ func (a call) describe() string {
 		}
 		return fmt.Sprintf("%d given", n)
 	}
+	if len(a.keywords) > 0 {
+		return fmt.Sprintf("%d given, and %s by name", len(a.args), strings.Join(a.keywords, ", "))
+	}
 	return fmt.Sprintf("%d given", len(a.args))
 }
 
