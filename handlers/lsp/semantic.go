@@ -6,9 +6,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/kast-dev/kast/analysis/document"
 	"github.com/kast-dev/kast/analysis/semantic"
 	"github.com/kast-dev/kast/analysis/workspace"
-	"github.com/kast-dev/kast/analysis/document"
 )
 
 // openSnapshot is the engine's snapshot with every open document over its
