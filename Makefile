@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint fuzz soak
+.PHONY: build install run test bench lint fuzz soak semantic-fp
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -21,7 +21,9 @@ run: build
 test:
 	$(GO) test -race -count=1 ./...
 
-# Go benchmarks; indexing of the Go standard library beside a pure
+# Go benchmarks (among them raw/diagnostics' cost per file: kast's syntax
+# pass, with go/types cold and unchanged (cached), go vet alone, and kast's
+# own semantic checks); indexing of the Go standard library beside a pure
 # tree-sitter parse and universal-ctags (apt-get install universal-ctags);
 # then LSP request latencies beside gopls on the same positions; then Kast
 # API raw/references latency in the daemon and through kast rpc beside
@@ -36,6 +38,15 @@ bench: build
 	./bin/kastbench -kastapi -kast $(BIN) -samples 300
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v
+
+# kast's own semantic diagnostics on real, compiling projects: every finding
+# is a false positive. Clones them (shallow) into FP_DIR once.
+FP_DIR ?= $(HOME)/.cache/kast-fp
+FP_REPOS ?= spf13/cobra urfave/cli psf/requests pallets/click square/okio ajalt/clikt google/gson sindresorhus/ky
+semantic-fp:
+	@mkdir -p $(FP_DIR)
+	@for r in $(FP_REPOS); do d=$(FP_DIR)/$$(basename $$r); [ -d $$d ] || git clone -q --depth 1 https://github.com/$$r $$d; done
+	$(GO) run ./cmd/kastbench -semantic -root $$(for r in $(FP_REPOS); do printf '%s,' $(FP_DIR)/$$(basename $$r); done | sed 's/,$$//')
 
 lint:
 	$(GO) vet ./...

@@ -67,3 +67,30 @@ func pairs(words []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// BenchmarkCheck measures kast's own checks of one file (what they add to
+// raw/diagnostics and each LSP push), per fixture language.
+func BenchmarkCheck(b *testing.B) {
+	for _, lang := range []string{"go", "kotlin", "python", "typescript", "java"} {
+		b.Run(lang, func(b *testing.B) {
+			path := "../../testdata/semantic/" + lang + ".txtar"
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws, root := wstest.Open(b, path)
+			snap := wstest.Snapshot(ws)
+			var file string
+			var src []byte
+			for _, f := range ar.Files { // the largest file
+				p := filepath.Join(root, filepath.FromSlash(f.Name))
+				if snap.File(p) != nil && len(f.Data) > len(src) {
+					file, src = p, f.Data
+				}
+			}
+			for b.Loop() {
+				semantic.Check(context.Background(), wstest.Snapshot(ws), file, src)
+			}
+		})
+	}
+}
