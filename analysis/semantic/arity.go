@@ -20,6 +20,12 @@ func (c *checker) arity(i int32, ref analysis.Ref) {
 	if !ok {
 		return
 	}
+	if c.f.Lang == "kotlin" || c.f.Lang == "java" {
+		if cls, ok := c.constructedClass(cands); ok {
+			c.constructorArity(ref, cls, call)
+			return
+		}
+	}
 	var want string
 	for _, cand := range cands {
 		g, d, ok := c.def(cand.Def)
@@ -49,6 +55,80 @@ func (c *checker) arity(i int32, ref analysis.Ref) {
 	}
 	c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments in call to %s: %s; declared %s",
 		ref.Name, call.describe(), want))
+}
+
+// constructedClass returns the class a Kotlin or Java call constructs
+// when every sure candidate is that class or one of its constructors.
+func (c *checker) constructedClass(cands []resolve.Candidate) (resolve.DefID, bool) {
+	var cls resolve.DefID
+	found := false
+	for _, cand := range cands {
+		g, d, ok := c.def(cand.Def)
+		if !ok {
+			return cls, false
+		}
+		id := cand.Def
+		switch {
+		case d.Kind == analysis.KindConstructor && d.Container != analysis.None:
+			id = resolve.DefID{Path: g.Path, Index: d.Container}
+		case d.Kind != analysis.KindClass:
+			return cls, false
+		}
+		if found && id != cls {
+			return cls, false
+		}
+		cls, found = id, true
+	}
+	return cls, found
+}
+
+// constructorArity reports a call of a class that none of its constructors
+// takes. Classes whose construction kast cannot see whole are left alone:
+// annotation, enum, expect, abstract and record classes, a companion's
+// invoke operator, a factory function of the class's name.
+func (c *checker) constructorArity(ref analysis.Ref, cls resolve.DefID, a call) {
+	g, d, ok := c.def(cls)
+	if !ok {
+		return
+	}
+	for _, word := range []string{"annotation", "enum", "expect", "abstract", "record", "sealed", "inner", "@"} {
+		if strings.Contains(d.Signature, word) {
+			return
+		}
+	}
+	var ctors []analysis.Def
+	for i, m := range g.Defs {
+		switch {
+		case m.Container == cls.Index && m.Kind == analysis.KindConstructor:
+			ctors = append(ctors, m)
+		case m.Name == "invoke" && m.Container != analysis.None && g.Defs[m.Container].Kind == analysis.KindObject:
+			return // a companion's invoke may take the call
+		case m.Container == cls.Index && m.Kind == analysis.KindObject && i >= 0:
+			// a companion: its invoke is looked for above
+		}
+	}
+	for _, e := range c.ws.DefsNamed(d.Name) {
+		if e.Kind == analysis.KindFunction || e.Kind == analysis.KindTypeAlias {
+			return // fun Foo(…) beside class Foo: the call may be either
+		}
+	}
+	if len(ctors) == 0 {
+		if strings.Contains(d.Signature, "(") || a.shape == "()" {
+			return // a primary constructor kast did not read, or the default one called right
+		}
+		c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments to construct %s: %s; it has no constructor taking any", d.Name, a.describe()))
+		return
+	}
+	for _, ctor := range ctors {
+		if strings.Contains(ctor.Signature, "@") || commented(ctor.Signature) {
+			return // an annotation's or a comment's parentheses may read as the parameters
+		}
+		if fits, known := resolve.ArgsFit(g.Lang, ctor, a.shape); fits || !known {
+			return
+		}
+	}
+	c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments to construct %s: %s; declared %s%s",
+		d.Name, a.describe(), d.Name, strings.TrimPrefix(ctors[0].Signature, "constructor")))
 }
 
 // call is a call's arguments as the checks see them.
@@ -169,6 +249,9 @@ func (c *checker) namesType(q string) bool {
 // fits reports whether the call can pass its arguments to d, and whether
 // d's parameters are known.
 func (c *checker) fits(g *analysis.FileFacts, d analysis.Def, ref analysis.Ref, a call) (fits, known bool) {
+	if commented(d.Signature) {
+		return false, false // a comment among the parameters hides their count
+	}
 	switch g.Lang {
 	case "kotlin", "java":
 		return resolve.ArgsFit(g.Lang, d, a.shape)
@@ -193,6 +276,13 @@ func (c *checker) fits(g *analysis.FileFacts, d analysis.Def, ref analysis.Ref, 
 	}
 	return false, false
 }
+
+func commented(sig string) bool {
+	return strings.Contains(sig, "/*") || strings.Contains(sig, "//") || pythonComment(sig)
+}
+
+// pythonComment reports a Python comment inside a signature's parameters.
+func pythonComment(sig string) bool { return strings.HasPrefix(sig, "def ") && strings.Contains(sig, "#") }
 
 // paramList cuts the parameter list out of a Go, Python or TypeScript
 // signature and splits it.
