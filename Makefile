@@ -42,7 +42,7 @@ bench: build
 # kast's own semantic diagnostics on real, compiling projects: every finding
 # is a false positive. Clones them (shallow) into FP_DIR once.
 FP_DIR ?= $(HOME)/.cache/kast-fp
-FP_REPOS ?= spf13/cobra urfave/cli psf/requests pallets/click square/okio ajalt/clikt google/gson sindresorhus/ky
+FP_REPOS ?= spf13/cobra urfave/cli go-chi/chi psf/requests pallets/click pallets/flask square/okio ajalt/clikt square/moshi google/gson sindresorhus/ky colinhacks/zod
 semantic-fp:
 	@mkdir -p $(FP_DIR)
 	@for r in $(FP_REPOS); do d=$(FP_DIR)/$$(basename $$r); [ -d $$d ] || git clone -q --depth 1 https://github.com/$$r $$d; done

@@ -16,9 +16,17 @@ func ArgsFit(lang string, d analysis.Def, args string) (fits, known bool) {
 		return false, false
 	}
 	parsed := parseArgs(args)
+	named := false
 	for i, a := range parsed {
 		if a.code == "*" {
 			return false, false // a spread fills any number of varargs
+		}
+		if a.name != "" {
+			named = true
+		} else if named && a.code != "^" {
+			// A positional argument after a named one: rare in Kotlin, and
+			// how a shape reads a named argument it could not code.
+			return false, false
 		}
 		if a.code != "^" {
 			// Only the count and names are judged here, not types.

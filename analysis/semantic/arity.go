@@ -116,7 +116,7 @@ func (c *checker) constructorArity(ref analysis.Ref, cls resolve.DefID, a call) 
 		if strings.Contains(d.Signature, "(") || a.shape == "()" {
 			return // a primary constructor kast did not read, or the default one called right
 		}
-		c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments to construct %s: %s; it has no constructor taking any", d.Name, a.describe()))
+		c.report(ref.Span, Error, CodeWrongArity, fmt.Sprintf("wrong number of arguments to construct %s: %s; it has only the default constructor, which takes none", d.Name, a.describe()))
 		return
 	}
 	for _, ctor := range ctors {
@@ -212,6 +212,11 @@ func (c *checker) judgeable(ref analysis.Ref, g *analysis.FileFacts, d analysis.
 			return ref.Qualifier == "self"
 		}
 		return ref.Qualifier == ""
+	case "typescript":
+		// A bare name never calls a method: only this.m(…) does.
+		if d.Kind == analysis.KindMethod || d.Container != analysis.None && g.Defs[d.Container].Kind.IsType() {
+			return ref.Qualifier == "this"
+		}
 	case "kotlin":
 		if d.Receiver != "" {
 			return false
@@ -282,7 +287,9 @@ func commented(sig string) bool {
 }
 
 // pythonComment reports a Python comment inside a signature's parameters.
-func pythonComment(sig string) bool { return strings.HasPrefix(sig, "def ") && strings.Contains(sig, "#") }
+func pythonComment(sig string) bool {
+	return strings.HasPrefix(sig, "def ") && strings.Contains(sig, "#")
+}
 
 // paramList cuts the parameter list out of a Go, Python or TypeScript
 // signature and splits it.

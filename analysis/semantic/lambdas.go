@@ -13,10 +13,21 @@ import (
 // supertype can bring any name in. Blocks of if, for, while, when, try,
 // functions and classes are told apart; any other brace counts as one.
 func (c *checker) inLambda(ref analysis.Ref) bool {
-	from := ref.Span.Start
+	// From the top-level declaration around the reference, or else (a
+	// getter, which may lie outside its property's span) from the end of
+	// the last one before it.
+	from, inside := 0, false
 	for _, d := range c.f.Defs {
-		if d.Container == analysis.None && d.FullSpan.Start <= ref.Span.Start && ref.Span.Start < d.FullSpan.End {
-			from = min(from, d.FullSpan.Start)
+		if !c.fileLevel(d) {
+			continue
+		}
+		if d.FullSpan.Start <= ref.Span.Start && ref.Span.Start < d.FullSpan.End {
+			if !inside || d.FullSpan.Start < from {
+				from = d.FullSpan.Start
+			}
+			inside = true
+		} else if !inside && d.FullSpan.End <= ref.Span.Start && d.FullSpan.End > from {
+			from = d.FullSpan.End
 		}
 	}
 	var open []bool // per unclosed brace: whether it may be a lambda
@@ -40,6 +51,13 @@ func (c *checker) inLambda(ref analysis.Ref) bool {
 		}
 	}
 	return false
+}
+
+// fileLevel reports whether d is declared in the file's own scope (a
+// local's Container may be unset).
+func (c *checker) fileLevel(d analysis.Def) bool {
+	return d.Container == analysis.None && d.Scope >= 0 && int(d.Scope) < len(c.f.Scopes) &&
+		c.f.Scopes[d.Scope].Parent == analysis.None
 }
 
 var blockWords = map[string]bool{"else": true, "try": true, "finally": true, "do": true, "init": true, "static": true}

@@ -58,8 +58,9 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 			return false
 		}
 	}
+	// A short variable declaration (Go's select cases among them) or
 	// Python's walrus binds where extraction may see a read.
-	if c.f.Lang == "python" && regexpWalrus(c.src, name) {
+	if (c.f.Lang == "python" || c.f.Lang == "go") && c.boundByWalrus(name) {
 		return false
 	}
 	// A line that imports.
@@ -103,13 +104,25 @@ func declaresName(src []byte, end int) bool {
 		b == '*' && i+1 < len(src) && src[i+1] != ' ' && src[i+1] != '=' || b == '[' && i+1 < len(src) && src[i+1] == ']'
 }
 
-func regexpWalrus(src []byte, name string) bool {
-	for _, sep := range []string{" :=", ":="} {
-		if bytes.Contains(src, []byte(name+sep)) {
+// boundByWalrus reports whether name is among the names left of a ":="
+// on any line of the file.
+func (c *checker) boundByWalrus(name string) bool {
+	for _, line := range bytes.Split(c.src, []byte{'\n'}) {
+		if left, _, ok := bytes.Cut(line, []byte(":=")); ok && containsWord(string(left), name) {
 			return true
 		}
 	}
 	return false
+}
+
+// memberLevel reports whether d is declared at a file's or a type's top
+// level: a member, not a local.
+func (c *checker) memberLevel(d analysis.Def) bool {
+	if d.Scope < 0 || int(d.Scope) >= len(c.f.Scopes) {
+		return false
+	}
+	sc := c.f.Scopes[d.Scope]
+	return sc.Parent == analysis.None || sc.Def != analysis.None && c.f.Defs[sc.Def].Kind.IsType()
 }
 
 // infix reports whether a Kotlin call is infix (0 until n): an
@@ -215,7 +228,7 @@ func (c *checker) closedChain(ref analysis.Ref) bool {
 	// the nearest declaration before the reference tells.
 	nearest := -1
 	for i, d := range c.f.Defs {
-		if d.Kind != analysis.KindParameter && d.NameSpan.Start < ref.Span.Start && (nearest < 0 || d.NameSpan.Start > c.f.Defs[nearest].NameSpan.Start) {
+		if c.memberLevel(d) && d.NameSpan.Start < ref.Span.Start && (nearest < 0 || d.NameSpan.Start > c.f.Defs[nearest].NameSpan.Start) {
 			nearest = i
 		}
 	}
