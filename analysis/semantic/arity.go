@@ -1,7 +1,9 @@
 package semantic
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -203,7 +205,7 @@ func (c *checker) judgeable(ref analysis.Ref, g *analysis.FileFacts, d analysis.
 		q := strings.TrimLeft(ref.Qualifier, "(*")
 		return d.Kind == analysis.KindFunction || q != "" && !c.namesType(q)
 	case "python":
-		if decorated(g, d) {
+		if c.decorated(g, d) {
 			return false
 		}
 		if d.Kind == analysis.KindMethod || d.Container != analysis.None && g.Defs[d.Container].Kind.IsType() {
@@ -492,14 +494,44 @@ func topLevel(s string, b byte) int {
 }
 
 // decorated reports whether a Python definition has decorators, which may
-// change what it takes.
-func decorated(g *analysis.FileFacts, d analysis.Def) bool {
-	for _, r := range g.Refs {
-		// A decorator's name lies on the lines just above the def.
-		if r.Span.End <= d.FullSpan.Start && r.Span.StartPoint.Line >= d.FullSpan.StartPoint.Line-3 &&
-			r.Span.StartPoint.Line < d.FullSpan.StartPoint.Line && r.Scope == d.Scope {
-			return true
+// change what it takes: its text, or the line above it, starts with '@'.
+func (c *checker) decorated(g *analysis.FileFacts, d analysis.Def) bool {
+	src := c.textOf(g.Path)
+	start := d.FullSpan.Start
+	if src == nil || start > len(src) {
+		return true // unknown: as good as decorated
+	}
+	if start < len(src) && src[start] == '@' {
+		return true
+	}
+	lineStart := bytes.LastIndexByte(src[:start], '\n') + 1
+	for end := lineStart - 1; end > 0; {
+		prev := bytes.LastIndexByte(src[:end], '\n') + 1
+		line := bytes.TrimSpace(src[prev:end])
+		if len(line) > 0 && line[0] != '#' {
+			// A line ending a bracket may close a decorator's arguments.
+			return line[0] == '@' || bytes.HasSuffix(line, []byte(")")) || bytes.HasSuffix(line, []byte(","))
 		}
+		end = prev - 1
 	}
 	return false
+}
+
+// textOf is a file's text: the checked file's own, or another's read once.
+func (c *checker) textOf(path string) []byte {
+	if path == c.f.Path {
+		return c.src
+	}
+	if t, ok := c.texts[path]; ok {
+		return t
+	}
+	t, err := os.ReadFile(path)
+	if err != nil {
+		t = nil
+	}
+	if c.texts == nil {
+		c.texts = map[string][]byte{}
+	}
+	c.texts[path] = t
+	return t
 }

@@ -81,7 +81,7 @@ func (c *checker) dupKey(i int32, d analysis.Def) (dupKey, bool) {
 		}
 	case "python":
 		if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod && d.Kind != analysis.KindClass ||
-			decorated(c.f, d) || !c.pyUnconditional(d) {
+			c.decorated(c.f, d) || !c.pyUnconditional(d) {
 			return k, false
 		}
 	case "typescript":

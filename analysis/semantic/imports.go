@@ -2,6 +2,8 @@ package semantic
 
 import (
 	"bufio"
+
+	"github.com/kast-dev/kast/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +29,13 @@ func (c *checker) unresolvedImports() {
 				c.report(imp.Span, Error, CodeUnresolvedImport, "unresolved import: no package "+imp.Path+" in module "+mod)
 			}
 		}
+	case "python":
+		for _, imp := range c.f.Imports {
+			dir, module, ok := pythonRelative(filepath.Dir(c.f.Path), imp)
+			if ok && !moduleExists(filepath.Join(dir, filepath.FromSlash(module))) {
+				c.report(imp.Span, Error, CodeUnresolvedImport, "unresolved import: no module "+strings.TrimSuffix(imp.Path, "."+imp.Name))
+			}
+		}
 	case "typescript":
 		seen := map[string]bool{}
 		for _, imp := range c.f.Imports {
@@ -43,6 +52,25 @@ func (c *checker) unresolvedImports() {
 			}
 		}
 	}
+}
+
+// pythonRelative reads a relative import (from .a.b import c): the
+// folder its dots lead to and the module path under it. A bare "from .
+// import x" is left alone: x may be a submodule or a name of __init__.py.
+func pythonRelative(dir string, imp analysis.Import) (string, string, bool) {
+	if !strings.HasPrefix(imp.Path, ".") || imp.Wildcard || imp.Name == "" {
+		return "", "", false
+	}
+	rest := strings.TrimSuffix(imp.Path, "."+imp.Name)
+	dots := len(rest) - len(strings.TrimLeft(rest, "."))
+	module := rest[dots:]
+	if module == "" || rest == imp.Path {
+		return "", "", false
+	}
+	for range dots - 1 {
+		dir = filepath.Dir(dir)
+	}
+	return dir, strings.ReplaceAll(module, ".", "/"), true
 }
 
 // goModule finds the module a folder belongs to: its path and root folder.

@@ -94,6 +94,8 @@ type checker struct {
 	f   *analysis.FileFacts
 	src []byte
 	out []Finding
+	// texts are other files' texts, read once (a callee's decorators).
+	texts map[string][]byte
 }
 
 func (c *checker) report(span analysis.Span, severity, code, msg string) {
