@@ -14,12 +14,12 @@ import (
 // too many or too few arguments, or a name no parameter has. Any overload
 // that fits, or any candidate whose parameters are unknown, silences it.
 func (c *checker) arity(i int32, ref analysis.Ref) {
-	cands := c.resolved(i)
-	if len(cands) == 0 {
+	call, ok := c.callOf(ref) // the cheaper test first
+	if !ok {
 		return
 	}
-	call, ok := c.callOf(ref)
-	if !ok {
+	cands := c.resolved(i)
+	if len(cands) == 0 {
 		return
 	}
 	if c.f.Lang == "kotlin" || c.f.Lang == "java" {

@@ -59,11 +59,11 @@ var Languages = []string{"go", "kotlin", "java", "python", "typescript"}
 func Supports(lang string) bool { return slices.Contains(Languages, lang) }
 
 // Check finds the semantic errors of one file, whose text is src (the
-// bytes its facts were extracted from). A file with syntax errors gets
-// none: its facts are partial.
+// bytes its facts were extracted from; other bytes get nothing). A file with
+// syntax errors gets none: its facts are partial.
 func Check(ctx context.Context, ws Workspace, path string, src []byte) []Finding {
 	f := ws.File(path)
-	if f == nil || len(f.Errors) > 0 || !Supports(f.Lang) || !applies(f) {
+	if f == nil || len(f.Errors) > 0 || !Supports(f.Lang) || !applies(f) || f.Size != len(src) {
 		return nil
 	}
 	c := &checker{ctx: ctx, ws: ws, res: ws.Resolver(), f: f, src: src}
@@ -96,6 +96,9 @@ type checker struct {
 	out []Finding
 	// texts are other files' texts, read once (a callee's decorators).
 	texts map[string][]byte
+	// names are the names that may be declared out of kast's sight, by
+	// name (see mayBeDeclared).
+	names map[string]bool
 }
 
 func (c *checker) report(span analysis.Span, severity, code, msg string) {

@@ -18,7 +18,7 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 	}
 	switch c.f.Lang {
 	case "go":
-		if goPredeclared[name] || c.goMayImport(name) {
+		if goPredeclared[name] {
 			return false
 		}
 	case "python":
@@ -26,30 +26,43 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 			return false
 		}
 	case "kotlin":
-		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || kotlinDefaults[name] || c.infix(ref) ||
-			!c.closedChain(ref) || c.inLambda(ref) {
+		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || kotlinDefaults[name] || c.infix(ref) {
 			return false
 		}
-	case "java":
-		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || javaObjectMethods[name] || !c.closedChain(ref) || c.inLambda(ref) {
-			return false
-		}
-	case "typescript":
-		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || typeScriptGlobals[name] {
+	case "java", "typescript":
+		if ref.Role&analysis.RoleCall == 0 || !isLower(name) || javaObjectMethods[name] && c.f.Lang == "java" ||
+			typeScriptGlobals[name] && c.f.Lang == "typescript" {
 			return false
 		}
 	default:
 		return false
 	}
-	// An import that names it, even of a library kast does not index.
+	// What holds for the name wherever it is used, once per name: the
+	// cheap tests first.
+	known, ok := c.names[name]
+	if !ok {
+		known = c.mayBeDeclared(name)
+		if c.names == nil {
+			c.names = map[string]bool{}
+		}
+		c.names[name] = known
+	}
+	if known {
+		return false
+	}
+	if (c.f.Lang == "kotlin" || c.f.Lang == "java") && (!c.closedChain(ref) || c.inLambda(ref)) {
+		return false
+	}
+	// A name inside an import statement, or on a line that imports.
 	for _, imp := range c.f.Imports {
 		if imp.Span.Start <= ref.Span.Start && ref.Span.End <= imp.Span.End {
-			return false // a name inside an import statement
-		}
-		first, _, _ := strings.Cut(imp.Path, ".")
-		if !imp.Wildcard && (cmp.Or(imp.Alias, imp.Name) == name || c.f.Lang == "python" && imp.Alias == "" && first == name) {
 			return false
 		}
+	}
+	lineStart := bytes.LastIndexByte(c.src[:ref.Span.Start], '\n') + 1
+	if line := strings.TrimSpace(string(c.src[lineStart:ref.Span.Start])); strings.HasPrefix(line, "from ") ||
+		strings.HasPrefix(line, "import ") {
+		return false
 	}
 	// A parameter or binding written in an enclosing declaration's
 	// signature that extraction did not record.
@@ -58,37 +71,41 @@ func (c *checker) unresolved(i int32, ref analysis.Ref) bool {
 			return false
 		}
 	}
-	// A short variable declaration (Go's select cases among them) or
-	// Python's walrus binds where extraction may see a read.
-	if (c.f.Lang == "python" || c.f.Lang == "go") && c.boundByWalrus(name) {
-		return false
-	}
-	// A line that imports.
-	lineStart := bytes.LastIndexByte(c.src[:ref.Span.Start], '\n') + 1
-	if line := strings.TrimSpace(string(c.src[lineStart:ref.Span.Start])); strings.HasPrefix(line, "from ") ||
-		strings.HasPrefix(line, "import ") {
-		return false
-	}
-	// The name written anywhere else in the file (a binding extraction
-	// does not record, a parameter of a function type): not judged.
-	if c.occurrences(name) > c.refsNamed(name) {
-		return false
-	}
-	// Declared anywhere in the file, even where kast's scopes say it is not
-	// visible, or anywhere in the workspace: kast's resolution may have
-	// missed the way it is visible here; that is no proof it is not.
-	if len(c.res.Resolve(resolve.RefID{Path: c.f.Path, Index: i})) > 0 {
-		return false
-	}
-	for _, d := range c.f.Defs {
-		if d.Name == name {
-			return false
-		}
-	}
 	if c.f.Lang == "go" && declaresName(c.src, ref.Span.End) {
 		return false
 	}
-	return len(c.ws.DefsNamed(name)) == 0
+	return len(c.res.Resolve(resolve.RefID{Path: c.f.Path, Index: i})) == 0
+}
+
+// mayBeDeclared reports whether a name may be declared somewhere kast sees
+// or cannot see, whatever the reference: declared anywhere in the file
+// (even where kast's scopes say it is not visible) or the workspace, named
+// by an import (even of a library kast does not index), bound by a ":=",
+// or written in the file elsewhere than at its references (a binding
+// extraction does not record, a parameter of a function type). kast's
+// resolution may have missed how it is visible; that is no proof it is not.
+func (c *checker) mayBeDeclared(name string) bool {
+	for _, d := range c.f.Defs {
+		if d.Name == name {
+			return true
+		}
+	}
+	for _, imp := range c.f.Imports {
+		first, _, _ := strings.Cut(imp.Path, ".")
+		if !imp.Wildcard && (cmp.Or(imp.Alias, imp.Name) == name || c.f.Lang == "python" && imp.Alias == "" && first == name) {
+			return true
+		}
+	}
+	if c.f.Lang == "go" && c.goMayImport(name) {
+		return true
+	}
+	if len(c.ws.DefsNamed(name)) > 0 {
+		return true
+	}
+	if (c.f.Lang == "python" || c.f.Lang == "go") && c.boundByWalrus(name) {
+		return true
+	}
+	return c.occurrences(name) > c.refsNamed(name)
 }
 
 // declaresName reports whether the Go name ending at end is followed by a

@@ -50,6 +50,8 @@ func semanticRoot(root string) error {
 	start := time.Now()
 	files, byCode, byLang := 0, map[string]int{}, map[string]int{}
 	var shown []string
+	var slowest time.Duration
+	var slowestFile string
 	for _, p := range snap.Files() {
 		f := snap.File(p)
 		if f == nil || !semantic.Supports(f.Lang) {
@@ -61,13 +63,19 @@ func semanticRoot(root string) error {
 		}
 		files++
 		byLang[f.Lang]++
-		for _, d := range semantic.Check(ctx, snap, p, src) {
+		began := time.Now()
+		found := semantic.Check(ctx, snap, p, src)
+		if took := time.Since(began); took > slowest {
+			slowest, slowestFile = took, p
+		}
+		for _, d := range found {
 			byCode[d.Severity+" "+d.Code]++
 			rel, _ := filepath.Rel(root, p)
 			shown = append(shown, fmt.Sprintf("  %s:%d:%d %s %s: %s", rel, d.Span.StartPoint.Line+1, d.Span.StartPoint.Col+1, d.Severity, d.Code, d.Message))
 		}
 	}
-	fmt.Printf("%s: %d files %v checked in %s\n", root, files, byLang, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("%s: %d files %v checked in %s (slowest %s, %s)\n", root, files, byLang, time.Since(start).Round(time.Millisecond),
+		slowest.Round(time.Millisecond), filepath.Base(slowestFile))
 	codes := make([]string, 0, len(byCode))
 	for c := range byCode {
 		codes = append(codes, c)
