@@ -508,7 +508,10 @@ func (c *checker) decorated(g *analysis.FileFacts, d analysis.Def) bool {
 	for end := lineStart - 1; end > 0; {
 		prev := bytes.LastIndexByte(src[:end], '\n') + 1
 		line := bytes.TrimSpace(src[prev:end])
-		if len(line) > 0 && line[0] != '#' {
+		if len(line) == 0 {
+			return false // decorators sit right above their def
+		}
+		if line[0] != '#' {
 			// A line ending a bracket may close a decorator's arguments.
 			return line[0] == '@' || bytes.HasSuffix(line, []byte(")")) || bytes.HasSuffix(line, []byte(","))
 		}
