@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint fuzz soak vsix
+.PHONY: build install run test bench lint fuzz soak vsix semantic-fp
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -21,7 +21,9 @@ run: build
 test:
 	$(GO) test -race -count=1 ./...
 
-# Go benchmarks; indexing of the Go standard library beside a pure
+# Go benchmarks (among them raw/diagnostics' cost per file: kast's syntax
+# pass, with go/types cold and unchanged (cached), go vet alone, and kast's
+# own semantic checks); indexing of the Go standard library beside a pure
 # tree-sitter parse and universal-ctags (apt-get install universal-ctags);
 # then LSP request latencies beside gopls on the same positions, warm and
 # then cold (empty caches, queried from the first answer, peak RSS); then Kast
@@ -38,6 +40,15 @@ bench: build
 	./bin/kastbench -kastapi -kast $(BIN) -samples 300
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v
+
+# kast's own semantic diagnostics on real, compiling projects: every finding
+# is a false positive. Clones them (shallow) into FP_DIR once.
+FP_DIR ?= $(HOME)/.cache/kast-fp
+FP_REPOS ?= spf13/cobra urfave/cli go-chi/chi psf/requests pallets/click pallets/flask square/okio ajalt/clikt square/moshi google/gson sindresorhus/ky colinhacks/zod
+semantic-fp:
+	@mkdir -p $(FP_DIR)
+	@for r in $(FP_REPOS); do d=$(FP_DIR)/$$(basename $$r); [ -d $$d ] || git clone -q --depth 1 https://github.com/$$r $$d; done
+	$(GO) run ./cmd/kastbench -semantic -root $$(for r in $(FP_REPOS); do printf '%s,' $(FP_DIR)/$$(basename $$r); done | sed 's/,$$//')
 
 lint:
 	$(GO) vet ./...

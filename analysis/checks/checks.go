@@ -38,8 +38,9 @@ type Diagnostic struct {
 // Result is what the checks found and which of them ran.
 type Result struct {
 	Diagnostics []Diagnostic
-	Ran         []string          // sources that ran to the end
+	Ran         []string          // sources that ran to the end, or whose findings were cached
 	NotRun      map[string]string // source → why it did not run (not installed, timed out, …)
+	Cached      []string          // sources whose findings came from the cache: their inputs had not changed
 }
 
 func (r *Result) add(source string, diags []Diagnostic, err error) {
@@ -82,6 +83,12 @@ func Run(ctx context.Context, req Request) Result {
 	}
 	budget := cmp.Or(req.Budget, DefaultBudget)
 	for _, tool := range slices.Sorted(maps.Keys(byTool)) {
+		key, cacheable := inputsKey(tool, req.Root, byTool[tool], req.Overlay)
+		if found, ok := cache.get(key); cacheable && ok {
+			res.add(tool, found, nil)
+			res.Cached = append(res.Cached, tool)
+			continue
+		}
 		release, err := acquire(ctx, tool)
 		if err != nil {
 			res.add(tool, nil, err)
@@ -108,7 +115,13 @@ func Run(ctx context.Context, req Request) Result {
 		}
 		cancel()
 		release()
-		res.add(tool, keepFiles(diags, files), err)
+		diags = keepFiles(diags, files)
+		if err == nil && cacheable {
+			// Keyed by the inputs as they were before the run: a file
+			// changed meanwhile gets a new key next time.
+			cache.put(key, diags)
+		}
+		res.add(tool, diags, err)
 	}
 	return res
 }

@@ -68,9 +68,12 @@ func main() {
 	accuracy := flag.String("accuracy", "", "score resolution against a compiler oracle for a `language` (kotlin) on -root (comma-separated) instead of indexing")
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
 	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
+	semanticFP := flag.Bool("semantic", false, "count kast's own semantic diagnostics on each of -root (comma-separated; compiling projects should get none) instead of indexing")
 	flag.Parse()
 	var err error
-	if *accuracy != "" {
+	if *semanticFP {
+		err = runSemantic(*root)
+	} else if *accuracy != "" {
 		err = runAccuracy(*accuracy, *root, *oracle, *samples, *refSamples)
 	} else if *floorOnly {
 		err = runFloor(*root)

@@ -15,9 +15,9 @@ import (
 // diagnostic for each installed check that failed or ran out of time, so a
 // clean answer never hides one. A toolchain that is not installed is no
 // finding: runtime/status lists which are.
-func (r *kastRequest) toolchainDiagnostics(ctx context.Context, paths []string) []kastDiagnostic {
+func (r *kastRequest) toolchainDiagnostics(ctx context.Context, paths []string) ([]kastDiagnostic, []string) {
 	if len(paths) == 0 {
-		return nil
+		return nil, nil
 	}
 	found := checks.Run(ctx, checks.Request{Root: r.root, Files: paths})
 	out := []kastDiagnostic{}
@@ -46,7 +46,7 @@ func (r *kastRequest) toolchainDiagnostics(ctx context.Context, paths []string) 
 		out = append(out, kastDiagnostic{r.location(firstOf(paths, source), analysis.Span{}), "INFO",
 			source + " did not run: " + found.NotRun[source], &code})
 	}
-	return out
+	return out, found.Ran
 }
 
 // firstOf is the first of paths the check applies to, where its note goes.

@@ -3,18 +3,15 @@ package kast
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
-
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/handlers/kast/kastconform"
 	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/server/servertest"
 )
@@ -52,67 +49,23 @@ func (e *kastEnv) sendExample(t *testing.T, raw []byte, invalid bool) (method st
 	return req.Method, res, true
 }
 
-// kastSchemas compiles docs/openapi.yaml's component schemas and maps each
-// method to the schema of its result.
-type kastSchemas struct {
-	c       *jsonschema.Compiler
-	results map[string]string // method → component name
-}
+// kastSchemas are Kast's contracts (kastconform), checked from a test.
+type kastSchemas struct{ k *kastconform.Contracts }
 
 func loadKastSchemas(t *testing.T, ref string) *kastSchemas {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(ref, "docs", "openapi.yaml"))
+	k, err := kastconform.Load(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var parsed any
-	if err := yaml.Unmarshal(raw, &parsed); err != nil {
-		t.Fatal(err)
-	}
-	doc := jsonKeys(parsed).(map[string]any)
-	// The openapi ReadCapability enum omits WORKSPACE_SEARCH, which Kast's
-	// own enum, dispatcher and examples carry (notes §3).
-	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
-	rc := schemas["ReadCapability"].(map[string]any)
-	rc["enum"] = append(rc["enum"].([]any), "WORKSPACE_SEARCH")
-	s := &kastSchemas{c: jsonschema.NewCompiler(), results: map[string]string{}}
-	for _, item := range doc["paths"].(map[string]any) {
-		op := item.(map[string]any)["post"].(map[string]any)
-		content := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)
-		ref := content["application/json"].(map[string]any)["schema"].(map[string]any)["$ref"].(string)
-		s.results[op["x-jsonrpc-method"].(string)] = strings.TrimPrefix(ref, "#/components/schemas/")
-	}
-	js, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.c.AddResource("file:///openapi.json", inst); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return &kastSchemas{k}
 }
 
 // validate checks a result against the schema of its method.
 func (s *kastSchemas) validate(t *testing.T, method string, result json.RawMessage) {
 	t.Helper()
-	name, ok := s.results[method]
-	if !ok {
-		t.Fatalf("no schema for %s", method)
-	}
-	sch, err := s.c.Compile("file:///openapi.json#/components/schemas/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(result))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("%s result does not match %s: %v\n%s", method, name, err, result)
+	if err := s.k.Validate(method, result); err != nil {
+		t.Errorf("%s result: %v", method, err)
 	}
 }
 
@@ -175,26 +128,6 @@ func TestKastAliasesAndFamily(t *testing.T) {
 }
 
 // jsonKeys turns YAML maps with non-string keys (response codes) into JSON objects.
-func jsonKeys(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = jsonKeys(x)
-		}
-		return v
-	case map[any]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[fmt.Sprint(k)] = jsonKeys(x)
-		}
-		return out
-	case []any:
-		for i, x := range v {
-			v[i] = jsonKeys(x)
-		}
-	}
-	return v
-}
 
 func hashOf(t *testing.T, path string) string {
 	t.Helper()

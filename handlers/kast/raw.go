@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/kast-dev/kast/analysis/semantic"
 	"slices"
 
 	"github.com/kast-dev/kast/analysis"
@@ -258,6 +259,7 @@ type diagnosticsResult struct {
 	Diagnostics   []kastDiagnostic `json:"diagnostics"`
 	Page          *pageInfo        `json:"page,omitempty"`
 	SchemaVersion int              `json:"schemaVersion"`
+	checksRun     []string         // the checks that ran to the end: syntax, kast's own, toolchains
 }
 
 // paths validates a list of request paths against one request.
@@ -298,7 +300,15 @@ func (k *Service) diagnostics(ctx context.Context, q *diagnosticsQuery) (diagnos
 			parsed = append(parsed, path)
 		}
 	}
-	res.Diagnostics = append(res.Diagnostics, r.toolchainDiagnostics(ctx, parsed)...)
+	res.checksRun = []string{"syntax"}
+	own, ran := r.semanticDiagnostics(ctx, parsed)
+	if ran {
+		res.checksRun = append(res.checksRun, semantic.Source)
+	}
+	toolchain, tools := r.toolchainDiagnostics(ctx, parsed)
+	res.checksRun = append(res.checksRun, tools...)
+	res.Diagnostics = append(res.Diagnostics, withoutRepeats(own, toolchain)...)
+	res.Diagnostics = append(res.Diagnostics, toolchain...)
 	unpaged := *q
 	unpaged.PageToken = nil
 	res.Diagnostics, res.Page, err = paginate(k, r, "raw/diagnostics", unpaged, q.PageToken, res.Diagnostics, valueOr(q.MaxResults, kastMaxResults))

@@ -52,6 +52,9 @@ type diagnosticSummary struct {
 	ErrorCount   int              `json:"errorCount"`
 	WarningCount int              `json:"warningCount"`
 	Errors       []kastDiagnostic `json:"errors"`
+	// ChecksRun names the checks that ran to the end (syntax, kast's own
+	// semantic checks, the toolchains): a clean answer means no more.
+	ChecksRun []string `json:"checksRun"`
 }
 
 type symbolRenameSuccess struct {
@@ -108,7 +111,7 @@ func (k *Service) applyPlan(ctx context.Context, edits []kastEdit, hashes []file
 
 // summary runs diagnostics over files and counts them.
 func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummary, error) {
-	s := diagnosticSummary{Errors: []kastDiagnostic{}}
+	s := diagnosticSummary{Errors: []kastDiagnostic{}, ChecksRun: []string{}}
 	if len(files) == 0 {
 		s.Clean = true
 		return s, nil
@@ -127,6 +130,7 @@ func (k *Service) summary(ctx context.Context, files []string) (diagnosticSummar
 		}
 	}
 	s.Clean = s.ErrorCount == 0
+	s.ChecksRun = res.checksRun
 	return s, nil
 }
 

@@ -2,7 +2,6 @@ package kast
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/host"
@@ -18,19 +17,10 @@ func TestKastTranscripts(t *testing.T) {
 	var check func(t *testing.T, method string, result json.RawMessage)
 	if ref, ok := servertest.SharedIfPresent(t, "reference/kast"); ok {
 		schemas := loadKastSchemas(t, ref)
-		query := symbolQuerySchema(t, ref)
-		later := laterCatalog(t, ref)
 		check = func(t *testing.T, method string, result json.RawMessage) {
 			t.Helper()
-			_, known := schemas.results[method]
-			switch {
-			case checkLater(t, schemas, later, method, result):
-			case method == "symbol/query":
-				validateSymbolQuery(t, query, result)
-			case strings.HasPrefix(method, "symbol/"):
-				checkSymbolResult(t, schemas, method, result)
-			case known:
-				schemas.validate(t, method, result)
+			if err := schemas.k.Check(method, result); err != nil {
+				t.Error(err)
 			}
 		}
 	} else {

@@ -288,21 +288,26 @@ func (s *session) publish(docURI string) {
 	if s.ctx.Err() != nil {
 		return
 	}
-	doc, ok := documents(s.conn).Snapshot().Document(docURI)
+	docs := documents(s.conn).Snapshot()
+	doc, ok := docs.Document(docURI)
 	if !ok {
 		return
 	}
-	facts := s.engine.Facts(workspace.Doc{Path: uriPath(uri.URI(docURI)), Version: doc.Version, Text: doc.Text})
+	path := uriPath(uri.URI(docURI))
+	facts := s.engine.Facts(workspace.Doc{Path: path, Version: doc.Version, Text: doc.Text})
 	if facts == nil {
 		return
 	}
 	diags := diagnostics(facts, doc, encoding(s.conn))
 	if len(facts.Errors) == 0 { // toolchains check what parses: on the rest they only repeat the syntax error
+		var toolchain []protocol.Diagnostic
 		if found, ok := s.checks.cached(doc); ok {
-			diags = append(diags, toolchainDiagnostics(found, doc, encoding(s.conn))...)
+			toolchain = toolchainDiagnostics(found, doc, encoding(s.conn))
 		} else {
 			s.startChecks(doc, func() { s.publish(docURI) })
 		}
+		diags = append(diags, semanticDiagnostics(s.ctx, s.openSnapshot(docs), path, doc, encoding(s.conn), toolchain)...)
+		diags = append(diags, toolchain...)
 	}
 	err := s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
 		URI: uri.URI(docURI), Version: protocol.NewOptional(doc.Version), Diagnostics: diags,

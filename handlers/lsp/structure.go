@@ -160,8 +160,13 @@ func (l *LSP) Diagnostic(ctx context.Context, p *protocol.DocumentDiagnosticPara
 		return empty[protocol.DocumentDiagnosticReport](report, err)
 	}
 	report.Items = diagnostics(f, d, r.enc)
-	if found, ok := r.session.checks.cached(d); ok && len(f.Errors) == 0 {
-		report.Items = append(report.Items, toolchainDiagnostics(found, d, r.enc)...)
+	if len(f.Errors) == 0 {
+		var toolchain []protocol.Diagnostic
+		if found, ok := r.session.checks.cached(d); ok {
+			toolchain = toolchainDiagnostics(found, d, r.enc)
+		}
+		report.Items = append(report.Items, semanticDiagnostics(ctx, r.snap, uriPath(p.TextDocument.URI), d, r.enc, toolchain)...)
+		report.Items = append(report.Items, toolchain...)
 	}
 	return report, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // Open writes the txtar archive at path into a fresh root, indexes it and
 // returns the workspace and its root (symlinks resolved).
-func Open(t *testing.T, path string) (*workspace.Workspace, string) {
+func Open(t testing.TB, path string) (*workspace.Workspace, string) {
 	t.Helper()
 	ar, err := txtar.ParseFile(path)
 	if err != nil {

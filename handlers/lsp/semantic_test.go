@@ -1,0 +1,68 @@
+package lsp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+// An open Kotlin file with an unresolved call gets kast's own diagnostic,
+// with its code, pushed and pulled, with no kotlinc installed; a library
+// call inside a lambda (whose receiver kast cannot see) gets none.
+func TestLSPKastOwnDiagnostics(t *testing.T) {
+	e := startLSP(t, map[string]string{
+		"src/app/Lib.kt": "package app\n\nfun area(w: Int, h: Int = 1): Int = w * h\n",
+	})
+	text := "package app\n\nfun bad(): Int = missingFn()\n\nfun ok(): String = buildString { append(area(2)) }\n\nfun wrong() = area(1, 2, 3)\n"
+	if err := e.client.DidOpen(e.uri("src/app/Bad.kt"), "kotlin", 1, text); err != nil {
+		t.Fatal(err)
+	}
+	type diag struct {
+		Range struct {
+			Start struct{ Line int } `json:"start"`
+		} `json:"range"`
+		Code, Source, Message string
+		Severity              int
+	}
+	var pushed []diag
+	err := e.client.AwaitNotifications(e.ctx, "textDocument/publishDiagnostics", func(notes []*servertest.Message) bool {
+		for i := len(notes) - 1; i >= 0; i-- {
+			var p struct {
+				URI         string `json:"uri"`
+				Diagnostics []diag `json:"diagnostics"`
+			}
+			_ = json.Unmarshal(notes[i].Params, &p)
+			if p.URI == e.uri("src/app/Bad.kt") {
+				pushed = p.Diagnostics
+				return len(pushed) > 0
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no diagnostics pushed: %v", err)
+	}
+	check := func(how string, got []diag) {
+		t.Helper()
+		if len(got) != 2 {
+			t.Fatalf("%s: want 2 diagnostics, got %+v", how, got)
+		}
+		if d := got[0]; d.Code != "kast/unresolved-name" || d.Source != "kast" || d.Range.Start.Line != 2 || d.Severity != 1 ||
+			d.Message != "unresolved reference: missingFn" {
+			t.Errorf("%s: first = %+v", how, d)
+		}
+		if d := got[1]; d.Code != "kast/wrong-arity" || d.Range.Start.Line != 6 {
+			t.Errorf("%s: second = %+v", how, d)
+		}
+	}
+	check("pushed", pushed)
+	var pulled struct {
+		Kind  string `json:"kind"`
+		Items []diag `json:"items"`
+	}
+	if err := e.client.Call(e.ctx, "textDocument/diagnostic", map[string]any{"textDocument": map[string]string{"uri": e.uri("src/app/Bad.kt")}}, &pulled); err != nil {
+		t.Fatal(err)
+	}
+	check("pulled", pulled.Items)
+}
