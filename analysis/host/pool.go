@@ -32,6 +32,10 @@ type Host struct {
 	// spaceRetry is how often a root whose index left its full disk looks
 	// for room to return (space.go).
 	spaceRetry time.Duration
+
+	libs      libraryState // library indexes (libraries.go)
+	libCtx    context.Context
+	libCancel context.CancelFunc
 }
 
 type openWorkspace struct {
@@ -211,6 +215,7 @@ func (h *Host) Refresh(ctx context.Context, root string, progress func(indexer.P
 
 // Close closes every open index, for the end of the process.
 func (h *Host) Close() {
+	h.closeLibraries()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for root, ow := range h.open {

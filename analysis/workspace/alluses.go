@@ -44,7 +44,7 @@ func (s *Snapshot) EachUse(ctx context.Context, progress func(done, total int), 
 // stored uses when they answer for this snapshot (as storedReferences
 // requires: one root, every open document as indexed), else nil.
 func (s *Snapshot) heldUses() (*Workspace, *usesState) {
-	if s.shared == nil || len(s.roots) != 1 {
+	if s.shared == nil || len(workspaceRoots(s.roots)) != 1 { // workspace roots sort first
 		return nil, nil
 	}
 	w := s.roots[0]

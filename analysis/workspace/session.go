@@ -56,8 +56,34 @@ func (s *Session) AddRoot(ws *Workspace) {
 		}
 	}
 	s.roots = append(s.roots, ws)
-	// Longest root first, so a nested root owns its files.
-	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
+	// Workspace roots before libraries (their symbols list first), and
+	// longest root first, so a nested root owns its files.
+	slices.SortFunc(s.roots, func(a, b *Workspace) int {
+		if (a.Lib == nil) != (b.Lib == nil) {
+			if a.Lib == nil {
+				return -1
+			}
+			return 1
+		}
+		return len(b.Root) - len(a.Root)
+	})
+}
+
+// AddLibrary adds a library's index (opened with Options.Library): its
+// definitions answer queries, but it is no workspace root.
+func (s *Session) AddLibrary(lib *Workspace) { s.AddRoot(lib) }
+
+// Libraries lists the session's libraries.
+func (s *Session) Libraries() []*Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Workspace
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // RemoveRoot drops the root at path and returns its workspace, or nil.
@@ -73,8 +99,25 @@ func (s *Session) RemoveRoot(root string) *Workspace {
 	return nil
 }
 
-// Roots lists the session's workspaces.
+// Roots lists the session's workspaces, libraries left out.
 func (s *Session) Roots() []*Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return workspaceRoots(s.roots)
+}
+
+func workspaceRoots(all []*Workspace) []*Workspace {
+	var out []*Workspace
+	for _, w := range all {
+		if w.Lib == nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// indexes lists the session's workspaces and libraries.
+func (s *Session) indexes() []*Workspace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.roots)
@@ -187,7 +230,7 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 // Snapshot returns an immutable view: the roots' indexes as they are now,
 // shadowed by the facts of docs.
 func (s *Session) Snapshot(docs []Doc) *Snapshot {
-	snap := newSnapshot(s.Roots())
+	snap := newSnapshot(s.indexes())
 	clean := true
 	for _, d := range docs {
 		if d.Path == "" {
@@ -198,7 +241,7 @@ func (s *Session) Snapshot(docs []Doc) *Snapshot {
 			snap.open[d.Path] = o
 			snap.openPaths = append(snap.openPaths, d.Path)
 			w := owner(snap.roots, d.Path)
-			clean = clean && w != nil && w.view.indexedHash(d.Path) == o.hash
+			clean = clean && w != nil && (w.Lib != nil || w.view.indexedHash(d.Path) == o.hash)
 		}
 	}
 	slices.Sort(snap.openPaths)
@@ -215,7 +258,7 @@ func newSnapshot(roots []*Workspace) *Snapshot {
 
 // Snapshot is what one request sees. It implements resolve.Workspace.
 type Snapshot struct {
-	roots     []*Workspace
+	roots     []*Workspace // workspace roots, then libraries
 	open      map[string]*overlay
 	openPaths []string
 	texts     map[string][]byte
@@ -248,10 +291,22 @@ func (s *Snapshot) Resolver() *resolve.Resolver {
 	return s.resolver
 }
 
-// InWorkspace reports whether path lies under one of the roots.
-func (s *Snapshot) InWorkspace(path string) bool { return owner(s.roots, path) != nil }
+// InWorkspace reports whether path lies under one of the workspace roots
+// (not in a library).
+func (s *Snapshot) InWorkspace(path string) bool {
+	w := owner(s.roots, path)
+	return w != nil && w.Lib == nil
+}
 
-// RootOf returns the root holding path, or "".
+// InLibrary names the library holding path, or "".
+func (s *Snapshot) InLibrary(path string) string {
+	if w := owner(s.roots, path); w != nil && w.Lib != nil {
+		return w.Lib.String()
+	}
+	return ""
+}
+
+// RootOf returns the root (or library folder) holding path, or "".
 func (s *Snapshot) RootOf(path string) string {
 	if w := owner(s.roots, path); w != nil {
 		return w.Root
@@ -259,13 +314,49 @@ func (s *Snapshot) RootOf(path string) string {
 	return ""
 }
 
-// Roots lists the roots' paths.
+// Roots lists the workspace roots' paths.
 func (s *Snapshot) Roots() []string {
-	out := make([]string, len(s.roots))
-	for i, w := range s.roots {
-		out[i] = w.Root
+	var out []string
+	for _, w := range s.roots {
+		if w.Lib == nil {
+			out = append(out, w.Root)
+		}
 	}
 	return out
+}
+
+// LibraryDirs lists the folders of the snapshot's libraries: read-only
+// sources a client may open and ask about.
+func (s *Snapshot) LibraryDirs() []string {
+	var out []string
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			out = append(out, w.Root)
+		}
+	}
+	return out
+}
+
+// GoPackageDirs maps a Go import path to the folders that hold its package,
+// by the module paths of the workspace roots' go.mod files and of the
+// libraries; ok is false when none of them serves the import path.
+func (s *Snapshot) GoPackageDirs(importPath string) (dirs []string, ok bool) {
+	for _, w := range s.roots {
+		var dir string
+		switch {
+		case w.Lib != nil:
+			dir = w.Lib.PackageDir(importPath)
+		case w.modulePath == "":
+		case importPath == w.modulePath:
+			dir = w.Root
+		case strings.HasPrefix(importPath, w.modulePath+"/"):
+			dir = filepath.Join(w.Root, filepath.FromSlash(importPath[len(w.modulePath)+1:]))
+		}
+		if dir != "" {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, len(dirs) > 0
 }
 
 // Text returns a file's text: the open document's, else the file on disk.
@@ -419,6 +510,9 @@ func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
 func (s *Snapshot) refsNamed(name string) []resolve.RefID {
 	out := []resolve.RefID{}
 	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue // references stay workspace-scoped
+		}
 		for _, id := range w.view.RefsNamed(name) {
 			if s.fromIndex(w, id.Path) {
 				out = append(out, id)

@@ -366,7 +366,7 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 // for this snapshot: one root, every open document as indexed. Files
 // changed since the pass are resolved here.
 func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, bool) {
-	if s.shared == nil || len(s.roots) != 1 {
+	if s.shared == nil || len(workspaceRoots(s.roots)) != 1 { // workspace roots sort first
 		return nil, false
 	}
 	w := s.roots[0]
