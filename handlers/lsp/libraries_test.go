@@ -1,0 +1,155 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/kast-dev/kast/analysis/host"
+	"github.com/kast-dev/kast/analysis/libraries"
+	"github.com/kast-dev/kast/server"
+	"github.com/kast-dev/kast/server/servertest"
+)
+
+// A fake toolchain and module cache: the standard library's fmt and a
+// module the workspace requires, both outside the workspace.
+var libraryFiles = map[string]string{
+	"goroot/src/fmt/errors.go":                "package fmt\n\n// Errorf formats an error.\nfunc Errorf(format string, a ...any) error { return nil }\n",
+	"goroot/src/fmt/print.go":                 "package fmt\n\n// Println prints.\nfunc Println(a ...any) (n int, err error) { return 0, nil }\n",
+	"goroot/src/fmt/fmt_test.go":              "package fmt\n\nfunc TestHidden() {}\n",
+	"modcache/example.com/!dep@v1.2.0/go.mod": "module example.com/Dep\n",
+	"modcache/example.com/!dep@v1.2.0/dep.go": "package dep\n\n// Client talks.\ntype Client struct{ addr string }\n\n// New makes a Client.\nfunc New() *Client { return &Client{} }\n\n// Send sends.\nfunc (c *Client) Send(msg string) error { return nil }\n\nfunc (c *Client) reset() {}\n",
+	// An interrupted extraction: skipped with a reason.
+	"modcache/example.com/half@v0.1.0/half.go":                   "package half\n",
+	"modcache/cache/download/example.com/half/@v/v0.1.0.partial": "",
+	"ws/go.mod":  "module example.com/app\n\ngo 1.22\n\nrequire (\n\texample.com/Dep v1.2.0\n\texample.com/half v0.1.0\n\texample.com/missing v1.0.0\n)\n",
+	"ws/main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/Dep\"\n)\n\nfunc main() {\n\tc := dep.New()\n\t_ = c.Send(\"x\")\n\tfmt.Println(fmt.Errorf(\"e\"))\n}\n",
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startLibraryLSP serves the workspace ws/ of a tree written from files,
+// with the tree's goroot/ and modcache/ as its toolchain and module cache,
+// and waits until its libraries are indexed.
+func startLibraryLSP(t *testing.T, files map[string]string) (*lspEnv, string) {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	h := host.New(host.Options{Libraries: true})
+	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
+		GOMODCACHE: filepath.Join(dir, "modcache")}})
+	t.Cleanup(h.Close)
+	l := New(h)
+	t.Cleanup(l.WaitSessions)
+	reg := server.NewRegistry()
+	l.Register(reg)
+	srv := server.New(server.Options{Registry: reg, Profile: l.Profile()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	client, _ := servertest.Pipe(t, srv, servertest.Header)
+	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
+	root := filepath.Join(dir, "ws")
+	if _, err := client.Initialize(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
+		t.Fatal(err)
+	}
+	e := &lspEnv{t, ctx, client, root}
+	e.waitLibraries(2)
+	return e, dir
+}
+
+type libraryStatus struct {
+	Indexed []host.LibraryStatus `json:"indexed"`
+	Skipped []libraries.Skip     `json:"skipped"`
+}
+
+// waitLibraries polls kast.status until n libraries are indexed.
+func (e *lspEnv) waitLibraries(n int) libraryStatus {
+	e.t.Helper()
+	for {
+		var status struct {
+			Libraries libraryStatus `json:"libraries"`
+		}
+		if err := e.client.Call(e.ctx, "workspace/executeCommand", map[string]any{"command": cmdStatus}, &status); err != nil {
+			e.t.Fatal(err)
+		}
+		done := 0
+		for _, l := range status.Libraries.Indexed {
+			if l.Complete {
+				done++
+			}
+		}
+		if done >= n {
+			return status.Libraries
+		}
+		select {
+		case <-e.ctx.Done():
+			e.t.Fatalf("libraries not indexed: %+v", status.Libraries)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (e *lspEnv) defAt(name string, line, char int) string {
+	e.t.Helper()
+	locs, err := e.definition(e.at(name, line, char))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(locs) != 1 {
+		return ""
+	}
+	return filepath.ToSlash(uri.URI(locs[0].URI).FsPath()) + ":" + strconv.Itoa(locs[0].Range.Start.Line)
+}
+
+// Definitions reach the standard library and a required module in the
+// module cache; the half-extracted and the missing modules are skipped with
+// their reasons, and tests in the library are not indexed.
+func TestLSPDefinitionIntoLibraries(t *testing.T) {
+	e, dir := startLibraryLSP(t, libraryFiles)
+	root := filepath.ToSlash(dir)
+	for _, c := range []struct {
+		line, char int
+		want       string
+	}{
+		{9, 10, root + "/modcache/example.com/!dep@v1.2.0/dep.go:6"}, // dep.New
+		{10, 8, root + "/modcache/example.com/!dep@v1.2.0/dep.go:9"}, // c.Send
+		{11, 5, root + "/goroot/src/fmt/print.go:3"},                 // fmt.Println
+		{11, 18, root + "/goroot/src/fmt/errors.go:3"},               // fmt.Errorf
+	} {
+		if got := e.defAt("main.go", c.line, c.char); got != c.want {
+			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
+		}
+	}
+	st := e.waitLibraries(2)
+	reasons := map[string]string{}
+	for _, s := range st.Skipped {
+		reasons[s.Library] = s.Reason
+	}
+	if reasons["example.com/half@v0.1.0"] != libraries.Incomplete || reasons["example.com/missing@v1.0.0"] != libraries.NotDownloaded {
+		t.Errorf("skipped = %+v", st.Skipped)
+	}
+	for _, l := range st.Indexed {
+		if strings.HasPrefix(l.Library, "std@") && l.Files != 2 {
+			t.Errorf("std indexed %d files, want 2 (tests left out)", l.Files)
+		}
+	}
+}
