@@ -77,4 +77,3 @@ func (s *session) libraryStatus() map[string]any {
 	}
 	return map[string]any{"indexed": libs, "skipped": skipped}
 }
-
