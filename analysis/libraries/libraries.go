@@ -8,6 +8,7 @@ package libraries
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -96,7 +97,7 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 		env = &e
 	}
 	found.add(goStd(*env))
-	mods, err := requiredModules(root)
+	mods, err := buildList(ctx, root, opts.Go == nil)
 	if err != nil {
 		found.Skipped = append(found.Skipped, Skip{Library: filepath.Join(root, "go.mod"), Reason: BadGoMod, Detail: err.Error()})
 		return found
@@ -160,6 +161,51 @@ func versionOf(env GoEnv) string {
 		}
 	}
 	return "devel-" + strings.ReplaceAll(filepath.ToSlash(env.GOROOT), "/", "_")
+}
+
+// buildList lists the modules of the build list: the go command's answer
+// offline when asked to (it knows the requirements of requirements that a
+// go.mod before Go 1.17 leaves out), else go.mod's own list.
+func buildList(ctx context.Context, root string, askGo bool) ([]module.Version, error) {
+	if askGo {
+		if mods, err := goListModules(ctx, root); err == nil {
+			return mods, nil
+		}
+	}
+	return requiredModules(root)
+}
+
+// goListModules runs `go list -m -json all` offline: with GOPROXY=off the go
+// command answers from the module cache or fails, never downloads.
+func goListModules(ctx context.Context, root string) ([]module.Version, error) {
+	ctx, cancel := context.WithTimeout(ctx, goEnvTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-json", "all")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var mods []module.Version
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var m struct {
+			Path, Version string
+			Main          bool
+			Replace       *struct{ Path, Version string }
+		}
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		if m.Replace != nil {
+			m.Path, m.Version = m.Replace.Path, m.Replace.Version
+		}
+		if !m.Main && m.Version != "" {
+			mods = append(mods, module.Version{Path: m.Path, Version: m.Version})
+		}
+	}
+	return mods, nil
 }
 
 // requiredModules reads go.mod's requirements with replacements applied;
