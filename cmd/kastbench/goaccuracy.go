@@ -86,7 +86,7 @@ func goAccuracy(kast, gopls, root string, n int) error {
 
 	var ws, lib goTally
 	falseAns, silent := 0, 0
-	rootURI := string(uri.File(root)) + "/"
+	rootURI := unescapeURI(string(uri.File(root))) + "/"
 	for i := range samples {
 		want, got := goplsDefs[i], kastDefs[i]
 		if want == "" {
