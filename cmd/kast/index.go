@@ -18,7 +18,7 @@ import (
 )
 
 func newIndexCmd(g *globalFlags) *cobra.Command {
-	var asJSON, inMemory, references bool
+	var asJSON, inMemory, references, noLibraries bool
 	var rootFlag string
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
@@ -31,7 +31,10 @@ in parallel, and store them in the workspace's index under $XDG_CACHE_HOME/kast.
 A second run only re-reads files whose size or modification time changed.
 With --references it then resolves every reference and stores where each
 definition is used, as the language server does in the background, so that
-reference queries read them at once.`,
+reference queries read them at once.
+Then the libraries the workspace depends on (the Go standard library and the
+modules of the build list, read from the module cache without network access)
+are indexed, each version once into an index every workspace shares.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
@@ -81,13 +84,25 @@ reference queries read them at once.`,
 					return err
 				}
 			}
+			// Libraries are shared, on-disk indexes: an in-memory run leaves them be.
+			var libs *librariesReport
+			if !noLibraries && !inMemory {
+				rep := indexLibraries(cmd.Context(), ws.Root, cmd.ErrOrStderr(), workspace.Options{Logger: logger})
+				libs = &rep
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(indexReport(ws.Root, totals, skipped))
+				return enc.Encode(struct {
+					report
+					Libraries *librariesReport `json:"libraries,omitempty"`
+				}{indexReport(ws.Root, totals, skipped), libs})
 			}
 			printIndexSummary(out, ws.Root, totals, skipped)
+			if libs != nil {
+				printLibraries(out, *libs)
+			}
 			return nil
 		},
 	}
@@ -95,6 +110,7 @@ reference queries read them at once.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	cmd.Flags().BoolVar(&inMemory, "in-memory", false, "index in memory only, leaving the on-disk index alone")
 	cmd.Flags().BoolVar(&references, "references", false, "also resolve and store every reference (see above)")
+	cmd.Flags().BoolVar(&noLibraries, "no-libraries", false, "leave out the libraries the workspace depends on (Go: the standard library, go.mod's modules in the module cache)")
 	return cmd
 }
 
