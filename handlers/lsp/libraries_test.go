@@ -3,8 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,5 +153,84 @@ func TestLSPDefinitionIntoLibraries(t *testing.T) {
 		if strings.HasPrefix(l.Library, "std@") && l.Files != 2 {
 			t.Errorf("std indexed %d files, want 2 (tests left out)", l.Files)
 		}
+	}
+}
+
+// Hover, signature help, completion after a package and after a value of
+// a library type, workspace symbols and outgoing calls reach the libraries;
+// completion across packages offers exported names only; rename refuses a
+// library target and says so.
+func TestLSPFeaturesIntoLibraries(t *testing.T) {
+	files := maps.Clone(libraryFiles)
+	files["ws/client.go"] = "package main\n\n// Client is the workspace's own.\ntype Client struct{}\n"
+	e, _ := startLibraryLSP(t, files)
+	main := e.uri("main.go")
+	var hover struct {
+		Contents struct{ Value string } `json:"contents"`
+	}
+	if err := e.client.Call(e.ctx, "textDocument/hover", e.at("main.go", 11, 18), &hover); err != nil {
+		t.Fatal(err)
+	}
+	if v := hover.Contents.Value; !strings.Contains(v, "func Errorf(format string, a ...any) error") || !strings.Contains(v, "Errorf formats an error.") {
+		t.Errorf("hover on fmt.Errorf = %q", v)
+	}
+	var sig struct {
+		Signatures []struct{ Label string } `json:"signatures"`
+	}
+	if err := e.client.Call(e.ctx, "textDocument/signatureHelp", e.at("main.go", 11, 26), &sig); err != nil {
+		t.Fatal(err)
+	}
+	if len(sig.Signatures) == 0 || !strings.Contains(sig.Signatures[0].Label, "Errorf(format string, a ...any)") {
+		t.Errorf("signature help in fmt.Errorf( = %+v", sig)
+	}
+
+	// Completion after `fmt.` and after `c.` in an edited main.go.
+	text := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/Dep\"\n)\n\nfunc main() {\n\tc := dep.New()\n\tc.\n\tfmt.\n}\n"
+	if err := e.client.DidOpen(main, "go", 1, text); err != nil {
+		t.Fatal(err)
+	}
+	labels := func(line, char int) []string {
+		var list struct {
+			Items []struct{ Label string } `json:"items"`
+		}
+		if err := e.client.Call(e.ctx, "textDocument/completion", e.at("main.go", line, char), &list); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range list.Items {
+			out = append(out, it.Label)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := labels(10, 3); !slices.Equal(got, []string{"Send"}) {
+		t.Errorf("completion after c. = %v, want [Send] (reset is unexported, addr too)", got)
+	}
+	if got := labels(11, 5); !slices.Equal(got, []string{"Errorf", "Println"}) {
+		t.Errorf("completion after fmt. = %v, want [Errorf Println]", got)
+	}
+
+	var syms []struct {
+		Name     string               `json:"name"`
+		Location struct{ URI string } `json:"location"`
+	}
+	if err := e.client.Call(e.ctx, "workspace/symbol", map[string]string{"query": "Client"}, &syms); err != nil {
+		t.Fatal(err)
+	}
+	var where []string
+	for _, s := range syms {
+		if s.Name == "Client" {
+			where = append(where, filepath.Base(filepath.Dir(uri.URI(s.Location.URI).FsPath())))
+		}
+	}
+	if !slices.Equal(where, []string{"ws", "!dep@v1.2.0"}) {
+		t.Errorf("workspace/symbol Client from %v, want the workspace's first, then the library's", where)
+	}
+
+	var rename json.RawMessage
+	err := e.client.Call(e.ctx, "textDocument/rename", map[string]any{"textDocument": map[string]string{"uri": main},
+		"position": map[string]int{"line": 9, "character": 10}, "newName": "Make"}, &rename)
+	if err == nil || !strings.Contains(err.Error(), "library example.com/Dep@v1.2.0") {
+		t.Errorf("rename of dep.New: %v %s, want a refusal naming the library", err, rename)
 	}
 }
