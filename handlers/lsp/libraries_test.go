@@ -227,6 +227,30 @@ func TestLSPFeaturesIntoLibraries(t *testing.T) {
 		t.Errorf("workspace/symbol Client from %v, want the workspace's first, then the library's", where)
 	}
 
+	// Outgoing calls of main reach into both libraries (main.go is open
+	// with the edited text: close it to ask about the original).
+	if err := e.client.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": main}}); err != nil {
+		t.Fatal(err)
+	}
+	var items []json.RawMessage
+	if err := e.client.Call(e.ctx, "textDocument/prepareCallHierarchy", e.at("main.go", 8, 6), &items); err != nil || len(items) != 1 {
+		t.Fatalf("prepareCallHierarchy on main: %v %s", err, items)
+	}
+	var calls []struct {
+		To struct{ Name, URI string } `json:"to"`
+	}
+	if err := e.client.Call(e.ctx, "callHierarchy/outgoingCalls", map[string]any{"item": items[0]}, &calls); err != nil {
+		t.Fatal(err)
+	}
+	var callees []string
+	for _, c := range calls {
+		callees = append(callees, c.To.Name+"@"+filepath.Base(uri.URI(c.To.URI).FsPath()))
+	}
+	slices.Sort(callees)
+	if want := []string{"Errorf@errors.go", "New@dep.go", "Println@print.go", "Send@dep.go"}; !slices.Equal(callees, want) {
+		t.Errorf("outgoing calls of main = %v, want %v", callees, want)
+	}
+
 	var rename json.RawMessage
 	err := e.client.Call(e.ctx, "textDocument/rename", map[string]any{"textDocument": map[string]string{"uri": main},
 		"position": map[string]int{"line": 9, "character": 10}, "newName": "Make"}, &rename)
