@@ -75,6 +75,9 @@ type Options struct {
 	// Go overrides what `go env` says (tests use a fake GOROOT and
 	// module cache). nil runs the go command on PATH.
 	Go *GoEnv
+	// Python overrides what the project's interpreter says. nil asks the
+	// virtualenv's python3, else the one on PATH.
+	Python *PythonEnv
 }
 
 // goEnvTimeout bounds `go env`: a broken toolchain must not hold up indexing.
@@ -84,15 +87,22 @@ const goEnvTimeout = 10 * time.Second
 // what it cannot use is in Skipped with a reason.
 func Discover(ctx context.Context, root string, opts Options) Found {
 	var found Found
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		return found // only Go is discovered so far
+	if pythonProject(root) {
+		found.discoverPython(ctx, root, opts)
 	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+		found.discoverGo(ctx, root, opts)
+	}
+	return found
+}
+
+func (found *Found) discoverGo(ctx context.Context, root string, opts Options) {
 	env := opts.Go
 	if env == nil {
 		e, err := goEnv(ctx, root)
 		if err != nil {
 			found.Skipped = append(found.Skipped, Skip{Library: "go", Reason: NoToolchain, Detail: err.Error()})
-			return found
+			return
 		}
 		env = &e
 	}
@@ -100,12 +110,11 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 	mods, err := buildList(ctx, root, opts.Go == nil)
 	if err != nil {
 		found.Skipped = append(found.Skipped, Skip{Library: filepath.Join(root, "go.mod"), Reason: BadGoMod, Detail: err.Error()})
-		return found
+		return
 	}
 	for _, m := range mods {
 		found.add(cachedModule(env.GOMODCACHE, m))
 	}
-	return found
 }
 
 func (f *Found) add(l Library, s *Skip) {
@@ -289,14 +298,17 @@ func cachedModule(cache string, m module.Version) (Library, *Skip) {
 // Include reports whether a library file is indexed: sources only, not
 // tests, test data or (in the standard library) the toolchain's commands.
 func (l Library) Include(path string) bool {
-	if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-		return false
-	}
 	rel, err := filepath.Rel(l.Dir, path)
 	if err != nil {
 		return false
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if l.Lang == "python" {
+		return l.pythonInclude(parts)
+	}
+	if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		return false
+	}
 	if l.Module == "std" && len(parts) > 1 && parts[0] == "cmd" {
 		return false
 	}

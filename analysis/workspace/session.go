@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -56,17 +57,9 @@ func (s *Session) AddRoot(ws *Workspace) {
 		}
 	}
 	s.roots = append(s.roots, ws)
-	// Workspace roots before libraries (their symbols list first), and
-	// longest root first, so a nested root owns its files.
-	slices.SortFunc(s.roots, func(a, b *Workspace) int {
-		if (a.Lib == nil) != (b.Lib == nil) {
-			if a.Lib == nil {
-				return -1
-			}
-			return 1
-		}
-		return len(b.Root) - len(a.Root)
-	})
+	// Longest root first, so a nested root owns its files (a virtualenv's
+	// package inside the workspace belongs to its library).
+	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
 }
 
 // AddLibrary adds a library's index (opened with Options.Library): its
@@ -579,7 +572,11 @@ type Symbol struct {
 // Open documents shadow their indexed versions.
 func (s *Snapshot) SymbolsMatching(pattern string, fuzzy bool, limit int) []Symbol {
 	var out []Symbol
-	for _, w := range s.roots {
+	// The workspace's symbols first, then the libraries'.
+	ordered := slices.SortedStableFunc(slices.Values(s.roots), func(a, b *Workspace) int {
+		return cmp.Compare(btoi(a.Lib != nil), btoi(b.Lib != nil))
+	})
+	for _, w := range ordered {
 		lookup := w.Index.DefsWithPrefix
 		if fuzzy {
 			lookup = w.Index.DefsFuzzy

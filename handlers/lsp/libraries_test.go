@@ -51,14 +51,14 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // startLibraryLSP serves the workspace ws/ of a tree written from files,
 // with the tree's goroot/ and modcache/ as its toolchain and module cache,
 // and waits until its libraries are indexed.
-func startLibraryLSP(t *testing.T, files map[string]string) (*lspEnv, string) {
+func startLibraryLSP(t *testing.T, files map[string]string, libs int) (*lspEnv, string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	writeTree(t, dir, files)
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
-		GOMODCACHE: filepath.Join(dir, "modcache")}})
+		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd")}})
 	t.Cleanup(h.Close)
 	l := New(h)
 	t.Cleanup(l.WaitSessions)
@@ -74,7 +74,7 @@ func startLibraryLSP(t *testing.T, files map[string]string) (*lspEnv, string) {
 		t.Fatal(err)
 	}
 	e := &lspEnv{t, ctx, client, root}
-	e.waitLibraries(2)
+	e.waitLibraries(libs)
 	return e, dir
 }
 
@@ -126,7 +126,7 @@ func (e *lspEnv) defAt(name string, line, char int) string {
 // module cache; the half-extracted and the missing modules are skipped with
 // their reasons, and tests in the library are not indexed.
 func TestLSPDefinitionIntoLibraries(t *testing.T) {
-	e, dir := startLibraryLSP(t, libraryFiles)
+	e, dir := startLibraryLSP(t, libraryFiles, 2)
 	root := filepath.ToSlash(dir)
 	for _, c := range []struct {
 		line, char int
@@ -163,7 +163,7 @@ func TestLSPDefinitionIntoLibraries(t *testing.T) {
 func TestLSPFeaturesIntoLibraries(t *testing.T) {
 	files := maps.Clone(libraryFiles)
 	files["ws/client.go"] = "package main\n\n// Client is the workspace's own.\ntype Client struct{}\n"
-	e, _ := startLibraryLSP(t, files)
+	e, _ := startLibraryLSP(t, files, 2)
 	main := e.uri("main.go")
 	var hover struct {
 		Contents struct{ Value string } `json:"contents"`
@@ -256,5 +256,45 @@ func TestLSPFeaturesIntoLibraries(t *testing.T) {
 		"position": map[string]int{"line": 9, "character": 10}, "newName": "Make"}, &rename)
 	if err == nil || !strings.Contains(err.Error(), "library example.com/Dep@v1.2.0") {
 		t.Errorf("rename of dep.New: %v %s, want a refusal naming the library", err, rename)
+	}
+}
+
+// Python: the interpreter's standard library and the virtualenv's packages
+// (each at its .dist-info version; tests left out) answer definitions.
+func TestLSPPythonDefinitionIntoLibraries(t *testing.T) {
+	e, dir := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":            "def getcwd():\n    return '.'\n",
+		"pystd/json/__init__.py": "def dumps(obj):\n    return ''\n",
+		"pystd/test/test_os.py":  "def getcwd():\n    pass\n",
+		"ws/.venv/pyvenv.cfg":    "home = /nonexistent/bin\n",
+		"ws/.venv/lib/python3.99/site-packages/requests/__init__.py":             "from requests.api import get\n",
+		"ws/.venv/lib/python3.99/site-packages/requests/api.py":                  "def get(url, params=None):\n    return None\n",
+		"ws/.venv/lib/python3.99/site-packages/requests-2.31.0.dist-info/RECORD": "requests/__init__.py,,\nrequests/api.py,,\n",
+		"ws/.venv/lib/python3.99/site-packages/six.py":                           "def iteritems(d):\n    return d.items()\n",
+		"ws/pyproject.toml": "[project]\nname = \"app\"\n",
+		"ws/app.py":         "import os\nimport json\nimport requests\nimport six\n\nos.getcwd()\njson.dumps(1)\nrequests.get('u')\nsix.iteritems({})\n",
+	}, 3)
+	root := filepath.ToSlash(dir)
+	site := root + "/ws/.venv/lib/python3.99/site-packages"
+	for _, c := range []struct {
+		line, char int
+		want       string
+	}{
+		{5, 3, root + "/pystd/os.py:0"},
+		{6, 5, root + "/pystd/json/__init__.py:0"},
+		{7, 9, site + "/requests/api.py:0"},
+		{8, 4, site + "/six.py:0"},
+	} {
+		if got := e.defAt("app.py", c.line, c.char); got != c.want {
+			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
+		}
+	}
+	st := e.waitLibraries(3)
+	versions := map[string]bool{}
+	for _, l := range st.Indexed {
+		versions[l.Library] = true
+	}
+	if !versions["requests@2.31.0"] || !versions["stdlib@3.99.0"] {
+		t.Errorf("libraries: %+v", st.Indexed)
 	}
 }
