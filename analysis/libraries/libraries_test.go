@@ -94,3 +94,33 @@ func TestLibraryPathsAndFiles(t *testing.T) {
 		}
 	}
 }
+
+// A virtualenv whose interpreter was deleted: skipped with a reason, and
+// its packages (files on disk) are still libraries.
+func TestDiscoverPythonWithDeletedInterpreter(t *testing.T) {
+	root := t.TempDir()
+	site := ".venv/lib/python3.12/site-packages/"
+	write(t, root, map[string]string{
+		"pyproject.toml":                       "[project]\nname = \"x\"\n",
+		".venv/pyvenv.cfg":                     "home = /gone\n",
+		site + "attr/__init__.py":              "",
+		site + "attrs-23.1.0.dist-info/RECORD": "attr/__init__.py,,\n",
+	})
+	if err := os.MkdirAll(filepath.Join(root, ".venv", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "gone", "python3.12"), filepath.Join(root, ".venv", "bin", "python3")); err != nil {
+		t.Fatal(err)
+	}
+	f := Discover(context.Background(), root, Options{})
+	if r := reasons(f); r[filepath.Join(root, ".venv", "bin", "python3")] != BrokenInterpreter {
+		t.Errorf("skipped: %+v", f.Skipped)
+	}
+	var attrs bool
+	for _, l := range f.Libraries {
+		attrs = attrs || l.Module == "attr" && l.Version == "23.1.0"
+	}
+	if !attrs {
+		t.Errorf("libraries: %+v", f.Libraries)
+	}
+}
