@@ -28,6 +28,9 @@ type Library struct {
 	Module  string // the import path prefix it serves: a module path, or "std"
 	Version string // the module version, or the Go version of the standard library
 	Dir     string // the folder whose files are indexed
+	// declarations is set for a node package that ships .d.ts files:
+	// only they are indexed.
+	declarations bool
 }
 
 // Key names the library's index: the same version shares one index across
@@ -92,6 +95,9 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 		found.discoverGo(ctx, root, opts)
+	}
+	if _, err := os.Stat(filepath.Join(root, "package.json")); err == nil {
+		found.discoverNode(root)
 	}
 	return found
 }
@@ -303,8 +309,11 @@ func (l Library) Include(path string) bool {
 		return false
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if l.Lang == "python" {
+	switch l.Lang {
+	case "python":
 		return l.pythonInclude(parts)
+	case "node":
+		return l.nodeInclude(parts)
 	}
 	if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 		return false

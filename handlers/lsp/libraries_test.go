@@ -53,9 +53,19 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // and waits until its libraries are indexed.
 func startLibraryLSP(t *testing.T, files map[string]string, libs int) (*lspEnv, string) {
 	t.Helper()
+	return startLibraryLSPWith(t, files, libs, nil)
+}
+
+// startLibraryLSPWith is startLibraryLSP with prepare run on the tree
+// before the server starts.
+func startLibraryLSPWith(t *testing.T, files map[string]string, libs int, prepare func(dir string)) (*lspEnv, string) {
+	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	writeTree(t, dir, files)
+	if prepare != nil {
+		prepare(dir)
+	}
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
 		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd")}})
@@ -296,5 +306,45 @@ func TestLSPPythonDefinitionIntoLibraries(t *testing.T) {
 	}
 	if !versions["requests@2.31.0"] || !versions["stdlib@3.99.0"] {
 		t.Errorf("libraries: %+v", st.Indexed)
+	}
+}
+
+// TypeScript: a dependency's declaration files in node_modules answer
+// definitions; a dependency whose folder is a link loop and one not
+// installed are skipped with reasons, and a generated declaration file
+// over the size limit is counted as skipped, not parsed.
+func TestLSPTypeScriptDefinitionIntoLibraries(t *testing.T) {
+	files := map[string]string{
+		"ws/package.json":                       `{"name": "app", "dependencies": {"left-pad": "^1.3.0", "loopy": "1", "absent": "2"}, "devDependencies": {"huge": "1"}}`,
+		"ws/node_modules/left-pad/package.json": `{"name": "left-pad", "version": "1.3.0", "types": "index.d.ts"}`,
+		"ws/node_modules/left-pad/index.d.ts":   "export declare function leftPad(s: string, n: number): string;\n",
+		"ws/node_modules/left-pad/index.js":     "exports.leftPad = function (s, n) { return s; };\n",
+		"ws/node_modules/huge/package.json":     `{"name": "huge", "version": "0.0.1"}`,
+		"ws/node_modules/huge/small.d.ts":       "export declare const small: number;\n",
+		"ws/node_modules/huge/big.d.ts":         strings.Repeat("export declare const x: number;\n", 3<<16),
+		"ws/app.ts":                             "import { leftPad } from \"left-pad\";\n\nleftPad(\"a\", 3);\n",
+	}
+	e, tree := startLibraryLSPWith(t, files, 2, func(tree string) {
+		l := filepath.Join(tree, "ws", "node_modules", "loopy")
+		if err := os.Symlink(l, l); err != nil {
+			t.Fatal(err)
+		}
+	})
+	want := filepath.ToSlash(tree) + "/ws/node_modules/left-pad/index.d.ts:0"
+	if got := e.defAt("app.ts", 2, 2); got != want {
+		t.Errorf("definition of leftPad = %q, want %q", got, want)
+	}
+	st := e.waitLibraries(2)
+	reasons := map[string]string{}
+	for _, s := range st.Skipped {
+		reasons[s.Library] = s.Reason
+	}
+	if reasons["loopy"] != libraries.LinkLoop || reasons["absent"] != libraries.NotInstalled {
+		t.Errorf("skipped: %+v", st.Skipped)
+	}
+	for _, l := range st.Indexed {
+		if strings.HasPrefix(l.Library, "huge@") && (l.Files != 1 || l.Skipped["tooLarge"] != 1) {
+			t.Errorf("huge: %+v, want one file indexed and one too large", l)
+		}
 	}
 }
