@@ -86,7 +86,7 @@ are indexed, each version once into an index every workspace shares.`,
 			}
 			// Libraries are shared, on-disk indexes: an in-memory run leaves them be.
 			var libs *librariesReport
-			if !noLibraries && !inMemory {
+			if !noLibraries && !inMemory && os.Getenv("KAST_LIBRARIES") != "off" {
 				rep := indexLibraries(cmd.Context(), ws.Root, cmd.ErrOrStderr(), workspace.Options{Logger: logger})
 				libs = &rep
 			}

@@ -105,3 +105,22 @@ func printLibraries(w io.Writer, rep librariesReport) {
 		fmt.Fprintf(w, "  %-40s skipped (%s): %s\n", s.Library, s.Reason, s.Detail)
 	}
 }
+
+// indexedLibraries opens the libraries of the workspace at root whose
+// shared indexes an earlier run built whole (kast index, an editor's
+// server); the others are left for those to build. The caller closes them.
+func indexedLibraries(ctx context.Context, root string) []*workspace.Workspace {
+	var out []*workspace.Workspace
+	for _, lib := range libraries.Discover(ctx, root, libraries.Options{}).Libraries {
+		ws, err := workspace.Open(lib.Dir, workspace.Options{Library: &lib})
+		if err != nil {
+			continue
+		}
+		if !ws.LibraryComplete() {
+			ws.Close()
+			continue
+		}
+		out = append(out, ws)
+	}
+	return out
+}
