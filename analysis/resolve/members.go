@@ -77,7 +77,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
-	if f.Lang == "kotlin" || f.Lang == "java" {
+	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" {
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
 		// a chain decides, and a constructor call is a call of its class.
 		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
@@ -123,7 +123,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
-		case d.Value != "" && g.Lang == "kotlin" && c.Confidence >= r.threshold:
+		case d.Value != "" && (g.Lang == "kotlin" || g.Lang == "python") && c.Confidence >= r.threshold:
 			for _, t := range r.valueTypes(g, d, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
