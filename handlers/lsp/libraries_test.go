@@ -159,6 +159,13 @@ func TestLSPDefinitionIntoLibraries(t *testing.T) {
 	if reasons["example.com/half@v0.1.0"] != libraries.Incomplete || reasons["example.com/missing@v1.0.0"] != libraries.NotDownloaded {
 		t.Errorf("skipped = %+v", st.Skipped)
 	}
+	began := false
+	for _, n := range e.client.Notifications("$/progress") {
+		began = began || strings.Contains(string(n.Params), "kast: indexing libraries")
+	}
+	if !began {
+		t.Error("no $/progress for the libraries")
+	}
 	for _, l := range st.Indexed {
 		if strings.HasPrefix(l.Library, "std@") && l.Files != 2 {
 			t.Errorf("std indexed %d files, want 2 (tests left out)", l.Files)
