@@ -62,23 +62,6 @@ func (s *Session) AddRoot(ws *Workspace) {
 	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
 }
 
-// AddLibrary adds a library's index (opened with Options.Library): its
-// definitions answer queries, but it is no workspace root.
-func (s *Session) AddLibrary(lib *Workspace) { s.AddRoot(lib) }
-
-// Libraries lists the session's libraries.
-func (s *Session) Libraries() []*Workspace {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*Workspace
-	for _, w := range s.roots {
-		if w.Lib != nil {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // RemoveRoot drops the root at path and returns its workspace, or nil.
 func (s *Session) RemoveRoot(root string) *Workspace {
 	s.mu.Lock()
@@ -291,14 +274,6 @@ func (s *Snapshot) InWorkspace(path string) bool {
 	return w != nil && w.Lib == nil
 }
 
-// InLibrary names the library holding path, or "".
-func (s *Snapshot) InLibrary(path string) string {
-	if w := owner(s.roots, path); w != nil && w.Lib != nil {
-		return w.Lib.String()
-	}
-	return ""
-}
-
 // RootOf returns the root (or library folder) holding path, or "".
 func (s *Snapshot) RootOf(path string) string {
 	if w := owner(s.roots, path); w != nil {
@@ -316,40 +291,6 @@ func (s *Snapshot) Roots() []string {
 		}
 	}
 	return out
-}
-
-// LibraryDirs lists the folders of the snapshot's libraries: read-only
-// sources a client may open and ask about.
-func (s *Snapshot) LibraryDirs() []string {
-	var out []string
-	for _, w := range s.roots {
-		if w.Lib != nil {
-			out = append(out, w.Root)
-		}
-	}
-	return out
-}
-
-// GoPackageDirs maps a Go import path to the folders that hold its package,
-// by the module paths of the workspace roots' go.mod files and of the
-// libraries; ok is false when none of them serves the import path.
-func (s *Snapshot) GoPackageDirs(importPath string) (dirs []string, ok bool) {
-	for _, w := range s.roots {
-		var dir string
-		switch {
-		case w.Lib != nil:
-			dir = w.Lib.PackageDir(importPath)
-		case w.modulePath == "":
-		case importPath == w.modulePath:
-			dir = w.Root
-		case strings.HasPrefix(importPath, w.modulePath+"/"):
-			dir = filepath.Join(w.Root, filepath.FromSlash(importPath[len(w.modulePath)+1:]))
-		}
-		if dir != "" {
-			dirs = append(dirs, dir)
-		}
-	}
-	return dirs, len(dirs) > 0
 }
 
 // Text returns a file's text: the open document's, else the file on disk.
