@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -36,6 +37,9 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 		s.engine.AddLibrary(ws)
 		libs = append(libs, lib)
 	}
+	// Reports come from the goroutine that builds a library, which may
+	// still be reporting as the next library starts.
+	var mu sync.Mutex
 	var bar *server.Progress
 	for i, lib := range libs {
 		last := uint32(0)
@@ -43,6 +47,8 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 			if p.Total == 0 {
 				return
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if bar == nil {
 				bar = s.conn.BeginProgress(s.ctx, nil, "kast: indexing libraries", lib.String(), false)
 			}
@@ -61,6 +67,8 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 			s.logf(protocol.MessageTypeWarning, "kast: indexing library %s failed: %s", lib, st.Error)
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	bar.End(s.ctx, fmt.Sprintf("%d libraries indexed", len(libs)))
 }
 
