@@ -63,6 +63,9 @@ type Edit struct {
 type Result struct {
 	Replace analysis.Span // Start..End byte offsets of the prefix typed so far
 	Items   []Item
+	// Incomplete is set when items were left out (the list was cut, or a
+	// symbol search hit its bound): a longer prefix may bring others.
+	Incomplete bool
 }
 
 // maxItems bounds a result; the editor asks again as the prefix grows.
@@ -90,12 +93,74 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		c.imported()
 		c.workspace(text)
 		c.keywords()
+		c.statementKeywords(text, start)
 	}
+	// Scope distance, then how the label matches (a prefix before a
+	// scattered match), then kind, then name.
+	lower := strings.ToLower(prefix)
 	slices.SortFunc(c.items, func(a, b Item) int {
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(b.Score, a.Score), cmp.Compare(a.Label, b.Label))
+		return cmp.Or(cmp.Compare(a.Rank, b.Rank), boolOrder(a.Label, b.Label, lower),
+			cmp.Compare(kindOrder(a), kindOrder(b)), cmp.Compare(a.Label, b.Label))
 	})
 	res.Items = c.items[:min(len(c.items), maxItems)]
+	res.Incomplete = c.cut || len(c.items) > maxItems
 	return res
+}
+
+// boolOrder puts a label the prefix starts before one it only fuzzily matches.
+func boolOrder(a, b, lowerPrefix string) int {
+	pa, pb := strings.HasPrefix(strings.ToLower(a), lowerPrefix), strings.HasPrefix(strings.ToLower(b), lowerPrefix)
+	switch {
+	case pa == pb:
+		return 0
+	case pa:
+		return -1
+	}
+	return 1
+}
+
+// kindOrder ranks items of one scope distance: a keyword that starts the
+// statement being typed, then values, functions, types, packages, other
+// keywords.
+func kindOrder(it Item) int {
+	switch {
+	case it.Keyword && it.Rank != RankKeyword:
+		return 0
+	case it.Keyword:
+		return 6
+	}
+	switch it.Kind {
+	case analysis.KindVariable, analysis.KindParameter, analysis.KindField, analysis.KindConstant, analysis.KindProperty:
+		return 1
+	case analysis.KindFunction, analysis.KindMethod:
+		return 2
+	case analysis.KindModule:
+		return 4
+	}
+	if it.Kind.IsType() {
+		return 3
+	}
+	return 5
+}
+
+// statementKeywords moves the keywords the prefix starts ahead of every
+// name when the prefix begins a statement: "ret" there is return.
+func (c *collector) statementKeywords(text []byte, start int) {
+	if c.prefix == "" {
+		return
+	}
+	i := start
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && text[i-1] != '\n' && text[i-1] != '{' && text[i-1] != ';' {
+		return
+	}
+	for n, it := range c.items {
+		if it.Keyword && strings.HasPrefix(it.Label, c.prefix) {
+			c.items[n].Rank = RankLocal
+		}
+	}
 }
 
 type collector struct {
@@ -104,6 +169,7 @@ type collector struct {
 	prefix string
 	items  []Item
 	seen   map[string]int // label → index in items
+	cut    bool           // a symbol search returned as many as it was asked for
 }
 
 func (c *collector) add(it Item) {
@@ -150,6 +216,9 @@ func (c *collector) scope(offset int) {
 			}
 			if rank == RankLocal && d.NameSpan.Start > offset {
 				continue
+			}
+			if c.f.Lang == "go" && d.Receiver != "" {
+				continue // a Go method is reached through its receiver only
 			}
 			c.addDef(resolve.DefID{Path: c.f.Path, Index: int32(i)}, rank)
 		}
@@ -235,10 +304,14 @@ func (c *collector) imported() {
 // workspace adds top-level names declared anywhere in the workspace in the
 // file's language, each with the import it needs.
 func (c *collector) workspace(text []byte) {
-	if c.prefix == "" {
+	// Go names another package's declarations through its package name
+	// (completed after the dot), never bare.
+	if c.prefix == "" || c.f.Lang == "go" {
 		return
 	}
-	for _, sym := range c.s.SymbolsMatching(c.prefix, false, maxItems) {
+	syms := c.s.SymbolsMatching(c.prefix, false, maxItems)
+	c.cut = len(syms) >= maxItems
+	for _, sym := range syms {
 		// What the name tables say rules out most matches (members,
 		// locals, other languages, names already proposed) before any
 		// file is decoded.
@@ -400,6 +473,15 @@ func (c *collector) members(qualifier string, offset int) {
 		if !t.Uncertain {
 			visit(t.Def, 0)
 		}
+	}
+	if len(c.items) == 0 && c.f.Lang == "go" {
+		c.goPackageMembers(qualifier)
+	}
+	if len(c.items) == 0 && c.f.Lang == "python" {
+		c.pythonModuleMembers(qualifier)
+	}
+	if c.f.Lang == "go" {
+		c.dropUnexported()
 	}
 }
 

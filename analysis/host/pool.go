@@ -23,6 +23,8 @@ import (
 type Host struct {
 	Log     *slog.Logger
 	Version string // kast's version, as the protocols report it
+	// Libraries says whether connections index their roots' libraries.
+	Libraries bool
 
 	mu      sync.Mutex // guards open and engines
 	open    map[string]*openWorkspace
@@ -32,6 +34,10 @@ type Host struct {
 	// spaceRetry is how often a root whose index left its full disk looks
 	// for room to return (space.go).
 	spaceRetry time.Duration
+
+	libs      libraryState // library indexes (libraries.go)
+	libCtx    context.Context
+	libCancel context.CancelFunc
 }
 
 type openWorkspace struct {
@@ -52,6 +58,9 @@ type Options struct {
 	// SpaceRetry is how often an index that left its full disk for memory
 	// checks whether it can return (default 30 s).
 	SpaceRetry time.Duration
+	// Libraries has editors' connections index the libraries their roots
+	// depend on (the Go standard library, modules from the module cache).
+	Libraries bool
 }
 
 // New returns an empty host.
@@ -62,7 +71,7 @@ func New(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = buildVersion()
 	}
-	return &Host{Log: opts.Logger, Version: opts.Version, emb: opts.Embedder, spaceRetry: cmp.Or(opts.SpaceRetry, 30*time.Second),
+	return &Host{Log: opts.Logger, Version: opts.Version, Libraries: opts.Libraries, emb: opts.Embedder, spaceRetry: cmp.Or(opts.SpaceRetry, 30*time.Second),
 		wsOpts: workspace.Options{Logger: opts.Logger, InMemory: opts.InMemory}, open: map[string]*openWorkspace{},
 		engines: map[*workspace.Workspace]*search.Engine{}}
 }
@@ -211,6 +220,7 @@ func (h *Host) Refresh(ctx context.Context, root string, progress func(indexer.P
 
 // Close closes every open index, for the end of the process.
 func (h *Host) Close() {
+	h.closeLibraries()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for root, ow := range h.open {

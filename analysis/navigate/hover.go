@@ -37,6 +37,9 @@ func Describe(s resolve.Workspace, id resolve.DefID) string {
 	}
 	d := f.Defs[id.Index]
 	sig := d.Signature
+	if f.Lang == "go" {
+		sig = goDeclaration(s, f, d)
+	}
 	if sig == "" {
 		sig = d.Kind.String() + " " + d.Name
 		if d.TypeName != "" {
@@ -173,4 +176,94 @@ func trimRange(s string, start, end int) [2]int {
 		end--
 	}
 	return [2]int{start, end}
+}
+
+// maxHoverLines bounds a Go type declaration shown whole in a hover.
+const maxHoverLines = 20
+
+// goDeclaration renders a Go definition as its declaration reads, with its
+// keyword ("type A = B" for an alias, "type B A" for a defined type), a
+// variable with its type where the declaration or the initializer's
+// literal shows it, a short struct or interface in full. "" leaves the
+// generic rendering.
+func goDeclaration(s resolve.Workspace, f *analysis.FileFacts, d analysis.Def) string {
+	sig := d.Signature
+	switch {
+	case sig == "":
+		return ""
+	case d.Kind == analysis.KindStruct || d.Kind == analysis.KindInterface:
+		if src := sourceOf(s, f.Path, d.FullSpan); src != "" && strings.Count(src, "\n") < maxHoverLines {
+			return "type " + src
+		}
+		return "type " + sig
+	case d.Kind == analysis.KindTypeAlias && d.Container == analysis.None:
+		return "type " + sig
+	case d.Kind == analysis.KindConstant && !strings.HasPrefix(sig, "const "):
+		return "const " + sig
+	case d.Kind == analysis.KindVariable && !strings.HasPrefix(sig, "var "):
+		name, rest, _ := strings.Cut(sig, " ")
+		if name != d.Name {
+			return "var " + sig
+		}
+		declared, init := rest, ""
+		if i := strings.Index(rest, "="); i >= 0 {
+			declared, init = strings.TrimSpace(strings.TrimSuffix(rest[:i], ":")), rest[i+1:]
+		}
+		if t := cmpOr(declared, d.TypeName, literalType(init)); t != "" {
+			return "var " + d.Name + " " + t
+		}
+		return "var " + sig
+	}
+	return sig
+}
+
+// literalType is the type an initializer's literal shows: T of "T{…}",
+// *T of "&T{…}", string, rune, int or float64 of a basic literal; "".
+func literalType(init string) string {
+	init = strings.TrimSpace(init)
+	switch {
+	case init == "":
+		return ""
+	case init[0] == '"' || init[0] == '`':
+		return "string"
+	case init[0] == '\'':
+		return "rune"
+	case init[0] >= '0' && init[0] <= '9':
+		if strings.ContainsAny(init, ".eE") && !strings.HasPrefix(init, "0x") {
+			return "float64"
+		}
+		return "int"
+	case init == "true" || init == "false":
+		return "bool"
+	}
+	ptr := ""
+	if init[0] == '&' {
+		ptr, init = "*", init[1:]
+	}
+	if i := strings.IndexByte(init, '{'); i > 0 && !strings.ContainsAny(init[:i], "()= ") {
+		return ptr + init[:i]
+	}
+	return ""
+}
+
+func cmpOr(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// sourceOf reads a span of a file's text, when the workspace can.
+func sourceOf(s resolve.Workspace, path string, sp analysis.Span) string {
+	t, ok := s.(interface{ Text(string) ([]byte, bool) })
+	if !ok {
+		return ""
+	}
+	src, ok := t.Text(path)
+	if !ok || sp.Start < 0 || sp.End > len(src) || sp.Start >= sp.End {
+		return ""
+	}
+	return string(src[sp.Start:sp.End])
 }

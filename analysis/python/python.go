@@ -39,6 +39,10 @@ type walker struct {
 	// declared holds the names bound in each scope (by scope index) and
 	// each class (by def index), so rebinding a name is a write.
 	declared map[scopedName]bool
+	// value is the chain the variable the next target declares is
+	// assigned ("prep()"): the resolver infers its type from what the
+	// callee is annotated to return.
+	value string
 }
 
 type scopedName struct {
@@ -82,7 +86,17 @@ func (w *walker) node(n syntax.Node) {
 			}
 		}
 	case "as_pattern_target":
-		w.target(n.NamedChildren()[0], analysis.RoleWrite, "")
+		// `with Session() as s`: s is what the context manager's
+		// __enter__ gives, most often the instance itself.
+		typeName := ""
+		if p := n.Parent(); p.Type() == "as_pattern" && p.Parent().Type() == "with_item" {
+			typeName = constructedType(p.NamedChildren()[0])
+			if typeName == "" && n.NamedChildren()[0].Type() == "identifier" {
+				w.value = callValue(p.NamedChildren()[0])
+			}
+		}
+		w.target(n.NamedChildren()[0], analysis.RoleWrite, typeName)
+		w.value = ""
 	case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression":
 		// Comprehensions have their own scope; visit the for clauses first so
 		// the body sees their variables.
@@ -256,7 +270,20 @@ func (w *walker) assignment(n syntax.Node) {
 	if typeName == "" {
 		typeName = constructedType(right)
 	}
+	if typeName == "" && left.Type() == "identifier" {
+		w.value = callValue(right)
+	}
 	w.target(left, analysis.RoleWrite, typeName)
+	w.value = ""
+}
+
+// callValue is a call's callee as a chain the resolver follows ("f()",
+// "mod.f()", "obj.method()"), or "" for other values.
+func callValue(v syntax.Node) string {
+	if v.Type() != "call" || !isDotted(v.Field("function")) {
+		return ""
+	}
+	return v.Field("function").Text() + "()"
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.
@@ -279,6 +306,7 @@ func (w *walker) target(t syntax.Node, role analysis.Role, typeName string) {
 		d := w.b.Def(kind, t, t.Parent())
 		w.declared[scopedName{w.b.Scope(), name}] = true
 		w.b.D(d).TypeName = typeName
+		w.b.D(d).Value = w.value
 		if owner == nil || owner.Kind == analysis.KindClass {
 			w.b.D(d).Visibility = visibility(name)
 			w.b.D(d).Signature = extract.Header(t.Parent(), syntax.Node{})

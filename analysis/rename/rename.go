@@ -103,6 +103,9 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
 	}
 	c := cands[0]
+	if lib, ok := s.(interface{ InLibrary(string) string }); ok && lib.InLibrary(c.Def.Path) != "" {
+		return resolve.DefID{}, refuse("cannot rename %s: it is declared in the library %s (%s), which kast never edits", name, lib.InLibrary(c.Def.Path), c.Def.Path)
+	}
 	if !s.InWorkspace(c.Def.Path) {
 		return resolve.DefID{}, refuse("cannot rename %s: it is declared in %s, outside the workspace", name, c.Def.Path)
 	}

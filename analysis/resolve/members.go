@@ -77,7 +77,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
-	if f.Lang == "kotlin" || f.Lang == "java" {
+	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" {
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
 		// a chain decides, and a constructor call is a call of its class.
 		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
@@ -123,7 +123,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
-		case d.Value != "" && g.Lang == "kotlin" && c.Confidence >= r.threshold:
+		case d.Value != "" && (g.Lang == "kotlin" || g.Lang == "python") && c.Confidence >= r.threshold:
 			for _, t := range r.valueTypes(g, d, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
@@ -375,6 +375,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		if ref.Qualifier != imp.Path && ref.Qualifier != local {
 			continue
 		}
+		if f.Lang == "go" {
+			if out, ok := r.goPackageMember(imp.Path, ref.Name, ref.Role); ok {
+				return out
+			}
+		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
 			return out
@@ -404,6 +409,43 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 	}
 	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
+}
+
+// GoPackages is what a workspace knows of where Go packages live: the
+// module paths of its go.mod files and of the libraries it holds.
+type GoPackages interface {
+	// GoPackageDirs maps an import path to the folders holding its
+	// package; ok is false when no module the workspace knows serves it.
+	GoPackageDirs(importPath string) (dirs []string, ok bool)
+}
+
+// goPackageMember finds a top-level name of the Go package imported as
+// importPath in the folders the workspace maps the import path to. ok is
+// false when the workspace cannot map it (resolution then guesses from
+// folder names) or the package there lacks the name.
+func (r *Resolver) goPackageMember(importPath, name string, role analysis.Role) ([]Candidate, bool) {
+	gp, ok := r.ws.(GoPackages)
+	if !ok {
+		return nil, false
+	}
+	dirs, ok := gp.GoPackageDirs(importPath)
+	if !ok {
+		return nil, false
+	}
+	var out []Candidate
+	for _, id := range r.defs(name) {
+		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod || !slices.Contains(dirs, filepath.Dir(id.Path)) {
+			continue
+		}
+		g := r.file(id.Path)
+		if g == nil {
+			continue
+		}
+		if d := g.Defs[id.Index]; d.Container == analysis.None && d.Receiver == "" {
+			out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // goImported finds a top-level name of the Go package imported as

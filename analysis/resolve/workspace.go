@@ -149,3 +149,18 @@ func sameDir(a, b string) bool {
 	i, j := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
 	return i == j && a[:max(i, 0)] == b[:max(j, 0)]
 }
+
+// ModuleFiles lists the files of a language that an import path (a Python
+// module, a JavaScript specifier) names, seen from the file from: what
+// completion lists after the module's name and a dot.
+func ModuleFiles(ws Workspace, from, lang, importPath string) []string {
+	var out []string
+	for _, p := range ws.Files() {
+		if p != from && moduleMatches(from, p, importPath) {
+			if f := ws.File(p); f != nil && f.Lang == lang {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -44,10 +44,11 @@ func (s *Snapshot) EachUse(ctx context.Context, progress func(done, total int), 
 // stored uses when they answer for this snapshot (as storedReferences
 // requires: one root, every open document as indexed), else nil.
 func (s *Snapshot) heldUses() (*Workspace, *usesState) {
-	if s.shared == nil || len(s.roots) != 1 {
+	ws := workspaceRoots(s.roots)
+	if s.shared == nil || len(ws) != 1 {
 		return nil, nil
 	}
-	w := s.roots[0]
+	w := ws[0]
 	if st := w.usesStatus(); st.valid {
 		return w, st
 	}

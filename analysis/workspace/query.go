@@ -72,6 +72,26 @@ func (w *Workspace) Definition(path string, line, col int) ([]Location, error) {
 	return out, nil
 }
 
+// Definition lists where the name at a position is defined, as the
+// language server answers: confident candidates only, the snapshot's
+// libraries included. uncertain adds the guesses, marked.
+func (s *Snapshot) Definition(path string, line, col int, uncertain bool) ([]Location, error) {
+	offset, err := Offset(path, line, col)
+	if err != nil {
+		return nil, err
+	}
+	var out []Location
+	for _, c := range s.Resolver().DefinitionAt(path, offset) {
+		if c.Uncertain && !uncertain {
+			continue
+		}
+		l := locationOf(c.Def.Path, c.NameSpan)
+		l.Name, l.Kind, l.Confidence, l.Uncertain, l.Via = c.Name, c.Kind.String(), c.Confidence, c.Uncertain, string(c.Via)
+		out = append(out, l)
+	}
+	return out, nil
+}
+
 // References lists the references of the definition at (or named at) a
 // position. Nothing comes back when that definition is itself a guess.
 func (w *Workspace) References(path string, line, col int) ([]Location, error) {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -56,7 +57,8 @@ func (s *Session) AddRoot(ws *Workspace) {
 		}
 	}
 	s.roots = append(s.roots, ws)
-	// Longest root first, so a nested root owns its files.
+	// Longest root first, so a nested root owns its files (a virtualenv's
+	// package inside the workspace belongs to its library).
 	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
 }
 
@@ -73,8 +75,25 @@ func (s *Session) RemoveRoot(root string) *Workspace {
 	return nil
 }
 
-// Roots lists the session's workspaces.
+// Roots lists the session's workspaces, libraries left out.
 func (s *Session) Roots() []*Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return workspaceRoots(s.roots)
+}
+
+func workspaceRoots(all []*Workspace) []*Workspace {
+	var out []*Workspace
+	for _, w := range all {
+		if w.Lib == nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// indexes lists the session's workspaces and libraries.
+func (s *Session) indexes() []*Workspace {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.roots)
@@ -187,7 +206,7 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 // Snapshot returns an immutable view: the roots' indexes as they are now,
 // shadowed by the facts of docs.
 func (s *Session) Snapshot(docs []Doc) *Snapshot {
-	snap := newSnapshot(s.Roots())
+	snap := newSnapshot(s.indexes())
 	clean := true
 	for _, d := range docs {
 		if d.Path == "" {
@@ -198,7 +217,7 @@ func (s *Session) Snapshot(docs []Doc) *Snapshot {
 			snap.open[d.Path] = o
 			snap.openPaths = append(snap.openPaths, d.Path)
 			w := owner(snap.roots, d.Path)
-			clean = clean && w != nil && w.view.indexedHash(d.Path) == o.hash
+			clean = clean && w != nil && (w.Lib != nil || w.view.indexedHash(d.Path) == o.hash)
 		}
 	}
 	slices.Sort(snap.openPaths)
@@ -215,7 +234,7 @@ func newSnapshot(roots []*Workspace) *Snapshot {
 
 // Snapshot is what one request sees. It implements resolve.Workspace.
 type Snapshot struct {
-	roots     []*Workspace
+	roots     []*Workspace // workspace roots, then libraries
 	open      map[string]*overlay
 	openPaths []string
 	texts     map[string][]byte
@@ -248,10 +267,14 @@ func (s *Snapshot) Resolver() *resolve.Resolver {
 	return s.resolver
 }
 
-// InWorkspace reports whether path lies under one of the roots.
-func (s *Snapshot) InWorkspace(path string) bool { return owner(s.roots, path) != nil }
+// InWorkspace reports whether path lies under one of the workspace roots
+// (not in a library).
+func (s *Snapshot) InWorkspace(path string) bool {
+	w := owner(s.roots, path)
+	return w != nil && w.Lib == nil
+}
 
-// RootOf returns the root holding path, or "".
+// RootOf returns the root (or library folder) holding path, or "".
 func (s *Snapshot) RootOf(path string) string {
 	if w := owner(s.roots, path); w != nil {
 		return w.Root
@@ -259,11 +282,13 @@ func (s *Snapshot) RootOf(path string) string {
 	return ""
 }
 
-// Roots lists the roots' paths.
+// Roots lists the workspace roots' paths.
 func (s *Snapshot) Roots() []string {
-	out := make([]string, len(s.roots))
-	for i, w := range s.roots {
-		out[i] = w.Root
+	var out []string
+	for _, w := range s.roots {
+		if w.Lib == nil {
+			out = append(out, w.Root)
+		}
 	}
 	return out
 }
@@ -419,6 +444,9 @@ func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
 func (s *Snapshot) refsNamed(name string) []resolve.RefID {
 	out := []resolve.RefID{}
 	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue // references stay workspace-scoped
+		}
 		for _, id := range w.view.RefsNamed(name) {
 			if s.fromIndex(w, id.Path) {
 				out = append(out, id)
@@ -485,7 +513,11 @@ type Symbol struct {
 // Open documents shadow their indexed versions.
 func (s *Snapshot) SymbolsMatching(pattern string, fuzzy bool, limit int) []Symbol {
 	var out []Symbol
-	for _, w := range s.roots {
+	// The workspace's symbols first, then the libraries'.
+	ordered := slices.SortedStableFunc(slices.Values(s.roots), func(a, b *Workspace) int {
+		return cmp.Compare(btoi(a.Lib != nil), btoi(b.Lib != nil))
+	})
+	for _, w := range ordered {
 		lookup := w.Index.DefsWithPrefix
 		if fuzzy {
 			lookup = w.Index.DefsFuzzy

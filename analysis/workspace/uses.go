@@ -366,10 +366,11 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 // for this snapshot: one root, every open document as indexed. Files
 // changed since the pass are resolved here.
 func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, bool) {
-	if s.shared == nil || len(s.roots) != 1 {
+	ws := workspaceRoots(s.roots)
+	if s.shared == nil || len(ws) != 1 {
 		return nil, false
 	}
-	w := s.roots[0]
+	w := ws[0]
 	f := s.File(def.Path)
 	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) || resolve.DeclaredInBody(f, def.Index) ||
 		resolve.IsPredeclared(s, def) { // not stored: navigation lists none

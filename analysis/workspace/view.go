@@ -34,6 +34,10 @@ const maxCachedFactsBytes = 48 << 20
 type view struct {
 	ix  *storage.Index
 	log *slog.Logger
+	// maxBytes and maxTopLevel bound the caches: a library's view gets a
+	// small share, since a module with its dependencies opens dozens.
+	maxBytes    int64
+	maxTopLevel int
 	// gen counts the changes of the index this view has seen: what was
 	// computed from it at one generation stays true until the next.
 	gen atomic.Uint64
@@ -59,7 +63,17 @@ type cachedFacts struct {
 }
 
 func newView(ix *storage.Index, log *slog.Logger) *view {
-	return &view{ix: ix, log: log, facts: map[string]*list.Element{}}
+	return &view{ix: ix, log: log, facts: map[string]*list.Element{}, maxBytes: maxCachedFactsBytes, maxTopLevel: maxTopLevelDefs}
+}
+
+// Library views keep less: the standard library's a quarter of a
+// workspace's, a module's a sixteenth.
+func (v *view) shrink(std bool) {
+	div := 16
+	if std {
+		div = 4
+	}
+	v.maxBytes, v.maxTopLevel = maxCachedFactsBytes/int64(div), maxTopLevelDefs/div
 }
 
 // forget drops what the cache knows of one file after it was reindexed.
@@ -124,7 +138,7 @@ func (v *view) File(path string) *analysis.FileFacts {
 	c := &cachedFacts{path: path, facts: f, size: factsSize(f)}
 	v.facts[path] = v.lru.PushFront(c)
 	v.bytes += c.size
-	for v.bytes > maxCachedFactsBytes && v.lru.Len() > 1 {
+	for v.bytes > v.maxBytes && v.lru.Len() > 1 {
 		v.removeLocked(v.lru.Back())
 	}
 	return f
@@ -173,7 +187,7 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if v.gen.Load() != gen {
 		return defs
 	}
-	if v.topLevel == nil || v.topLevelDefs+len(defs) > maxTopLevelDefs {
+	if v.topLevel == nil || v.topLevelDefs+len(defs) > v.maxTopLevel {
 		v.topLevel, v.topLevelDefs = map[string][]TopLevelDef{}, 0
 	}
 	v.topLevel[path] = defs

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/libraries"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/storage"
 	"github.com/kast-dev/kast/storage/indexer"
@@ -24,7 +26,7 @@ import (
 
 // grammarVersion names the grammars and extraction rules the index was built
 // with; changing it rebuilds every index. Bump it when extraction changes.
-const grammarVersion = "go-tree-sitter-20240827/extract-1"
+const grammarVersion = "go-tree-sitter-20240827/extract-2"
 
 // Options configures Open.
 type Options struct {
@@ -36,6 +38,10 @@ type Options struct {
 	// IndexDir overrides the index directory.
 	IndexDir string
 	Logger   *slog.Logger
+	// Library opens a read-only library version instead of a workspace
+	// root: its files are the library's sources (Library.Include), and its
+	// index lives in the shared library cache unless IndexDir says otherwise.
+	Library *libraries.Library
 }
 
 // Workspace is an open workspace.
@@ -46,6 +52,11 @@ type Workspace struct {
 	uses  usesTracker
 	log   *slog.Logger
 	dirs  atomic.Pointer[[]string] // the folders the last refresh's scan entered
+	// Lib is set when this is a library's index (read-only, never renamed
+	// into), nil for a workspace root.
+	Lib *libraries.Library
+	// modulePath is the Go module path go.mod at the root declares, or "".
+	modulePath string
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
@@ -55,8 +66,14 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir := opts.IndexDir
+	if opts.Library != nil && dir == "" && !opts.InMemory {
+		if dir, err = LibraryIndexDir(*opts.Library); err != nil {
+			return nil, err
+		}
+	}
 	ix, err := storage.Open(abs, storage.Options{
-		Dir:            opts.IndexDir,
+		Dir:            dir,
 		InMemory:       opts.InMemory,
 		GrammarVersion: grammarVersion,
 		BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
@@ -70,7 +87,51 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Workspace{Root: abs, Index: ix, view: newView(ix, logger), log: logger}, nil
+	w := &Workspace{Root: abs, Index: ix, view: newView(ix, logger), log: logger, Lib: opts.Library}
+	if w.Lib == nil {
+		w.modulePath = libraries.ModulePath(abs)
+	} else {
+		w.view.shrink(w.Lib.Module == "std")
+	}
+	return w, nil
+}
+
+// LibraryIndexDir is where a library version's index lives: beside the
+// workspaces' indexes, under libs/, one folder per version.
+func LibraryIndexDir(lib libraries.Library) (string, error) {
+	any, err := storage.DefaultDir(string(filepath.Separator))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(any), "libs", lib.Key()), nil
+}
+
+// completeMarker is written into a library's index folder once it holds
+// the whole library: library versions do not change, so a later process
+// uses the index without scanning the library again.
+const completeMarker = "kast-library-complete"
+
+// LibraryComplete reports whether the library index was built whole before.
+func (w *Workspace) LibraryComplete() bool {
+	if w.Lib == nil || w.Index.InMemory() {
+		return false
+	}
+	dir, err := LibraryIndexDir(*w.Lib)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, completeMarker))
+	return err == nil
+}
+
+// markLibraryComplete records a whole library index (see completeMarker).
+func (w *Workspace) markLibraryComplete() {
+	if w.Lib == nil || w.Index.InMemory() {
+		return
+	}
+	if dir, err := LibraryIndexDir(*w.Lib); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, completeMarker), []byte(w.Lib.String()+"\n"), 0o600)
+	}
 }
 
 // buildVersion identifies the running binary's code for the index: the
@@ -109,7 +170,11 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(indexer.Progress)
 
 func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)) (indexer.Totals, scan.Skipped, error) {
 	// The indexer reads every file it is given and skips binary ones itself.
-	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: Supported, CallerChecksBinary: true})
+	include := Supported
+	if w.Lib != nil {
+		include = w.Lib.Include
+	}
+	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: include, CallerChecksBinary: true})
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}
@@ -134,6 +199,9 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	w.view.invalidate()
 	if err == nil {
 		w.Index.RecordLanguages(countLanguages(found.Files))
+	}
+	if err == nil && ctx.Err() == nil {
+		w.markLibraryComplete()
 	}
 	return totals, found.Skipped, err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/host"
@@ -32,5 +33,8 @@ func newServerHost(ctx context.Context, logger *slog.Logger) *host.Host {
 		logger.Warn("the configured embedder is not available; semantic search uses the built-in one", "embedder", embed.provider, "err", err)
 		h = host.New(host.Options{Logger: logger, Version: kastVersion()})
 	}
+	// Editors get definitions into the libraries their roots depend on;
+	// KAST_LIBRARIES=off keeps kast to the workspace.
+	h.Libraries = os.Getenv("KAST_LIBRARIES") != "off"
 	return h
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func newIndexCmd(g *globalFlags) *cobra.Command {
-	var asJSON, inMemory, references bool
+	var asJSON, inMemory, references, noLibraries bool
 	var rootFlag, scipFile string
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
@@ -33,7 +33,11 @@ With --references it then resolves every reference and stores where each
 definition is used, as the language server does in the background, so that
 reference queries read them at once.
 With --scip FILE it also resolves every reference and writes the workspace as
-a SCIP index to FILE, for a code host's precise navigation (see the README).`,
+a SCIP index to FILE, for a code host's precise navigation (see the README).
+
+Then the libraries the workspace depends on (the Go standard library and the
+modules of the build list, read from the module cache without network access)
+are indexed, each version once into an index every workspace shares.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			logger, err := newLogger(g.logLevel)
@@ -89,13 +93,25 @@ a SCIP index to FILE, for a code host's precise navigation (see the README).`,
 					return err
 				}
 			}
+			// Libraries are shared, on-disk indexes: an in-memory run leaves them be.
+			var libs *librariesReport
+			if !noLibraries && !inMemory && os.Getenv("KAST_LIBRARIES") != "off" {
+				rep := indexLibraries(cmd.Context(), ws.Root, cmd.ErrOrStderr(), workspace.Options{Logger: logger})
+				libs = &rep
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(indexReport(ws.Root, totals, skipped))
+				return enc.Encode(struct {
+					report
+					Libraries *librariesReport `json:"libraries,omitempty"`
+				}{indexReport(ws.Root, totals, skipped), libs})
 			}
 			printIndexSummary(out, ws.Root, totals, skipped)
+			if libs != nil {
+				printLibraries(out, *libs)
+			}
 			return nil
 		},
 	}
@@ -104,6 +120,7 @@ a SCIP index to FILE, for a code host's precise navigation (see the README).`,
 	cmd.Flags().BoolVar(&inMemory, "in-memory", false, "index in memory only, leaving the on-disk index alone")
 	cmd.Flags().BoolVar(&references, "references", false, "also resolve and store every reference (see above)")
 	cmd.Flags().StringVar(&scipFile, "scip", "", "also write the workspace as a SCIP index to this file")
+	cmd.Flags().BoolVar(&noLibraries, "no-libraries", false, "leave out the libraries the workspace depends on (Go: the standard library, go.mod's modules in the module cache)")
 	return cmd
 }
 

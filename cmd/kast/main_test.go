@@ -299,7 +299,7 @@ func TestDemoSteps(t *testing.T) {
 		{"textDocument/definition", "→ src/main/kotlin/sample/Greeter.kt:4:5"},
 		{"textDocument/references", "3 references\n  src/main/kotlin/sample/SecondaryUse.kt:3:26\n  src/main/kotlin/sample/Shop.kt:14:30\n  src/main/kotlin/sample/Use.kt:3:21"},
 		{"textDocument/hover", "fun greet(name: String): String\nGreets someone by name."},
-		{"textDocument/completion", "5 items: add, count, describe, items, name"},
+		{"textDocument/completion", "5 items: items, name, add, count, describe"},
 		{"textDocument/rename", "4 edits in 4 files"},
 		{"textDocument/prepareCallHierarchy", "greet"},
 		{"callHierarchy/incomingCalls", "← useAgain\n← describe\n← use"},

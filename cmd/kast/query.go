@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,9 +22,10 @@ import (
 var errNoResults = errors.New("no results")
 
 type queryFlags struct {
-	root   string
-	asJSON bool
-	limit  int
+	root      string
+	asJSON    bool
+	limit     int
+	uncertain bool
 }
 
 func newQueryCmd(g *globalFlags, exit *int) *cobra.Command {
@@ -85,11 +87,13 @@ was found.`,
 			return err
 		}
 	}
+	defCmd := &cobra.Command{Use: "def FILE:LINE:COL", Short: "Where the name at a position is defined (as the language server answers)", Args: cobra.ExactArgs(1),
+		RunE: run(positionArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
+			return queryDef(ws, out, args[0], q)
+		})}
+	defCmd.Flags().BoolVar(&q.uncertain, "uncertain", false, "also print guesses below the confidence threshold, marked uncertain")
 	cmd.AddCommand(
-		&cobra.Command{Use: "def FILE:LINE:COL", Short: "Where the name at a position is defined", Args: cobra.ExactArgs(1),
-			RunE: run(positionArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
-				return queryDef(ws, out, args[0], q)
-			})},
+		defCmd,
 		&cobra.Command{Use: "refs FILE:LINE:COL", Short: "References of the definition at or named at a position", Args: cobra.ExactArgs(1),
 			RunE: run(positionArg, func(ws *workspace.Workspace, out io.Writer, args []string) error {
 				return queryRefs(ws, out, args[0], q)
@@ -185,7 +189,15 @@ func queryDef(ws *workspace.Workspace, out io.Writer, arg string, q queryFlags) 
 	if err := indexedSource(ws, path, file(arg)); err != nil {
 		return err
 	}
-	locs, err := ws.Definition(path, line, col)
+	// The language server's answer: its libraries (those indexed already)
+	// and no guesses unless asked.
+	session := workspace.NewSession()
+	session.AddRoot(ws)
+	for _, lib := range indexedLibraries(context.Background(), ws.Root) {
+		defer lib.Close()
+		session.AddLibrary(lib)
+	}
+	locs, err := session.Snapshot(nil).Definition(path, line, col, q.uncertain)
 	if err != nil {
 		return fmt.Errorf("%s: %w", arg, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,9 +121,18 @@ type lspLocation struct {
 
 func (l lspLocation) key() string {
 	if l.TargetURI != "" {
-		return fmt.Sprintf("%s:%d", l.TargetURI, l.TargetSelectionRange.Start.Line)
+		return fmt.Sprintf("%s:%d", unescapeURI(l.TargetURI), l.TargetSelectionRange.Start.Line)
 	}
-	return fmt.Sprintf("%s:%d", l.URI, l.Range.Start.Line)
+	return fmt.Sprintf("%s:%d", unescapeURI(l.URI), l.Range.Start.Line)
+}
+
+// unescapeURI undoes percent-encoding, which servers apply differently
+// ("@" in module cache paths is %40 in one, bare in another).
+func unescapeURI(u string) string {
+	if s, err := url.PathUnescape(u); err == nil {
+		return s
+	}
+	return u
 }
 
 // timings are the latencies of each method, and the first definition found

@@ -65,7 +65,7 @@ func main() {
 	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
 	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the round with the median ratio")
 	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
-	accuracy := flag.String("accuracy", "", "score resolution against a compiler oracle for a `language` (kotlin) on -root (comma-separated) instead of indexing")
+	accuracy := flag.String("accuracy", "", "score resolution for a `language` on -root: go against -gopls, kotlin against a compiler oracle, (comma-separated) instead of indexing")
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
 	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
 	semanticFP := flag.Bool("semantic", false, "count kast's own semantic diagnostics on each of -root (comma-separated; compiling projects should get none) instead of indexing")
@@ -73,6 +73,8 @@ func main() {
 	var err error
 	if *semanticFP {
 		err = runSemantic(*root)
+	} else if *accuracy == "go" {
+		err = runGoAccuracy(*kast, *gopls, *root, *samples)
 	} else if *accuracy != "" {
 		err = runAccuracy(*accuracy, *root, *oracle, *samples, *refSamples)
 	} else if *floorOnly {

@@ -49,8 +49,9 @@ func (l *LSP) Completion(ctx context.Context, p *protocol.CompletionParams) (pro
 		}
 		items = append(items, ci)
 	}
-	// The list is cut at a bound and filtered by the prefix: ask again as it grows.
-	return &protocol.CompletionList{IsIncomplete: true, Items: items}, nil
+	// Incomplete only when items were left out: otherwise a longer prefix
+	// selects among these, which the client filters itself.
+	return &protocol.CompletionList{IsIncomplete: res.Incomplete, Items: items}, nil
 }
 
 // CompletionResolve adds the definition's documentation to an item.

@@ -2,10 +2,12 @@ package lsp
 
 import (
 	"context"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/kast-dev/kast/analysis/navigate"
+	"github.com/kast-dev/kast/server"
 )
 
 func (r *request) symbolLocations(syms []navigate.Symbol) protocol.LocationSlice {
@@ -101,7 +103,35 @@ func (l *LSP) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hov
 		return nil, nil
 	}
 	rng := r.rng(path, info.Span)
+	if wantsPlaintext(server.ConnOf(ctx)) {
+		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: plaintext(info.Markdown)}, Range: &rng}, nil
+	}
 	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: info.Markdown}, Range: &rng}, nil
+}
+
+// wantsPlaintext reports whether the client prefers plain text in hovers
+// (its contentFormat lists plaintext before markdown, or markdown not at
+// all): Emacs eglot without markdown-mode shows fences raw otherwise.
+func wantsPlaintext(conn *server.Conn) bool {
+	if conn == nil {
+		return false
+	}
+	caps := conn.ClientCapabilities()
+	if caps.TextDocument == nil || caps.TextDocument.Hover == nil || len(caps.TextDocument.Hover.ContentFormat) == 0 {
+		return false
+	}
+	return caps.TextDocument.Hover.ContentFormat[0] == protocol.MarkupKindPlainText
+}
+
+// plaintext drops the code fences of a hover's markdown.
+func plaintext(md string) string {
+	var lines []string
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "```") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // SignatureHelp answers textDocument/signatureHelp.

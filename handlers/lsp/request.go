@@ -50,7 +50,7 @@ func empty[T any](v T, err error) (T, error) {
 func (l *LSP) request(ctx context.Context) *request {
 	s := l.session(ctx)
 	r := &request{ctx: ctx, session: s, enc: encoding(server.ConnOf(ctx)), open: map[string]*document.Document{}, disk: map[string]*document.Document{},
-		texts: map[string][]byte{}, rule: confine.New(s.rootPaths()), refused: map[string]error{}}
+		texts: map[string][]byte{}, refused: map[string]error{}}
 	docs := snapshotOf(ctx)
 	var overlay []workspace.Doc
 	for _, u := range docs.URIs() {
@@ -61,6 +61,9 @@ func (l *LSP) request(ctx context.Context) *request {
 		}
 	}
 	r.snap = s.engine.Snapshot(overlay)
+	// Library sources are read like the workspace's (never written: edits
+	// check paths against the workspace roots alone).
+	r.rule = confine.New(append(s.rootPaths(), r.snap.LibraryDirs()...))
 	return r
 }
 

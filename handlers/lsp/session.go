@@ -131,6 +131,10 @@ func (s *session) addRoot(root string) {
 		return
 	}
 	s.indexing[root] = indexed
+	if s.l.pool.Libraries {
+		s.wg.Add(1)
+		go s.indexLibraries(root, indexed)
+	}
 }
 
 // progressWatcher shows the root's background passes as $/progress. Progress

@@ -123,7 +123,11 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 			files, _ := w.Index.Files()
 			roots = append(roots, root{w.Root, indexPlace(w), len(files), w.Notice(), refs})
 		}
-		return json.Marshal(map[string]any{"roots": roots})
+		status := map[string]any{"roots": roots}
+		if s.l.pool.Libraries {
+			status["libraries"] = s.libraryStatus()
+		}
+		return json.Marshal(status)
 	}
 	return nil, server.Errorf(jsonrpc2.InvalidParams, server.CodeInvalidParams, "unknown command %q; kast runs %s and %s", p.Command, cmdReindex, cmdStatus)
 }

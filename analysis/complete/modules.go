@@ -1,0 +1,100 @@
+package complete
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// Members of packages and modules after their name and a dot, and the
+// Go rule that another package's unexported names cannot be named.
+
+// goPackageMembers adds the top-level names of the Go package the file
+// imports under the name qualifier (its methods are reached through values).
+func (c *collector) goPackageMembers(qualifier string) {
+	for _, imp := range c.f.Imports {
+		if imp.Wildcard || resolve.GoImportName(imp) != qualifier {
+			continue
+		}
+		dirs, mapped := goPackageDirs(c.s, imp.Path)
+		files := c.s.FilesInPackage("go", packageClause(imp))
+		if mapped && !slices.ContainsFunc(files, func(p string) bool { return slices.Contains(dirs, filepath.Dir(p)) }) {
+			// The package clause differs from the import path's last
+			// element (go-yaml's is yaml): look in the folders.
+			files = slices.DeleteFunc(slices.Clone(c.s.Files()), func(p string) bool {
+				return !strings.HasSuffix(p, ".go") || !slices.Contains(dirs, filepath.Dir(p))
+			})
+		}
+		for _, p := range files {
+			dir := filepath.Dir(p)
+			if mapped && !slices.Contains(dirs, dir) || !mapped && !strings.HasSuffix(filepath.ToSlash(dir), "/"+imp.Path) ||
+				!resolve.BuildsWith(c.f.Path, p) {
+				continue
+			}
+			for _, d := range c.s.TopLevel(p) {
+				if d.Receiver == "" && d.Kind != analysis.KindLambda {
+					c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
+				}
+			}
+		}
+	}
+}
+
+// pythonModuleMembers adds the module attributes of the module the file
+// imports under the name qualifier: what its files declare at the top,
+// private names (a leading underscore) left out.
+func (c *collector) pythonModuleMembers(qualifier string) {
+	for _, imp := range c.f.Imports {
+		if imp.Wildcard || cmp.Or(imp.Alias, imp.Name) != qualifier {
+			continue
+		}
+		for _, p := range resolve.ModuleFiles(c.s, c.f.Path, c.f.Lang, imp.Path) {
+			for _, d := range c.s.TopLevel(p) {
+				if d.Receiver == "" && !strings.HasPrefix(d.Name, "_") && d.Kind != analysis.KindLambda {
+					c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
+				}
+			}
+		}
+	}
+}
+
+// packageClause guesses the name a Go package's files declare: the name
+// its import gives it without an alias.
+func packageClause(imp analysis.Import) string {
+	imp.Alias = ""
+	return resolve.GoImportName(imp)
+}
+
+func goPackageDirs(s Snapshot, importPath string) ([]string, bool) {
+	if gp, ok := s.(resolve.GoPackages); ok {
+		return gp.GoPackageDirs(importPath)
+	}
+	return nil, false
+}
+
+// dropUnexported removes the members of other Go packages that the file
+// cannot name: those not starting with an upper-case letter.
+func (c *collector) dropUnexported() {
+	dir := filepath.Dir(c.f.Path)
+	kept := c.items[:0]
+	clear(c.seen)
+	for _, it := range c.items {
+		if it.Def.Path != "" && filepath.Dir(it.Def.Path) != dir && !isExported(it.Label) {
+			continue
+		}
+		c.seen[it.Label] = len(kept)
+		kept = append(kept, it)
+	}
+	c.items = kept
+}
+
+func isExported(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsUpper(r)
+}

@@ -1,0 +1,126 @@
+package libraries
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func reasons(f Found) map[string]string {
+	out := map[string]string{}
+	for _, s := range f.Skipped {
+		out[s.Library] = s.Reason
+	}
+	return out
+}
+
+// Bad input never stops discovery: each problem is a skipped library with
+// its reason.
+func TestDiscoverSkipsWithReasons(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"ws/go.mod":                         "module example.com/ws\n\nrequire (\n\texample.com/ok v1.0.0\n\texample.com/empty v1.0.0\n\texample.com/gone v1.0.0\n\texample.com/local v1.0.0\n)\n\nreplace example.com/local => ../local\n",
+		"cache/example.com/ok@v1.0.0/ok.go": "package ok\n",
+		"local/local.go":                    "package local\n",
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "cache", "example.com", "empty@v1.0.0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := Discover(context.Background(), filepath.Join(dir, "ws"), Options{Go: &GoEnv{GOROOT: filepath.Join(dir, "no-goroot"), GOMODCACHE: filepath.Join(dir, "cache")}})
+	r := reasons(f)
+	if r["std"] != BrokenGoroot || r["example.com/empty@v1.0.0"] != Incomplete || r["example.com/gone@v1.0.0"] != NotDownloaded {
+		t.Errorf("skipped: %+v", f.Skipped)
+	}
+	if len(f.Libraries) != 1 || f.Libraries[0].Module != "example.com/ok" {
+		t.Errorf("libraries: %+v (the locally replaced module is the user's source, not a library)", f.Libraries)
+	}
+
+	write(t, dir, map[string]string{"bad/go.mod": "module example.com/bad\n\nrequire (\n"})
+	f = Discover(context.Background(), filepath.Join(dir, "bad"), Options{Go: &GoEnv{GOROOT: filepath.Join(dir, "no-goroot")}})
+	if r := reasons(f); r[filepath.Join(dir, "bad", "go.mod")] != BadGoMod {
+		t.Errorf("a broken go.mod: %+v", f.Skipped)
+	}
+	if f := Discover(context.Background(), dir, Options{}); len(f.Libraries)+len(f.Skipped) != 0 {
+		t.Errorf("a folder without go.mod has no Go libraries: %+v", f)
+	}
+}
+
+func TestLibraryPathsAndFiles(t *testing.T) {
+	std := Library{Lang: "go", Module: "std", Version: "go1.99", Dir: "/goroot/src"}
+	mod := Library{Lang: "go", Module: "github.com/BurntSushi/toml", Version: "v1.2.0", Dir: "/cache/github.com/!burnt!sushi/toml@v1.2.0"}
+	for _, c := range []struct {
+		lib        Library
+		importPath string
+		want       string
+	}{
+		{std, "net/http", "/goroot/src/net/http"},
+		{std, "github.com/x/y", ""},
+		{mod, "github.com/BurntSushi/toml", mod.Dir},
+		{mod, "github.com/BurntSushi/toml/internal", mod.Dir + "/internal"},
+		{mod, "github.com/BurntSushi/tomlx", ""},
+	} {
+		if got := filepath.ToSlash(c.lib.PackageDir(c.importPath)); got != c.want {
+			t.Errorf("%s: PackageDir(%s) = %q, want %q", c.lib, c.importPath, got, c.want)
+		}
+	}
+	if k := filepath.ToSlash(mod.Key()); k != "go/github.com/!burnt!sushi/toml@v1.2.0" {
+		t.Errorf("Key = %s", k)
+	}
+	for path, want := range map[string]bool{
+		"/goroot/src/fmt/print.go":          true,
+		"/goroot/src/fmt/print_test.go":     false,
+		"/goroot/src/fmt/testdata/x.go":     false,
+		"/goroot/src/cmd/go/main.go":        false,
+		"/goroot/src/go/build/read.go":      true,
+		"/goroot/src/fmt/README.md":         false,
+		"/goroot/src/internal/_hidden/x.go": false,
+	} {
+		if got := std.Include(path); got != want {
+			t.Errorf("Include(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// A virtualenv whose interpreter was deleted: skipped with a reason, and
+// its packages (files on disk) are still libraries.
+func TestDiscoverPythonWithDeletedInterpreter(t *testing.T) {
+	root := t.TempDir()
+	site := ".venv/lib/python3.12/site-packages/"
+	write(t, root, map[string]string{
+		"pyproject.toml":                       "[project]\nname = \"x\"\n",
+		".venv/pyvenv.cfg":                     "home = /gone\n",
+		site + "attr/__init__.py":              "",
+		site + "attrs-23.1.0.dist-info/RECORD": "attr/__init__.py,,\n",
+	})
+	if err := os.MkdirAll(filepath.Join(root, ".venv", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "gone", "python3.12"), filepath.Join(root, ".venv", "bin", "python3")); err != nil {
+		t.Fatal(err)
+	}
+	f := Discover(context.Background(), root, Options{})
+	if r := reasons(f); r[filepath.Join(root, ".venv", "bin", "python3")] != BrokenInterpreter {
+		t.Errorf("skipped: %+v", f.Skipped)
+	}
+	var attrs bool
+	for _, l := range f.Libraries {
+		attrs = attrs || l.Module == "attr" && l.Version == "23.1.0"
+	}
+	if !attrs {
+		t.Errorf("libraries: %+v", f.Libraries)
+	}
+}

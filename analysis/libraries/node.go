@@ -1,0 +1,145 @@
+package libraries
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// TypeScript and JavaScript libraries: the packages package.json depends
+// on, as installed in node_modules, each at the version its own
+// package.json names, with every @types package and typescript itself
+// (whose lib.*.d.ts describe the platform). A package's declaration files
+// are indexed; a package without any, its JavaScript sources.
+
+// More node skip reasons.
+const (
+	NotInstalled = "notInstalled" // a dependency with no folder in node_modules
+	BadPackage   = "badPackage"   // a package.json that cannot be read
+	LinkLoop     = "linkLoop"     // a package folder whose links do not end
+)
+
+func (f *Found) discoverNode(root string) {
+	deps, err := nodeDependencies(filepath.Join(root, "package.json"))
+	if err != nil {
+		f.Skipped = append(f.Skipped, Skip{Library: filepath.Join(root, "package.json"), Reason: BadPackage, Detail: err.Error()})
+		return
+	}
+	nm := filepath.Join(root, "node_modules")
+	// Every @types package and typescript, declared or not: editors use them.
+	if types, err := os.ReadDir(filepath.Join(nm, "@types")); err == nil {
+		for _, e := range types {
+			deps = append(deps, "@types/"+e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(nm, "typescript", "package.json")); err == nil {
+		deps = append(deps, "typescript")
+	}
+	slices.Sort(deps)
+	for _, name := range slices.Compact(deps) {
+		f.add(nodePackage(nm, name))
+	}
+}
+
+// nodeDependencies lists the names package.json depends on.
+func nodeDependencies(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var pkg map[string]json.RawMessage
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, field := range []string{"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"} {
+		var deps map[string]any
+		if raw, ok := pkg[field]; ok && json.Unmarshal(raw, &deps) == nil {
+			for name := range deps {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, nil
+}
+
+// nodePackage finds an installed package: its real folder (pnpm links
+// packages into a store) and version.
+func nodePackage(nm, name string) (Library, *Skip) {
+	if strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
+		return Library{}, &Skip{Library: name, Reason: BadPackage, Detail: "not a package name"}
+	}
+	dir := filepath.Join(nm, filepath.FromSlash(name))
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		if _, lerr := os.Lstat(dir); lerr == nil {
+			return Library{}, &Skip{Library: name, Reason: LinkLoop, Detail: err.Error()}
+		}
+		return Library{}, &Skip{Library: name, Reason: NotInstalled, Detail: "no " + dir + " (npm install puts it there)"}
+	}
+	data, err := os.ReadFile(filepath.Join(real, "package.json"))
+	if err != nil {
+		return Library{}, &Skip{Library: name, Reason: BadPackage, Detail: err.Error()}
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil || pkg.Version == "" {
+		return Library{}, &Skip{Library: name, Reason: BadPackage, Detail: "package.json names no version"}
+	}
+	return Library{Lang: "node", Module: name, Version: pkg.Version, Dir: real, declarations: hasDeclarations(real)}, nil
+}
+
+// hasDeclarations reports whether a package ships .d.ts files, looking a
+// few levels down (most keep them at the top, in types/, dist/ or lib/).
+func hasDeclarations(dir string) bool {
+	found := false
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil || found {
+			return
+		}
+		for _, e := range entries {
+			n := e.Name()
+			switch {
+			case found:
+				return
+			case isDeclaration(n):
+				found = true
+			case e.IsDir() && depth < 3 && n != "node_modules" && !strings.HasPrefix(n, "."):
+				walk(filepath.Join(d, n), depth+1)
+			}
+		}
+	}
+	walk(dir, 0)
+	return found
+}
+
+func isDeclaration(name string) bool {
+	return strings.HasSuffix(name, ".d.ts") || strings.HasSuffix(name, ".d.mts") || strings.HasSuffix(name, ".d.cts")
+}
+
+// nodeInclude reports whether a node package indexes a file: its
+// declarations when it has any, else its JavaScript; never tests or
+// nested packages.
+func (l Library) nodeInclude(parts []string) bool {
+	for _, p := range parts[:len(parts)-1] {
+		switch p {
+		case "node_modules", "test", "tests", "__tests__", "example", "examples":
+			return false
+		}
+	}
+	name := parts[len(parts)-1]
+	if l.declarations {
+		return isDeclaration(name)
+	}
+	for _, ext := range []string{".js", ".mjs", ".cjs"} {
+		if strings.HasSuffix(name, ext) && !strings.HasSuffix(name, ".min"+ext) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,212 @@
+package libraries
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Python libraries: the interpreter's standard library and the packages in
+// the project's virtualenv (.venv, venv, $VIRTUAL_ENV), each top-level
+// package of site-packages a library of its own at the version its
+// .dist-info names; the single-file modules of a site-packages are one more.
+
+// PythonEnv is what discovery needs of the interpreter the project uses.
+type PythonEnv struct {
+	Version string // "3.11.7"
+	Stdlib  string // the standard library's folder
+}
+
+// More Python skip reasons.
+const (
+	BrokenInterpreter = "brokenInterpreter" // the virtualenv's python does not run (deleted or moved)
+	NoInterpreter     = "noInterpreter"     // no python3 answers
+)
+
+// pythonProject reports whether root looks like a Python project.
+func pythonProject(root string) bool {
+	for _, marker := range []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", ".venv", "venv"} {
+		if _, err := os.Stat(filepath.Join(root, marker)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// venvDir finds the project's virtualenv: .venv, venv, else $VIRTUAL_ENV.
+func venvDir(root string) string {
+	for _, name := range []string{".venv", "venv"} {
+		dir := filepath.Join(root, name)
+		if _, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err == nil {
+			return dir
+		}
+	}
+	if v := os.Getenv("VIRTUAL_ENV"); v != "" && filepath.IsAbs(v) {
+		return v
+	}
+	return ""
+}
+
+func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
+	venv := venvDir(root)
+	env := opts.Python
+	if env == nil {
+		var interp string
+		if venv != "" {
+			interp = filepath.Join(venv, "bin", "python3")
+			if e, err := pythonEnv(ctx, interp); err == nil {
+				env = &e
+			} else {
+				f.Skipped = append(f.Skipped, Skip{Library: interp, Reason: BrokenInterpreter, Detail: err.Error()})
+			}
+		}
+		if env == nil {
+			if e, err := pythonEnv(ctx, "python3"); err == nil {
+				env = &e
+			} else {
+				f.Skipped = append(f.Skipped, Skip{Library: "python3", Reason: NoInterpreter, Detail: err.Error()})
+			}
+		}
+	}
+	if env != nil && env.Stdlib != "" {
+		if fi, err := os.Stat(env.Stdlib); err == nil && fi.IsDir() {
+			f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "stdlib", Version: env.Version, Dir: env.Stdlib})
+		} else {
+			f.Skipped = append(f.Skipped, Skip{Library: "python stdlib", Reason: BrokenInterpreter, Detail: env.Stdlib + " is missing"})
+		}
+	}
+	if venv == "" {
+		return
+	}
+	// The packages stay usable without the interpreter: they are files.
+	sites, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
+	for _, site := range sites {
+		f.Libraries = append(f.Libraries, sitePackages(site)...)
+	}
+}
+
+// pythonEnv asks an interpreter for its version and standard library.
+func pythonEnv(ctx context.Context, interp string) (PythonEnv, error) {
+	ctx, cancel := context.WithTimeout(ctx, goEnvTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, interp, "-I", "-c",
+		`import json, sys, sysconfig; print(json.dumps({"Version": sys.version.split()[0], "Stdlib": sysconfig.get_paths()["stdlib"]}))`).Output()
+	if err != nil {
+		return PythonEnv{}, err
+	}
+	var e PythonEnv
+	err = json.Unmarshal(out, &e)
+	return e, err
+}
+
+// sitePackages lists the libraries of one site-packages folder.
+func sitePackages(site string) []Library {
+	versions := distVersions(site)
+	entries, err := os.ReadDir(site)
+	if err != nil {
+		return nil
+	}
+	var out []Library
+	var modules []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "_") && name != "_pytest", strings.HasPrefix(name, "."), strings.Contains(name, ".dist-info"),
+			strings.Contains(name, ".egg-info"), name == "__pycache__":
+			continue
+		case e.IsDir():
+			if !hasPython(filepath.Join(site, name)) {
+				continue
+			}
+			v := versions[name]
+			if v == "" {
+				v = "local-" + shortHash(filepath.Join(site, name))
+			}
+			out = append(out, Library{Lang: "python", Module: name, Version: v, Dir: filepath.Join(site, name)})
+		case strings.HasSuffix(name, ".py") || strings.HasSuffix(name, ".pyi"):
+			modules = append(modules, name+"="+versions[strings.TrimSuffix(strings.TrimSuffix(name, ".pyi"), ".py")])
+		}
+	}
+	if len(modules) > 0 {
+		slices.Sort(modules)
+		// Their folder is the whole site-packages; Include keeps them to
+		// its top-level files, and each package above owns its own folder.
+		out = append(out, Library{Lang: "python", Module: "site-modules", Version: shortHash(site + "\n" + strings.Join(modules, "\n")), Dir: site})
+	}
+	return out
+}
+
+func hasPython(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".py") || strings.HasSuffix(n, ".pyi") || e.IsDir() && n != "__pycache__" {
+			return true
+		}
+	}
+	return false
+}
+
+// distVersions maps each top-level name a distribution installs to its
+// version, from the .dist-info folders' RECORD files.
+func distVersions(site string) map[string]string {
+	out := map[string]string{}
+	infos, _ := filepath.Glob(filepath.Join(site, "*.dist-info"))
+	for _, info := range infos {
+		base := strings.TrimSuffix(filepath.Base(info), ".dist-info")
+		i := strings.LastIndexByte(base, '-')
+		if i < 0 {
+			continue
+		}
+		version := base[i+1:]
+		f, err := os.Open(filepath.Join(info, "RECORD"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			p, _, _ := strings.Cut(sc.Text(), ",")
+			top, _, _ := strings.Cut(p, "/")
+			top = strings.TrimSuffix(strings.TrimSuffix(top, ".py"), ".pyi")
+			if top != "" && !strings.Contains(top, ".dist-info") && !strings.HasPrefix(top, "..") {
+				out[top] = version
+			}
+		}
+		f.Close()
+	}
+	return out
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
+
+// pythonInclude reports whether a Python library indexes path (relative
+// parts given): sources and stubs, not tests, and for the single-file
+// modules only the files at the top of site-packages.
+func (l Library) pythonInclude(parts []string) bool {
+	name := parts[len(parts)-1]
+	if !strings.HasSuffix(name, ".py") && !strings.HasSuffix(name, ".pyi") {
+		return false
+	}
+	if l.Module == "site-modules" {
+		return len(parts) == 1
+	}
+	for _, p := range parts[:len(parts)-1] {
+		switch p {
+		case "test", "tests", "testing", "site-packages", "dist-packages", "idlelib", "turtledemo", "__pycache__":
+			return false
+		}
+	}
+	return true
+}

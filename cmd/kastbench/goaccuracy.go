@@ -1,0 +1,198 @@
+package main
+
+// Definition accuracy for Go against gopls: -accuracy go runs kast lsp and
+// gopls on each root (a module whose dependencies are in the module cache)
+// at the same sampled positions and scores kast's first definition against
+// gopls's, split by where gopls's target lies: in the workspace, or in a
+// library (the standard library or the module cache). kast gets a fresh
+// cache, so the standard library's index build time is measured too.
+//
+//	kastbench -accuracy go -kast bin/kast -gopls bin/gopls -root P1,P2 [-samples 1000]
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/kast-dev/kast/analysis/benchpos"
+)
+
+// goTally counts one split of the positions.
+type goTally struct {
+	positions int // gopls answered
+	hit       int // kast's first definition is gopls's
+	answered  int // kast answered at all
+}
+
+func runGoAccuracy(kast, gopls, roots string, n int) error {
+	if gopls == "" {
+		return fmt.Errorf("-accuracy go needs -gopls")
+	}
+	fmt.Printf("%-12s %-10s %6s %7s %9s %10s\n", "project", "target", "refs", "hit@1", "coverage", "falseAns")
+	for _, root := range strings.Split(roots, ",") {
+		if err := goAccuracy(kast, gopls, root, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func goAccuracy(kast, gopls, root string, n int) error {
+	ctx := context.Background()
+	root, _ = filepath.Abs(root)
+	paths, _, err := treeFiles(root)
+	if err != nil {
+		return err
+	}
+	samples, err := benchpos.Go(ctx, paths, n)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "kastbench-goacc")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	kastEnv := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	k, err := startServer(ctx, "kast", root, kastEnv, kast, "lsp", "--stdio")
+	if err != nil {
+		return err
+	}
+	libs, err := waitLibraries(ctx, k)
+	if err != nil {
+		k.close()
+		return err
+	}
+	kastDefs := definitions(ctx, k, samples)
+	rss := rssKB(k.cmd.Process.Pid)
+	k.close()
+	g, err := startServer(ctx, "gopls", root, nil, gopls)
+	if err != nil {
+		return err
+	}
+	if err := waitReady(ctx, g, samples); err != nil {
+		g.close()
+		return err
+	}
+	goplsDefs := definitions(ctx, g, samples)
+	g.close()
+
+	var ws, lib goTally
+	falseAns, silent := 0, 0
+	rootURI := unescapeURI(string(uri.File(root))) + "/"
+	for i := range samples {
+		want, got := goplsDefs[i], kastDefs[i]
+		if want == "" {
+			silent++
+			if got != "" {
+				falseAns++
+			}
+			continue
+		}
+		t := &lib
+		if strings.HasPrefix(want, rootURI) {
+			t = &ws
+		}
+		t.positions++
+		if got != "" {
+			t.answered++
+		}
+		if got == want {
+			t.hit++
+		} else if os.Getenv("KASTBENCH_EXPLAIN") != "" {
+			fmt.Printf("  miss %s: kast %q gopls %q\n", samples[i], got, want)
+		}
+	}
+	name := filepath.Base(root)
+	all := goTally{ws.positions + lib.positions, ws.hit + lib.hit, ws.answered + lib.answered}
+	for _, row := range []struct {
+		split string
+		t     goTally
+	}{{"workspace", ws}, {"library", lib}, {"all", all}} {
+		fmt.Printf("%-12s %-10s %6d %6.1f%% %8.1f%% %10s\n", name, row.split, row.t.positions,
+			pct(row.t.hit, row.t.positions), pct(row.t.answered, row.t.positions), "")
+	}
+	fmt.Printf("%-12s %-10s %6d %7s %9s %9.1f%%\n", name, "no-target", silent, "", "", pct(falseAns, silent))
+	fmt.Printf("%-12s kast lsp RSS after the queries: %d MB; libraries: %s\n", name, rss/1024, libs)
+	return nil
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+// definitions asks for the first definition at every sample.
+func definitions(ctx context.Context, s *lspServer, samples []sample) []string {
+	out := make([]string, len(samples))
+	for i, smp := range samples {
+		u := uri.File(smp.Path)
+		_ = s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}})
+		var defs json.RawMessage
+		if err := s.call(ctx, "textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": map[string]int{"line": smp.Line, "character": smp.Col}}, &defs); err == nil {
+			out[i] = firstLocation(defs)
+		}
+		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+	}
+	return out
+}
+
+// waitLibraries waits for kast's workspace index and then its libraries,
+// and describes how long the standard library took.
+func waitLibraries(ctx context.Context, s *lspServer) (string, error) {
+	if _, err := s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		var st struct {
+			Libraries struct {
+				Indexed []struct {
+					Library  string  `json:"library"`
+					Files    int     `json:"files"`
+					Seconds  float64 `json:"seconds"`
+					Complete bool    `json:"complete"`
+				} `json:"indexed"`
+				Skipped []struct{ Library, Reason string } `json:"skipped"`
+			} `json:"libraries"`
+		}
+		if err := s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.status"}, &st); err != nil {
+			return "", err
+		}
+		done, std := 0, ""
+		for _, l := range st.Libraries.Indexed {
+			if l.Complete {
+				done++
+			}
+			if strings.HasPrefix(l.Library, "std@") {
+				std = fmt.Sprintf("%s %d files in %.1f s", l.Library, l.Files, l.Seconds)
+			}
+		}
+		if len(st.Libraries.Indexed) > 0 && done == len(st.Libraries.Indexed) {
+			return fmt.Sprintf("%d indexed (%s), %d skipped", done, std, len(st.Libraries.Skipped)), nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return "", fmt.Errorf("kast's libraries were not indexed in 10 minutes")
+}
+
+// rssKB reads a process's resident set size from /proc, 0 elsewhere.
+func rssKB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
