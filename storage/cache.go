@@ -109,6 +109,7 @@ type CacheEntry struct {
 	Size       int64
 	LastUsed   time.Time // the descriptor's, or the folder's newest modification
 	HeldBy     int       // the pid of a live process holding it, or 0
+	Library    bool      // a library version's index, shared by workspaces
 }
 
 // Root is the workspace the entry indexes, or "" when unknown.
@@ -129,26 +130,31 @@ func (e CacheEntry) RootMissing() bool {
 }
 
 // ListCache lists the index folders under cacheRoot, most recently used
-// first. Folders that are not indexes (no badger files, no descriptor) are
-// left out.
+// first: workspaces' at its top, shared libraries' deeper (under libs/).
+// A folder is an index when it holds badger's MANIFEST or a descriptor.
 func ListCache(cacheRoot string) ([]CacheEntry, error) {
-	dirs, err := os.ReadDir(cacheRoot)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	var out []CacheEntry
+	err := filepath.WalkDir(cacheRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == cacheRoot && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			return nil // an unreadable folder is not listed
+		}
+		if !d.IsDir() || path == cacheRoot {
+			return nil
+		}
+		if !isIndexDir(path) {
+			return nil
+		}
+		e := readEntry(path)
+		rel, _ := filepath.Rel(cacheRoot, path)
+		e.Library = strings.HasPrefix(rel, "libs"+string(filepath.Separator))
+		out = append(out, e)
+		return filepath.SkipDir
+	})
 	if err != nil {
 		return nil, err
-	}
-	var out []CacheEntry
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		dir := filepath.Join(cacheRoot, d.Name())
-		e, ok := readEntry(dir)
-		if ok {
-			out = append(out, e)
-		}
 	}
 	slices.SortFunc(out, func(a, b CacheEntry) int {
 		return cmp.Or(b.LastUsed.Compare(a.LastUsed), strings.Compare(a.Dir, b.Dir))
@@ -156,13 +162,21 @@ func ListCache(cacheRoot string) ([]CacheEntry, error) {
 	return out, nil
 }
 
-func readEntry(dir string) (CacheEntry, bool) {
+func isIndexDir(dir string) bool {
+	for _, name := range []string{"MANIFEST", DescriptorFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func readEntry(dir string) CacheEntry {
 	e := CacheEntry{Dir: dir}
 	if d, err := ReadDescriptor(dir); err == nil {
 		e.Descriptor = &d
 		e.LastUsed = d.LastUsed
 	}
-	isIndex := e.Descriptor != nil
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -172,16 +186,13 @@ func readEntry(dir string) (CacheEntry, bool) {
 			return nil
 		}
 		e.Size += info.Size()
-		if name := d.Name(); name == "MANIFEST" || strings.HasSuffix(name, ".vlog") || strings.HasSuffix(name, ".sst") {
-			isIndex = true
-		}
 		if e.Descriptor == nil && info.ModTime().After(e.LastUsed) {
 			e.LastUsed = info.ModTime()
 		}
 		return nil
 	})
 	e.HeldBy = holder(dir)
-	return e, isIndex
+	return e
 }
 
 // holder is the pid of the live process holding the index at dir, from the

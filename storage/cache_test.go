@@ -19,12 +19,19 @@ func fakeIndex(t *testing.T, cache, name, root string, lastUsed time.Time, size 
 	if err := os.WriteFile(filepath.Join(dir, "000001.vlog"), make([]byte, size), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if root != "" {
 		if err := writeDescriptor(dir, Descriptor{Root: root, Created: lastUsed, LastUsed: lastUsed}); err != nil {
 			t.Fatal(err)
 		}
-	} else if err := os.Chtimes(filepath.Join(dir, "000001.vlog"), lastUsed, lastUsed); err != nil {
-		t.Fatal(err)
+	} else {
+		for _, name := range []string{"000001.vlog", "MANIFEST"} {
+			if err := os.Chtimes(filepath.Join(dir, name), lastUsed, lastUsed); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if pid != 0 {
 		if err := os.WriteFile(filepath.Join(dir, "LOCK"), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
@@ -81,9 +88,9 @@ func TestPruneRules(t *testing.T) {
 		{"missing roots", PruneRules{MissingRoots: true}, []string{"gone-old", "gone-new"}},
 		{"older than", PruneRules{OlderThan: 30 * 24 * time.Hour}, []string{"live-old", "gone-old", "legacy-old"}},
 		{"both", PruneRules{OlderThan: 30 * 24 * time.Hour, MissingRoots: true}, []string{"gone-old"}},
-		// 6 folders of about 1,150 bytes (data and descriptor) in 4,800:
+		// 7 folders of about 1,150 bytes (data and descriptor) in 5,900:
 		// the least recently used go but the held one, which stays.
-		{"max bytes", PruneRules{MaxBytes: 4800}, []string{"legacy-old", "gone-old"}},
+		{"max bytes", PruneRules{MaxBytes: 5900}, []string{"legacy-old", "gone-old"}},
 		{"dry run", PruneRules{MissingRoots: true, DryRun: true}, []string{"gone-old", "gone-new"}},
 	}
 	for _, c := range cases {
@@ -96,6 +103,8 @@ func TestPruneRules(t *testing.T) {
 			fakeIndex(t, cache, "gone-old", gone, now.Add(-50*day), 1000, 0)
 			fakeIndex(t, cache, "legacy-old", "", now.Add(-60*day), 1000, 0)
 			fakeIndex(t, cache, "held-oldest", gone, now.Add(-90*day), 1000, os.Getpid())
+			// A library's index, deeper, of a version still in the module cache.
+			fakeIndex(t, cache, filepath.Join("libs", "go", "example.com", "lib@v1.0.0"), live, now.Add(-30*time.Minute), 1000, 0)
 			if err := os.MkdirAll(filepath.Join(cache, "not-an-index"), 0o700); err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,8 @@ func newCacheCmd() *cobra.Command {
 		Use:   "cache",
 		Short: "List, prune and clear kast's index folders",
 		Long: `kast keeps one index folder per workspace under $XDG_CACHE_HOME/kast (or
-~/.cache/kast), each with a kast-index.json saying which workspace it indexes.
+~/.cache/kast), and one per library version under its libs/ folder, shared by
+every workspace; each has a kast-index.json saying which folder it indexes.
 Indexes of workspaces that no longer exist are removed automatically once they
 have been unused for 30 days, and the least recently used go when the cache
 grows beyond KAST_CACHE_LIMIT (default 5GB; 0 turns the bound off).`,
@@ -42,6 +43,7 @@ type cacheEntryJSON struct {
 	Bytes       int64          `json:"bytes"`
 	LastUsed    time.Time      `json:"lastUsed"`
 	HeldBy      int            `json:"heldByPid,omitempty"`
+	Library     bool           `json:"library,omitempty"`
 	Languages   map[string]int `json:"languages,omitempty"`
 }
 
@@ -64,7 +66,7 @@ func newCacheListCmd() *cobra.Command {
 			if asJSON {
 				list := make([]cacheEntryJSON, 0, len(entries))
 				for _, e := range entries {
-					j := cacheEntryJSON{Dir: e.Dir, Root: e.Root(), RootMissing: e.RootMissing(), Bytes: e.Size, LastUsed: e.LastUsed, HeldBy: e.HeldBy}
+					j := cacheEntryJSON{Dir: e.Dir, Root: e.Root(), RootMissing: e.RootMissing(), Bytes: e.Size, LastUsed: e.LastUsed, HeldBy: e.HeldBy, Library: e.Library}
 					if e.Descriptor != nil {
 						j.Languages = e.Descriptor.Languages
 					}
@@ -94,6 +96,9 @@ func printCacheEntries(out io.Writer, entries []storage.CacheEntry, now time.Tim
 			root = "(unknown, written by an older kast) " + e.Dir
 		case e.RootMissing():
 			root += " (gone)"
+		}
+		if e.Library {
+			root += " (library)"
 		}
 		held := "-"
 		if e.HeldBy != 0 {
