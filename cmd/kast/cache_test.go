@@ -13,7 +13,8 @@ import (
 // listed, pruned and cleared the way a user would.
 func TestCacheListPruneClear(t *testing.T) {
 	cache := t.TempDir()
-	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
+	// Libraries stay out: the go.mod would have kast index the standard library.
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "KAST_LIBRARIES=off")
 	keep, gone := t.TempDir(), t.TempDir()
 	for _, dir := range []string{keep, gone} {
 		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644); err != nil {
