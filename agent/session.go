@@ -434,8 +434,15 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
 		ctx := context.WithValue(ctx, toolCallKey{}, call.ID)
 		switch ext := t.input.External; {
-		case ext.Has(call.Name):
+		case ext.Has(call.Name) && ext.Kind == nil:
 			result = ext.Run(ctx, call)
+		case ext.Has(call.Name):
+			if run, denied, ok := s.gate(ctx, t, call); ok {
+				call = run
+				result = ext.Run(ctx, call)
+			} else {
+				result = denied
+			}
 		case s.opts.Tools == nil:
 			result = ToolResult{Content: "Error: no tools are available", IsError: true}
 		default:

@@ -105,6 +105,10 @@ type ExternalTools struct {
 	// Run runs one call on the client; cancelling ctx (the turn's end)
 	// must end the wait.
 	Run func(ctx context.Context, call ToolCall) ToolResult
+	// Kind, when set, classifies the tools for the turn's approval policy,
+	// so they ask (or are refused) as the session's own tools do; nil
+	// leaves them ungated, for clients that ask the user themselves.
+	Kind func(name string) ToolKind
 }
 
 // Has reports whether name is one of the external tools.

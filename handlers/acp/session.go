@@ -125,9 +125,12 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 			return nil, server.Error(-32600, "SESSION_OPEN", "session "+p.SessionID+" is open on this connection already", nil)
 		}
 	}
-	mcp, err := connectMCP(ctx, p.MCPServers, *p.Cwd)
+	mcp, warnings, err := connectMCP(ctx, p.MCPServers, *p.Cwd)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		conn.Logger().Warn("acp: "+w, "cwd", *p.Cwd)
 	}
 	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{},
 		waits: map[string][]context.CancelFunc{}, callDiffs: map[string][]any{}, turns: map[string]*agent.Turn{}}
@@ -168,7 +171,12 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	cs.mu.Lock()
 	cs.sessions[ss.id] = ss
 	cs.mu.Unlock()
-	server.AfterReply(ctx, func() { ss.notify(ss.commandsUpdate(s)) })
+	server.AfterReply(ctx, func() {
+		ss.notify(ss.commandsUpdate(s))
+		for _, w := range warnings {
+			ss.notify(chunk("agent_message_chunk", "⚠ "+w+"\n"))
+		}
+	})
 	return ss, nil
 }
 
