@@ -135,7 +135,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{},
 		waits: map[string][]context.CancelFunc{}, callDiffs: map[string][]any{}, turns: map[string]*agent.Turn{}}
 	cs.mu.Lock()
-	caps, provider := cs.caps, cs.provider
+	caps := cs.caps
 	cs.mu.Unlock()
 	cfg := agent.SessionConfig{}
 	if base := s.rt.Tools(); base != nil && (caps.readTextFile && caps.writeTextFile || caps.terminal) {
@@ -148,8 +148,16 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 		}
 		cfg.Tools = ct
 	}
-	if provider != "" {
-		cfg.Provider = func() (agent.Provider, error) { return s.mgr.ProviderWith(provider, "") }
+	// Each turn resolves the provider anew, so an authenticate after a
+	// prompt that needed it serves the session's next prompt.
+	cfg.Provider = func() (agent.Provider, error) {
+		cs.mu.Lock()
+		provider := cs.provider
+		cs.mu.Unlock()
+		if provider == "" {
+			return s.mgr.Provider()
+		}
+		return s.mgr.ProviderWith(provider, "")
 	}
 	ms, err := start(cfg)
 	if err != nil {

@@ -3,8 +3,12 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/kast-dev/kast/agent"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers"
 	"github.com/kast-dev/kast/handlers/acp"
@@ -28,6 +32,7 @@ func newServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	// The model's script may name files under $ROOT.
 	script := bytes.ReplaceAll(ws.Data("model"), []byte("$ROOT"), []byte(ws.Root))
 	ws.Set("DATA", testEnv(t, scriptedModel(t, script)))
+	applyEnv(t, ws)
 	// A transcript with an @mcp section runs MCP servers: this tree's kast
 	// (stdio, $KAST_BIN) and an in-process streamable-HTTP one ($MCP_URL).
 	if ws.Data("mcp") != nil {
@@ -38,4 +43,25 @@ func newServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	t.Cleanup(h.Close)
 	entry := handlers.ACP(handlers.NewProcess(h), acp.Options{Version: "test"})
 	return server.New(entry.Options("test", nil))
+}
+
+// applyEnv applies a transcript's @env section (NAME=value lines, after
+// testEnv's) and writes its @config section as kast's config file, with
+// $MODEL_URL as the loopback model's address.
+func applyEnv(t *testing.T, ws *servertest.Workspace) {
+	for _, line := range strings.Split(string(ws.Data("env")), "\n") {
+		if name, value, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			t.Setenv(name, value)
+		}
+	}
+	if cfg := ws.Data("config"); cfg != nil {
+		cfg = bytes.ReplaceAll(cfg, []byte("$MODEL_URL"), []byte(os.Getenv("KAST_BASE_URL")))
+		path := agent.ConfigPath(os.Getenv)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, cfg, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
