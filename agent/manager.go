@@ -277,6 +277,9 @@ type SessionConfig struct {
 	Provider func() (Provider, error)
 	// System replaces the default system prompt.
 	System string
+	// Roots are further workspace roots the session's tools may use (ACP's
+	// additional directories); they are not stored with the session.
+	Roots []string
 	// MaxSteps caps the model requests of each turn (default 100).
 	MaxSteps int
 }
@@ -306,6 +309,7 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message, cfg
 		Provider:           provider,
 		Tools:              tools,
 		System:             cfg.System,
+		Roots:              cfg.Roots,
 		MaxSteps:           cfg.MaxSteps,
 		Sink:               func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
 		OnTurn:             m.addTurn,

@@ -43,6 +43,8 @@ type SessionOptions struct {
 	// changes apply to the next turn; an error fails that turn at once.
 	Provider func() (Provider, error)
 	Tools    Toolset
+	// Roots are further workspace roots the tools may use (ToolEnv.Roots).
+	Roots []string
 	// System is the system prompt; empty means DefaultSystemPrompt.
 	System string
 	// Sink receives every event of every turn, in order per turn.
@@ -345,7 +347,7 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if t.input.Run != nil {
 		return s.runCommand(ctx, t, provider.Info())
 	}
-	env := &ToolEnv{Workspace: s.opts.Workspace, Reads: &s.reads}
+	env := &ToolEnv{Workspace: s.opts.Workspace, Roots: s.opts.Roots, Reads: &s.reads}
 	if s.opts.OnQuestion != nil {
 		env.Ask = func(ctx context.Context, qs []Question) ([]Answer, error) { return s.ask(ctx, t, qs) }
 	}

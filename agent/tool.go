@@ -33,6 +33,9 @@ type Toolset interface {
 // ToolEnv is what tools may use of their session.
 type ToolEnv struct {
 	Workspace string
+	// Roots are further workspace roots (ACP's additional directories):
+	// tools may name paths under them as under Workspace.
+	Roots []string
 	// Reads remembers files read in this session, for read-before-write.
 	Reads *ReadSet
 	// Ask puts questions to the user and waits for the answers; nil when the

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -98,10 +99,19 @@ func (p *sessionParams) checkDirs() error {
 	if !filepath.IsAbs(*p.Cwd) {
 		return server.InvalidParams("cwd must be an absolute path, not %q", *p.Cwd)
 	}
-	for _, d := range p.AdditionalDirectories {
+	for i, d := range p.AdditionalDirectories {
 		if !filepath.IsAbs(d) {
 			return server.InvalidParams("additionalDirectories must be absolute paths, not %q", d)
 		}
+		// Links resolved, as confinement compares real paths.
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return server.InvalidParams("additionalDirectories[%d] %q is not a directory kast can open: %v", i, d, err)
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return server.InvalidParams("additionalDirectories[%d] %q is not a directory", i, d)
+		}
+		p.AdditionalDirectories[i] = real
 	}
 	return nil
 }
@@ -137,7 +147,9 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	cs.mu.Lock()
 	caps := cs.caps
 	cs.mu.Unlock()
-	cfg := agent.SessionConfig{}
+	// The additional directories are further roots of the session's tools:
+	// confinement admits them and the code tools query their index.
+	cfg := agent.SessionConfig{Roots: p.AdditionalDirectories}
 	if base := s.rt.Tools(); base != nil && (caps.readTextFile && caps.writeTextFile || caps.terminal) {
 		ct := &tools.ClientTools{Base: base}
 		if caps.readTextFile && caps.writeTextFile {
