@@ -151,7 +151,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	// confinement admits them and the code tools query their index.
 	cfg := agent.SessionConfig{Roots: p.AdditionalDirectories}
 	if base := s.rt.Tools(); base != nil && (caps.readTextFile && caps.writeTextFile || caps.terminal) {
-		ct := &tools.ClientTools{Base: base}
+		ct := &tools.ClientTools{Base: base, Texts: &tools.EditorTexts{}}
 		if caps.readTextFile && caps.writeTextFile {
 			ct.Files = clientFiles{ss}
 		}
