@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -225,6 +226,15 @@ func (ms *ManagedSession) Header() Header { return ms.log.Header() }
 
 // Name returns the session's name, or "".
 func (ms *ManagedSession) Name() string { return ms.log.Name() }
+
+// SetMeta keeps a client's value with the session, in its file (see
+// SessionLog.SetMeta); Meta reads it back, also after a resume.
+func (ms *ManagedSession) SetMeta(key string, value json.RawMessage) error {
+	return ms.log.SetMeta(key, value)
+}
+
+// Meta returns the session's latest value of key, or nil.
+func (ms *ManagedSession) Meta(key string) json.RawMessage { return ms.log.Meta(key) }
 
 // ModifiedAt returns when the session file last changed.
 func (ms *ManagedSession) ModifiedAt() time.Time {

@@ -2,8 +2,10 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -25,6 +27,7 @@ type session struct {
 	mu           sync.Mutex
 	mode         string
 	rejectAlways map[string]bool // tools the user rejected for the session
+	allowAlways  map[string]bool // tools the user allowed for the session
 	titled       bool
 	waits        map[string][]context.CancelFunc // requests to the client, by turn
 	callDiffs    map[string][]any                // the diffs of edits announced, by call id
@@ -142,7 +145,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	for _, w := range warnings {
 		conn.Logger().Warn("acp: "+w, "cwd", *p.Cwd)
 	}
-	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{},
+	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{}, allowAlways: map[string]bool{},
 		waits: map[string][]context.CancelFunc{}, callDiffs: map[string][]any{}, turns: map[string]*agent.Turn{}}
 	cs.mu.Lock()
 	caps := cs.caps
@@ -177,6 +180,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 		return nil, engineError(err)
 	}
 	ss.ms, ss.id = ms, ms.Header().ID
+	ss.restore()
 	ss.titled = ms.Name() != ""
 	if replay {
 		ss.replay(ms.History())
@@ -339,8 +343,61 @@ func (s *Service) setMode(ctx context.Context, p *setModeParams) (map[string]any
 	ss.mu.Lock()
 	ss.mode = p.ModeID
 	ss.mu.Unlock()
+	ss.persist()
 	server.AfterReply(ctx, func() {
 		ss.notify(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": p.ModeID})
 	})
 	return map[string]any{}, nil
+}
+
+// sessionMetaKey is the session file's meta record of the ACP state that
+// outlives a process: the mode and the "always" answers.
+const sessionMetaKey = "acp"
+
+type persisted struct {
+	Mode         string   `json:"mode"`
+	AllowAlways  []string `json:"allowAlways,omitempty"`
+	RejectAlways []string `json:"rejectAlways,omitempty"`
+}
+
+// restore takes the mode and "always" answers a session/load or resume
+// finds in the session file.
+func (ss *session) restore() {
+	var p persisted
+	if raw := ss.ms.Meta(sessionMetaKey); raw == nil || json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, m := range modes {
+		if m["id"] == p.Mode {
+			ss.mode = p.Mode
+		}
+	}
+	for _, t := range p.AllowAlways {
+		ss.allowAlways[t] = true
+	}
+	for _, t := range p.RejectAlways {
+		ss.rejectAlways[t] = true
+	}
+}
+
+// persist writes the mode and "always" answers to the session file.
+func (ss *session) persist() {
+	ss.mu.Lock()
+	p := persisted{Mode: ss.mode, AllowAlways: sortedKeys(ss.allowAlways), RejectAlways: sortedKeys(ss.rejectAlways)}
+	ss.mu.Unlock()
+	raw, _ := json.Marshal(p)
+	if err := ss.ms.SetMeta(sessionMetaKey, raw); err != nil {
+		ss.conn.Logger().Warn("acp: the session's mode and answers were not saved", "err", err)
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
