@@ -45,18 +45,38 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 // the session: its tools are left out and its warning says why, for the
 // user, as Claude Code and Gemini CLI treat a broken server. A malformed
 // entry (no command, no url, an unsupported type) is the client's error.
-func connectMCP(ctx context.Context, servers []mcpServer, cwd string) (*mcpTools, []string, error) {
+func connectMCP(servers []mcpServer, cwd string) (*mcpTools, []string, error) {
 	m := &mcpTools{route: map[string]mcpRoute{}, readOnly: map[string]bool{}}
 	for i, srv := range servers {
 		if err := srv.check(); err != nil {
 			return nil, nil, server.InvalidParams("mcpServers[%d] (%s): %v", i, srv.Name, err)
 		}
 	}
+	// Connected at once, so a slow server costs one timeout, not one each;
+	// the tools are offered in the client's order.
+	type dialed struct {
+		cs    *mcp.ClientSession
+		tools []*mcp.Tool
+		err   error
+	}
+	results := make([]dialed, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, tools, err := dial(srv, cwd)
+			results[i] = dialed{cs, tools, err}
+		}()
+	}
+	wg.Wait()
 	var warnings []string
-	for _, srv := range servers {
-		if err := m.connect(ctx, srv, cwd); err != nil {
-			warnings = append(warnings, fmt.Sprintf("MCP server %q is not available, its tools are left out: %v", srv.Name, err))
+	for i, r := range results {
+		if r.err != nil {
+			warnings = append(warnings, fmt.Sprintf("MCP server %q is not available, its tools are left out: %v", servers[i].Name, r.err))
+			continue
 		}
+		m.add(servers[i], r.cs, r.tools)
 	}
 	return m, warnings, nil
 }
@@ -91,7 +111,8 @@ func (m *mcpTools) kind(name string) agent.ToolKind {
 	return agent.KindOther
 }
 
-func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error {
+// dial connects to one server and lists its tools, every page of them.
+func dial(srv mcpServer, cwd string) (*mcp.ClientSession, []*mcp.Tool, error) {
 	var transport mcp.Transport
 	if srv.Type == "http" {
 		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1,
@@ -105,21 +126,37 @@ func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error
 		}
 		transport = &mcp.CommandTransport{Command: cmd}
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mcpConnectTimeout)
+	// Not the request's context, even detached: the SDK keeps the connect
+	// context's values for the session's later requests, and a JSON-RPC
+	// request's context must not be read once its reply is sent.
+	ctx, cancel := context.WithTimeout(context.Background(), mcpConnectTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "kast", Version: "acp"}, nil)
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		_ = cs.Close()
-		return err
+	var tools []*mcp.Tool
+	params := &mcp.ListToolsParams{}
+	for {
+		res, err := cs.ListTools(ctx, params)
+		if err != nil {
+			_ = cs.Close()
+			return nil, nil, err
+		}
+		tools = append(tools, res.Tools...)
+		if res.NextCursor == "" {
+			return cs, tools, nil
+		}
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 	}
+}
+
+// add offers a connected server's tools under mcp__<server>__<tool>.
+func (m *mcpTools) add(srv mcpServer, cs *mcp.ClientSession, tools []*mcp.Tool) {
 	m.sessions = append(m.sessions, cs)
 	prefix := "mcp__" + unsafeName.ReplaceAllString(srv.Name, "_") + "__"
-	for _, t := range res.Tools {
+	for _, t := range tools {
 		name := prefix + unsafeName.ReplaceAllString(t.Name, "_")
 		if len(name) > 64 {
 			name = name[:64]
@@ -132,7 +169,6 @@ func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error
 		m.route[name] = mcpRoute{cs, t.Name}
 		m.readOnly[name] = t.Annotations != nil && t.Annotations.ReadOnlyHint
 	}
-	return nil
 }
 
 func toObject(v any) (map[string]any, error) {

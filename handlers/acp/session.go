@@ -138,7 +138,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 			return nil, server.Error(-32600, "SESSION_OPEN", "session "+p.SessionID+" is open on this connection already", nil)
 		}
 	}
-	mcp, warnings, err := connectMCP(ctx, p.MCPServers, *p.Cwd)
+	mcp, warnings, err := connectMCP(p.MCPServers, *p.Cwd)
 	if err != nil {
 		return nil, err
 	}
