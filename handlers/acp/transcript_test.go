@@ -33,11 +33,16 @@ func newServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	script := bytes.ReplaceAll(ws.Data("model"), []byte("$ROOT"), []byte(ws.Root))
 	ws.Set("DATA", testEnv(t, scriptedModel(t, script)))
 	applyEnv(t, ws)
-	// A transcript with an @mcp section runs MCP servers: this tree's kast
-	// (stdio, $KAST_BIN) and an in-process streamable-HTTP one ($MCP_URL).
-	if ws.Data("mcp") != nil {
-		ws.Set("KAST_BIN", kastBinary(t))
-		ws.Set("MCP_URL", httpMCPServer(t))
+	// A transcript's @mcp section names the MCP servers it runs: "stdio",
+	// this tree's kast ($KAST_BIN, built once); "http", an in-process
+	// streamable-HTTP one ($MCP_URL).
+	if mcp := string(ws.Data("mcp")); mcp != "" {
+		if strings.Contains(mcp, "stdio") {
+			ws.Set("KAST_BIN", kastBinary(t))
+		}
+		if strings.Contains(mcp, "http") {
+			ws.Set("MCP_URL", httpMCPServer(t))
+		}
 	}
 	h := host.New(host.Options{})
 	t.Cleanup(h.Close)
