@@ -99,6 +99,9 @@ func (s *Session) gate(ctx context.Context, t *Turn, call ToolCall) (ToolCall, T
 		return call, ToolResult{}, true
 	}
 	kind := kindOf(s.opts.Tools, call.Name)
+	if ext := t.input.External; ext.Has(call.Name) && ext.Kind != nil {
+		kind = ext.Kind(call.Name)
+	}
 	if slices.Contains(pol.Deny, kind) {
 		reason := pol.DenyReason
 		if reason == "" {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -226,6 +227,15 @@ func (ms *ManagedSession) Header() Header { return ms.log.Header() }
 // Name returns the session's name, or "".
 func (ms *ManagedSession) Name() string { return ms.log.Name() }
 
+// SetMeta keeps a client's value with the session, in its file (see
+// SessionLog.SetMeta); Meta reads it back, also after a resume.
+func (ms *ManagedSession) SetMeta(key string, value json.RawMessage) error {
+	return ms.log.SetMeta(key, value)
+}
+
+// Meta returns the session's latest value of key, or nil.
+func (ms *ManagedSession) Meta(key string) json.RawMessage { return ms.log.Meta(key) }
+
 // ModifiedAt returns when the session file last changed.
 func (ms *ManagedSession) ModifiedAt() time.Time {
 	if fi, err := os.Stat(ms.log.Path()); err == nil {
@@ -277,6 +287,9 @@ type SessionConfig struct {
 	Provider func() (Provider, error)
 	// System replaces the default system prompt.
 	System string
+	// Roots are further workspace roots the session's tools may use (ACP's
+	// additional directories); they are not stored with the session.
+	Roots []string
 	// MaxSteps caps the model requests of each turn (default 100).
 	MaxSteps int
 }
@@ -306,6 +319,7 @@ func (m *Manager) open(log *SessionLog, workspace string, history []Message, cfg
 		Provider:           provider,
 		Tools:              tools,
 		System:             cfg.System,
+		Roots:              cfg.Roots,
 		MaxSteps:           cfg.MaxSteps,
 		Sink:               func(ev Event) { m.observe(ms, ev); publish(Update{Event: &ev}) },
 		OnTurn:             m.addTurn,

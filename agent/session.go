@@ -43,6 +43,8 @@ type SessionOptions struct {
 	// changes apply to the next turn; an error fails that turn at once.
 	Provider func() (Provider, error)
 	Tools    Toolset
+	// Roots are further workspace roots the tools may use (ToolEnv.Roots).
+	Roots []string
 	// System is the system prompt; empty means DefaultSystemPrompt.
 	System string
 	// Sink receives every event of every turn, in order per turn.
@@ -345,7 +347,7 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 	if t.input.Run != nil {
 		return s.runCommand(ctx, t, provider.Info())
 	}
-	env := &ToolEnv{Workspace: s.opts.Workspace, Reads: &s.reads}
+	env := &ToolEnv{Workspace: s.opts.Workspace, Roots: s.opts.Roots, Reads: &s.reads}
 	if s.opts.OnQuestion != nil {
 		env.Ask = func(ctx context.Context, qs []Question) ([]Answer, error) { return s.ask(ctx, t, qs) }
 	}
@@ -434,8 +436,15 @@ func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolC
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
 		ctx := context.WithValue(ctx, toolCallKey{}, call.ID)
 		switch ext := t.input.External; {
-		case ext.Has(call.Name):
+		case ext.Has(call.Name) && ext.Kind == nil:
 			result = ext.Run(ctx, call)
+		case ext.Has(call.Name):
+			if run, denied, ok := s.gate(ctx, t, call); ok {
+				call = run
+				result = ext.Run(ctx, call)
+			} else {
+				result = denied
+			}
 		case s.opts.Tools == nil:
 			result = ToolResult{Content: "Error: no tools are available", IsError: true}
 		default:

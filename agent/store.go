@@ -91,6 +91,7 @@ type SessionLog struct {
 	header Header
 	leaf   string // id of the last tree entry
 	name   string
+	meta   map[string]json.RawMessage // the latest value of each client key
 	// lock holds the file's lock while the log is open (nil for a log
 	// opened with Open).
 	lock   *os.File
@@ -212,12 +213,36 @@ func (l *SessionLog) SetName(name string) error {
 	return nil
 }
 
+// SetMeta appends a meta record: a value a client keeps with the session
+// (ACP's mode and "always" answers), the latest per key winning on load.
+func (l *SessionLog) SetMeta(key string, value json.RawMessage) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec := map[string]any{"type": "meta", "timestamp": time.Now().UTC().Format(TimeFormat), "key": key, "value": value}
+	if err := l.appendLocked(rec, true); err != nil {
+		return err
+	}
+	if l.meta == nil {
+		l.meta = map[string]json.RawMessage{}
+	}
+	l.meta[key] = value
+	return nil
+}
+
+// Meta returns the latest value of key, or nil.
+func (l *SessionLog) Meta(key string) json.RawMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.meta[key]
+}
+
 // Loaded is a session file read back.
 type Loaded struct {
 	Path     string
 	Header   Header
 	Name     string
-	Messages []Message // the active branch, oldest first
+	Meta     map[string]json.RawMessage // see SessionLog.SetMeta
+	Messages []Message                  // the active branch, oldest first
 	// Entries counts the tree entries of every branch.
 	Entries int
 	ModTime time.Time
@@ -244,7 +269,7 @@ func openLog(path string, redact *Redactor, write writeFunc) (*SessionLog, *Load
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name, redact: redact, write: write}
+	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name, meta: ld.Meta, redact: redact, write: write}
 	if err := l.mendTail(ld.cut, ld.addNewline); err != nil {
 		return nil, nil, fmt.Errorf("mending the end of the session file: %w", err)
 	}
@@ -301,6 +326,8 @@ func Load(path string) (*Loaded, error) {
 			Summary   string          `json:"summary"`
 			Message   json.RawMessage `json:"message"`
 			Timestamp string          `json:"timestamp"`
+			Key       string          `json:"key"`
+			Value     json.RawMessage `json:"value"`
 		}
 		if json.Unmarshal(sc.Bytes(), &rec) != nil {
 			continue
@@ -343,6 +370,13 @@ func Load(path string) (*Loaded, error) {
 		case "session_info":
 			if rec.Name != nil {
 				ld.Name = *rec.Name
+			}
+		case "meta":
+			if rec.Key != "" {
+				if ld.Meta == nil {
+					ld.Meta = map[string]json.RawMessage{}
+				}
+				ld.Meta[rec.Key] = rec.Value
 			}
 		}
 	}

@@ -33,6 +33,9 @@ type Toolset interface {
 // ToolEnv is what tools may use of their session.
 type ToolEnv struct {
 	Workspace string
+	// Roots are further workspace roots (ACP's additional directories):
+	// tools may name paths under them as under Workspace.
+	Roots []string
 	// Reads remembers files read in this session, for read-before-write.
 	Reads *ReadSet
 	// Ask puts questions to the user and waits for the answers; nil when the
@@ -105,6 +108,10 @@ type ExternalTools struct {
 	// Run runs one call on the client; cancelling ctx (the turn's end)
 	// must end the wait.
 	Run func(ctx context.Context, call ToolCall) ToolResult
+	// Kind, when set, classifies the tools for the turn's approval policy,
+	// so they ask (or are refused) as the session's own tools do; nil
+	// leaves them ungated, for clients that ask the user themselves.
+	Kind func(name string) ToolKind
 }
 
 // Has reports whether name is one of the external tools.

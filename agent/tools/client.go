@@ -42,6 +42,9 @@ type ClientTools struct {
 	Base     agent.Toolset
 	Files    ClientFiles    // nil: files are read and written here
 	Terminal ClientTerminal // nil: commands run here
+	// Texts keeps what the session read and wrote through Files, for the
+	// code tools to answer from (see EditorTexts); nil keeps nothing.
+	Texts *EditorTexts
 }
 
 // Specs lists Base's tools.
@@ -74,6 +77,9 @@ func (c *ClientTools) Run(ctx context.Context, env *agent.ToolEnv, call agent.To
 			return c.runShell(ctx, env, call.ID, raw)
 		}
 	default:
+		if c.Texts != nil {
+			ctx = withEditorTexts(ctx, c.Texts)
+		}
 		return c.Base.Run(ctx, env, call)
 	}
 	if !json.Valid(args) {
@@ -102,6 +108,7 @@ func (c *ClientTools) readFile(ctx context.Context, env *agent.ToolEnv, raw json
 		return errorf("%s: %v", args.Path, err)
 	}
 	env.Reads.Mark(abs)
+	c.remember(abs, text)
 	if args.Offset > 1 || args.Limit > 0 {
 		lines := strings.SplitAfter(text, "\n")
 		start := max(args.Offset, 1) - 1
@@ -148,6 +155,7 @@ func (c *ClientTools) writeFile(ctx context.Context, env *agent.ToolEnv, raw jso
 	if err := c.Files.WriteTextFile(ctx, abs, *args.Content); err != nil {
 		return errorf("%s: %v", args.Path, err)
 	}
+	c.remember(abs, *args.Content)
 	env.Reads.Mark(abs)
 	diff, first := UnifiedDiff(rel, old, *args.Content)
 	verb := "Created"
@@ -187,6 +195,7 @@ func (c *ClientTools) editFile(ctx context.Context, env *agent.ToolEnv, raw json
 	if err := c.Files.WriteTextFile(ctx, abs, updated); err != nil {
 		return errorf("%s: %v", args.Path, err)
 	}
+	c.remember(abs, updated)
 	diff, first := UnifiedDiff(rel, old, updated)
 	return agent.ToolResult{Content: fmt.Sprintf("Edited %s: %d replacement(s).", rel, len(args.Edits)),
 		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
@@ -227,4 +236,11 @@ func (c *ClientTools) runShell(ctx context.Context, env *agent.ToolEnv, callID s
 		output = "(no output)"
 	}
 	return agent.ToolResult{Content: output}
+}
+
+// remember keeps the editor's text of a file for the code tools.
+func (c *ClientTools) remember(abs, text string) {
+	if c.Texts != nil {
+		c.Texts.Set(abs, []byte(text))
+	}
 }

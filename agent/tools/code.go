@@ -43,7 +43,7 @@ func codeTools(code CodeIntel) []tool {
 			if err != nil {
 				return errorf("%v", err)
 			}
-			return textResult(f(ctx, env.Workspace, abs, p.Line, p.Column))
+			return textResult(f(ctx, rootOf(env, abs), abs, p.Line, p.Column))
 		}
 	}
 	inFile := func(f func(context.Context, string, string) (string, error)) func(context.Context, *agent.ToolEnv, json.RawMessage) agent.ToolResult {
@@ -56,7 +56,7 @@ func codeTools(code CodeIntel) []tool {
 			if err != nil {
 				return errorf("%v", err)
 			}
-			return textResult(f(ctx, env.Workspace, abs))
+			return textResult(f(ctx, rootOf(env, abs), abs))
 		}
 	}
 	pathOnly := object(map[string]any{"path": str("File path, relative to the workspace root.")}, "path")

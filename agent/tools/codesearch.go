@@ -72,7 +72,7 @@ func searchTools(cs CodeSearch) []tool {
 				if err != nil {
 					return errorf("%v", err)
 				}
-				return textResult(cs.RenamePreview(ctx, env.Workspace, abs, p.Line, p.Column, p.NewName))
+				return textResult(cs.RenamePreview(ctx, rootOf(env, abs), abs, p.Line, p.Column, p.NewName))
 			}},
 		{agent.ToolSpec{Name: RegexSearch, Description: "Search the workspace's files for a regular expression, as grep does (gitignored files skipped).", Parameters: regexParams},
 			func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {

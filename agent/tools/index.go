@@ -31,15 +31,52 @@ func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspa
 }
 
 func (c Index) Resolve(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Definition(path, line, column) })
+	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+		r, off, err := editorResolver(ctx, ws, path, line, column)
+		if r == nil && err == nil {
+			return ws.Definition(path, line, column)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var out []workspace.Location
+		for _, c := range r.DefinitionAt(path, off) {
+			out = append(out, workspace.Location{Path: c.Def.Path, Line: c.NameSpan.StartPoint.Line + 1, Col: c.NameSpan.StartPoint.Col + 1,
+				Name: c.Name, Kind: c.Kind.String(), Confidence: c.Confidence, Uncertain: c.Uncertain, Via: string(c.Via)})
+		}
+		return out, nil
+	})
 }
 
 func (c Index) References(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.References(path, line, column) })
+	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+		r, off, err := editorResolver(ctx, ws, path, line, column)
+		if r == nil && err == nil {
+			return ws.References(path, line, column)
+		}
+		if err != nil {
+			return nil, err
+		}
+		cands := r.DefinitionAt(path, off)
+		if len(cands) == 0 || cands[0].Uncertain {
+			return nil, nil
+		}
+		var out []workspace.Location
+		for _, ref := range r.References(cands[0].Def) {
+			out = append(out, workspace.Location{Path: ref.Ref.Path, Line: ref.Span.StartPoint.Line + 1, Col: ref.Span.StartPoint.Col + 1,
+				Role: workspace.RoleName(ref.Role), Confidence: ref.Confidence, Uncertain: ref.Uncertain})
+		}
+		return out, nil
+	})
 }
 
 func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Outline(path) })
+	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+		if outline, _, ok, err := fileFactsFromEditor(ctx, path); ok {
+			return outline, err
+		}
+		return ws.Outline(path)
+	})
 }
 
 func (c Index) WorkspaceSymbols(ctx context.Context, root, query string) (string, error) {
@@ -51,7 +88,10 @@ func (c Index) Diagnostics(ctx context.Context, root, path string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	locs, err := ws.Diagnostics(path)
+	_, locs, fromEditor, err := fileFactsFromEditor(ctx, path)
+	if !fromEditor {
+		locs, err = ws.Diagnostics(path)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -129,15 +129,38 @@ func resolve(env *agent.ToolEnv, path string, access confine.Access) (real, rel 
 		// Joined without cleaning, so that a ".." after a link is seen.
 		path = env.Workspace + string(filepath.Separator) + path
 	}
-	real, err = confine.Check([]string{env.Workspace}, path, access)
+	real, err = confine.Check(append([]string{env.Workspace}, env.Roots...), path, access)
 	if err != nil {
 		return "", "", err
+	}
+	if !within(env.Workspace, real) {
+		return real, filepath.ToSlash(real), nil // under a further root: shown whole
 	}
 	rel, err = filepath.Rel(filepath.Clean(env.Workspace), real)
 	if err != nil {
 		return "", "", err
 	}
 	return real, filepath.ToSlash(rel), nil
+}
+
+// rootOf is the root of env holding abs, the innermost of the workspace
+// and its further roots, whose index the code tools query.
+func rootOf(env *agent.ToolEnv, abs string) string {
+	best := ""
+	for _, r := range append([]string{env.Workspace}, env.Roots...) {
+		if within(r, abs) && len(filepath.Clean(r)) > len(best) {
+			best = filepath.Clean(r)
+		}
+	}
+	if best == "" {
+		return env.Workspace
+	}
+	return best
+}
+
+func within(root, abs string) bool {
+	root = filepath.Clean(root)
+	return abs == root || strings.HasPrefix(abs, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // Sanitize makes s valid UTF-8 and caps it at max bytes, cut on a rune

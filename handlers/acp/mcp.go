@@ -30,6 +30,7 @@ type mcpTools struct {
 	sessions []*mcp.ClientSession
 	specs    []agent.ToolSpec
 	route    map[string]mcpRoute // model tool name → server and tool
+	readOnly map[string]bool     // model tool names annotated readOnlyHint
 }
 
 type mcpRoute struct {
@@ -39,32 +40,84 @@ type mcpRoute struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-// connectMCP connects to every server; one that fails fails the request,
-// naming it, and closes the others.
-func connectMCP(ctx context.Context, servers []mcpServer, cwd string) (*mcpTools, error) {
-	m := &mcpTools{route: map[string]mcpRoute{}}
+// connectMCP connects to every server. One that cannot be reached (a
+// command that does not exist or exits at once, a dead URL) does not fail
+// the session: its tools are left out and its warning says why, for the
+// user, as Claude Code and Gemini CLI treat a broken server. A malformed
+// entry (no command, no url, an unsupported type) is the client's error.
+func connectMCP(servers []mcpServer, cwd string) (*mcpTools, []string, error) {
+	m := &mcpTools{route: map[string]mcpRoute{}, readOnly: map[string]bool{}}
 	for i, srv := range servers {
-		if err := m.connect(ctx, srv, cwd); err != nil {
-			m.close()
-			return nil, server.InvalidParams("mcpServers[%d] (%s): %v", i, srv.Name, err)
+		if err := srv.check(); err != nil {
+			return nil, nil, server.InvalidParams("mcpServers[%d] (%s): %v", i, srv.Name, err)
 		}
 	}
-	return m, nil
+	// Connected at once, so a slow server costs one timeout, not one each;
+	// the tools are offered in the client's order.
+	type dialed struct {
+		cs    *mcp.ClientSession
+		tools []*mcp.Tool
+		err   error
+	}
+	results := make([]dialed, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, tools, err := dial(srv, cwd)
+			results[i] = dialed{cs, tools, err}
+		}()
+	}
+	wg.Wait()
+	var warnings []string
+	for i, r := range results {
+		if r.err != nil {
+			warnings = append(warnings, fmt.Sprintf("MCP server %q is not available, its tools are left out: %v", servers[i].Name, r.err))
+			continue
+		}
+		m.add(servers[i], r.cs, r.tools)
+	}
+	return m, warnings, nil
 }
 
-func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error {
-	var transport mcp.Transport
-	switch {
-	case srv.Type == "http":
+// check is what a server entry needs before kast tries it.
+func (srv mcpServer) check() error {
+	switch srv.Type {
+	case "http":
 		if srv.URL == "" {
 			return fmt.Errorf("an http server needs a url")
 		}
-		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: headerTransport{srv.Headers}}}
-	case srv.Type == "" || srv.Type == "stdio":
+	case "", "stdio":
 		if srv.Command == "" {
 			return fmt.Errorf("a stdio server needs a command")
 		}
+	default:
+		return fmt.Errorf("kast does not connect to %q MCP servers (see mcpCapabilities)", srv.Type)
+	}
+	if srv.Name == "" {
+		return fmt.Errorf("a server needs a name")
+	}
+	return nil
+}
+
+// kind classifies an MCP tool for the approval policy: a tool its server
+// marks read-only runs as kast's reading tools do, any other asks. The
+// hint is trusted because the user put the server in the editor's config.
+func (m *mcpTools) kind(name string) agent.ToolKind {
+	if m.readOnly[name] {
+		return agent.KindRead
+	}
+	return agent.KindOther
+}
+
+// dial connects to one server and lists its tools, every page of them.
+func dial(srv mcpServer, cwd string) (*mcp.ClientSession, []*mcp.Tool, error) {
+	var transport mcp.Transport
+	if srv.Type == "http" {
+		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: headerTransport{srv.Headers}}}
+	} else {
 		cmd := exec.Command(srv.Command, srv.Args...)
 		cmd.Dir = cwd
 		cmd.Env = os.Environ()
@@ -72,23 +125,38 @@ func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error
 			cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
 		}
 		transport = &mcp.CommandTransport{Command: cmd}
-	default:
-		return fmt.Errorf("kast does not connect to %q MCP servers (mcpCapabilities)", srv.Type)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mcpConnectTimeout)
+	// Not the request's context, even detached: the SDK keeps the connect
+	// context's values for the session's later requests, and a JSON-RPC
+	// request's context must not be read once its reply is sent.
+	ctx, cancel := context.WithTimeout(context.Background(), mcpConnectTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "kast", Version: "acp"}, nil)
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	var tools []*mcp.Tool
+	params := &mcp.ListToolsParams{}
+	for {
+		res, err := cs.ListTools(ctx, params)
+		if err != nil {
+			_ = cs.Close()
+			return nil, nil, err
+		}
+		tools = append(tools, res.Tools...)
+		if res.NextCursor == "" {
+			return cs, tools, nil
+		}
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
+	}
+}
+
+// add offers a connected server's tools under mcp__<server>__<tool>.
+func (m *mcpTools) add(srv mcpServer, cs *mcp.ClientSession, tools []*mcp.Tool) {
 	m.sessions = append(m.sessions, cs)
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		return err
-	}
 	prefix := "mcp__" + unsafeName.ReplaceAllString(srv.Name, "_") + "__"
-	for _, t := range res.Tools {
+	for _, t := range tools {
 		name := prefix + unsafeName.ReplaceAllString(t.Name, "_")
 		if len(name) > 64 {
 			name = name[:64]
@@ -99,8 +167,8 @@ func (m *mcpTools) connect(ctx context.Context, srv mcpServer, cwd string) error
 		}
 		m.specs = append(m.specs, agent.ToolSpec{Name: name, Description: t.Description, Parameters: params})
 		m.route[name] = mcpRoute{cs, t.Name}
+		m.readOnly[name] = t.Annotations != nil && t.Annotations.ReadOnlyHint
 	}
-	return nil
 }
 
 func toObject(v any) (map[string]any, error) {
@@ -212,5 +280,10 @@ func (ss *session) external() *agent.ExternalTools {
 			return agent.ToolResult{Content: "Plan updated."}
 		}
 		return ss.mcp.run(ctx, call)
+	}, Kind: func(name string) agent.ToolKind {
+		if name == planTool {
+			return agent.KindRead
+		}
+		return ss.mcp.kind(name)
 	}}
 }

@@ -45,7 +45,8 @@ func (s *Service) capabilities() map[string]any {
 	for _, name := range s.Advertised() {
 		has[name] = true
 	}
-	sessionCaps := map[string]any{}
+	// additionalDirectories is a parameter of session/new, load and resume.
+	sessionCaps := map[string]any{"additionalDirectories": map[string]any{}}
 	for method, capName := range map[string]string{"session/list": "list", "session/resume": "resume", "session/close": "close"} {
 		if has[method] {
 			sessionCaps[capName] = map[string]any{}

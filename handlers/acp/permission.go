@@ -23,10 +23,14 @@ var permissionOptions = []map[string]any{
 func (ss *session) permission(s *Service, r agent.ApprovalRequest) {
 	decide := func(d agent.ApprovalDecision) { _ = s.mgr.Decide(ss.ms.ID(), r.ID, d) }
 	ss.mu.Lock()
-	rejected := ss.rejectAlways[r.Call.Name]
+	rejected, allowed := ss.rejectAlways[r.Call.Name], ss.allowAlways[r.Call.Name]
 	ss.mu.Unlock()
-	if rejected {
+	switch {
+	case rejected:
 		decide(agent.ApprovalDecision{Reason: "the user rejected " + r.Call.Name + " for this session"})
+		return
+	case allowed: // an answer of an earlier process, from the session file
+		decide(agent.ApprovalDecision{Approved: true, ForSession: true})
 		return
 	}
 	params := map[string]any{"sessionId": ss.id, "toolCall": ss.toolCall(r.Call, "", "pending", true), "options": permissionOptions}
@@ -46,11 +50,16 @@ func (ss *session) permission(s *Service, r agent.ApprovalRequest) {
 	case res.Outcome.OptionID == "allow_once":
 		decide(agent.ApprovalDecision{Approved: true})
 	case res.Outcome.OptionID == "allow_always":
+		ss.mu.Lock()
+		ss.allowAlways[r.Call.Name] = true
+		ss.mu.Unlock()
+		ss.persist()
 		decide(agent.ApprovalDecision{Approved: true, ForSession: true})
 	case res.Outcome.OptionID == "reject_always":
 		ss.mu.Lock()
 		ss.rejectAlways[r.Call.Name] = true
 		ss.mu.Unlock()
+		ss.persist()
 		decide(agent.ApprovalDecision{})
 	default:
 		decide(agent.ApprovalDecision{})

@@ -2,7 +2,10 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -24,6 +27,7 @@ type session struct {
 	mu           sync.Mutex
 	mode         string
 	rejectAlways map[string]bool // tools the user rejected for the session
+	allowAlways  map[string]bool // tools the user allowed for the session
 	titled       bool
 	waits        map[string][]context.CancelFunc // requests to the client, by turn
 	callDiffs    map[string][]any                // the diffs of edits announced, by call id
@@ -98,10 +102,19 @@ func (p *sessionParams) checkDirs() error {
 	if !filepath.IsAbs(*p.Cwd) {
 		return server.InvalidParams("cwd must be an absolute path, not %q", *p.Cwd)
 	}
-	for _, d := range p.AdditionalDirectories {
+	for i, d := range p.AdditionalDirectories {
 		if !filepath.IsAbs(d) {
 			return server.InvalidParams("additionalDirectories must be absolute paths, not %q", d)
 		}
+		// Links resolved, as confinement compares real paths.
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return server.InvalidParams("additionalDirectories[%d] %q is not a directory kast can open: %v", i, d, err)
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return server.InvalidParams("additionalDirectories[%d] %q is not a directory", i, d)
+		}
+		p.AdditionalDirectories[i] = real
 	}
 	return nil
 }
@@ -125,18 +138,23 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 			return nil, server.Error(-32600, "SESSION_OPEN", "session "+p.SessionID+" is open on this connection already", nil)
 		}
 	}
-	mcp, err := connectMCP(ctx, p.MCPServers, *p.Cwd)
+	mcp, warnings, err := connectMCP(p.MCPServers, *p.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{},
+	for _, w := range warnings {
+		conn.Logger().Warn("acp: "+w, "cwd", *p.Cwd)
+	}
+	ss := &session{conn: conn, mcp: mcp, mode: modeDefault, rejectAlways: map[string]bool{}, allowAlways: map[string]bool{},
 		waits: map[string][]context.CancelFunc{}, callDiffs: map[string][]any{}, turns: map[string]*agent.Turn{}}
 	cs.mu.Lock()
-	caps, provider := cs.caps, cs.provider
+	caps := cs.caps
 	cs.mu.Unlock()
-	cfg := agent.SessionConfig{}
+	// The additional directories are further roots of the session's tools:
+	// confinement admits them and the code tools query their index.
+	cfg := agent.SessionConfig{Roots: p.AdditionalDirectories}
 	if base := s.rt.Tools(); base != nil && (caps.readTextFile && caps.writeTextFile || caps.terminal) {
-		ct := &tools.ClientTools{Base: base}
+		ct := &tools.ClientTools{Base: base, Texts: &tools.EditorTexts{}}
 		if caps.readTextFile && caps.writeTextFile {
 			ct.Files = clientFiles{ss}
 		}
@@ -145,8 +163,16 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 		}
 		cfg.Tools = ct
 	}
-	if provider != "" {
-		cfg.Provider = func() (agent.Provider, error) { return s.mgr.ProviderWith(provider, "") }
+	// Each turn resolves the provider anew, so an authenticate after a
+	// prompt that needed it serves the session's next prompt.
+	cfg.Provider = func() (agent.Provider, error) {
+		cs.mu.Lock()
+		provider := cs.provider
+		cs.mu.Unlock()
+		if provider == "" {
+			return s.mgr.Provider()
+		}
+		return s.mgr.ProviderWith(provider, "")
 	}
 	ms, err := start(cfg)
 	if err != nil {
@@ -154,6 +180,7 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 		return nil, engineError(err)
 	}
 	ss.ms, ss.id = ms, ms.Header().ID
+	ss.restore()
 	ss.titled = ms.Name() != ""
 	if replay {
 		ss.replay(ms.History())
@@ -168,7 +195,12 @@ func (s *Service) open(ctx context.Context, p *sessionParams, replay bool,
 	cs.mu.Lock()
 	cs.sessions[ss.id] = ss
 	cs.mu.Unlock()
-	server.AfterReply(ctx, func() { ss.notify(ss.commandsUpdate(s)) })
+	server.AfterReply(ctx, func() {
+		ss.notify(ss.commandsUpdate(s))
+		for _, w := range warnings {
+			ss.notify(chunk("agent_message_chunk", "⚠ "+w+"\n"))
+		}
+	})
 	return ss, nil
 }
 
@@ -311,8 +343,61 @@ func (s *Service) setMode(ctx context.Context, p *setModeParams) (map[string]any
 	ss.mu.Lock()
 	ss.mode = p.ModeID
 	ss.mu.Unlock()
+	ss.persist()
 	server.AfterReply(ctx, func() {
 		ss.notify(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": p.ModeID})
 	})
 	return map[string]any{}, nil
+}
+
+// sessionMetaKey is the session file's meta record of the ACP state that
+// outlives a process: the mode and the "always" answers.
+const sessionMetaKey = "acp"
+
+type persisted struct {
+	Mode         string   `json:"mode"`
+	AllowAlways  []string `json:"allowAlways,omitempty"`
+	RejectAlways []string `json:"rejectAlways,omitempty"`
+}
+
+// restore takes the mode and "always" answers a session/load or resume
+// finds in the session file.
+func (ss *session) restore() {
+	var p persisted
+	if raw := ss.ms.Meta(sessionMetaKey); raw == nil || json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, m := range modes {
+		if m["id"] == p.Mode {
+			ss.mode = p.Mode
+		}
+	}
+	for _, t := range p.AllowAlways {
+		ss.allowAlways[t] = true
+	}
+	for _, t := range p.RejectAlways {
+		ss.rejectAlways[t] = true
+	}
+}
+
+// persist writes the mode and "always" answers to the session file.
+func (ss *session) persist() {
+	ss.mu.Lock()
+	p := persisted{Mode: ss.mode, AllowAlways: sortedKeys(ss.allowAlways), RejectAlways: sortedKeys(ss.rejectAlways)}
+	ss.mu.Unlock()
+	raw, _ := json.Marshal(p)
+	if err := ss.ms.SetMeta(sessionMetaKey, raw); err != nil {
+		ss.conn.Logger().Warn("acp: the session's mode and answers were not saved", "err", err)
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,8 +1,9 @@
 // Drives `kast acp` with the official ACP SDK client (@agentclientprotocol/sdk,
 // pinned in package.json): initialize, session/new, a prompt that streams
 // text and writes a file after the user allows it once, a second write the
-// user rejects, a prompt cancelled mid-turn, then session/load in a new kast
-// process, which must replay the whole history before it answers.
+// user rejects, a prompt cancelled mid-turn, a mode change, then session/load
+// in a new kast process, which must replay the whole history before it
+// answers and come back in that mode.
 // TestACPNodeClient (cmd/kast) runs it with KAST_BIN, ACP_WORKSPACE and the
 // loopback model's environment set.
 import { spawn } from "node:child_process";
@@ -74,12 +75,17 @@ const live = await session(async (ctx, updates, listeners) => {
   r = await pending;
   assert.equal(r.stopReason, "cancelled");
   assert.ok(updates.length > before);
+
+  // 4. The mode outlives the process: it is kept in the session file.
+  await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: "acceptEdits" });
 });
 
-// 4. A new process loads the session and replays it before answering.
+// 5. A new process loads the session, in the mode it left, and replays it
+// before answering.
 const replayed = await session(async (ctx, updates) => {
   await ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-  await ctx.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
+  const loaded = await ctx.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
+  assert.equal(loaded.modes.currentModeId, "acceptEdits");
   const users = updates.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
   assert.deepEqual(users, ["write hello", "change it", "take your time"]);
   assert.ok(texts(updates, "agent_message_chunk").startsWith("Written.Not changed."));
