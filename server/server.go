@@ -292,14 +292,21 @@ func (c *Conn) recover(next jsonrpc2.Handler) jsonrpc2.Handler {
 // that) starts a goroutine that may touch it after the request is recycled and
 // panics; this one is a stdlib cancel context, so no such goroutine exists,
 // while the release token for jsonrpc2.Async still comes from the request.
+// Once the handler has returned, the pooled request may be reused: over is
+// set then, and values are no longer looked up in it (something long-lived
+// holding the context, such as an SDK client's, would crash otherwise).
 type requestContext struct {
 	context.Context
 	request context.Context
+	over    *atomic.Bool
 }
 
 func (c requestContext) Value(key any) any {
 	if v := c.Context.Value(key); v != nil {
 		return v
+	}
+	if c.over.Load() {
+		return nil
 	}
 	return c.request.Value(key)
 }
@@ -316,7 +323,11 @@ func detach(request context.Context) (context.Context, context.CancelFunc) {
 		case <-own.Done():
 		}
 	}()
-	return requestContext{own, request}, cancel
+	over := new(atomic.Bool)
+	return requestContext{own, request, over}, func() {
+		over.Store(true)
+		cancel()
+	}
 }
 
 // dispatch enforces the lifecycle and schedules each method by its class.
