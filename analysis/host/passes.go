@@ -206,7 +206,7 @@ func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
 		p.preempt = cancel
 		p.mu.Unlock()
 		ow.refresh.Lock()
-		n, err := ow.ws.ResolveUses(ctx, 0, func(done, total int) {
+		n, err := ow.ws.ResolveUsesInBackground(ctx, 0, func(done, total int) {
 			p.each(func(w *Watcher) {
 				if w.Resolving != nil {
 					w.Resolving(done, total)
