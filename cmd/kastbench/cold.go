@@ -116,7 +116,10 @@ func coldRun(ctx context.Context, name, root string, argv []string, samples []sa
 	if name == "kast" {
 		// kast.reindex answers once the index is up to date and every
 		// reference resolved: the end of the background work.
-		if r.err = s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
+		// It can take minutes on a large tree: longer than a request's limit.
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		defer cancel()
+		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
 			r.settled = time.Since(start)
 		}
 	}
