@@ -60,6 +60,8 @@ type usesTracker struct {
 	partial *partialUses
 	// table memoizes tableKey by view generation.
 	tableGen, table uint64
+	// wanted lists files queries asked to be resolved first (see want).
+	wanted []string
 }
 
 // partialUses is what an unfinished full pass has stored: the uses of the
@@ -150,6 +152,35 @@ func (w *Workspace) shapeOf(path, hash string) (uint64, bool) {
 	}
 	u.shapes[hash] = s
 	return s, true
+}
+
+// maxWanted bounds the files queries ask a pass to take first.
+const maxWanted = 4096
+
+// want asks the pass under way (or the next) to resolve paths before the
+// others: a reference query that found a name's candidates unresolved
+// names their files, so the next queries about that code read stored uses.
+func (u *usesTracker) want(paths []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.wanted)+len(paths) > maxWanted {
+		u.wanted = u.wanted[:0] // the newest asks matter most
+	}
+	u.wanted = append(u.wanted, paths[:min(len(paths), maxWanted)]...)
+}
+
+// takeWanted returns the most recently wanted file still in todo.
+func (u *usesTracker) takeWanted(todo map[string]bool) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for len(u.wanted) > 0 {
+		p := u.wanted[len(u.wanted)-1]
+		u.wanted = u.wanted[:len(u.wanted)-1]
+		if todo[p] {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // tableKey hashes the indexed file table (paths and content hashes): two
@@ -394,7 +425,21 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	}
 	go func() {
 		defer close(next)
+		todo := make(map[string]bool, len(paths))
 		for _, p := range paths {
+			todo[p] = true
+		}
+		for i := 0; len(todo) > 0; {
+			// The files queries asked about first, then the rest in order.
+			p, ok := u.takeWanted(todo)
+			for !ok && i < len(paths) {
+				p, ok = paths[i], todo[paths[i]]
+				i++
+			}
+			if !ok {
+				return
+			}
+			delete(todo, p)
 			select {
 			case next <- p:
 			case <-ctx.Done():
@@ -534,11 +579,14 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 			return nil, false
 		}
 		st = &usesState{gen: st.gen, epoch: st.epoch, valid: true, dirty: map[string]bool{}}
+		var unresolved []string
 		for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
-			if !done[id.Path] {
+			if !done[id.Path] && !st.dirty[id.Path] {
 				st.dirty[id.Path] = true
+				unresolved = append(unresolved, id.Path)
 			}
 		}
+		w.uses.want(unresolved)
 	}
 	ord := ordinals(f)[def.Index]
 	hits, err := w.Index.UsesOf(storage.UseTarget{Path: def.Path, Ordinal: ord})
