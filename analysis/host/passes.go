@@ -136,8 +136,9 @@ func (h *Host) Index(root string) (<-chan struct{}, error) {
 	defer p.mu.Unlock()
 	if !p.started {
 		p.started = true
-		p.wg.Add(4)
+		p.wg.Add(5)
 		go h.firstRefresh(root, ow, p)
+		go releasePages(ow, p)
 		go h.usesWorker(root, ow, p)
 		go h.returnToDisk(root, ow, p)
 		go h.watchFiles(root, ow, p, h.newWatcher(root))
@@ -180,6 +181,25 @@ func (h *Host) firstRefresh(root string, ow *openWorkspace, p *passes) {
 	h.scheduleUses(p, usesDelay)
 }
 
+// pageRelease is how often an open root's index gives back the pages of
+// its value log that reads mapped (storage.Index.ReleaseMappedPages): the
+// reference pass and queries read every file's facts through them.
+const pageRelease = 2 * time.Second
+
+func releasePages(ow *openWorkspace, p *passes) {
+	defer p.wg.Done()
+	tick := time.NewTicker(pageRelease)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-tick.C:
+			ow.ws.Index.ReleaseMappedPages()
+		}
+	}
+}
+
 // usesWorker runs the root's reference passes, one at a time, whenever
 // kicked: a pass over a large workspace takes long, so it runs apart from
 // the requests and refreshes, which it waits for.
@@ -206,7 +226,7 @@ func (h *Host) usesWorker(root string, ow *openWorkspace, p *passes) {
 		p.preempt = cancel
 		p.mu.Unlock()
 		ow.refresh.Lock()
-		n, err := ow.ws.ResolveUses(ctx, 0, func(done, total int) {
+		n, err := ow.ws.ResolveUsesInBackground(ctx, 0, func(done, total int) {
 			p.each(func(w *Watcher) {
 				if w.Resolving != nil {
 					w.Resolving(done, total)

@@ -162,9 +162,11 @@ func TestExplicitPassSupersedesBackgroundPass(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the background pass did not end")
 	}
+	// It resumes the stopped pass: the files that pass stored are not
+	// resolved again.
 	n, err := h.ResolveUses(context.Background(), root, 2, nil)
-	if err != nil || n != 40 {
-		t.Fatalf("the explicit pass: %d files, %v; want 40", n, err)
+	if err != nil || n < 1 || n > 40 {
+		t.Fatalf("the explicit pass: %d files, %v; want the rest of 40", n, err)
 	}
 	if ws := h.Open(root); !ws.UsesHold() {
 		t.Error("references are not stored after the explicit pass")

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/fnv"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -51,6 +53,22 @@ type usesTracker struct {
 	state *usesState
 	// shapes memoizes the shape of file contents, by content hash.
 	shapes map[string]uint64
+	// partial is the progress of a full pass that has not ended (it was
+	// stopped, or still runs): the next pass over the same files resumes it,
+	// and queries read its rows meanwhile.
+	partial *partialUses
+	// table memoizes tableKey by view generation.
+	tableGen, table uint64
+	// wanted lists files queries asked to be resolved first (see want).
+	wanted []string
+}
+
+// partialUses is what an unfinished full pass has stored: the uses of the
+// files in done, resolved against the file table named by table. done is
+// replaced, never modified, once shared.
+type partialUses struct {
+	table uint64
+	done  map[string]bool
 }
 
 // UsesHold reports whether reference queries can answer from the stored
@@ -221,32 +239,76 @@ func ordinals(f *analysis.FileFacts) []int32 {
 // background pass runs beside). progress, which may be nil, hears of each
 // file done. It returns how many files it resolved.
 func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
-	done, err := w.resolveUses(ctx, workers, progress)
+	return w.resolveUsesYielding(ctx, workers, false, progress)
+}
+
+// ResolveUsesInBackground is ResolveUses for a pass nobody waits for: it
+// pauses between files while queries read the index (at most a second at a
+// time, so it still ends beside a busy editor).
+func (w *Workspace) ResolveUsesInBackground(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
+	return w.resolveUsesYielding(ctx, workers, true, progress)
+}
+
+func (w *Workspace) resolveUsesYielding(ctx context.Context, workers int, yield bool, progress func(done, total int)) (int, error) {
+	done, err := w.resolveUses(ctx, workers, yield, progress)
 	if w.moveToMemory(err) {
+		w.uses.mu.Lock()
+		w.uses.partial = nil // its rows stayed on the full disk
+		w.uses.mu.Unlock()
 		if _, _, err := w.refresh(ctx, nil); err != nil {
 			return 0, err
 		}
-		return w.resolveUses(ctx, workers, progress)
+		return w.resolveUses(ctx, workers, yield, progress)
 	}
 	return done, err
 }
 
-func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
+const (
+	// passResolverBytes bounds the decoded facts one pass worker's resolver
+	// keeps (it memoizes every file it reads, and a file's references can
+	// reach hundreds of files): with a fresh resolver every 64 files, the
+	// standard library's pass held over 400 MB of them.
+	passResolverBytes = 24 << 20
+	usesPerFlush      = 256
+	// A background pass waits for queryQuiet without queries before each
+	// file, but never longer than maxYield.
+	queryQuiet = 25 * time.Millisecond
+	maxYield   = time.Second
+)
+
+func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, progress func(done, total int)) (int, error) {
 	u := &w.uses
 	u.pass.Lock()
 	defer u.pass.Unlock()
 	st := w.usesStatus()
 	var paths []string
+	var partial *partialUses
 	if st.valid {
 		for p := range st.dirty {
 			paths = append(paths, p)
 		}
 		slices.Sort(paths)
 	} else {
-		if err := w.Index.ClearUses(); err != nil {
-			return 0, err
+		table := w.tableKey()
+		u.mu.Lock()
+		if u.partial != nil && u.partial.table == table {
+			partial = u.partial // resume: its files' rows are current
 		}
-		paths = slices.Clone(w.view.Files())
+		u.mu.Unlock()
+		if partial == nil {
+			if err := w.Index.ClearUses(); err != nil {
+				return 0, err
+			}
+			partial = &partialUses{table: table, done: map[string]bool{}}
+		}
+		u.mu.Lock()
+		u.partial = partial
+		for _, p := range w.view.Files() {
+			if !partial.done[p] {
+				paths = append(paths, p)
+			}
+		}
+		u.mu.Unlock()
 	}
 	defer func() {
 		u.mu.Lock()
@@ -270,16 +332,22 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(
 	}
 	for range workers {
 		wg.Go(func() {
+			pv := &passView{view: w.view}
 			var r *resolve.Resolver
 			ords := map[string][]int32{}
-			for i := 0; ; i++ {
+			for {
+				if yield {
+					w.view.waitForQueries(ctx.Done(), queryQuiet, maxYield)
+				}
 				p, ok := <-next
 				if !ok {
 					return
 				}
-				// A fresh resolver now and then bounds what it keeps.
-				if i%filesPerResolver == 0 {
-					r, ords = resolve.New(w.view), map[string][]int32{}
+				// A fresh resolver once the facts it keeps outgrow the
+				// budget bounds the pass's memory.
+				if r == nil || pv.kept.Load() > passResolverBytes {
+					pv.kept.Store(0)
+					r, ords = resolve.New(pv), map[string][]int32{}
 				}
 				results <- result{p, w.fileRecord(p), w.fileUses(r, p, ords)}
 			}
@@ -287,7 +355,21 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(
 	}
 	go func() {
 		defer close(next)
+		todo := make(map[string]bool, len(paths))
 		for _, p := range paths {
+			todo[p] = true
+		}
+		for i := 0; len(todo) > 0; {
+			// The files queries asked about first, then the rest in order.
+			p, ok := u.takeWanted(todo)
+			for !ok && i < len(paths) {
+				p, ok = paths[i], todo[paths[i]]
+				i++
+			}
+			if !ok {
+				return
+			}
+			delete(todo, p)
 			select {
 			case next <- p:
 			case <-ctx.Done():
@@ -302,14 +384,32 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(
 
 	var err error
 	done := 0
+	var pending []string // written to the batch, not yet flushed
+	flushed := func() {
+		if partial == nil {
+			return
+		}
+		// Copied on write: queries read the map they were given unlocked.
+		done := maps.Clone(partial.done)
+		for _, p := range pending {
+			done[p] = true
+		}
+		u.mu.Lock()
+		partial.done = done
+		u.mu.Unlock()
+		pending = pending[:0]
+	}
 	wr := w.Index.NewUsesWriter()
 	for res := range results {
 		if err != nil || res.rec.Hash == "" {
 			continue // not indexed (removed meanwhile): the next check sees it
 		}
 		err = wr.Put(res.path, res.rec, res.uses)
+		pending = append(pending, res.path)
 		if done++; done%usesPerFlush == 0 && err == nil {
-			err = wr.Flush()
+			if err = wr.Flush(); err == nil {
+				flushed()
+			}
 			wr = w.Index.NewUsesWriter()
 		}
 		if progress != nil {
@@ -317,25 +417,26 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, progress func(
 		}
 	}
 	if ferr := wr.Flush(); err == nil {
-		err = ferr
+		if err = ferr; err == nil {
+			flushed()
+		}
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err == nil && !st.valid {
-		err = w.Index.CompleteUses()
+		if err = w.Index.CompleteUses(); err == nil {
+			u.mu.Lock()
+			u.partial = nil
+			u.mu.Unlock()
+		}
 	}
 	return done, err
 }
 
-const (
-	filesPerResolver = 64
-	usesPerFlush     = 256
-)
-
 // fileRecord describes path's indexed content for its uses record.
 func (w *Workspace) fileRecord(path string) storage.UsesRecord {
-	f := w.view.File(path)
+	f := w.view.file(path)
 	if f == nil {
 		return storage.UsesRecord{}
 	}
@@ -349,7 +450,7 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 	r.FileUses(path, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
-			if f := w.view.File(def.Path); f != nil {
+			if f := w.view.file(def.Path); f != nil {
 				o = ordinals(f)
 			}
 			ords[def.Path] = o
@@ -378,7 +479,21 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 	}
 	st := w.usesStatus()
 	if !st.valid {
-		return nil, false
+		// A full pass under way has stored the uses in the files it has
+		// done: only the rest of the name's candidates are resolved here.
+		done := w.partialDone()
+		if done == nil {
+			return nil, false
+		}
+		st = &usesState{gen: st.gen, epoch: st.epoch, valid: true, dirty: map[string]bool{}}
+		var unresolved []string
+		for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
+			if !done[id.Path] && !st.dirty[id.Path] {
+				st.dirty[id.Path] = true
+				unresolved = append(unresolved, id.Path)
+			}
+		}
+		w.uses.want(unresolved)
 	}
 	ord := ordinals(f)[def.Index]
 	hits, err := w.Index.UsesOf(storage.UseTarget{Path: def.Path, Ordinal: ord})

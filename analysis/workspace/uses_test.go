@@ -219,3 +219,39 @@ func TestStoredUsesFollowEdits(t *testing.T) {
 	}
 	compareStoredReferences(t, ws)
 }
+
+// A full pass stopped part way keeps what it stored: references answer
+// from it (resolving only the candidates in the files it had not reached)
+// exactly as resolving does, and the next pass resumes with the rest.
+func TestStoppedPassIsResumed(t *testing.T) {
+	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+		ws, _ := openArchive(t, ar)
+		files, ferr := ws.Index.Files()
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		total := len(files)
+		ctx, cancel := context.WithCancel(context.Background())
+		first, err := ws.ResolveUsesInBackground(ctx, 1, func(done, _ int) {
+			if done == 1 {
+				cancel()
+			}
+		})
+		cancel()
+		if total > 1 && err == nil {
+			t.Fatalf("the stopped pass ended without error after %d of %d files", first, total)
+		}
+		compareStoredReferences(t, ws)
+		rest, err := ws.ResolveUses(context.Background(), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first+rest != total {
+			t.Errorf("the stopped pass did %d files and the next %d; want %d in all", first, rest, total)
+		}
+		if !ws.UsesHold() {
+			t.Fatal("the stored uses do not hold after the resumed pass")
+		}
+		compareStoredReferences(t, ws)
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -41,6 +42,10 @@ type view struct {
 	// gen counts the changes of the index this view has seen: what was
 	// computed from it at one generation stays true until the next.
 	gen atomic.Uint64
+	// queried is when a query last read through the view (unix ns): a
+	// background reference pass, which reads through passView instead,
+	// pauses while queries run (see waitForQueries).
+	queried atomic.Int64
 
 	mu      sync.Mutex
 	facts   map[string]*list.Element // of *cachedFacts
@@ -113,7 +118,35 @@ func factsSize(f *analysis.FileFacts) int64 {
 	return int64(512 + 320*len(f.Defs) + 128*len(f.Refs) + 64*len(f.Scopes) + 96*len(f.Calls) + 96*len(f.Imports))
 }
 
+// File returns path's decoded facts for a query.
 func (v *view) File(path string) *analysis.FileFacts {
+	v.touch()
+	return v.file(path)
+}
+
+// touch records that a query is reading.
+func (v *view) touch() { v.queried.Store(time.Now().UnixNano()) }
+
+// waitForQueries returns once no query has read through the view for
+// quiet, or after at most most: a background pass calls it between files
+// so that queries get the cores, and still ends beside a busy editor.
+func (v *view) waitForQueries(done <-chan struct{}, quiet, most time.Duration) {
+	deadline := time.Now().Add(most)
+	for {
+		idle := time.Since(time.Unix(0, v.queried.Load()))
+		left := time.Until(deadline)
+		if idle >= quiet || left <= 0 {
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(min(quiet-idle, left)):
+		}
+	}
+}
+
+func (v *view) file(path string) *analysis.FileFacts {
 	v.mu.Lock()
 	if e, ok := v.facts[path]; ok {
 		v.lru.MoveToFront(e)
@@ -170,6 +203,7 @@ func topLevelDefs(f *analysis.FileFacts) []TopLevelDef {
 
 // TopLevel lists the top-level definitions of an indexed file.
 func (v *view) TopLevel(path string) []TopLevelDef {
+	v.touch()
 	v.mu.Lock()
 	defs, ok := v.topLevel[path]
 	gen := v.gen.Load()
@@ -177,7 +211,7 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if ok {
 		return defs
 	}
-	f := v.File(path)
+	f := v.file(path)
 	if f == nil {
 		return nil
 	}
@@ -250,6 +284,11 @@ func (v *view) loadFilesLocked() {
 }
 
 func (v *view) DefsNamed(name string) []resolve.DefEntry {
+	v.touch()
+	return v.defsNamed(name)
+}
+
+func (v *view) defsNamed(name string) []resolve.DefEntry {
 	hits, err := v.ix.DefsNamed(name)
 	if err != nil {
 		v.log.Warn("definition lookup failed", "name", name, "err", err)
@@ -262,6 +301,11 @@ func (v *view) DefsNamed(name string) []resolve.DefEntry {
 }
 
 func (v *view) RefsNamed(name string) []resolve.RefID {
+	v.touch()
+	return v.refsNamed(name)
+}
+
+func (v *view) refsNamed(name string) []resolve.RefID {
 	hits, err := v.ix.RefsNamed(name)
 	if err != nil {
 		v.log.Warn("reference lookup failed", "name", name, "err", err)
@@ -274,6 +318,11 @@ func (v *view) RefsNamed(name string) []resolve.RefID {
 }
 
 func (v *view) SupertypesNamed(name string) []resolve.SupertypeID {
+	v.touch()
+	return v.supertypesNamed(name)
+}
+
+func (v *view) supertypesNamed(name string) []resolve.SupertypeID {
 	edges, err := v.ix.Subtypes(name)
 	if err != nil {
 		v.log.Warn("subtype lookup failed", "name", name, "err", err)

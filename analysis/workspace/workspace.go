@@ -190,6 +190,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 			if time.Since(last) > time.Second {
 				last = time.Now()
 				w.view.invalidate()
+				w.Index.ReleaseMappedPages() // what the bulk load wrote
 			}
 			if progress != nil {
 				progress(p)
@@ -197,6 +198,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		},
 	})
 	w.view.invalidate()
+	w.Index.ReleaseMappedPages()
 	if err == nil {
 		w.Index.RecordLanguages(countLanguages(found.Files))
 	}

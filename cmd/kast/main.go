@@ -57,6 +57,7 @@ func newRootCmd(exit *int) *cobra.Command {
 				debug.SetMemoryLimit(defaultMemoryLimit)
 			}
 			_, err := newLogger(g.logLevel)
+			servePprof()
 			return err
 		},
 	}

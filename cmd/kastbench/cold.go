@@ -29,6 +29,11 @@ type coldResult struct {
 	peakRSS  int64         // KiB, over the whole run
 	timings  timings
 	rssAtEnd int64
+	// anonAtPeak and fileAtPeak split the peak sample (KiB): the process's
+	// own memory, and the pages of files it maps (badger's tables and value
+	// log), which the kernel can drop.
+	anonAtPeak, fileAtPeak int64
+	err                    error // why the run ended early; what was measured before stays
 }
 
 func runCold(kast, gopls, root string, n int) error {
@@ -54,23 +59,28 @@ func runCold(kast, gopls, root string, n int) error {
 	}
 	results := map[string]coldResult{}
 	for _, srv := range servers {
-		r, err := coldRun(ctx, srv.name, root, srv.argv, samples)
-		if err != nil {
-			return fmt.Errorf("%s: %w", srv.name, err)
-		}
+		// A server failing mid-run ends its own run only: what it answered
+		// before is printed beside the others.
+		r := coldRun(ctx, srv.name, root, srv.argv, samples)
 		results[srv.name] = r
 		// A line as each server ends: gopls's run can take many minutes.
-		fmt.Printf("%s: ready in %s, peak RSS %d MB\n", srv.name, r.ready.Round(time.Millisecond), r.peakRSS/1024)
+		fmt.Printf("%s: ready in %s, peak RSS %d MB (anonymous %d MB, mapped files %d MB)\n", srv.name,
+			r.ready.Round(time.Millisecond), r.peakRSS/1024, r.anonAtPeak/1024, r.fileAtPeak/1024)
+		if r.err != nil {
+			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
+		}
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
 }
 
-// coldRun starts one server on an empty cache and measures it.
-func coldRun(ctx context.Context, name, root string, argv []string, samples []sample) (coldResult, error) {
+// coldRun starts one server on an empty cache and measures it. A failure
+// is recorded in the result, beside what was measured until then.
+func coldRun(ctx context.Context, name, root string, argv []string, samples []sample) (r coldResult) {
 	tmp, err := os.MkdirTemp("", "kastbench-cold")
 	if err != nil {
-		return coldResult{}, err
+		r.err = err
+		return r
 	}
 	defer os.RemoveAll(tmp)
 	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
@@ -84,29 +94,36 @@ func coldRun(ctx context.Context, name, root string, argv []string, samples []sa
 	start := time.Now()
 	s, err := startServer(ctx, name, root, env, argv...)
 	if err != nil {
-		return coldResult{}, err
+		r.err = err
+		return r
 	}
 	defer s.close()
 	sampler := sampleRSS(s.cmd.Process.Pid)
-	var r coldResult
-	if err := waitSymbols(ctx, s, samples); err != nil {
-		sampler.stop()
-		return r, err
+	defer func() {
+		r.peakRSS, r.rssAtEnd, r.anonAtPeak, r.fileAtPeak = sampler.stop()
+	}()
+	if r.err = waitSymbols(ctx, s, samples); r.err != nil {
+		return r
 	}
 	r.ready = time.Since(start)
-	if r.timings, err = measureNow(ctx, s, samples); err != nil {
-		sampler.stop()
-		return r, err
+	if r.timings, r.err = measureNow(ctx, s, samples); r.err != nil {
+		return r
+	}
+	if failed := len(r.timings.byMethod["workspace/symbol errors"]); failed == len(samples) {
+		r.err = fmt.Errorf("every request failed (the server may have exited)")
+		return r
 	}
 	if name == "kast" {
 		// kast.reindex answers once the index is up to date and every
 		// reference resolved: the end of the background work.
-		if err := s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); err == nil {
+		// It can take minutes on a large tree: longer than a request's limit.
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		defer cancel()
+		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
 			r.settled = time.Since(start)
 		}
 	}
-	r.peakRSS, r.rssAtEnd = sampler.stop()
-	return r, nil
+	return r
 }
 
 // waitSymbols returns once the server answers a workspace/symbol request
@@ -131,6 +148,8 @@ type rssSampler struct {
 	mu   sync.Mutex
 	peak int64
 	last int64
+	// The peak sample's split into anonymous memory and mapped files.
+	peakAnon, peakFile int64
 }
 
 func sampleRSS(pid int) *rssSampler {
@@ -139,9 +158,12 @@ func sampleRSS(pid int) *rssSampler {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kb := readRSS(pid); kb > 0 {
+			if m := readRSS(pid); m.total > 0 {
 				r.mu.Lock()
-				r.peak, r.last = max(r.peak, kb), kb
+				if m.total > r.peak {
+					r.peak, r.peakAnon, r.peakFile = m.total, m.anon, m.file
+				}
+				r.last = m.total
 				r.mu.Unlock()
 			}
 			select {
@@ -154,28 +176,43 @@ func sampleRSS(pid int) *rssSampler {
 	return r
 }
 
-// stop ends the sampling and returns the peak and the last sample, in KiB.
-func (r *rssSampler) stop() (peak, last int64) {
+// stop ends the sampling and returns the peak and the last sample, and the
+// peak's anonymous and file-mapped parts, in KiB. It may be called once.
+func (r *rssSampler) stop() (peak, last, anon, file int64) {
 	close(r.done)
 	r.wg.Wait()
-	return r.peak, r.last
+	return r.peak, r.last, r.peakAnon, r.peakFile
 }
 
-// readRSS is VmRSS of /proc/pid/status in KiB, or 0.
-func readRSS(pid int) int64 {
+// rss is a resident-set sample in KiB.
+type rss struct{ total, anon, file int64 }
+
+// readRSS reads VmRSS, RssAnon and RssFile of /proc/pid/status in KiB;
+// zero when the process is gone.
+func readRSS(pid int) rss {
+	var m rss
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0
+		return m
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb
+		key, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		switch key {
+		case "VmRSS":
+			m.total = kb
+		case "RssAnon":
+			m.anon = kb
+		case "RssFile":
+			m.file = kb
 		}
 	}
-	return 0
+	return m
 }
 
 func printCold(first string, results map[string]coldResult, withGopls bool) {
@@ -210,5 +247,23 @@ func printCold(first string, results map[string]coldResult, withGopls bool) {
 		return r.settled.Round(100 * time.Millisecond).String()
 	})
 	row("peak RSS (100 ms samples)", func(r coldResult) string { return fmt.Sprintf("%d MB", r.peakRSS/1024) })
+	row("  of which anonymous / mapped files", func(r coldResult) string {
+		return fmt.Sprintf("%d / %d MB", r.anonAtPeak/1024, r.fileAtPeak/1024)
+	})
 	row("RSS at the end", func(r coldResult) string { return fmt.Sprintf("%d MB", r.rssAtEnd/1024) })
+	row("failed requests", func(r coldResult) string {
+		n := 0
+		for m, d := range r.timings.byMethod {
+			if strings.HasSuffix(m, " errors") {
+				n += len(d)
+			}
+		}
+		return strconv.Itoa(n)
+	})
+	row("run", func(r coldResult) string {
+		if r.err != nil {
+			return "ended early"
+		}
+		return "complete"
+	})
 }

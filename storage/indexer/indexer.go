@@ -144,7 +144,8 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	// Largest first, so the last files in flight are small and workers finish together.
 	slices.SortStableFunc(todo, func(a, b job) int { return cmp.Compare(b.file.Size, a.file.Size) })
 
-	w := &worker{ix: ix, extract: extract, lang: opts.Lang, read: opts.Read, queued: newBudget(queueBytes)}
+	w := &worker{ix: ix, extract: extract, lang: opts.Lang, read: opts.Read, queued: newBudget(queueBytes),
+		parsing: newBudget(parseBytes)}
 	if w.read == nil {
 		w.read = os.ReadFile
 	}
@@ -268,7 +269,15 @@ type worker struct {
 	lang    func(string) string
 	read    func(string) ([]byte, error)
 	queued  *budget // source bytes of the results waiting for the writer
+	parsing *budget // source bytes being extracted
 }
+
+// parseBytes bounds the source extracted at once. A syntax tree (in C,
+// outside the Go heap and its limit) takes about 30 times its source:
+// the Go standard library's largest files (3 and 1.9 MB), which a run
+// starts with, parsed side by side took the resident set 150 MB over the
+// Go heap for a moment. A file above the bound is extracted alone.
+const parseBytes = 1 << 20
 
 // cost is what a result holds of the queue's byte budget: its source size
 // when it carries facts, at most the whole budget.
@@ -372,7 +381,10 @@ func (w *worker) process(ctx context.Context, j job) result {
 			return result{file: f, outcome: reused, facts: facts}
 		}
 	}
+	cost := min(max(int64(len(src)), 1), parseBytes)
+	w.parsing.acquire(cost)
 	facts, err := w.safeExtract(ctx, f.Path, src)
+	w.parsing.release(cost)
 	if err != nil || facts == nil {
 		return result{file: f, outcome: malformed}
 	}

@@ -1,0 +1,106 @@
+package workspace
+
+import (
+	"hash/fnv"
+	"sync/atomic"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// How a reference pass shares the process with queries: the files queries
+// want first, the file table a stopped pass resumes on, and the view its
+// workers read through.
+
+// maxWanted bounds the files queries ask a pass to take first.
+const maxWanted = 4096
+
+// want asks the pass under way (or the next) to resolve paths before the
+// others: a reference query that found a name's candidates unresolved
+// names their files, so the next queries about that code read stored uses.
+func (u *usesTracker) want(paths []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.wanted)+len(paths) > maxWanted {
+		u.wanted = u.wanted[:0] // the newest asks matter most
+	}
+	u.wanted = append(u.wanted, paths[:min(len(paths), maxWanted)]...)
+}
+
+// takeWanted returns the most recently wanted file still in todo.
+func (u *usesTracker) takeWanted(todo map[string]bool) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for len(u.wanted) > 0 {
+		p := u.wanted[len(u.wanted)-1]
+		u.wanted = u.wanted[:len(u.wanted)-1]
+		if todo[p] {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// tableKey hashes the indexed file table (paths and content hashes): two
+// generations of the view with the same key hold the same facts.
+func (w *Workspace) tableKey() uint64 {
+	u := &w.uses
+	gen := w.view.gen.Load()
+	u.mu.Lock()
+	if u.tableGen == gen && u.table != 0 {
+		defer u.mu.Unlock()
+		return u.table
+	}
+	u.mu.Unlock()
+	h := fnv.New64a()
+	for _, p := range w.view.Files() {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+		h.Write([]byte(w.view.indexedHash(p)))
+		h.Write([]byte{0})
+	}
+	key := h.Sum64() | 1 // never 0, which means not computed
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if w.view.gen.Load() == gen {
+		u.tableGen, u.table = gen, key
+	}
+	return key
+}
+
+// partialDone returns the files whose uses an unfinished full pass over the
+// current file table has stored, or nil. The map must not be modified.
+func (w *Workspace) partialDone() map[string]bool {
+	key := w.tableKey()
+	u := &w.uses
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.partial == nil || u.partial.table != key {
+		return nil
+	}
+	return u.partial.done
+}
+
+// passView is the view as a pass worker's resolver reads it: its reads are
+// not queries (the pass does not wait for itself), and it counts the
+// decoded facts the resolver memoizes, so the worker can replace it.
+type passView struct {
+	*view
+	kept atomic.Int64
+}
+
+func (p *passView) File(path string) *analysis.FileFacts {
+	f := p.view.file(path)
+	if f != nil {
+		p.kept.Add(factsSize(f))
+	}
+	return f
+}
+
+func (p *passView) DefsNamed(name string) []resolve.DefEntry {
+	return p.view.defsNamed(name)
+}
+func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
+func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {
+	return p.view.supertypesNamed(name)
+}

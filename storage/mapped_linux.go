@@ -1,0 +1,50 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// releaseMappedPages pages out the shared mappings of dir's value-log and
+// memtable files. It uses MADV_PAGEOUT, which never discards data, rather
+// than MADV_DONTNEED: a range badger unmaps between the read of the map
+// list and the call may be reused by other memory, which MADV_DONTNEED
+// would zero.
+func releaseMappedPages(dir string) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return
+	}
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	sc := bufio.NewScanner(bytes.NewReader(maps))
+	for sc.Scan() {
+		// start-end perms offset dev inode path
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || len(fields[1]) < 4 || fields[1][3] != 's' {
+			continue
+		}
+		path := fields[5]
+		if !strings.HasPrefix(path, prefix) || !(strings.HasSuffix(path, ".vlog") || strings.HasSuffix(path, ".mem")) {
+			continue
+		}
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil || end <= start {
+			continue
+		}
+		// Errors (a range unmapped meanwhile, an old kernel) leave the pages
+		// where they are, which is only what happened before.
+		_, _, _ = syscall.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
+	}
+}
