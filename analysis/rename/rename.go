@@ -29,11 +29,33 @@ type Edit struct {
 }
 
 // Error says why a rename is refused, in words for the user.
-type Error struct{ Msg string }
+type Error struct {
+	Msg string
+	// Unsure is set when kast cannot tell which declaration a name binds to
+	// (an ambiguous overload call, an unresolved declaration): renaming
+	// could edit a use another declaration owns. Candidates are then the
+	// declarations in question, best first.
+	Unsure     bool
+	Candidates []resolve.DefID
+}
 
 func (e *Error) Error() string { return e.Msg }
 
-func refuse(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+func refuse(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+// unsure refuses a rename whose uses may belong to one of cands.
+func unsure(cands []resolve.Candidate, format string, args ...any) error {
+	e := &Error{Msg: fmt.Sprintf(format, args...), Unsure: true}
+	for _, c := range cands {
+		if c.Uncertain && len(e.Candidates) > 0 {
+			break
+		}
+		if !slices.Contains(e.Candidates, c.Def) {
+			e.Candidates = append(e.Candidates, c.Def)
+		}
+	}
+	return e
+}
 
 // Prepare checks that the name at offset can be renamed and returns its span
 // there and the current name.
@@ -78,8 +100,9 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 		}
 		if r.Ambiguous {
 			// Editing a call another overload may own would break it.
-			return nil, refuse("cannot rename %s: the call at %s:%d may bind to another overload: %s",
-				name, r.Ref.Path, r.Span.StartPoint.Line+1, candidates(s, r.Ref))
+			cands := s.Resolver().Resolve(r.Ref)
+			return nil, unsure(cands, "cannot rename %s: the call at %s:%d may bind to another overload: %s",
+				name, r.Ref.Path, r.Span.StartPoint.Line+1, listed(s, cands))
 		}
 		if !s.InWorkspace(r.Ref.Path) {
 			return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
@@ -100,7 +123,7 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 		return resolve.DefID{}, refuse("cannot rename %s: kast cannot find its declaration", name)
 	}
 	if cands[0].Uncertain || len(cands) > 1 && !cands[1].Uncertain && cands[1].Def != cands[0].Def {
-		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
+		return resolve.DefID{}, unsure(cands, "cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
 	}
 	c := cands[0]
 	if !s.InWorkspace(c.Def.Path) {
@@ -143,11 +166,6 @@ func validName(s string) bool {
 		}
 	}
 	return utf8.ValidString(s)
-}
-
-// candidates lists the declarations a reference is tied between.
-func candidates(s Snapshot, ref resolve.RefID) string {
-	return listed(s, s.Resolver().Resolve(ref))
 }
 
 // listed names the confident candidates, "name(signature) at file:line".
