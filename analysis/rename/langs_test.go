@@ -18,7 +18,7 @@ func TestRenameKeepsOtherDeclarationsUses(t *testing.T) {
 	const pySrc = "from typing import overload\n\n@overload\ndef f(a: str) -> str: ...\n@overload\ndef f(a: int) -> int: ...\ndef f(a):\n    return a\n\nf('x')\nf(1)\n"
 	cases := []struct {
 		name, path, src, at string
-		lines              []int
+		lines               []int
 	}{
 		{"go method", "p/a.go", goSrc, "Run() {}", []int{5, 10}},
 		{"go function", "p/a.go", goSrc, "Run() {}\n\nfunc use", []int{7, 11}},
