@@ -75,3 +75,74 @@ func calleeOfArgument(arg syntax.Node) string {
 	}
 	return ""
 }
+
+// receiverFns run their lambda with their receiver as `this`.
+var receiverFns = map[string]bool{"apply": true, "run": true}
+
+// lambdaReceiverValue is what `this` is inside lambda n, as a Def.Value:
+// the receiver of `x.apply {}` and `x.run {}`, the argument of
+// `with(x) {}`, or for a lambda passed last to another function, "λ:" and
+// the callee's text, whose parameter type (`Body.() -> Unit`) tells the
+// resolver. "" when the lambda has no receiver of its own.
+func lambdaReceiverValue(n syntax.Node) string {
+	suffix := n.Parent()
+	if suffix.Type() == "annotated_lambda" {
+		suffix = suffix.Parent()
+	}
+	if suffix.Type() != "call_suffix" {
+		return ""
+	}
+	parts := withoutComments(suffix.Parent().NamedChildren())
+	if suffix.Parent().Type() != "call_expression" || len(parts) < 2 {
+		return ""
+	}
+	var name, receiver string
+	callee := parts[0]
+	if callee.Type() == "call_expression" {
+		// `with(x) { }` parses as a call of the call `with(x)`.
+		inner := withoutComments(callee.NamedChildren())
+		if len(inner) != 2 || inner[0].Type() != "simple_identifier" || inner[0].Text() != "with" {
+			return ""
+		}
+		callee, suffix = inner[0], inner[1]
+	}
+	switch callee.Type() {
+	case "simple_identifier":
+		name = callee.Text()
+	case "navigation_expression":
+		nav := withoutComments(callee.NamedChildren())
+		if len(nav) != 2 {
+			return ""
+		}
+		name, receiver = nav[1].Child("simple_identifier").Text(), qualifierText(nav[0])
+	default:
+		return ""
+	}
+	var out string
+	switch {
+	case name == "":
+		return ""
+	case receiver != "" && receiverFns[name]:
+		out = receiver
+	case receiver == "" && name == "with":
+		args := suffix.Child("value_arguments").NamedChildren()
+		if len(args) != 1 {
+			return ""
+		}
+		inner := withoutComments(args[0].NamedChildren())
+		if len(inner) == 0 {
+			return ""
+		}
+		out = qualifierText(inner[len(inner)-1])
+	case elementFns[name], selfFns[name], receiverFns[name], name == "with":
+		return "" // `it` is the parameter, or `this` stays the enclosing one
+	case receiver != "":
+		out = "λ:" + receiver + "." + name
+	default:
+		out = "λ:" + name
+	}
+	if len(out) > maxValue {
+		return ""
+	}
+	return out
+}

@@ -62,8 +62,16 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 // inferred type of a variable, parameter, property or field.
 func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	q := strings.TrimRight(ref.Qualifier, "!?")
+	if label, ok := strings.CutPrefix(q, "this@"); ok && f.Lang == "kotlin" {
+		return r.labelledThis(f, ref, label, depth)
+	}
 	switch q {
 	case "this", "self", "Self", "@":
+		if f.Lang == "kotlin" {
+			if t, ok := r.lambdaThis(f, ref, depth); ok {
+				return t
+			}
+		}
 		return r.enclosingTypes(f, ref.Enclosing, depth)
 	case "super", "super()": // Python's super() too
 		var out []Candidate

@@ -393,6 +393,8 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {
 				out = append(out, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
 			}
+		} else if od.Kind == analysis.KindLambda && od.Value != "" {
+			out = r.lambdaMembers(f, od, ref, depth)
 		}
 		if len(out) > 0 {
 			return out
