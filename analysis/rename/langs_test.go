@@ -63,3 +63,18 @@ func TestRenameRefusesTiedUse(t *testing.T) {
 		t.Errorf("refusal %+v, want unsure with both Run functions", refused)
 	}
 }
+
+// A Java static import names every overload of pad: renaming one overload
+// would break the others' calls through it, so the rename refuses.
+func TestRenameRefusesSharedStaticImport(t *testing.T) {
+	files := map[string]string{
+		"a/Format.java": "package a;\npublic final class Format {\n    public static String pad(String s) { return s; }\n    public static String pad(int n) { return \"\"; }\n}\n",
+		"a/Use.java":    "package a;\nimport static a.Format.pad;\nclass Use {\n    void f() {\n        pad(\"b\");\n        pad(5);\n    }\n}\n",
+	}
+	s := newSnapshot(t, files)
+	_, err := Rename(s, "a/Format.java", strings.Index(files["a/Format.java"], "pad"), "padText")
+	var refused *Error
+	if !errors.As(err, &refused) || !refused.Unsure || len(refused.Candidates) != 2 {
+		t.Fatalf("rename = %v, want a refusal naming both overloads", err)
+	}
+}
