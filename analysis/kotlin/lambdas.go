@@ -1,6 +1,8 @@
 package kotlin
 
 import (
+	"fmt"
+
 	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
@@ -81,13 +83,29 @@ var receiverFns = map[string]bool{"apply": true, "run": true}
 
 // lambdaReceiverValue is what `this` is inside lambda n, as a Def.Value:
 // the receiver of `x.apply {}` and `x.run {}`, the argument of
-// `with(x) {}`, or for a lambda passed last to another function, "λ:" and
-// the callee's text, whose parameter type (`Body.() -> Unit`) tells the
-// resolver. "" when the lambda has no receiver of its own.
+// `with(x) {}`, or for a lambda passed to another function, "λ:" and the
+// callee's text, whose parameter type (`Body.() -> Unit`) tells the
+// resolver: the last parameter for a trailing lambda, else "#k" (the k-th
+// argument) or "#name" (a named one). "" when the lambda has no receiver
+// of its own.
 func lambdaReceiverValue(n syntax.Node) string {
 	suffix := n.Parent()
-	if suffix.Type() == "annotated_lambda" {
+	argument := "" // "#k" or "#name" for a lambda passed in parentheses
+	switch suffix.Type() {
+	case "annotated_lambda":
 		suffix = suffix.Parent()
+	case "value_argument":
+		list := suffix.Parent()
+		args := withoutComments(list.NamedChildren())
+		for i, a := range args {
+			if a.Start() == suffix.Start() {
+				argument = fmt.Sprintf("#%d", i)
+			}
+		}
+		if label := suffix.Child("simple_identifier"); label.Valid() {
+			argument = "#" + label.Text()
+		}
+		suffix = list.Parent()
 	}
 	if suffix.Type() != "call_suffix" {
 		return ""
@@ -122,6 +140,8 @@ func lambdaReceiverValue(n syntax.Node) string {
 	switch {
 	case name == "":
 		return ""
+	case argument != "" && (receiverFns[name] || name == "with"):
+		return "" // run({ }) and with(x, { }) are rare; not followed
 	case receiver != "" && receiverFns[name]:
 		out = receiver
 	case receiver == "" && name == "with":
@@ -137,9 +157,9 @@ func lambdaReceiverValue(n syntax.Node) string {
 	case elementFns[name], selfFns[name], receiverFns[name], name == "with":
 		return "" // `it` is the parameter, or `this` stays the enclosing one
 	case receiver != "":
-		out = "λ:" + receiver + "." + name
+		out = "λ:" + receiver + "." + name + argument
 	default:
-		out = "λ:" + name
+		out = "λ:" + name + argument
 	}
 	if len(out) > maxValue {
 		return ""

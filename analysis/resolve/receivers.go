@@ -8,6 +8,8 @@ package resolve
 // lambda's scope.
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -46,6 +48,7 @@ func (r *Resolver) lambdaReceivers(f *analysis.FileFacts, d analysis.Def, depth 
 		return r.receiverTypes(f, at, depth)
 	}
 	at.Role = analysis.RoleCall
+	callee, argument, passed := strings.Cut(callee, "#")
 	at.Qualifier, at.Name = splitQualifier(callee)
 	var out []Candidate
 	// The callee is resolved in a strictly outer scope: nesting, not
@@ -60,8 +63,18 @@ func (r *Resolver) lambdaReceivers(f *analysis.FileFacts, d analysis.Def, depth 
 		if !isCallable(fn.Kind) || !ok || len(params) == 0 {
 			continue
 		}
-		// The last parameter takes the trailing lambda: `Body.() -> Unit`.
-		typ := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params[len(params)-1].typ), "suspend "))
+		// The last parameter takes a trailing lambda: `Body.() -> Unit`.
+		p := params[len(params)-1]
+		if passed {
+			if k, err := strconv.Atoi(argument); err == nil && k < len(params) {
+				p = params[k]
+			} else if i := slices.IndexFunc(params, func(x param) bool { return x.name == argument }); i >= 0 {
+				p = params[i]
+			} else {
+				continue
+			}
+		}
+		typ := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p.typ), "suspend "))
 		typ = strings.TrimSuffix(strings.TrimPrefix(typ, "("), ")?")
 		recv, _, ok := strings.Cut(typ, ".(")
 		if !ok || recv == "" {
@@ -129,6 +142,7 @@ func lambdaLabel(value string) string {
 	if !ok {
 		return "" // x.apply {}, with(x) {}: their names are not recorded
 	}
+	callee, _, _ = strings.Cut(callee, "#")
 	_, name := splitQualifier(callee)
 	return name
 }
