@@ -94,7 +94,9 @@ func (w *walker) node(n syntax.Node) {
 			}
 		})
 	case "type_parameter":
-		w.b.Def(analysis.KindTypeParameter, n.Child("type_identifier"), n)
+		d := w.b.Def(analysis.KindTypeParameter, n.Child("type_identifier"), n)
+		// Its upper bound (`T : Base<T>`): what a value of type T has.
+		w.b.D(d).TypeName = typeText(n.Child("user_type", "nullable_type"))
 		w.children(n, n.Child("type_identifier"))
 	case "variable_declaration":
 		// for-loop variables, lambda parameters and when subjects.

@@ -218,6 +218,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	out := best(r.resolve(f, ref, depth+1))
 	if f.Lang == "kotlin" && len(out) > 0 {
+		if g := r.file(out[0].Def.Path); len(out) == 1 && depth < maxDepth {
+			// A type parameter stands for its upper bound.
+			if d := g.Defs[out[0].Def.Index]; d.Kind == analysis.KindTypeParameter && d.TypeName != "" && baseTypeName(d.TypeName) != name {
+				return r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
+			}
+		}
 		// An expect class has its members in its actual classes too.
 		out = r.withActuals(out)
 	}
