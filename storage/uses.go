@@ -52,6 +52,8 @@ type Use struct {
 	Role       analysis.Role
 	Confidence float64
 	Uncertain  bool
+	// Ambiguous: the use ties as surely to another overload.
+	Ambiguous bool
 }
 
 // UseTarget names a definition: its file and its ordinal among the file's
@@ -113,7 +115,9 @@ func encodeUses(uses []Use) []byte {
 		e.varint(int64(u.Ref - prev))
 		prev = u.Ref
 		e.byte(byte(u.Role))
-		e.bool(u.Uncertain)
+		// One flags byte: bit 0 uncertain, bit 1 ambiguous (an index
+		// written before the second bit reads as not ambiguous).
+		e.byte(btoi(u.Uncertain) | btoi(u.Ambiguous)<<1)
 		e.buf = binary.BigEndian.AppendUint64(e.buf, math.Float64bits(u.Confidence))
 		e.span(u.Span)
 	}
@@ -125,7 +129,9 @@ func decodeUses(v []byte, path string, out []UseHit) ([]UseHit, error) {
 	ref := int32(0)
 	for len(d.buf) > 0 && d.err == nil {
 		ref += d.int32()
-		u := Use{Ref: ref, Role: analysis.Role(d.byte()), Uncertain: d.bool()}
+		u := Use{Ref: ref, Role: analysis.Role(d.byte())}
+		flags := d.byte()
+		u.Uncertain, u.Ambiguous = flags&1 != 0, flags&2 != 0
 		if b := d.bytes(8); b != nil {
 			u.Confidence = math.Float64frombits(binary.BigEndian.Uint64(b))
 		}
@@ -422,4 +428,11 @@ func (w *UsesWriter) Flush() error {
 		return w.err
 	}
 	return w.wb.Flush()
+}
+
+func btoi(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }

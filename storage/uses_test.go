@@ -45,7 +45,9 @@ func TestUsesTables(t *testing.T) {
 	if ok, _ := ix.UsesComplete(); ok {
 		t.Fatal("a new index claims complete uses")
 	}
-	putUses(t, ix, a, recA, map[UseTarget][]Use{f: {useAt(2, 0.9, false), useAt(0, 0.807, false)}, g: {useAt(1, 0.1, true)}})
+	ambiguous := useAt(2, 0.9, false)
+	ambiguous.Ambiguous = true // an overload call tied with another overload
+	putUses(t, ix, a, recA, map[UseTarget][]Use{f: {ambiguous, useAt(0, 0.807, false)}, g: {useAt(1, 0.1, true)}})
 	putUses(t, ix, b, UsesRecord{Hash: HashContent([]byte("b")), Shape: 9}, map[UseTarget][]Use{f: {useAt(0, 1, false)},
 		{"/w/not-indexed.go", 0}: {useAt(0, 1, false)}})
 	if err := ix.CompleteUses(); err != nil {
@@ -54,7 +56,7 @@ func TestUsesTables(t *testing.T) {
 	if ok, _ := ix.UsesComplete(); !ok {
 		t.Fatal("uses not complete after CompleteUses")
 	}
-	want := []UseHit{{a, useAt(0, 0.807, false)}, {a, useAt(2, 0.9, false)}, {b, useAt(0, 1, false)}}
+	want := []UseHit{{a, useAt(0, 0.807, false)}, {a, ambiguous}, {b, useAt(0, 1, false)}}
 	if got := usesOf(t, ix, f); !slices.Equal(got, want) {
 		t.Fatalf("uses of F:\n got  %+v\n want %+v", got, want)
 	}

@@ -94,7 +94,9 @@ func (w *walker) node(n syntax.Node) {
 			}
 		})
 	case "type_parameter":
-		w.b.Def(analysis.KindTypeParameter, n.Child("type_identifier"), n)
+		d := w.b.Def(analysis.KindTypeParameter, n.Child("type_identifier"), n)
+		// Its upper bound (`T : Base<T>`): what a value of type T has.
+		w.b.D(d).TypeName = typeText(n.Child("user_type", "nullable_type"))
 		w.children(n, n.Child("type_identifier"))
 	case "variable_declaration":
 		// for-loop variables, lambda parameters and when subjects.
@@ -445,6 +447,14 @@ func (w *walker) variable(v syntax.Node, kind analysis.Kind, full syntax.Node) {
 
 func (w *walker) lambda(n syntax.Node) {
 	w.b.Within(n, analysis.None, func() {
+		if recv := lambdaReceiverValue(n); recv != "" {
+			// The implicit `this` of a lambda with a receiver: a lambda
+			// definition owning its scope, whose Value says what `this` is.
+			start := analysis.Span{Start: n.Start(), End: n.Start(), StartPoint: n.Span().StartPoint, EndPoint: n.Span().StartPoint}
+			d := w.b.DefNamed(analysis.KindLambda, "this", start, n.Span())
+			w.b.D(d).Value = recv
+			w.b.Facts.Scopes[w.b.Scope()].Def = d
+		}
 		params := n.Child("lambda_parameters")
 		value := lambdaArgValue(n)
 		w.lambdas = append(w.lambdas, lambda{node: n, implicit: !params.Valid(), scope: w.b.Scope(), owner: w.b.Owner(), it: analysis.None, value: value})
@@ -491,6 +501,10 @@ func (w *walker) navigation(n syntax.Node, role analysis.Role) {
 func qualifierText(receiver syntax.Node) string {
 	switch receiver.Type() {
 	case "this_expression":
+		// `this@Outer` keeps its label: it names a class or a lambda.
+		if t := receiver.Text(); strings.HasPrefix(t, "this@") && len(t) <= maxValue {
+			return t
+		}
 		return "this"
 	case "super_expression":
 		return "super"

@@ -1,6 +1,8 @@
 package kotlin
 
 import (
+	"fmt"
+
 	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
@@ -74,4 +76,93 @@ func calleeOfArgument(arg syntax.Node) string {
 		return typeText(owner.Child("user_type"))
 	}
 	return ""
+}
+
+// receiverFns run their lambda with their receiver as `this`.
+var receiverFns = map[string]bool{"apply": true, "run": true}
+
+// lambdaReceiverValue is what `this` is inside lambda n, as a Def.Value:
+// the receiver of `x.apply {}` and `x.run {}`, the argument of
+// `with(x) {}`, or for a lambda passed to another function, "λ:" and the
+// callee's text, whose parameter type (`Body.() -> Unit`) tells the
+// resolver: the last parameter for a trailing lambda, else "#k" (the k-th
+// argument) or "#name" (a named one). "" when the lambda has no receiver
+// of its own.
+func lambdaReceiverValue(n syntax.Node) string {
+	suffix := n.Parent()
+	argument := "" // "#k" or "#name" for a lambda passed in parentheses
+	switch suffix.Type() {
+	case "annotated_lambda":
+		suffix = suffix.Parent()
+	case "value_argument":
+		list := suffix.Parent()
+		args := withoutComments(list.NamedChildren())
+		for i, a := range args {
+			if a.Start() == suffix.Start() {
+				argument = fmt.Sprintf("#%d", i)
+			}
+		}
+		if label := suffix.Child("simple_identifier"); label.Valid() {
+			argument = "#" + label.Text()
+		}
+		suffix = list.Parent()
+	}
+	if suffix.Type() != "call_suffix" {
+		return ""
+	}
+	parts := withoutComments(suffix.Parent().NamedChildren())
+	if suffix.Parent().Type() != "call_expression" || len(parts) < 2 {
+		return ""
+	}
+	var name, receiver string
+	callee := parts[0]
+	if callee.Type() == "call_expression" {
+		// `with(x) { }` parses as a call of the call `with(x)`.
+		inner := withoutComments(callee.NamedChildren())
+		if len(inner) != 2 || inner[0].Type() != "simple_identifier" || inner[0].Text() != "with" {
+			return ""
+		}
+		callee, suffix = inner[0], inner[1]
+	}
+	switch callee.Type() {
+	case "simple_identifier":
+		name = callee.Text()
+	case "navigation_expression":
+		nav := withoutComments(callee.NamedChildren())
+		if len(nav) != 2 {
+			return ""
+		}
+		name, receiver = nav[1].Child("simple_identifier").Text(), qualifierText(nav[0])
+	default:
+		return ""
+	}
+	var out string
+	switch {
+	case name == "":
+		return ""
+	case argument != "" && (receiverFns[name] || name == "with"):
+		return "" // run({ }) and with(x, { }) are rare; not followed
+	case receiver != "" && receiverFns[name]:
+		out = receiver
+	case receiver == "" && name == "with":
+		args := suffix.Child("value_arguments").NamedChildren()
+		if len(args) != 1 {
+			return ""
+		}
+		inner := withoutComments(args[0].NamedChildren())
+		if len(inner) == 0 {
+			return ""
+		}
+		out = qualifierText(inner[len(inner)-1])
+	case elementFns[name], selfFns[name], receiverFns[name], name == "with":
+		return "" // `it` is the parameter, or `this` stays the enclosing one
+	case receiver != "":
+		out = "λ:" + receiver + "." + name + argument
+	default:
+		out = "λ:" + name + argument
+	}
+	if len(out) > maxValue {
+		return ""
+	}
+	return out
 }

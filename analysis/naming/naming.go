@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // Contained is a declaration's name prefixed by its containers,
@@ -26,13 +27,61 @@ func Contained(f *analysis.FileFacts, i int32) string {
 }
 
 // FQName is a declaration's fully qualified name, "pkg.Outer.Inner.name":
-// its contained name under the file's Qualifier, when it has one.
+// its contained name under the file's Qualifier, when it has one. An
+// overloaded Kotlin or Java function or constructor is followed by its
+// Overload shape, "pkg.Router.route(String)": each overload is a symbol
+// of its own.
 func FQName(root string, f *analysis.FileFacts, i int32) string {
-	name := Contained(f, i)
+	name := Contained(f, i) + Overload(f, i)
 	if q := Qualifier(root, f); q != "" {
 		return q + "." + name
 	}
 	return name
+}
+
+// Overload is what sets an overloaded Kotlin or Java function or
+// constructor apart from the others of its name in its container: its
+// parameter types, "(String,Int...)". "" when the declaration has no
+// overload in its file, or its signature does not show its parameters.
+// The receiver of an extension is left out: it reads as a container.
+func Overload(f *analysis.FileFacts, i int32) string {
+	if f.Lang != "kotlin" && f.Lang != "java" || i < 0 || int(i) >= len(f.Defs) {
+		return ""
+	}
+	d := f.Defs[i]
+	if !callable(d.Kind) || !overloaded(f, i) {
+		return ""
+	}
+	return ParamShape(d)
+}
+
+// ParamShape is a function's or constructor's parameter types as its
+// fqName writes them, "(String,Int...)", without an extension's receiver;
+// "" when its signature does not show them.
+func ParamShape(d analysis.Def) string {
+	shape := resolve.OverloadShape(d)
+	if d.Receiver != "" {
+		if open := strings.Index(shape, ".("); open >= 0 {
+			shape = shape[open+1:]
+		}
+	}
+	return shape
+}
+
+func callable(k analysis.Kind) bool {
+	return k == analysis.KindFunction || k == analysis.KindMethod || k == analysis.KindConstructor
+}
+
+// overloaded reports whether another callable of the same container in f
+// shares d's name.
+func overloaded(f *analysis.FileFacts, i int32) bool {
+	d := f.Defs[i]
+	for j, o := range f.Defs {
+		if int32(j) != i && o.Name == d.Name && o.Container == d.Container && callable(o.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // Container is the fully qualified name of the declaration enclosing i, or

@@ -24,6 +24,9 @@ type Snapshot interface {
 type Loc struct {
 	Path string
 	Span analysis.Span
+	// Ambiguous marks a use that ties as surely to another overload: it
+	// is listed, but may not be a use of this one.
+	Ambiguous bool
 }
 
 // Symbol is a definition with what features show about it. For a call at the
@@ -176,11 +179,11 @@ func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
 	}
 	var out []Loc
 	if includeDecl {
-		out = append(out, Loc{sym.Def.Path, sym.NameSpan})
+		out = append(out, Loc{Path: sym.Def.Path, Span: sym.NameSpan})
 	}
 	for _, r := range references(s, sym.Def) {
 		if !r.Uncertain {
-			out = append(out, Loc{r.Ref.Path, r.Span})
+			out = append(out, Loc{Path: r.Ref.Path, Span: r.Span, Ambiguous: r.Ambiguous})
 		}
 	}
 	sortLocs(out[min(len(out), btoi(includeDecl)):])
@@ -300,7 +303,7 @@ func Callers(s Snapshot, def resolve.DefID) []Call {
 			at[c.Caller] = i
 			out = append(out, Call{Symbol: sym})
 		}
-		out[i].Sites = append(out[i].Sites, Loc{c.Site.Path, c.Span})
+		out[i].Sites = append(out[i].Sites, Loc{Path: c.Site.Path, Span: c.Span})
 	}
 	// By where each caller first calls: the same order whether the
 	// references came from the stored uses or were resolved just now.
@@ -340,7 +343,7 @@ func Callees(s Snapshot, def resolve.DefID) []Call {
 			at[t] = i
 			out = append(out, Call{Symbol: sym})
 		}
-		out[i].Sites = append(out[i].Sites, Loc{c.Site.Path, c.Span})
+		out[i].Sites = append(out[i].Sites, Loc{Path: c.Site.Path, Span: c.Span})
 	}
 	return out
 }

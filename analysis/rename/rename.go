@@ -29,11 +29,33 @@ type Edit struct {
 }
 
 // Error says why a rename is refused, in words for the user.
-type Error struct{ Msg string }
+type Error struct {
+	Msg string
+	// Unsure is set when kast cannot tell which declaration a name binds to
+	// (an ambiguous overload call, an unresolved declaration): renaming
+	// could edit a use another declaration owns. Candidates are then the
+	// declarations in question, best first.
+	Unsure     bool
+	Candidates []resolve.DefID
+}
 
 func (e *Error) Error() string { return e.Msg }
 
-func refuse(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+func refuse(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+// unsure refuses a rename whose uses may belong to one of cands.
+func unsure(cands []resolve.Candidate, format string, args ...any) error {
+	e := &Error{Msg: fmt.Sprintf(format, args...), Unsure: true}
+	for _, c := range cands {
+		if c.Uncertain && len(e.Candidates) > 0 {
+			break
+		}
+		if !slices.Contains(e.Candidates, c.Def) {
+			e.Candidates = append(e.Candidates, c.Def)
+		}
+	}
+	return e
+}
 
 // Prepare checks that the name at offset can be renamed and returns its span
 // there and the current name.
@@ -70,21 +92,34 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 	if err != nil {
 		return nil, err
 	}
-	d := s.File(def.Path).Defs[def.Index]
-	edits := []Edit{{def.Path, d.NameSpan, newName}}
-	for _, r := range s.Resolver().References(def) {
-		if r.Uncertain {
-			continue
+	members := group(s, def)
+	var edits []Edit
+	for _, m := range members {
+		edits = append(edits, Edit{m.Path, s.File(m.Path).Defs[m.Index].NameSpan, newName})
+	}
+	for _, m := range members {
+		for _, r := range s.Resolver().References(m) {
+			if r.Uncertain {
+				continue
+			}
+			if r.Ambiguous {
+				// Editing a call another overload may own would break it.
+				cands := s.Resolver().Resolve(r.Ref)
+				return nil, unsure(cands, "cannot rename %s: the call at %s:%d may bind to another overload: %s",
+					name, r.Ref.Path, r.Span.StartPoint.Line+1, listed(s, cands))
+			}
+			if cands, ok := boundElsewhere(s, r.Ref, members); ok {
+				// Tied with a declaration of another symbol (a Go function
+				// and a method of one name, a member of an unknown receiver):
+				// kast cannot tell whose use it is.
+				return nil, unsure(cands, "cannot rename %s: the use at %s:%d may belong to another declaration: %s",
+					name, r.Ref.Path, r.Span.StartPoint.Line+1, listed(s, cands))
+			}
+			if !s.InWorkspace(r.Ref.Path) {
+				return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
+			}
+			edits = append(edits, Edit{r.Ref.Path, r.Span, newName})
 		}
-		if r.Ambiguous {
-			// Editing a call another overload may own would break it.
-			return nil, refuse("cannot rename %s: the call at %s:%d may bind to another overload: %s",
-				name, r.Ref.Path, r.Span.StartPoint.Line+1, candidates(s, r.Ref))
-		}
-		if !s.InWorkspace(r.Ref.Path) {
-			return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
-		}
-		edits = append(edits, Edit{r.Ref.Path, r.Span, newName})
 	}
 	slices.SortFunc(edits, func(a, b Edit) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start))
@@ -99,8 +134,8 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 	if len(cands) == 0 {
 		return resolve.DefID{}, refuse("cannot rename %s: kast cannot find its declaration", name)
 	}
-	if cands[0].Uncertain || len(cands) > 1 && !cands[1].Uncertain && cands[1].Def != cands[0].Def {
-		return resolve.DefID{}, refuse("cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
+	if cands[0].Uncertain || len(cands) > 1 && !cands[1].Uncertain && !slices.Contains(group(s, cands[0].Def), cands[1].Def) {
+		return resolve.DefID{}, unsure(cands, "cannot rename %s: its declaration is not confidently resolved; candidates: %s", name, listed(s, cands))
 	}
 	c := cands[0]
 	if lib, ok := s.(interface{ InLibrary(string) string }); ok && lib.InLibrary(c.Def.Path) != "" {
@@ -115,6 +150,47 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 		return resolve.DefID{}, refuse("cannot rename %s: it refers to %s by another name", name, c.Name)
 	}
 	return c.Def, nil
+}
+
+// oneFunctionLangs declare one function several times under one name:
+// TypeScript overload signatures before the implementation, Python
+// @overload stubs before theirs. They are one symbol, renamed together.
+var oneFunctionLangs = map[string]bool{"typescript": true, "tsx": true, "javascript": true, "python": true}
+
+// group is the declarations renamed with def: def and, in
+// oneFunctionLangs, the other callables of its name in its container.
+func group(s Snapshot, def resolve.DefID) []resolve.DefID {
+	f := s.File(def.Path)
+	d := f.Defs[def.Index]
+	out := []resolve.DefID{def}
+	if !oneFunctionLangs[f.Lang] || !callable(d.Kind) {
+		return out
+	}
+	for i, o := range f.Defs {
+		if int32(i) != def.Index && o.Name == d.Name && o.Container == d.Container && callable(o.Kind) {
+			out = append(out, resolve.DefID{Path: def.Path, Index: int32(i)})
+		}
+	}
+	return out
+}
+
+func callable(k analysis.Kind) bool {
+	return k == analysis.KindFunction || k == analysis.KindMethod
+}
+
+// boundElsewhere reports whether a reference ties as surely to a
+// declaration outside members, with its candidates.
+func boundElsewhere(s Snapshot, ref resolve.RefID, members []resolve.DefID) ([]resolve.Candidate, bool) {
+	cands := s.Resolver().Resolve(ref)
+	for _, c := range cands {
+		if c.Uncertain || c.Confidence < cands[0].Confidence {
+			break
+		}
+		if !slices.Contains(members, c.Def) {
+			return cands, true
+		}
+	}
+	return nil, false
 }
 
 // nameAt finds the definition name or reference under offset.
@@ -146,11 +222,6 @@ func validName(s string) bool {
 		}
 	}
 	return utf8.ValidString(s)
-}
-
-// candidates lists the declarations a reference is tied between.
-func candidates(s Snapshot, ref resolve.RefID) string {
-	return listed(s, s.Resolver().Resolve(ref))
 }
 
 // listed names the confident candidates, "name(signature) at file:line".

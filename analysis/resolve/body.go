@@ -94,7 +94,7 @@ func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref, id int32) bool
 		if found {
 			return true
 		}
-		if owner != analysis.None && ref.Role&analysis.RoleInheritance == 0 && f.Defs[owner].Receiver != "" {
+		if owner != analysis.None && ref.Role&analysis.RoleInheritance == 0 && (f.Defs[owner].Receiver != "" || f.Defs[owner].Kind == analysis.KindLambda) {
 			return false // inScope would look at the receiver's members
 		}
 	}

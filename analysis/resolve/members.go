@@ -62,8 +62,16 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 // inferred type of a variable, parameter, property or field.
 func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	q := strings.TrimRight(ref.Qualifier, "!?")
+	if label, ok := strings.CutPrefix(q, "this@"); ok && f.Lang == "kotlin" {
+		return r.labelledThis(f, ref, label, depth)
+	}
 	switch q {
 	case "this", "self", "Self", "@":
+		if f.Lang == "kotlin" {
+			if t, ok := r.lambdaThis(f, ref, depth); ok {
+				return t
+			}
+		}
 		return r.enclosingTypes(f, ref.Enclosing, depth)
 	case "super", "super()": // Python's super() too
 		var out []Candidate
@@ -210,6 +218,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	out := best(r.resolve(f, ref, depth+1))
 	if f.Lang == "kotlin" && len(out) > 0 {
+		if g := r.file(out[0].Def.Path); len(out) == 1 && depth < maxDepth {
+			// A type parameter stands for its upper bound.
+			if d := g.Defs[out[0].Def.Index]; d.Kind == analysis.KindTypeParameter && d.TypeName != "" && baseTypeName(d.TypeName) != name {
+				return r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
+			}
+		}
 		// An expect class has its members in its actual classes too.
 		out = r.withActuals(out)
 	}

@@ -242,6 +242,9 @@ func fitArgs(lang string, params []param, args []arg) fit {
 			return fit{}
 		case 1:
 			out.evidence++
+		case 2:
+			out.evidence++
+			out.penalty++
 		default:
 			if t := strings.TrimSpace(params[p].typ); t != "Any" && t != "Any?" && t != "Object" {
 				out.unsure = true
@@ -292,8 +295,8 @@ var javaWidening = map[string]map[string]bool{
 	"c": {"int": true, "long": true, "float": true, "double": true},
 }
 
-// literalFit is 1 when a literal of code fits p's type exactly, 0 when it
-// may fit, -1 when it cannot.
+// literalFit is 1 when a literal of code fits p's type exactly, 2 when it
+// fits by Java's widening, 0 when it may fit, -1 when it cannot.
 func literalFit(lang, code string, p param) int {
 	t := strings.TrimSpace(p.typ)
 	nullable := strings.HasSuffix(t, "?")
@@ -325,8 +328,11 @@ func literalFit(lang, code string, p param) int {
 	if !known || t == "" {
 		return 0
 	}
-	if ok[base] || lang == "java" && javaWidening[code][base] {
+	if ok[base] {
 		return 1
+	}
+	if lang == "java" && javaWidening[code][base] {
+		return 2 // fits, but Java prefers an overload taking it as it is
 	}
 	if valueTypes[base] || strings.Contains(t, "->") {
 		return -1

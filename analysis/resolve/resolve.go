@@ -359,7 +359,8 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		local := localScope(f, s, owner)
 		for _, i := range r.namedIn(f, s, ref.Name) {
 			d := f.Defs[i]
-			if hiddenFrom(d, s, ref, local) {
+			if hiddenFrom(d, s, ref, local) || f.Lang == "go" && d.Kind == analysis.KindMethod {
+				// A Go method is never named plainly: Run() is a function.
 				continue
 			}
 			via := ViaScope
@@ -392,6 +393,8 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {
 				out = append(out, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
 			}
+		} else if od.Kind == analysis.KindLambda && od.Value != "" {
+			out = r.lambdaMembers(f, od, ref, depth)
 		}
 		if len(out) > 0 {
 			return out

@@ -34,7 +34,9 @@ func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 	skip := map[DefID]bool{}
 	for i, ref := range f.Refs {
 		id := RefID{path, int32(i)}
-		for _, c := range usesOf(r.Resolve(id)) {
+		uses := usesOf(r.Resolve(id))
+		ambiguous := overloadLangs[f.Lang] && r.ambiguous(uses)
+		for _, c := range uses {
 			s, ok := skip[c.Def]
 			if !ok {
 				g := r.file(c.Def.Path)
@@ -45,7 +47,8 @@ func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 			// Like References, only uses by the definition's own name: a
 			// use through an import alias is not renamed with it.
 			if !s && r.file(c.Def.Path).Defs[c.Def.Index].Name == ref.Name {
-				use(c.Def, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain})
+				use(c.Def, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain,
+					Ambiguous: ambiguous})
 			}
 		}
 	}

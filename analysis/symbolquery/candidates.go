@@ -43,7 +43,8 @@ func Candidates(ctx context.Context, snap *workspace.Snapshot, root string, text
 		Candidate
 		line int
 	}
-	name := strings.ToLower(s.Name)
+	simple, qualifier, shape := splitOverload(s.Name)
+	name := strings.ToLower(simple)
 	var out []ranked
 	for _, path := range snap.Files() {
 		if err := ctx.Err(); err != nil {
@@ -60,10 +61,26 @@ func Candidates(ctx context.Context, snap *workspace.Snapshot, root string, text
 			}
 			c := ranked{Candidate{ID: resolve.DefID{Path: path, Index: it.Def}, FQName: naming.FQName(root, f, it.Def), Score: 20}, d.NameSpan.StartPoint.Line + 1}
 			add := func(n int, reason string) { c.Score += n; c.Reasons = append(c.Reasons, reason) }
-			if d.Name == s.Name {
+			if d.Name == simple {
 				add(35, "exact name match")
 			} else {
-				add(10, "name contains "+s.Name)
+				add(10, "name contains "+simple)
+			}
+			if qualifier != "" {
+				if fq := naming.FQName(root, f, it.Def); fq == s.Name || strings.HasSuffix(fq, "."+s.Name) ||
+					strings.HasSuffix(naming.Container(root, f, it.Def), qualifier) {
+					add(15, "qualified name matches "+qualifier)
+				}
+			}
+			if shape != "" {
+				// "route(String)" names one overload: the others stay
+				// candidates, ranked below it.
+				switch own := naming.ParamShape(d); {
+				case own == shape:
+					add(25, "parameter types match "+shape)
+				case own != "":
+					add(-25, "parameter types are "+own)
+				}
 			}
 			if s.Kind != "" {
 				if naming.RequestKind(s.Kind) == naming.Kind(d.Kind) {
@@ -110,6 +127,20 @@ func Candidates(ctx context.Context, snap *workspace.Snapshot, root string, text
 }
 
 func abs(n int) int { return max(n, -n) }
+
+// splitOverload splits a selector's name, "pkg.Router.route(String)", into
+// the simple name, what qualifies it ("pkg.Router") and the parameter
+// types ("(String)", spaces dropped); the last two may be "".
+func splitOverload(name string) (simple, qualifier, shape string) {
+	simple = name
+	if open := strings.IndexByte(name, '('); open > 0 && strings.HasSuffix(name, ")") {
+		simple, shape = name[:open], strings.ReplaceAll(name[open:], " ", "")
+	}
+	if dot := strings.LastIndexByte(simple, '.'); dot > 0 {
+		qualifier, simple = simple[:dot], simple[dot+1:]
+	}
+	return simple, qualifier, shape
+}
 
 // overlap counts the distinct identifier tokens of snippet found in line.
 func overlap(snippet, line string) int {

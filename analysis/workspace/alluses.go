@@ -87,7 +87,7 @@ func (s *Snapshot) eachStoredUse(ctx context.Context, w *Workspace, st *usesStat
 			return nil
 		}
 		use(resolve.DefID{Path: t.Path, Index: byOrdinal[t.Ordinal]},
-			resolve.Reference{Ref: resolve.RefID{Path: h.Path, Index: h.Ref}, Span: h.Span, Role: h.Role, Confidence: h.Confidence, Uncertain: h.Uncertain})
+			resolve.Reference{Ref: resolve.RefID{Path: h.Path, Index: h.Ref}, Span: h.Span, Role: h.Role, Confidence: h.Confidence, Uncertain: h.Uncertain, Ambiguous: h.Ambiguous})
 		return nil
 	})
 }

@@ -457,7 +457,7 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 		}
 		if int(def.Index) < len(o) && o[def.Index] >= 0 {
 			t := storage.UseTarget{Path: def.Path, Ordinal: o[def.Index]}
-			out[t] = append(out[t], storage.Use{Ref: ref.Ref.Index, Span: ref.Span, Role: ref.Role, Confidence: ref.Confidence, Uncertain: ref.Uncertain})
+			out[t] = append(out[t], storage.Use{Ref: ref.Ref.Index, Span: ref.Span, Role: ref.Role, Confidence: ref.Confidence, Uncertain: ref.Uncertain, Ambiguous: ref.Ambiguous})
 		}
 	})
 	return out
@@ -505,7 +505,7 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 	for _, h := range hits {
 		if !st.dirty[h.Path] {
 			out = append(out, resolve.Reference{Ref: resolve.RefID{Path: h.Path, Index: h.Ref}, Span: h.Span, Role: h.Role,
-				Confidence: h.Confidence, Uncertain: h.Uncertain})
+				Confidence: h.Confidence, Uncertain: h.Uncertain, Ambiguous: h.Ambiguous})
 		}
 	}
 	if len(st.dirty) > 0 {

@@ -28,11 +28,12 @@ func openArchive(t *testing.T, ar *txtar.Archive) (*workspace.Workspace, string)
 	return openIndexed(t, root), root
 }
 
-// referenceKeys lists references as path@offset role conf uncertain, sorted.
+// referenceKeys lists references as path@offset role conf uncertain
+// ambiguous, sorted.
 func referenceKeys(refs []resolve.Reference) []string {
 	out := make([]string, len(refs))
 	for i, r := range refs {
-		out[i] = fmt.Sprintf("%s@%d %d %.3f %v", filepath.Base(r.Ref.Path), r.Span.Start, r.Role, r.Confidence, r.Uncertain)
+		out[i] = fmt.Sprintf("%s@%d %d %.3f %v %v", filepath.Base(r.Ref.Path), r.Span.Start, r.Role, r.Confidence, r.Uncertain, r.Ambiguous)
 	}
 	slices.Sort(out)
 	return out

@@ -245,6 +245,13 @@ func (p *project) matches(c resolve.Candidate, ref oracleRef) bool {
 	if ok && want == c.Def {
 		return true
 	}
+	// A primary constructor: the compiler places it at its parameter list,
+	// kast names it at the class header and spans it from that list.
+	if strings.HasSuffix(ref.target, ".<init>") {
+		if d := p.ws.File(c.Def.Path).Defs[c.Def.Index]; d.Kind == analysis.KindConstructor && d.FullSpan.Start == ref.decl.offset {
+			return true
+		}
+	}
 	// `Segment.SIZE`: the compiler binds the class name to the companion
 	// object whose member follows; an editor goes to the class, which holds it.
 	if strings.HasSuffix(ref.target, ".Companion") {

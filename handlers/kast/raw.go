@@ -129,6 +129,11 @@ func (k *Service) references(ctx context.Context, q *referencesQuery) (reference
 			exhaustive = false
 			continue
 		}
+		if ref.Ambiguous {
+			// Listed, but it may be another overload's call: the list is
+			// not known to be exactly this declaration's uses.
+			exhaustive = false
+		}
 		loc := r.location(ref.Ref.Path, ref.Span)
 		if q.IncludeUsageSiteScope {
 			if f := r.snap.File(ref.Ref.Path); f != nil {

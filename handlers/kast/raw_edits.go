@@ -16,6 +16,7 @@ import (
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/imports"
 	"github.com/kast-dev/kast/analysis/rename"
+	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
@@ -83,7 +84,12 @@ func (k *Service) rename(ctx context.Context, q *renameQuery) (editPlan, error) 
 	edits, err := rename.Rename(r.snap, path, offset, *q.NewName)
 	var re *rename.Error
 	if errors.As(err, &re) {
-		return editPlan{}, validation(re.Msg, map[string]string{"filePath": path, "offset": fmt.Sprint(offset)})
+		details := map[string]string{"filePath": path, "offset": fmt.Sprint(offset)}
+		if re.Unsure {
+			details["candidates"] = r.listCandidates(re.Candidates)
+			return editPlan{}, apiError(kastConflict, "RENAME_REFUSED", re.Msg, details)
+		}
+		return editPlan{}, validation(re.Msg, details)
 	}
 	if err != nil {
 		return editPlan{}, err
@@ -99,6 +105,18 @@ func (k *Service) rename(ctx context.Context, q *renameQuery) (editPlan, error) 
 	sym, _ := r.symbol(def, symbolOpts{})
 	p.SearchScope = scopeOf(sym, true, len(p.AffectedFiles))
 	return p, nil
+}
+
+// listCandidates lists declarations for a refusal's details, one
+// "fqName path:line" per line: the client can pick one and ask again.
+func (r *kastRequest) listCandidates(ids []resolve.DefID) string {
+	var out []string
+	for _, id := range ids {
+		if sym, ok := r.symbol(id, symbolOpts{}); ok {
+			out = append(out, fmt.Sprintf("%s %s:%d", sym.FqName, id.Path, sym.Location.StartLine))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 type importPlan struct {

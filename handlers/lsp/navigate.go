@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/kast-dev/kast/analysis/navigate"
 	"github.com/kast-dev/kast/server"
@@ -59,16 +60,36 @@ func (l *LSP) Implementation(ctx context.Context, p *protocol.ImplementationPara
 	return r.symbolLocations(navigate.Implementation(r.snap, path, off)), nil
 }
 
+// referenceLocation is a Location; a use that ties as surely to another
+// overload (a Kotlin or Java call its arguments do not bind) is listed
+// too, marked with data {"ambiguous": true}. Clients that do not know the
+// field see an ordinary Location. (Its fields are spelled out: embedding
+// protocol.Location would promote its JSON encoder and drop data.)
+type referenceLocation struct {
+	URI   uri.URI        `json:"uri"`
+	Range protocol.Range `json:"range"`
+	Data  *referenceData `json:"data,omitempty"`
+}
+
+type referenceData struct {
+	Ambiguous bool `json:"ambiguous"`
+}
+
 // References answers textDocument/references.
-func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
+func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) ([]referenceLocation, error) {
 	r := l.request(ctx)
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if err != nil {
-		return empty([]protocol.Location{}, err)
+		return empty([]referenceLocation{}, err)
 	}
-	out := []protocol.Location{}
+	out := []referenceLocation{}
 	for _, loc := range navigate.References(r.snap, path, off, p.Context.IncludeDeclaration) {
-		out = append(out, r.loc(loc.Path, loc.Span))
+		l := r.loc(loc.Path, loc.Span)
+		ref := referenceLocation{URI: l.URI, Range: l.Range}
+		if loc.Ambiguous {
+			ref.Data = &referenceData{Ambiguous: true}
+		}
+		out = append(out, ref)
 	}
 	return out, nil
 }
