@@ -61,9 +61,14 @@ func main() {
 	accuracy := flag.String("accuracy", "", "score resolution against a compiler oracle for a `language` (kotlin) on -root (comma-separated) instead of indexing")
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
 	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
+	retrieval := flag.Bool("retrieval", false, "score code search's retrieval of documented functions by their doc's first sentence (-lang, -root, -queries) instead of indexing")
+	retrievalLang := flag.String("lang", "go", "with -retrieval, the corpus language: go or python")
+	retrievalQueries := flag.Int("queries", 400, "with -retrieval, at most this many queries (an even sample)")
 	flag.Parse()
 	var err error
-	if *accuracy != "" {
+	if *retrieval {
+		err = runRetrieval(*retrievalLang, *root, *retrievalQueries)
+	} else if *accuracy != "" {
 		err = runAccuracy(*accuracy, *root, *oracle, *samples, *refSamples)
 	} else if *floorOnly {
 		err = runFloor(*root)
