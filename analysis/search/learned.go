@@ -125,6 +125,11 @@ type learnedModel struct {
 
 func (m *learnedModel) id() string { return fmt.Sprintf("kast-learned-v1-%d-%016x", m.dim, m.hash) }
 
+// Words near a text's start weigh up to 1+leadBoost times more, fading over
+// about leadScale words: a chunk starts with its name, signature and doc,
+// which say what it is for; its body's words say more about how.
+const leadBoost, leadScale = 4, 8
+
 // sifA is the smooth inverse frequency constant: a word of probability p
 // weighs sifA/(sifA+p), so "the", "err" and "return" barely count.
 const sifA = 1e-3
@@ -138,13 +143,14 @@ func (m *learnedModel) weight(w int32) float64 {
 func (m *learnedModel) embed(text string) []float32 {
 	v := make([]float32, m.dim)
 	acc := make([]float64, m.dim)
-	n := 0
+	n, pos := 0, 0
 	meaningTokens(text, func(tok string) {
 		id, ok := m.index[tok]
 		if !ok {
 			return
 		}
-		w := m.weight(id)
+		w := m.weight(id) * (1 + leadBoost*math.Exp(-float64(pos)/leadScale))
+		pos++
 		for i, x := range m.vecs[int(id)*m.dim : int(id+1)*m.dim] {
 			acc[i] += w * float64(x)
 		}
@@ -164,11 +170,12 @@ func (m *learnedModel) embed(text string) []float32 {
 	return v
 }
 
-// meaningTokens splits text into the tokens the learned model knows: the
-// lowercase parts of identifiers ("parseHTTPRequest" → parse, http,
-// request) and words of prose, reduced to a crude stem so "converts" and
-// "convert" are one word. Stop words, numbers and single letters carry no
-// meaning of their own and are dropped.
+// meaningTokens splits text into the tokens the learned model knows: a
+// compound identifier whole and its lowercase parts ("parseHTTPRequest" →
+// parsehttprequest, parse, http, request) and words of prose, the parts
+// reduced to a crude stem so "converts" and "convert" are one word. Stop
+// words, numbers and single letters carry no meaning of their own and are
+// dropped.
 func meaningTokens(text string, fn func(tok string)) {
 	start := -1
 	for i, r := range text + " " {
@@ -177,7 +184,11 @@ func meaningTokens(text string, fn func(tok string)) {
 			start = i
 		}
 		if !word && start >= 0 {
-			for _, p := range splitIdent(text[start:i]) {
+			parts := splitIdent(text[start:i])
+			if len(parts) > 1 {
+				fn(lower(text[start:i]))
+			}
+			for _, p := range parts {
 				if t := stem(lower(p)); len(t) >= 2 && !stopWords[t] && !isNumber(t) {
 					fn(t)
 				}

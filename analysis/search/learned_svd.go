@@ -8,7 +8,9 @@ package search
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
+	"sync"
 )
 
 // csr is a sparse matrix in compressed rows.
@@ -29,50 +31,98 @@ func newDense(r, c int) *dense { return &dense{r, c, make([]float64, r*c)} }
 
 func (d *dense) row(i int) []float64 { return d.a[i*d.cols : (i+1)*d.cols] }
 
+// parallelRows runs fn over [0, n) split into one range per core.
+func parallelRows(n int, fn func(worker, lo, hi int)) int {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, n*w/workers, n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+	return workers
+}
+
 // mul returns m·x.
 func (m *csr) mul(x *dense) *dense {
 	y := newDense(m.rows, x.cols)
-	for i := range m.rows {
-		yi := y.row(i)
-		for k := m.start[i]; k < m.start[i+1]; k++ {
-			v := float64(m.val[k])
-			for t, xv := range x.row(int(m.col[k])) {
-				yi[t] += v * xv
+	parallelRows(m.rows, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			yi := y.row(i)
+			for k := m.start[i]; k < m.start[i+1]; k++ {
+				v := float64(m.val[k])
+				for t, xv := range x.row(int(m.col[k])) {
+					yi[t] += v * xv
+				}
 			}
 		}
-	}
+	})
 	return y
 }
 
-// mulT returns mᵀ·y.
-func (m *csr) mulT(y *dense) *dense {
-	z := newDense(m.cols, y.cols)
-	for i := range m.rows {
-		yi := y.row(i)
-		for k := m.start[i]; k < m.start[i+1]; k++ {
-			v := float64(m.val[k])
-			zj := z.row(int(m.col[k]))
-			for t, yv := range yi {
-				zj[t] += v * yv
+// mulT returns mᵀ·y, or mᵀ·Ω for a Gaussian Ω of width cols drawn from
+// seed row by row when y is nil, so Ω is never held whole.
+func (m *csr) mulT(y *dense, cols int, seed uint64) *dense {
+	if y != nil {
+		cols = y.cols
+	}
+	parts := make([]*dense, runtime.GOMAXPROCS(0))
+	n := parallelRows(m.rows, func(w, lo, hi int) {
+		z := newDense(m.cols, cols)
+		parts[w] = z
+		yi := make([]float64, cols)
+		for i := lo; i < hi; i++ {
+			if y != nil {
+				yi = y.row(i)
+			} else {
+				rng := rand.New(rand.NewPCG(seed, uint64(i)))
+				for t := range yi {
+					yi[t] = rng.NormFloat64()
+				}
+			}
+			for k := m.start[i]; k < m.start[i+1]; k++ {
+				v := float64(m.val[k])
+				zj := z.row(int(m.col[k]))
+				for t, yv := range yi {
+					zj[t] += v * yv
+				}
 			}
 		}
+	})
+	for _, p := range parts[1:n] {
+		for i, x := range p.a {
+			parts[0].a[i] += x
+		}
 	}
-	return z
+	return parts[0]
 }
 
 // gram returns aᵀ·a.
 func (d *dense) gram() *dense {
-	g := newDense(d.cols, d.cols)
-	for i := range d.rows {
-		r := d.row(i)
-		for s, x := range r {
-			if x == 0 {
-				continue
+	parts := make([]*dense, runtime.GOMAXPROCS(0))
+	n := parallelRows(d.rows, func(w, lo, hi int) {
+		g := newDense(d.cols, d.cols)
+		parts[w] = g
+		for i := lo; i < hi; i++ {
+			r := d.row(i)
+			for s, x := range r {
+				if x == 0 {
+					continue
+				}
+				gs := g.row(s)
+				for t := s; t < len(r); t++ {
+					gs[t] += x * r[t]
+				}
 			}
-			gs := g.row(s)
-			for t := s; t < len(r); t++ {
-				gs[t] += x * r[t]
-			}
+		}
+	})
+	g := parts[0]
+	for _, p := range parts[1:n] {
+		for i, x := range p.a {
+			g.a[i] += x
 		}
 	}
 	for s := range g.rows {
@@ -83,27 +133,80 @@ func (d *dense) gram() *dense {
 	return g
 }
 
-// times returns d·w for a small square or tall w.
+// times returns d·w.
 func (d *dense) times(w *dense) *dense {
 	out := newDense(d.rows, w.cols)
-	for i := range d.rows {
-		oi := out.row(i)
-		for s, x := range d.row(i) {
-			if x == 0 {
-				continue
-			}
-			for t, wv := range w.row(s) {
-				oi[t] += x * wv
+	parallelRows(d.rows, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			oi := out.row(i)
+			for s, x := range d.row(i) {
+				if x == 0 {
+					continue
+				}
+				for t, wv := range w.row(s) {
+					oi[t] += x * wv
+				}
 			}
 		}
-	}
+	})
 	return out
 }
 
-// orth returns an orthonormal basis of d's column space: with dᵀd = WΛWᵀ,
-// d·W·Λ^(-1/2) over the eigenvalues that are not negligible. Run twice, as
-// one pass loses orthogonality when d is ill-conditioned.
+// orth returns an orthonormal basis of d's column space by Cholesky QR,
+// twice (one pass loses orthogonality when d is ill-conditioned); when d's
+// columns are dependent, as in a tiny corpus, by its Gram matrix's
+// eigenvectors instead.
 func (d *dense) orth() *dense {
+	for range 2 {
+		rinv, ok := choleskyInverse(d.gram())
+		if !ok {
+			return d.orthEig()
+		}
+		d = d.times(rinv)
+	}
+	return d
+}
+
+// choleskyInverse returns R⁻¹ for the upper triangular R with RᵀR = g.
+func choleskyInverse(g *dense) (*dense, bool) {
+	n := g.rows
+	r := newDense(n, n)
+	for j := range n {
+		s := g.a[j*n+j]
+		for k := range j {
+			s -= r.a[k*n+j] * r.a[k*n+j]
+		}
+		if s <= 1e-12*max(g.a[j*n+j], 1e-300) {
+			return nil, false
+		}
+		r.a[j*n+j] = math.Sqrt(s)
+		for i := j + 1; i < n; i++ {
+			s := g.a[j*n+i]
+			for k := range j {
+				s -= r.a[k*n+j] * r.a[k*n+i]
+			}
+			r.a[j*n+i] = s / r.a[j*n+j]
+		}
+	}
+	inv := newDense(n, n) // back substitution, column by column
+	for c := range n {
+		for i := c; i >= 0; i-- {
+			s := 0.0
+			if i == c {
+				s = 1
+			}
+			for k := i + 1; k <= c; k++ {
+				s -= r.a[i*n+k] * inv.a[k*n+c]
+			}
+			inv.a[i*n+c] = s / r.a[i*n+i]
+		}
+	}
+	return inv, true
+}
+
+// orthEig is orth for rank-deficient d: with dᵀd = WΛWᵀ, d·W·Λ^(-1/2)
+// over the eigenvalues that are not negligible.
+func (d *dense) orthEig() *dense {
 	for range 2 {
 		vals, vecs := symEig(d.gram())
 		keep := 0
@@ -183,37 +286,33 @@ func symEig(g *dense) ([]float64, *dense) {
 	return vals, vecs
 }
 
-// randomizedSVD returns the left singular vectors of m's k largest singular
-// values (as a rows × r matrix, r ≤ k when m's rank is smaller) and those
-// singular values, using oversampling and power iterations so the
-// spectrum's tail does not blur the leading directions.
-func randomizedSVD(m *csr, k int, seed uint64) (*dense, []float64) {
+// randomizedSVD returns the rows of m in the space of its k leading
+// singular directions, each scaled by the square root of its singular value
+// (U·Σ^½, rows × r with r ≤ k when m's rank is smaller). The range finder
+// works on mᵀ, whose row count (the contexts) is small, so every
+// orthonormalization is cheap; power iterations keep the spectrum's tail
+// from blurring the leading directions. With mᵀ ≈ Q·B and B·Bᵀ = (mQ)ᵀ(mQ)
+// = Ŵ·Σ²·Ŵᵀ, U·Σ^½ = (mQ)·Ŵ·Σ^(-½).
+func randomizedSVD(m *csr, k int, seed uint64) *dense {
 	l := min(k+12, m.rows, m.cols)
 	if l <= 0 {
-		return newDense(m.rows, 0), nil
+		return newDense(m.rows, 0)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6b617374))
-	omega := newDense(m.cols, l)
-	for i := range omega.a {
-		omega.a[i] = rng.NormFloat64()
+	q := m.mulT(nil, l, seed).orth()
+	for range 2 {
+		q = m.mulT(m.mul(q), 0, 0).orth()
 	}
-	q := m.mul(omega).orth()
-	for range 3 {
-		q = m.mul(m.mulT(q).orth()).orth()
-	}
-	bt := m.mulT(q) // (qᵀm)ᵀ
-	vals, w := symEig(bt.gram())
+	mq := m.mul(q)
+	vals, w := symEig(mq.gram())
 	r := 0
 	for r < min(k, len(vals)) && vals[r] > 1e-10*max(vals[0], 1e-300) {
 		r++
 	}
 	wk := newDense(w.rows, r)
-	sv := make([]float64, r)
 	for t := range r {
-		sv[t] = math.Sqrt(vals[t])
 		for s := range w.rows {
-			wk.a[s*r+t] = w.a[s*w.cols+t]
+			wk.a[s*r+t] = w.a[s*w.cols+t] / math.Sqrt(math.Sqrt(vals[t]))
 		}
 	}
-	return q.times(wk), sv
+	return mq.times(wk)
 }

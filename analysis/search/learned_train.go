@@ -84,21 +84,19 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	}
 	m := pairs.ppmi(len(words))
 	pairs = nil
-	u, sv := randomizedSVD(m, cfg.Dims, uint64(len(words)))
-	return finishModel(cfg, words, counts, total, u, sv), nil
+	u := randomizedSVD(m, cfg.Dims, uint64(len(words)))
+	return finishModel(cfg, words, counts, total, u), nil
 }
 
-// finishModel turns the singular vectors into unit word vectors, weighted
-// by the square root of the singular values, quantized as they are stored
-// so a reloaded model is identical, and hashes the result.
-func finishModel(cfg Learned, words []string, counts []int64, total int64, u *dense, sv []float64) *learnedModel {
+// finishModel turns the SVD's rows into unit word vectors, quantized as
+// they are stored so a reloaded model is identical, and hashes the result.
+func finishModel(cfg Learned, words []string, counts []int64, total int64, u *dense) *learnedModel {
 	m := &learnedModel{dim: cfg.Dims, total: total, common: make([]float32, cfg.Dims)}
 	v := make([]float32, cfg.Dims)
 	for i, w := range words {
 		clear(v)
 		var norm float64
-		for t, s := range sv {
-			x := u.a[i*u.cols+t] * math.Sqrt(s)
+		for t, x := range u.row(i) {
 			v[t] = float32(x)
 			norm += x * x
 		}
