@@ -84,7 +84,10 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	}
 	m := pairs.ppmi(len(words))
 	pairs = nil
-	u := randomizedSVD(m, cfg.Dims, uint64(len(words)))
+	// A small vocabulary gets fewer directions than Dims (the rest stay
+	// zero): with about as many directions as words the SVD reduces
+	// nothing, and words that share their contexts do not meet.
+	u := randomizedSVD(m, min(cfg.Dims, max(8, len(words)/10)), uint64(len(words)))
 	return finishModel(cfg, words, counts, total, u), nil
 }
 
