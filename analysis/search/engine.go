@@ -269,7 +269,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 			removed = append(removed, f)
 		}
 	}
-	b := &builder{e: e, old: old, st: st, trigrams: map[uint32][]uint32{}, terms: map[string][]termPosting{}}
+	b := &builder{e: e, emb: e.emb, old: old, st: st, trigrams: map[uint32][]uint32{}, terms: map[string][]termPosting{}}
 	if err := b.index(ctx, changed, total, &rep, progress); err != nil {
 		return rep, err
 	}
@@ -282,10 +282,10 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 	if err := b.flush(); err != nil {
 		return rep, err
 	}
-	if err := e.learnModel(ctx, st, &rep, progress); err != nil {
+	if b.emb, err = e.learnModel(ctx, st, &rep, progress); err != nil {
 		return rep, err
 	}
-	modelChanged := st.meta.model != e.emb.Model() || st.meta.dim != e.emb.Dim()
+	modelChanged := st.meta.model != b.emb.Model() || st.meta.dim != b.emb.Dim()
 	if err := b.embed(ctx, modelChanged, &rep, progress); err != nil {
 		return rep, err
 	}
@@ -302,6 +302,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		rep.Chunks += len(f.chunks)
 	}
 	st.updated = time.Now()
+	e.publishModel(b.emb) // with the state its vectors belong to
 	e.mu.Lock()
 	e.st = st
 	e.mu.Unlock()
@@ -322,7 +323,8 @@ func (e *Engine) abs(rel string) string { return filepath.Join(e.root, filepath.
 // builder accumulates one refresh's writes.
 type builder struct {
 	e        *Engine
-	old      *state // the published state: read-only, shared with workers
+	emb      Embedder // e.emb, or a newly trained model not yet published
+	old      *state   // the published state: read-only, shared with workers
 	st       *state
 	trigrams map[uint32][]uint32
 	terms    map[string][]termPosting
@@ -548,7 +550,7 @@ func (b *builder) embed(ctx context.Context, modelChanged bool, rep *IndexReport
 			}
 			texts = append(texts, embedText(j.c, src))
 		}
-		vecs, err := b.e.emb.Embed(ctx, texts)
+		vecs, err := b.emb.Embed(ctx, texts)
 		if err != nil {
 			return err
 		}
@@ -567,7 +569,7 @@ func (b *builder) embed(ctx context.Context, modelChanged bool, rep *IndexReport
 		progress(Progress{Stage: "embed", Done: int64(i + len(part)), Total: int64(len(jobs))})
 	}
 	if modelChanged || len(jobs) > 0 {
-		b.st.meta.model, b.st.meta.dim = b.e.emb.Model(), b.e.emb.Dim()
+		b.st.meta.model, b.st.meta.dim = b.emb.Model(), b.emb.Dim()
 		return b.e.store.Write(func(w *storage.SearchWriter) error {
 			return w.Set([]byte{subMeta}, b.st.meta.encode())
 		})

@@ -116,22 +116,24 @@ func (e *Engine) loadModel(dim int) (*learnedModel, error) {
 	return m, nil
 }
 
-// learnModel trains or keeps the learned embedder's model before a
-// refresh embeds: it trains when there is no model, and retrains when the
+// learnModel returns the embedder a refresh embeds with. For the learned
+// embedder it trains a model when there is none, and retrains when the
 // chunks indexed since training exceed a quarter of those it was trained
-// on. A new model has a new id, so every vector is then recomputed.
-func (e *Engine) learnModel(ctx context.Context, st *state, rep *IndexReport, progress func(Progress)) error {
+// on. A new model has a new id, so every vector is then recomputed; it is
+// returned unpublished, so queries keep the model of the vectors they
+// rank until Refresh publishes both.
+func (e *Engine) learnModel(ctx context.Context, st *state, rep *IndexReport, progress func(Progress)) (Embedder, error) {
 	le, ok := e.emb.(*learnedEmbedder)
 	if !ok || st.totalChunks == 0 {
-		return nil
+		return e.emb, nil
 	}
 	if m := le.model(); m != nil {
 		if rep.NewChunks == 0 {
-			return nil
+			return e.emb, nil
 		}
 		m.drifted += rep.NewChunks // only refreshes, which are serialized, touch it
 		if m.drifted <= max(m.chunks/4, minRetrainDiff) {
-			return e.saveModelHead(m)
+			return e.emb, e.saveModelHead(m)
 		}
 	}
 	progress(Progress{Stage: "train"})
@@ -142,15 +144,21 @@ func (e *Engine) learnModel(ctx context.Context, st *state, rep *IndexReport, pr
 	sort.Strings(paths)
 	m, err := trainLearned(le.cfg, e.fileTokens(ctx, paths))
 	if err != nil || m == nil {
-		return err
+		return e.emb, err
 	}
 	m.chunks = st.totalChunks
 	if err := e.saveModel(m); err != nil {
-		return err
+		return e.emb, err
 	}
-	le.setModel(m)
 	rep.Trained = true
-	return nil
+	return &learnedEmbedder{cfg: le.cfg, m: m}, nil
+}
+
+// publishModel makes a refresh's newly trained model the engine's.
+func (e *Engine) publishModel(used Embedder) {
+	if fresh, ok := used.(*learnedEmbedder); ok && used != e.emb {
+		e.emb.(*learnedEmbedder).setModel(fresh.model())
+	}
 }
 
 // fileTokens streams the meaning tokens of the files, read and split in

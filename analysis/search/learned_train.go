@@ -15,6 +15,7 @@ const (
 	cooccurWindow = 5       // words either side; a pair at distance d counts 1/d
 	maxContexts   = 6000    // the most frequent words serve as contexts
 	maxPairs      = 4 << 20 // distinct (word, context) counts kept
+	maxDistinct   = 1 << 20 // distinct words counted while choosing the vocabulary
 	minWordCount  = 2       // a word seen once has no statistics to learn from
 	contextAlpha  = 0.75    // context distribution smoothing (Levy et al. 2015)
 )
@@ -29,9 +30,18 @@ type tokenStream func(fn func(tokens []string)) error
 func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	cfg = cfg.withDefaults()
 	freq := map[string]int64{}
+	floor := int64(1)
 	if err := stream(func(toks []string) {
 		for _, t := range toks {
 			freq[t]++
+		}
+		for len(freq) > maxDistinct { // lossy counting: forget the rarest
+			floor++
+			for w, n := range freq {
+				if n < floor {
+					delete(freq, w)
+				}
+			}
 		}
 	}); err != nil {
 		return nil, err
