@@ -79,10 +79,6 @@ func runRetrieval(lang, roots string, limit int) error {
 		{"hybrid (hashed)", hashed.Hybrid},
 		{"semantic (learned)", learned.Semantic},
 		{"hybrid (learned)", learned.Hybrid},
-		{"x 1:1 k10", weightedFusion(learned, 1, 1, 10)},
-		{"x 2:1 k60", weightedFusion(learned, 2, 1, 60)},
-		{"x 2:1 k10", weightedFusion(learned, 2, 1, 10)},
-		{"x 3:1 k10", weightedFusion(learned, 3, 1, 10)},
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "mode\tMRR@10\trecall@10\trecall@1\tms/query\t")
