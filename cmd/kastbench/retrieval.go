@@ -82,7 +82,8 @@ func runRetrieval(lang, roots string, limit int) error {
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "mode\tMRR@10\trecall@10\trecall@1\tms/query\t")
-	var lexRecall float64
+	recall := map[string]float64{}
+	mrr := map[string]float64{}
 	for _, m := range modes {
 		var rr, hit10, hit1 float64
 		start := time.Now()
@@ -100,14 +101,16 @@ func runRetrieval(lang, roots string, limit int) error {
 			}
 		}
 		n := float64(len(queries))
-		if m.name == "lexical (BM25)" {
-			lexRecall = hit10 / n
-		}
+		recall[m.name], mrr[m.name] = hit10/n, rr/n
 		ms := float64(time.Since(start).Microseconds()) / 1000 / n
 		fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%.3f\t%.1f\t\n", m.name, rr/n, hit10/n, hit1/n, ms)
 	}
 	w.Flush()
-	_ = lexRecall
+	lex := "lexical (BM25)"
+	fmt.Printf("targets: learned semantic ≥ BM25 (MRR %.3f vs %.3f, recall@10 %.3f vs %.3f): %s; hybrid recall@10 ≥ 1.2× BM25's: %.2f× %s\n",
+		mrr["semantic (learned)"], mrr[lex], recall["semantic (learned)"], recall[lex],
+		verdict(mrr["semantic (learned)"] >= mrr[lex] && recall["semantic (learned)"] >= recall[lex]),
+		recall["hybrid (learned)"]/max(recall[lex], 1e-9), verdict(recall["hybrid (learned)"] >= 1.2*recall[lex]))
 	return nil
 }
 
@@ -310,4 +313,11 @@ func firstSentence(doc string) string {
 		return m[1]
 	}
 	return doc
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
 }
