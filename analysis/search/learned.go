@@ -132,7 +132,7 @@ const leadBoost, leadScale = 4, 8
 
 // sifA is the smooth inverse frequency constant: a word of probability p
 // weighs sifA/(sifA+p), so "the", "err" and "return" barely count.
-const sifA = 1e-3
+const sifA = 3e-3
 
 func (m *learnedModel) weight(w int32) float64 {
 	p := float64(m.counts[w]) / float64(max(m.total, 1))

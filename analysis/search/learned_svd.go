@@ -293,10 +293,10 @@ func symEig(g *dense) ([]float64, *dense) {
 // orthonormalization is cheap; power iterations keep the spectrum's tail
 // from blurring the leading directions. With mᵀ ≈ Q·B and B·Bᵀ = (mQ)ᵀ(mQ)
 // = Ŵ·Σ²·Ŵᵀ, U·Σ^½ = (mQ)·Ŵ·Σ^(-½).
-func randomizedSVD(m *csr, k int, seed uint64) *dense {
+func randomizedSVD(m *csr, k int, seed uint64) product {
 	l := min(k+12, m.rows, m.cols)
 	if l <= 0 {
-		return newDense(m.rows, 0)
+		return product{newDense(m.rows, 0), newDense(0, 0)}
 	}
 	q := m.mulT(nil, l, seed).orth()
 	for range 2 {
@@ -314,5 +314,22 @@ func randomizedSVD(m *csr, k int, seed uint64) *dense {
 			wk.a[s*r+t] = w.a[s*w.cols+t] / math.Sqrt(math.Sqrt(vals[t]))
 		}
 	}
-	return mq.times(wk)
+	return product{mq, wk}
+}
+
+// product is a·w, left unmultiplied: its rows are computed one at a time
+// instead of being held beside a.
+type product struct{ a, w *dense }
+
+func (p product) rows() int { return p.a.rows }
+func (p product) cols() int { return p.w.cols }
+
+// row writes row i of a·w into out.
+func (p product) row(i int, out []float64) {
+	clear(out)
+	for s, x := range p.a.row(i) {
+		for t, wv := range p.w.row(s) {
+			out[t] += x * wv
+		}
+	}
 }

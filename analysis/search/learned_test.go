@@ -74,11 +74,13 @@ func TestRandomizedSVD(t *testing.T) {
 	diag := []float32{9, 4, 1, 0.25, 0.01}
 	m := &csr{rows: 5, cols: 5, start: []int{0, 1, 2, 3, 4, 5}, col: []int32{0, 1, 2, 3, 4}, val: diag}
 	u := randomizedSVD(m, 2, 7)
-	if u.rows != 5 || u.cols != 2 {
-		t.Fatalf("got %d×%d, want 5×2", u.rows, u.cols)
+	if u.rows() != 5 || u.cols() != 2 {
+		t.Fatalf("got %d×%d, want 5×2", u.rows(), u.cols())
 	}
+	row := make([]float64, 2)
 	for i := range 5 {
-		norm := math.Hypot(u.a[2*i], u.a[2*i+1])
+		u.row(i, row)
+		norm := math.Hypot(row[0], row[1])
 		want := 0.0
 		if i < 2 {
 			want = math.Sqrt(float64(diag[i]))

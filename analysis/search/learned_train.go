@@ -6,13 +6,14 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Training limits. The co-occurrence counts are sparse and bounded: when
 // they exceed maxPairs the weakest are dropped, so a large workspace costs
 // at most about 120 MB while training, within kast's soft memory limit.
 const (
-	cooccurWindow = 5       // words either side; a pair at distance d counts 1/d
+	cooccurWindow = 3       // words either side; a pair at distance d counts 1/d
 	maxContexts   = 6000    // the most frequent words serve as contexts
 	maxPairs      = 4 << 20 // distinct (word, context) counts kept
 	maxDistinct   = 1 << 20 // distinct words counted while choosing the vocabulary
@@ -33,7 +34,11 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	floor := int64(1)
 	if err := stream(func(toks []string) {
 		for _, t := range toks {
-			freq[t]++
+			if n, ok := freq[t]; ok {
+				freq[t] = n + 1
+			} else {
+				freq[strings.Clone(t)] = 1 // not a slice of a whole file's text
+			}
 		}
 		for len(freq) > maxDistinct { // lossy counting: forget the rarest
 			floor++
@@ -103,13 +108,15 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 
 // finishModel turns the SVD's rows into unit word vectors, quantized as
 // they are stored so a reloaded model is identical, and hashes the result.
-func finishModel(cfg Learned, words []string, counts []int64, total int64, u *dense) *learnedModel {
+func finishModel(cfg Learned, words []string, counts []int64, total int64, u product) *learnedModel {
 	m := &learnedModel{dim: cfg.Dims, total: total, common: make([]float32, cfg.Dims)}
 	v := make([]float32, cfg.Dims)
+	row := make([]float64, u.cols())
 	for i, w := range words {
 		clear(v)
 		var norm float64
-		for t, x := range u.row(i) {
+		u.row(i, row)
+		for t, x := range row {
 			v[t] = float32(x)
 			norm += x * x
 		}
@@ -199,38 +206,64 @@ func (p *pairCounts) weed() {
 }
 
 // ppmi returns the positive pointwise mutual information matrix of the
-// counts, with the context distribution smoothed by contextAlpha.
+// counts, with the context distribution smoothed by contextAlpha. It is
+// built by passes over the counts rather than from a sorted copy of them,
+// which would double the memory of the largest structure in training.
 func (p *pairCounts) ppmi(rows int) *csr {
 	rowSum := make([]float64, rows)
 	colSum := make([]float64, p.nctx)
 	var n float64
-	keys := make([]uint64, 0, len(p.m))
 	for k, v := range p.m {
 		rowSum[k>>32] += float64(v)
 		colSum[uint32(k)] += float64(v)
 		n += float64(v)
-		keys = append(keys, k)
 	}
-	slices.Sort(keys)
 	var smooth float64
 	for i, c := range colSum {
 		colSum[i] = math.Pow(c, contextAlpha)
 		smooth += colSum[i]
 	}
+	pmi := func(k uint64, v float32) float64 {
+		w, c := k>>32, uint32(k)
+		return math.Log(float64(v) / n / (rowSum[w] / n * colSum[c] / smooth))
+	}
 	m := &csr{rows: rows, cols: p.nctx, start: make([]int, rows+1)}
-	for _, k := range keys {
-		w, c := int(k>>32), int(uint32(k))
-		pwc := float64(p.m[k]) / n
-		pmi := math.Log(pwc / (rowSum[w] / n * colSum[c] / smooth))
-		if pmi <= 0 {
-			continue
+	for k, v := range p.m {
+		if pmi(k, v) > 0 {
+			m.start[k>>32+1]++
 		}
-		m.start[w+1]++
-		m.col = append(m.col, int32(c))
-		m.val = append(m.val, float32(pmi))
 	}
 	for i := range rows {
 		m.start[i+1] += m.start[i]
 	}
+	m.col = make([]int32, m.start[rows])
+	m.val = make([]float32, m.start[rows])
+	fill := slices.Clone(m.start[:rows])
+	for k, v := range p.m {
+		if x := pmi(k, v); x > 0 {
+			w := k >> 32
+			m.col[fill[w]], m.val[fill[w]] = int32(uint32(k)), float32(x)
+			fill[w]++
+		}
+	}
+	for i := range rows { // column order within rows: sums in a fixed order
+		sortRow(m.col[m.start[i]:m.start[i+1]], m.val[m.start[i]:m.start[i+1]])
+	}
 	return m
+}
+
+func sortRow(col []int32, val []float32) {
+	sort.Sort(rowSorter{col, val})
+}
+
+type rowSorter struct {
+	col []int32
+	val []float32
+}
+
+func (r rowSorter) Len() int           { return len(r.col) }
+func (r rowSorter) Less(i, j int) bool { return r.col[i] < r.col[j] }
+func (r rowSorter) Swap(i, j int) {
+	r.col[i], r.col[j] = r.col[j], r.col[i]
+	r.val[i], r.val[j] = r.val[j], r.val[i]
 }
