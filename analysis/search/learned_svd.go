@@ -46,23 +46,6 @@ func parallelRows(n int, fn func(worker, lo, hi int)) int {
 	return workers
 }
 
-// mul returns m·x.
-func (m *csr) mul(x *dense) *dense {
-	y := newDense(m.rows, x.cols)
-	parallelRows(m.rows, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			yi := y.row(i)
-			for k := m.start[i]; k < m.start[i+1]; k++ {
-				v := float64(m.val[k])
-				for t, xv := range x.row(int(m.col[k])) {
-					yi[t] += v * xv
-				}
-			}
-		}
-	})
-	return y
-}
-
 // mulT returns mᵀ·y, or mᵀ·Ω for a Gaussian Ω of width cols drawn from
 // seed row by row when y is nil, so Ω is never held whole.
 func (m *csr) mulT(y *dense, cols int, seed uint64) *dense {
@@ -292,18 +275,18 @@ func symEig(g *dense) ([]float64, *dense) {
 // works on mᵀ, whose row count (the contexts) is small, so every
 // orthonormalization is cheap; power iterations keep the spectrum's tail
 // from blurring the leading directions. With mᵀ ≈ Q·B and B·Bᵀ = (mQ)ᵀ(mQ)
-// = Ŵ·Σ²·Ŵᵀ, U·Σ^½ = (mQ)·Ŵ·Σ^(-½).
+// = Ŵ·Σ²·Ŵᵀ, U·Σ^½ = (mQ)·Ŵ·Σ^(-½). Nothing with a row per word is held:
+// mQ is computed a row at a time whenever it is needed.
 func randomizedSVD(m *csr, k int, seed uint64) product {
 	l := min(k+12, m.rows, m.cols)
 	if l <= 0 {
-		return product{newDense(m.rows, 0), newDense(0, 0)}
+		return product{m, newDense(m.cols, 0), newDense(0, 0)}
 	}
 	q := m.mulT(nil, l, seed).orth()
 	for range 2 {
-		q = m.mulT(m.mul(q), 0, 0).orth()
+		q = m.normalTimes(q).orth()
 	}
-	mq := m.mul(q)
-	vals, w := symEig(mq.gram())
+	vals, w := symEig(m.projectedGram(q))
 	r := 0
 	for r < min(k, len(vals)) && vals[r] > 1e-10*max(vals[0], 1e-300) {
 		r++
@@ -314,20 +297,95 @@ func randomizedSVD(m *csr, k int, seed uint64) product {
 			wk.a[s*r+t] = w.a[s*w.cols+t] / math.Sqrt(math.Sqrt(vals[t]))
 		}
 	}
-	return product{mq, wk}
+	return product{m, q, wk}
 }
 
-// product is a·w, left unmultiplied: its rows are computed one at a time
-// instead of being held beside a.
-type product struct{ a, w *dense }
+// rowTimes writes row i of m·q into y.
+func (m *csr) rowTimes(i int, q *dense, y []float64) {
+	clear(y)
+	for k := m.start[i]; k < m.start[i+1]; k++ {
+		v := float64(m.val[k])
+		for t, x := range q.row(int(m.col[k])) {
+			y[t] += v * x
+		}
+	}
+}
 
-func (p product) rows() int { return p.a.rows }
+// normalTimes returns mᵀ·(m·q), a row of m·q at a time.
+func (m *csr) normalTimes(q *dense) *dense {
+	parts := make([]*dense, runtime.GOMAXPROCS(0))
+	n := parallelRows(m.rows, func(w, lo, hi int) {
+		z := newDense(m.cols, q.cols)
+		parts[w] = z
+		y := make([]float64, q.cols)
+		for i := lo; i < hi; i++ {
+			m.rowTimes(i, q, y)
+			for k := m.start[i]; k < m.start[i+1]; k++ {
+				v := float64(m.val[k])
+				zj := z.row(int(m.col[k]))
+				for t, yv := range y {
+					zj[t] += v * yv
+				}
+			}
+		}
+	})
+	for _, p := range parts[1:n] {
+		for i, x := range p.a {
+			parts[0].a[i] += x
+		}
+	}
+	return parts[0]
+}
+
+// projectedGram returns (m·q)ᵀ(m·q), a row of m·q at a time.
+func (m *csr) projectedGram(q *dense) *dense {
+	parts := make([]*dense, runtime.GOMAXPROCS(0))
+	n := parallelRows(m.rows, func(w, lo, hi int) {
+		g := newDense(q.cols, q.cols)
+		parts[w] = g
+		y := make([]float64, q.cols)
+		for i := lo; i < hi; i++ {
+			m.rowTimes(i, q, y)
+			for s, x := range y {
+				if x == 0 {
+					continue
+				}
+				gs := g.row(s)
+				for t := s; t < len(y); t++ {
+					gs[t] += x * y[t]
+				}
+			}
+		}
+	})
+	g := parts[0]
+	for _, p := range parts[1:n] {
+		for i, x := range p.a {
+			g.a[i] += x
+		}
+	}
+	for s := range g.rows {
+		for t := 0; t < s; t++ {
+			g.a[s*g.cols+t] = g.a[t*g.cols+s]
+		}
+	}
+	return g
+}
+
+// product is m·q·w, left unmultiplied: its rows are computed one at a time.
+type product struct {
+	m    *csr
+	q, w *dense
+}
+
+func (p product) rows() int { return p.m.rows }
 func (p product) cols() int { return p.w.cols }
 
-// row writes row i of a·w into out.
+// row writes row i of m·q·w into out.
 func (p product) row(i int, out []float64) {
+	y := make([]float64, p.q.cols)
+	p.m.rowTimes(i, p.q, y)
 	clear(out)
-	for s, x := range p.a.row(i) {
+	for s, x := range y {
 		for t, wv := range p.w.row(s) {
 			out[t] += x * wv
 		}

@@ -71,7 +71,7 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	for i, w := range words {
 		index[w] = int32(i)
 	}
-	clear(freq)
+	freq = nil // clear would keep its table
 	nctx := min(len(words), maxContexts)
 	pairs := newPairCounts(nctx)
 	ids := []int32{}
