@@ -22,6 +22,11 @@
 // definitions agree:
 //
 //	kastbench -lsp -kast bin/kast -gopls bin/gopls [-samples 1000]
+//
+// With -retrieval it scores code search's ranked modes on finding
+// documented functions by their doc's first sentence (retrieval.go):
+//
+//	kastbench -retrieval -lang go|python -root DIR[,DIR...] [-queries 400]
 package main
 
 import (
