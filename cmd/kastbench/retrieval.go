@@ -253,10 +253,12 @@ func goDoc(src string, funcStart int) (int, int, string) {
 	for start > 0 {
 		prev := strings.LastIndexByte(src[:start-1], '\n') + 1
 		line := strings.TrimSpace(src[prev : start-1])
-		if !strings.HasPrefix(line, "//") || strings.HasPrefix(line, "//go:") {
+		if !strings.HasPrefix(line, "//") {
 			break
 		}
-		lines = append([]string{strings.TrimSpace(strings.TrimPrefix(line, "//"))}, lines...)
+		if !strings.HasPrefix(line, "//go:") { // directives are not documentation
+			lines = append([]string{strings.TrimSpace(strings.TrimPrefix(line, "//"))}, lines...)
+		}
 		start = prev
 	}
 	return start, funcStart, strings.Join(lines, " ")
