@@ -191,17 +191,16 @@ func (p *pairCounts) add(word, ctx int32, w float32) {
 	}
 }
 
-// weed drops the weakest counts until a third of the budget is free.
+// weed drops the weakest counts until a third of the budget is free, in
+// place: a second table would double training's largest structure.
 func (p *pairCounts) weed() {
 	for len(p.m) > maxPairs*2/3 {
 		p.weeded *= 2
-		next := make(map[uint64]float32, maxPairs)
 		for k, v := range p.m {
-			if v >= p.weeded {
-				next[k] = v
+			if v < p.weeded {
+				delete(p.m, k)
 			}
 		}
-		p.m = next
 	}
 }
 
