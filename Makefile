@@ -30,6 +30,14 @@ test:
 # API raw/references latency in the daemon and through kast rpc beside
 # ripgrep for the same names; then code
 # search (regex beside ripgrep, hybrid latency, index size).
+# Semantic search quality (kastbench -retrieval, CodeSearchNet style) on a
+# Go standard library subset and, when python3 is installed, a Python one;
+# RETRIEVAL="go:DIR[,DIR…] python:DIR…" names other corpora.
+GOSRC = $(shell $(GO) env GOROOT)/src
+PYLIB = $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])' 2>/dev/null)
+PYCORPUS = python:$(PYLIB)/json,$(PYLIB)/http,$(PYLIB)/email,$(PYLIB)/logging,$(PYLIB)/urllib,$(PYLIB)/collections,$(PYLIB)/importlib
+RETRIEVAL ?= go:$(GOSRC)/strconv,$(GOSRC)/strings,$(GOSRC)/bytes,$(GOSRC)/path,$(GOSRC)/bufio $(if $(PYLIB),$(PYCORPUS))
+
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) build -o bin/kastbench ./cmd/kastbench
@@ -40,6 +48,7 @@ bench: build
 	./bin/kastbench -kastapi -kast $(BIN) -samples 300
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v
+	for c in $(RETRIEVAL); do ./bin/kastbench -retrieval -lang $${c%%:*} -root $${c#*:} || exit 1; done
 
 # kast's own semantic diagnostics on real, compiling projects: every finding
 # is a false positive. Clones them (shallow) into FP_DIR once.

@@ -34,7 +34,7 @@ type FactsFunc func(ctx context.Context, path string, src []byte) (*analysis.Fil
 
 // Options configures Open.
 type Options struct {
-	Embedder Embedder  // default NewHashed()
+	Embedder Embedder  // default NewLearned(), trained on the workspace
 	Facts    FactsFunc // default IndexFacts(ix)
 }
 
@@ -84,7 +84,10 @@ func Open(root string, ix *storage.Index, opts Options) (*Engine, error) {
 	}
 	e := &Engine{root: abs, store: ix.SearchStore(), emb: opts.Embedder, facts: opts.Facts}
 	if e.emb == nil {
-		e.emb = NewHashed()
+		e.emb = NewLearned()
+	}
+	if pw, ok := e.emb.(perWorkspace); ok {
+		e.emb = pw.forWorkspace() // a model of this workspace's own
 	}
 	if e.facts == nil {
 		e.facts = IndexFacts(ix)
@@ -120,6 +123,13 @@ func (e *Engine) load() (*state, error) {
 		}
 		st.meta = meta{version: layoutVersion, nextFile: 1}
 	} else {
+		if le, ok := e.emb.(*learnedEmbedder); ok && le.model() == nil {
+			m, err := e.loadModel(le.cfg.Dims)
+			if err != nil {
+				return nil, err
+			}
+			le.setModel(m)
+		}
 		err = e.store.Scan([]byte{subFile}, false, func(k, v []byte) error {
 			f, err := decodeFile(string(k[1:]), v)
 			if err != nil {
@@ -175,7 +185,7 @@ func (st *state) clone() *state {
 
 // Progress reports a refresh's reading and embedding.
 type Progress struct {
-	Stage      string // "scan", "index", "embed"
+	Stage      string // "scan", "index", "train", "embed"
 	Done       int64
 	Total      int64
 	DoneFiles  int
@@ -194,6 +204,7 @@ type IndexReport struct {
 	Reused    int           `json:"vectorsReused"`
 	Bytes     int64         `json:"bytesRead"`
 	Compacted bool          `json:"compacted"`
+	Trained   bool          `json:"modelTrained"` // the learned embedder learned a new model
 	Duration  time.Duration `json:"-"`
 }
 
@@ -219,6 +230,9 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		e.mu.Lock()
 		e.st = nil
 		e.mu.Unlock()
+		if le, ok := e.emb.(*learnedEmbedder); ok {
+			le.setModel(nil)
+		}
 	}
 	old, err := e.load()
 	if err != nil {
@@ -255,8 +269,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 			removed = append(removed, f)
 		}
 	}
-	modelChanged := st.meta.model != e.emb.Model() || st.meta.dim != e.emb.Dim()
-	b := &builder{e: e, old: old, st: st, trigrams: map[uint32][]uint32{}, terms: map[string][]termPosting{}}
+	b := &builder{e: e, emb: e.emb, old: old, st: st, trigrams: map[uint32][]uint32{}, terms: map[string][]termPosting{}}
 	if err := b.index(ctx, changed, total, &rep, progress); err != nil {
 		return rep, err
 	}
@@ -269,6 +282,10 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 	if err := b.flush(); err != nil {
 		return rep, err
 	}
+	if b.emb, err = e.learnModel(ctx, st, &rep, progress); err != nil {
+		return rep, err
+	}
+	modelChanged := st.meta.model != b.emb.Model() || st.meta.dim != b.emb.Dim()
 	if err := b.embed(ctx, modelChanged, &rep, progress); err != nil {
 		return rep, err
 	}
@@ -285,6 +302,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		rep.Chunks += len(f.chunks)
 	}
 	st.updated = time.Now()
+	e.publishModel(b.emb) // with the state its vectors belong to
 	e.mu.Lock()
 	e.st = st
 	e.mu.Unlock()
@@ -305,7 +323,8 @@ func (e *Engine) abs(rel string) string { return filepath.Join(e.root, filepath.
 // builder accumulates one refresh's writes.
 type builder struct {
 	e        *Engine
-	old      *state // the published state: read-only, shared with workers
+	emb      Embedder // e.emb, or a newly trained model not yet published
+	old      *state   // the published state: read-only, shared with workers
 	st       *state
 	trigrams map[uint32][]uint32
 	terms    map[string][]termPosting
@@ -531,7 +550,7 @@ func (b *builder) embed(ctx context.Context, modelChanged bool, rep *IndexReport
 			}
 			texts = append(texts, embedText(j.c, src))
 		}
-		vecs, err := b.e.emb.Embed(ctx, texts)
+		vecs, err := b.emb.Embed(ctx, texts)
 		if err != nil {
 			return err
 		}
@@ -550,7 +569,7 @@ func (b *builder) embed(ctx context.Context, modelChanged bool, rep *IndexReport
 		progress(Progress{Stage: "embed", Done: int64(i + len(part)), Total: int64(len(jobs))})
 	}
 	if modelChanged || len(jobs) > 0 {
-		b.st.meta.model, b.st.meta.dim = b.e.emb.Model(), b.e.emb.Dim()
+		b.st.meta.model, b.st.meta.dim = b.emb.Model(), b.emb.Dim()
 		return b.e.store.Write(func(w *storage.SearchWriter) error {
 			return w.Set([]byte{subMeta}, b.st.meta.encode())
 		})

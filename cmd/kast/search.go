@@ -21,7 +21,7 @@ import (
 
 // embedFlags choose the embedder for semantic and hybrid search.
 type embedFlags struct {
-	provider string // hashed, ollama or openai
+	provider string // learned, hashed, ollama or openai
 	url      string
 	model    string
 }
@@ -29,21 +29,27 @@ type embedFlags struct {
 // embedFromEnv is the embedder the environment configures, for commands
 // without the flags.
 func embedFromEnv() *embedFlags {
-	return &embedFlags{provider: cmp.Or(os.Getenv("KAST_EMBEDDER"), "hashed"), url: os.Getenv("KAST_EMBED_URL"), model: os.Getenv("KAST_EMBED_MODEL")}
+	return &embedFlags{provider: cmp.Or(os.Getenv("KAST_EMBEDDER"), defaultEmbedder), url: os.Getenv("KAST_EMBED_URL"), model: os.Getenv("KAST_EMBED_MODEL")}
 }
 
 func (f *embedFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.provider, "embedder", cmp.Or(os.Getenv("KAST_EMBEDDER"), "hashed"),
-		"embedder for --sem/--hybrid: hashed (built in, offline, lexical similarity only), ollama or openai")
+	cmd.Flags().StringVar(&f.provider, "embedder", cmp.Or(os.Getenv("KAST_EMBEDDER"), defaultEmbedder),
+		"embedder for --sem/--hybrid: learned (built in, offline: word vectors learned from the workspace), hashed (built in, lexical similarity only), ollama or openai")
 	cmd.Flags().StringVar(&f.url, "embed-url", os.Getenv("KAST_EMBED_URL"), "embedding service base URL (default http://127.0.0.1:11434 for ollama, https://api.openai.com for openai)")
 	cmd.Flags().StringVar(&f.model, "embed-model", os.Getenv("KAST_EMBED_MODEL"), "embedding model name (default nomic-embed-text for ollama, text-embedding-3-small for openai)")
 }
+
+// defaultEmbedder is the built-in learned model: offline, and it knows
+// which words of the workspace mean alike.
+const defaultEmbedder = "learned"
 
 // embedder builds the chosen embedder; an HTTP one is probed for its dimension.
 // The API key comes from KAST_EMBED_API_KEY, never a flag (shell history).
 func (f *embedFlags) embedder(ctx context.Context) (search.Embedder, error) {
 	switch f.provider {
-	case "", "hashed":
+	case "", "learned":
+		return search.NewLearned(), nil
+	case "hashed":
 		return search.NewHashed(), nil
 	case "ollama", "openai":
 		e := &search.HTTPEmbedder{Kind: f.provider, BaseURL: f.url, Name: f.model, APIKey: os.Getenv("KAST_EMBED_API_KEY")}
@@ -54,7 +60,7 @@ func (f *embedFlags) embedder(ctx context.Context) (search.Embedder, error) {
 		}
 		return e, e.Probe(ctx)
 	}
-	return nil, fmt.Errorf("unknown --embedder %q: want hashed, ollama or openai", f.provider)
+	return nil, fmt.Errorf("unknown --embedder %q: want learned, hashed, ollama or openai", f.provider)
 }
 
 type searchFlags struct {
@@ -83,9 +89,11 @@ apply. The search index is brought up to date first; only changed files are read
 
 --regex (default) is grep-like, narrowed by a trigram index; --lex ranks chunks
 (functions, methods, types, blocks) by BM25 over identifier parts; --sem by vector
-similarity; --hybrid fuses the two by reciprocal rank. The built-in embedder is
-offline and deterministic but only measures shared vocabulary; use --embedder
-ollama or openai for a real embedding model. Exit status 1 means nothing matched.`,
+similarity; --hybrid fuses the two by reciprocal rank. The built-in embedder
+(--embedder learned) is offline: it learns word vectors from the workspace's own
+code, comments and docs, so a query finds code that says the same in other words;
+--embedder ollama or openai uses an embedding service instead. Exit status 1
+means nothing matched.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if done, err := runIndexCommand(cmd, g, &f, args); done {

@@ -64,7 +64,7 @@ func (c *ckFlags) register(cmd *cobra.Command, f *searchFlags) {
 	fl.StringVar(&c.add, "add", "", "index one file (the index is brought up to date incrementally) and exit")
 	fl.StringVar(&c.inspect, "inspect", "", "print a file's chunks as the index holds them and exit")
 	fl.StringVar(&c.dumpChunks, "dump-chunks", "", "print a file's chunks with their text and exit")
-	fl.StringVar(&c.switchModel, "switch-model", "", "re-embed the index with another embedding model and exit")
+	fl.StringVar(&c.switchModel, "switch-model", "", "re-embed the index with another embedding model (learned, hashed, or a model of --embedder ollama/openai) and exit")
 }
 
 // filter is the walk the flags ask for: ck's defaults, loosened by flag.
@@ -119,7 +119,14 @@ func runIndexCommand(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []
 	if err != nil {
 		return true, err
 	}
-	if c.switchModel != "" {
+	switch c.switchModel {
+	case "":
+	case "learned", "hashed": // the built-in embedders
+		f.embed.provider = c.switchModel
+	default:
+		if f.embed.provider != "ollama" && f.embed.provider != "openai" {
+			return true, fmt.Errorf("--switch-model %s: a model name needs --embedder ollama or openai (the built-in ones are learned and hashed)", c.switchModel)
+		}
 		f.embed.model = c.switchModel
 	}
 	logger, err := newLogger(g.logLevel)

@@ -28,6 +28,11 @@
 // resident memory sampled every 100 ms until kast's background work ends:
 //
 //	kastbench -cold -kast bin/kast -gopls bin/gopls [-samples 300]
+//
+// With -retrieval it scores code search's ranked modes on finding
+// documented functions by their doc's first sentence (retrieval.go):
+//
+//	kastbench -retrieval -lang go|python -root DIR[,DIR...] [-queries 400]
 package main
 
 import (
@@ -69,9 +74,14 @@ func main() {
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
 	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
 	semanticFP := flag.Bool("semantic", false, "count kast's own semantic diagnostics on each of -root (comma-separated; compiling projects should get none) instead of indexing")
+	retrieval := flag.Bool("retrieval", false, "score code search's retrieval of documented functions by their doc's first sentence (-lang, -root, -queries) instead of indexing")
+	retrievalLang := flag.String("lang", "go", "with -retrieval, the corpus language: go or python")
+	retrievalQueries := flag.Int("queries", 400, "with -retrieval, at most this many queries (an even sample)")
 	flag.Parse()
 	var err error
-	if *semanticFP {
+	if *retrieval {
+		err = runRetrieval(*retrievalLang, *root, *retrievalQueries)
+	} else if *semanticFP {
 		err = runSemantic(*root)
 	} else if *accuracy == "go" {
 		err = runGoAccuracy(*kast, *gopls, *root, *samples)
