@@ -51,7 +51,7 @@ type openWorkspace struct {
 // Options configures a Host.
 type Options struct {
 	Logger   *slog.Logger
-	Embedder search.Embedder // for every root's search engine; nil: the built-in hashed one
+	Embedder search.Embedder // for every root's search engine; nil: the built-in learned one
 	Version  string          // "" reads the module's build info
 	// InMemory keeps every index in memory (tests, throwaway runs).
 	InMemory bool

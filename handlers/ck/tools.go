@@ -54,7 +54,7 @@ func rankedProps(extra map[string]any) map[string]any {
 // Tools lists the ck tools with their input schemas.
 func Tools() []Tool {
 	return []Tool{
-		{"semantic_search", "Search for code by meaning: chunks (functions, methods, types, blocks) ranked by embedding similarity. Default threshold is the embedder's (0.2 for the built-in vocabulary-hashing embedder, 0.6 for real models).",
+		{"semantic_search", "Search for code by meaning: chunks (functions, methods, types, blocks) ranked by embedding similarity. Default threshold is the embedder's (0.1 for the built-in embedder learned from the workspace, 0.6 for real models).",
 			object([]string{"query", "path"}, rankedProps(nil))},
 		{"lexical_search", "Search for code by keywords: chunks ranked by BM25 over identifier parts (camelCase and snake_case split).",
 			object([]string{"query", "path"}, rankedProps(nil))},
