@@ -144,6 +144,9 @@ func ListCache(cacheRoot string) ([]CacheEntry, error) {
 		if !d.IsDir() || path == cacheRoot {
 			return nil
 		}
+		if strings.HasPrefix(d.Name(), trashPrefix) {
+			return filepath.SkipDir // being removed
+		}
 		if !isIndexDir(path) {
 			return nil
 		}
@@ -213,12 +216,38 @@ func holder(dir string) int {
 // ErrIndexHeld refuses to remove an index a running kast holds.
 var ErrIndexHeld = errors.New("in use by a running kast")
 
+// trashPrefix names folders being removed: an index is renamed first, so a
+// removal cut short (the process ended) never leaves half an index behind,
+// and the next prune finishes it.
+const trashPrefix = ".kast-trash-"
+
 // RemoveEntry deletes an index folder, unless a live process holds it.
 func RemoveEntry(e CacheEntry) error {
 	if pid := holder(e.Dir); pid != 0 {
 		return fmt.Errorf("%s: %w (pid %d); stop it first", e.Dir, ErrIndexHeld, pid)
 	}
-	return os.RemoveAll(e.Dir)
+	trash := filepath.Join(filepath.Dir(e.Dir), fmt.Sprintf("%s%s-%d-%d", trashPrefix, filepath.Base(e.Dir), os.Getpid(), time.Now().UnixNano()))
+	if err := os.Rename(e.Dir, trash); err != nil {
+		return err
+	}
+	return os.RemoveAll(trash)
+}
+
+// removeTrash finishes removals a process did not get to end.
+func removeTrash(cacheRoot string) {
+	_ = filepath.WalkDir(cacheRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || path == cacheRoot {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), trashPrefix) {
+			_ = os.RemoveAll(path)
+			return filepath.SkipDir
+		}
+		if isIndexDir(path) {
+			return filepath.SkipDir
+		}
+		return nil
+	})
 }
 
 // PruneRules says which indexes Prune removes: those matching every rule
@@ -247,6 +276,7 @@ func AutoPrune(cacheRoot string, maxBytes int64, now time.Time) ([]CacheEntry, e
 	if info, err := os.Stat(stamp); err == nil && now.Sub(info.ModTime()) < 24*time.Hour {
 		return nil, nil
 	}
+	removeTrash(cacheRoot)
 	removed, err := Prune(cacheRoot, PruneRules{OlderThan: AutoPruneAge, MissingRoots: true, MaxBytes: maxBytes}, now)
 	if werr := os.WriteFile(stamp, nil, 0o600); werr == nil {
 		_ = os.Chtimes(stamp, now, now)

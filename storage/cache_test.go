@@ -139,8 +139,16 @@ func TestAutoPruneRunsOnceADay(t *testing.T) {
 	cache, now := t.TempDir(), time.Now()
 	gone := filepath.Join(t.TempDir(), "deleted")
 	fakeIndex(t, cache, "a", gone, now.Add(-40*24*time.Hour), 10, 0)
+	// A removal another process did not finish: not listed, then removed.
+	trash := fakeIndex(t, cache, trashPrefix+"b-1-2", gone, now, 10, 0)
+	if entries, _ := ListCache(cache); len(entries) != 1 {
+		t.Errorf("ListCache lists %d indexes, want the one not being removed", len(entries))
+	}
 	if removed, err := AutoPrune(cache, DefaultCacheLimit, now); err != nil || len(removed) != 1 {
 		t.Fatalf("AutoPrune = %v, %v; want the old index of a deleted workspace", removed, err)
+	}
+	if _, err := os.Stat(trash); !os.IsNotExist(err) {
+		t.Errorf("the half-removed folder is still there: %v", err)
 	}
 	fakeIndex(t, cache, "b", gone, now.Add(-40*24*time.Hour), 10, 0)
 	if removed, _ := AutoPrune(cache, DefaultCacheLimit, now.Add(time.Hour)); len(removed) != 0 {

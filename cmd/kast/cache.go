@@ -231,8 +231,9 @@ func entriesOf(entries []storage.CacheEntry, root string) ([]storage.CacheEntry,
 }
 
 // startAutoPrune applies the cache's automatic rules (at most once a day) in
-// the background of a command that opens an index; the command waits for it
-// before it returns.
+// the background of a command that opens an index. A short command waits for
+// it before it returns; a server does not hold up its exit for it (a removal
+// cut short is finished by the next prune).
 func startAutoPrune(logger *slog.Logger) (wait func()) {
 	done := make(chan struct{})
 	go func() {

@@ -33,7 +33,7 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 			if err != nil {
 				return err
 			}
-			defer startAutoPrune(logger)()
+			startAutoPrune(logger) // not waited for: exit stays prompt
 			// At debug: editors log kast's stderr as errors, so it carries only
 			// what a user should see; the client hears the rest through
 			// window/logMessage.

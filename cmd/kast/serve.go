@@ -96,7 +96,7 @@ descriptor). --stdio serves one client on stdin and stdout.`,
 			if err != nil {
 				return err
 			}
-			defer startAutoPrune(logger)()
+			startAutoPrune(logger) // not waited for: exit stays prompt
 			root, err := workspaceRoot(workspace, ".")
 			if err != nil {
 				return err
