@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -269,7 +270,7 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 		raw = outboundID(raw)
 	}
 	n, err := s.writeRaw(ctx, raw)
-	if _, outgoing := msg.(jsonrpc2.RequestMessage); !outgoing {
+	if isResponse(msg) {
 		s.unanswered.Add(-1)
 	}
 	if hook := s.afterReply.Load(); hook != nil && err == nil {
@@ -369,6 +370,25 @@ func codedError(m []byte) ([]byte, bool) {
 	obj["error"] = e
 	out, err := json.Marshal(obj)
 	return out, err == nil
+}
+
+// isResponse tells a reply from a server-sent call or notification. The
+// library hands its own sends to Write as unexported wire values (callWire,
+// notificationWire, responseWire), which do not implement RequestMessage, so
+// only the response type's name sets them apart. Counting a notification as a
+// reply let exit close the connection before a running call had answered.
+func isResponse(msg jsonrpc2.Message) bool {
+	switch msg.(type) {
+	case *jsonrpc2.Response:
+		return true
+	case jsonrpc2.RequestMessage:
+		return false
+	}
+	t := reflect.TypeOf(msg)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name() == "responseWire"
 }
 
 // drainLimit bounds how long exit, or by default the end of the client's

@@ -64,6 +64,10 @@ func TestServeRegistersInKastRegistry(t *testing.T) {
 			t.Fatalf("the stopped daemon is still registered: %+v", readRegistry(t, install))
 		}
 	}
+	// Its descriptor is gone, so the cleanup cannot find it: wait here until
+	// it has closed its index, before the test's folders are removed.
+	for deadline := time.Now().Add(10 * time.Second); processAlive(desc.PID) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
 }
 
 // TestRPCFindsDaemonThroughKastRegistry: a daemon known only from Kast's

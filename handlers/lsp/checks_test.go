@@ -88,9 +88,24 @@ func writeFile(t *testing.T, path, text string) {
 	}
 }
 
-// kast.status says where each root's index lives and how many files it holds.
+// kast.status says where each root's index lives and how many files it
+// holds, and the client hears the same through window/logMessage.
 func TestLSPStatusShowsIndex(t *testing.T) {
 	e := startLSP(t, map[string]string{"a.go": "package m\n\nfunc A() {}\n"})
+	var said []string
+	err := e.client.AwaitNotifications(e.ctx, "window/logMessage", func(notes []*servertest.Message) bool {
+		said = said[:0]
+		for _, n := range notes {
+			var p struct{ Message string }
+			_ = json.Unmarshal(n.Params, &p)
+			said = append(said, p.Message)
+		}
+		joined := strings.Join(said, "\n")
+		return strings.Contains(joined, "kast: workspace "+e.root+", index ") && strings.Contains(joined, "kast: "+e.root+" indexed: 1 files")
+	})
+	if err != nil {
+		t.Fatalf("logMessage: %v %q", err, said)
+	}
 	var status struct {
 		Roots []struct {
 			Path, Index string

@@ -124,6 +124,10 @@ func (s *session) addRoot(root string) {
 		return
 	}
 	s.engine.AddRoot(ws)
+	s.logf(protocol.MessageTypeInfo, "kast: workspace %s, index %s", root, indexPlace(ws))
+	if n := ws.Notice(); n != "" { // the host has logged it already: tell the client only
+		_ = s.conn.LogMessage(context.WithoutCancel(s.ctx), protocol.MessageTypeWarning, "kast: "+n)
+	}
 	s.roots[root] = s.l.pool.Watch(root, s.progressWatcher(root))
 	indexed, err := s.l.pool.Index(root)
 	if err != nil { // the root was open a moment ago: only a closing race gets here
@@ -165,6 +169,11 @@ func (s *session) progressWatcher(root string) *host.Watcher {
 				return
 			}
 			indexing.End(s.ctx, fmt.Sprintf("%d files indexed", totals.Files))
+			if totals.Files == 0 {
+				return // an empty root: the workspace line said all there is
+			}
+			s.logf(protocol.MessageTypeInfo, "kast: %s indexed: %d files, %d definitions, %d references (%d parsed, %d unchanged) in %d ms",
+				root, totals.Files, totals.Defs, totals.Refs, totals.Extracted, totals.Unchanged, totals.Elapsed.Milliseconds())
 		},
 		Resolving: func(done, total int) {
 			if resolving == nil {
