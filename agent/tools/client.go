@@ -109,19 +109,7 @@ func (c *ClientTools) readFile(ctx context.Context, env *agent.ToolEnv, raw json
 	}
 	env.Reads.Mark(abs)
 	c.remember(abs, text)
-	if args.Offset > 1 || args.Limit > 0 {
-		lines := strings.SplitAfter(text, "\n")
-		start := max(args.Offset, 1) - 1
-		if start >= len(lines) {
-			return errorf("%s has %d lines; offset %d is past the end", args.Path, len(lines), args.Offset)
-		}
-		end := len(lines)
-		if args.Limit > 0 && start+args.Limit < end {
-			end = start + args.Limit
-		}
-		text = strings.Join(lines[start:end], "")
-	}
-	return agent.ToolResult{Content: text}
+	return lineWindow(args.Path, text, args.Offset, args.Limit)
 }
 
 func (c *ClientTools) writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
@@ -157,13 +145,7 @@ func (c *ClientTools) writeFile(ctx context.Context, env *agent.ToolEnv, raw jso
 	}
 	c.remember(abs, *args.Content)
 	env.Reads.Mark(abs)
-	diff, first := UnifiedDiff(rel, old, *args.Content)
-	verb := "Created"
-	if exists {
-		verb = "Wrote"
-	}
-	return agent.ToolResult{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(*args.Content)),
-		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
+	return written(rel, old, *args.Content, exists)
 }
 
 func (c *ClientTools) editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
@@ -202,24 +184,13 @@ func (c *ClientTools) editFile(ctx context.Context, env *agent.ToolEnv, raw json
 }
 
 func (c *ClientTools) runShell(ctx context.Context, env *agent.ToolEnv, callID string, raw json.RawMessage) agent.ToolResult {
-	var args struct {
-		Command string `json:"command"`
-		Timeout int    `json:"timeout_seconds"`
-	}
-	if err := decode(raw, &args); err != nil {
+	command, timeout, err := shellArgs(raw)
+	if err != nil {
 		return errorf("%v", err)
 	}
-	if args.Command == "" {
-		return errorf("command is required")
-	}
-	timeout := args.Timeout
-	if timeout <= 0 {
-		timeout = DefaultShellTimeout
-	}
-	timeout = min(timeout, MaxShellTimeout)
 	runCtx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 	defer cancel()
-	output, code, err := c.Terminal.Run(runCtx, callID, args.Command, env.Workspace)
+	output, code, err := c.Terminal.Run(runCtx, callID, command, env.Workspace)
 	switch {
 	case ctx.Err() != nil:
 		return agent.ToolResult{Content: "Cancelled.", IsError: true}

@@ -50,16 +50,21 @@ func readFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 		return errorf("%s is a binary file", args.Path)
 	}
 	env.Reads.Mark(abs)
-	text := string(data)
-	if args.Offset > 1 || args.Limit > 0 {
+	return lineWindow(args.Path, string(data), args.Offset, args.Limit)
+}
+
+// lineWindow is read_file's answer: text from line offset (1-based), at most
+// limit lines (0: to the end).
+func lineWindow(path, text string, offset, limit int) agent.ToolResult {
+	if offset > 1 || limit > 0 {
 		lines := strings.SplitAfter(text, "\n")
-		start := max(args.Offset, 1) - 1
+		start := max(offset, 1) - 1
 		if start >= len(lines) {
-			return errorf("%s has %d lines; offset %d is past the end", args.Path, len(lines), args.Offset)
+			return errorf("%s has %d lines; offset %d is past the end", path, len(lines), offset)
 		}
 		end := len(lines)
-		if args.Limit > 0 && start+args.Limit < end {
-			end = start + args.Limit
+		if limit > 0 && start+limit < end {
+			end = start + limit
 		}
 		text = strings.Join(lines[start:end], "")
 	}
@@ -120,12 +125,17 @@ func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) age
 		return errorf("%v", describe(err))
 	}
 	env.Reads.Mark(abs)
-	diff, first := UnifiedDiff(rel, string(old), *args.Content)
+	return written(rel, string(old), *args.Content, exists)
+}
+
+// written is write_file's answer: what changed, as a diff.
+func written(rel, old, content string, existed bool) agent.ToolResult {
+	diff, first := UnifiedDiff(rel, old, content)
 	verb := "Created"
-	if exists {
+	if existed {
 		verb = "Wrote"
 	}
-	return agent.ToolResult{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(*args.Content)),
+	return agent.ToolResult{Content: fmt.Sprintf("%s %s (%d bytes).", verb, rel, len(content)),
 		Diff: diff, ChangedFiles: []string{rel}, FirstChangedLine: first}
 }
 

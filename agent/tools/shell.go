@@ -31,22 +31,31 @@ var runShellSpec = agent.ToolSpec{
 	}, "command"),
 }
 
-func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+// shellArgs reads run_shell_command's arguments, the timeout defaulted and
+// capped.
+func shellArgs(raw json.RawMessage) (command string, timeoutSeconds int, err error) {
 	var args struct {
 		Command string `json:"command"`
 		Timeout int    `json:"timeout_seconds"`
 	}
 	if err := decode(raw, &args); err != nil {
-		return errorf("%v", err)
+		return "", 0, err
 	}
 	if args.Command == "" {
-		return errorf("command is required")
+		return "", 0, errors.New("command is required")
 	}
 	timeout := args.Timeout
 	if timeout <= 0 {
 		timeout = DefaultShellTimeout
 	}
-	timeout = min(timeout, MaxShellTimeout)
+	return args.Command, min(timeout, MaxShellTimeout), nil
+}
+
+func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	command, timeout, err := shellArgs(raw)
+	if err != nil {
+		return errorf("%v", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 	defer cancel()
 
@@ -54,7 +63,7 @@ func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	if _, err := exec.LookPath(shell); err != nil {
 		shell = "sh"
 	}
-	cmd := exec.CommandContext(ctx, shell, "-c", args.Command)
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
 	cmd.Dir = env.Workspace
 	// Its own process group, so a timeout kills the command's children too,
 	// and the group's leader dies with kast (see sysProcAttr).
@@ -71,7 +80,7 @@ func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	// ends, not the process: keep this thread until the command has ended.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	err := cmd.Start()
+	err = cmd.Start()
 	if err == nil {
 		release := env.Procs.Track(cmd.Process.Pid, id)
 		err = cmd.Wait()
