@@ -85,12 +85,20 @@ func (m *csr) mulT(y *dense, cols int, seed uint64) *dense {
 
 // gram returns aᵀ·a.
 func (d *dense) gram() *dense {
+	return gramOfRows(d.rows, d.cols, func(i int, _ []float64) []float64 { return d.row(i) })
+}
+
+// gramOfRows sums rᵀ·r over n rows of width cols, which row gives (into
+// buf, or a row it already holds), in parallel: the upper triangle per
+// worker, the parts added, then mirrored.
+func gramOfRows(n, cols int, row func(i int, buf []float64) []float64) *dense {
 	parts := make([]*dense, runtime.GOMAXPROCS(0))
-	n := parallelRows(d.rows, func(w, lo, hi int) {
-		g := newDense(d.cols, d.cols)
+	used := parallelRows(n, func(w, lo, hi int) {
+		g := newDense(cols, cols)
 		parts[w] = g
+		buf := make([]float64, cols)
 		for i := lo; i < hi; i++ {
-			r := d.row(i)
+			r := row(i, buf)
 			for s, x := range r {
 				if x == 0 {
 					continue
@@ -103,7 +111,7 @@ func (d *dense) gram() *dense {
 		}
 	})
 	g := parts[0]
-	for _, p := range parts[1:n] {
+	for _, p := range parts[1:used] {
 		for i, x := range p.a {
 			g.a[i] += x
 		}
@@ -339,36 +347,10 @@ func (m *csr) normalTimes(q *dense) *dense {
 
 // projectedGram returns (m·q)ᵀ(m·q), a row of m·q at a time.
 func (m *csr) projectedGram(q *dense) *dense {
-	parts := make([]*dense, runtime.GOMAXPROCS(0))
-	n := parallelRows(m.rows, func(w, lo, hi int) {
-		g := newDense(q.cols, q.cols)
-		parts[w] = g
-		y := make([]float64, q.cols)
-		for i := lo; i < hi; i++ {
-			m.rowTimes(i, q, y)
-			for s, x := range y {
-				if x == 0 {
-					continue
-				}
-				gs := g.row(s)
-				for t := s; t < len(y); t++ {
-					gs[t] += x * y[t]
-				}
-			}
-		}
+	return gramOfRows(m.rows, q.cols, func(i int, y []float64) []float64 {
+		m.rowTimes(i, q, y)
+		return y
 	})
-	g := parts[0]
-	for _, p := range parts[1:n] {
-		for i, x := range p.a {
-			g.a[i] += x
-		}
-	}
-	for s := range g.rows {
-		for t := 0; t < s; t++ {
-			g.a[s*g.cols+t] = g.a[t*g.cols+s]
-		}
-	}
-	return g
 }
 
 // product is m·q·w, left unmultiplied: its rows are computed one at a time.
