@@ -21,15 +21,7 @@ func TestSearchTools(t *testing.T) {
 		"src/sample/Greeter.kt": "package sample\n\nfun greet(name: String): String = \"hi $name\"\n",
 		"src/sample/Use.kt":     "package sample\n\nfun use(): String = greet(\"kast\")\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	h := host.New(host.Options{})
 	t.Cleanup(h.Close)
 	set := &tools.Set{Code: tools.Index{Host: h}}

@@ -12,6 +12,20 @@ import (
 	"github.com/kast-dev/kast/analysis/host"
 )
 
+// writeTree writes files (by path relative to root) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // The agent's code tools answer from a real index of a real workspace, and
 // see an edit the agent made a moment before.
 func TestIndexTools(t *testing.T) {
@@ -23,15 +37,7 @@ func TestIndexTools(t *testing.T) {
 		"src/sample/Types.kt":   "package sample\n\ninterface Greeter\n\nclass LoudGreeter : Greeter\n",
 		"src/sample/Broken.kt":  "package sample\n\nfun broken( = \"oops\"\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	set := &tools.Set{Code: tools.Index{Host: host.New(host.Options{})}}
 	env := &agent.ToolEnv{Workspace: root, Reads: &agent.ReadSet{}}
 	run := func(name, args string) string {
