@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/kast-dev/kast/agent/agenttest"
 )
 
 // TestACPNodeClient runs testdata/acp/node/acp-session.mjs: the official ACP
@@ -55,37 +53,8 @@ func TestACPNodeClient(t *testing.T) {
 // acpNodeModel plays the script's model: a write, its answer, a second
 // write, its answer, then a stream that stalls until abandoned.
 func acpNodeModel(t *testing.T) string {
-	var mu sync.Mutex
-	n := 0
-	write := func(w http.ResponseWriter, id, content string) {
-		args := fmt.Sprintf(`{"path":"hello.txt","content":%q}`, content)
-		fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":%q,\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":%q}}]},\"index\":0}]}\n\n", id, args)
-		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\",\"index\":0}]}\n\ndata: [DONE]\n\n")
-	}
-	text := func(w http.ResponseWriter, s string) {
-		fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q},\"index\":0}]}\n\ndata: [DONE]\n\n", s)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n++
-		step := n
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		switch step {
-		case 1:
-			write(w, "c1", "hello from ACP\n")
-		case 2:
-			text(w, "Written.")
-		case 3:
-			write(w, "c2", "changed\n")
-		case 4:
-			text(w, "Not changed.")
-		default:
-			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"working...\"},\"index\":0}]}\n\n")
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return agenttest.ScriptedModel(t, modelScript(t,
+		writeCall("c1", "hello from ACP\n"), map[string]any{"text": []string{"Written."}},
+		writeCall("c2", "changed\n"), map[string]any{"text": []string{"Not changed."}},
+		map[string]any{"stall": true}))
 }

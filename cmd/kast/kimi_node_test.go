@@ -1,16 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/kast-dev/kast/agent/agenttest"
 )
 
 // TestKimiNodeClients runs testdata/kimi/node/clients.mjs: a copy of the
@@ -35,8 +35,7 @@ func TestKimiNodeClients(t *testing.T) {
 		if err := os.MkdirAll(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		args := fmt.Sprintf(`{"path":"hello.txt","content":%q}`, w.content)
-		env = append(env, "KIMI_"+w.name+"_WORKSPACE="+ws, "KIMI_"+w.name+"_MODEL_URL="+nodeModel(t, args))
+		env = append(env, "KIMI_"+w.name+"_WORKSPACE="+ws, "KIMI_"+w.name+"_MODEL_URL="+nodeModel(t, w.content))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -52,27 +51,26 @@ func TestKimiNodeClients(t *testing.T) {
 
 // nodeModel is a loopback chat-completions endpoint: a write_file call,
 // then a short answer, then a stream that stalls until abandoned.
-func nodeModel(t *testing.T, writeArgs string) string {
-	var mu sync.Mutex
-	n := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		n++
-		step := n
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		switch step {
-		case 1:
-			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":%q}}]},\"index\":0}]}\n\n", writeArgs)
-			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\",\"index\":0}]}\n\ndata: [DONE]\n\n")
-		case 2:
-			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"Written.\"},\"index\":0}]}\n\ndata: [DONE]\n\n")
-		default:
-			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"working...\"},\"index\":0}]}\n\n")
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
+func nodeModel(t *testing.T, content string) string {
+	return agenttest.ScriptedModel(t, modelScript(t,
+		writeCall("c1", content), map[string]any{"text": []string{"Written."}}, map[string]any{"stall": true}))
+}
+
+// writeCall is a scripted model's reply that writes hello.txt.
+func writeCall(id, content string) map[string]any {
+	args, _ := json.Marshal(map[string]string{"path": "hello.txt", "content": content})
+	return map[string]any{"toolCall": map[string]string{"id": id, "name": "write_file", "arguments": string(args)}}
+}
+
+// modelScript is agenttest.ScriptedModel's script: one reply per line.
+func modelScript(t *testing.T, replies ...map[string]any) []byte {
+	var b bytes.Buffer
+	for _, r := range replies {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		b.Write(append(line, '\n'))
+	}
+	return b.Bytes()
 }
