@@ -34,6 +34,12 @@ func ScriptedModel(t testing.TB, script []byte) string {
 	if len(replies) == 0 {
 		return ""
 	}
+	return Sequence(t, replies...).URL
+}
+
+// Sequence serves one handler per request, in order (the last repeats),
+// until the test ends.
+func Sequence(t testing.TB, replies ...func(http.ResponseWriter, *http.Request)) *httptest.Server {
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -45,7 +51,7 @@ func ScriptedModel(t testing.TB, script []byte) string {
 		h(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv
 }
 
 func scriptedReply(t testing.TB, line []byte) func(http.ResponseWriter, *http.Request) {

@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kast-dev/kast/agent"
+	"github.com/kast-dev/kast/agent/agenttest"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers"
 	"github.com/kast-dev/kast/server"
@@ -23,18 +23,7 @@ import (
 // chatServer is a loopback OpenAI-compatible endpoint that plays one scripted
 // handler per request, in order (the last repeats).
 func chatServer(t *testing.T, replies ...func(w http.ResponseWriter, r *http.Request)) *httptest.Server {
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		h := replies[0]
-		if len(replies) > 1 {
-			replies = replies[1:]
-		}
-		mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return agenttest.Sequence(t, replies...)
 }
 
 // streamText answers with a chat-completions stream of deltas.
