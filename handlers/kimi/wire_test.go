@@ -43,9 +43,9 @@ type docExample struct {
 }
 
 func docExamples(t *testing.T) []docExample {
-	f, err := os.Open("../../../shared/reference/agent-protocols/kimi-wire-v1.10-doc-examples.jsonl")
+	f, err := os.Open(servertest.Shared(t, "reference/agent-protocols/kimi-wire-v1.10-doc-examples.jsonl"))
 	if err != nil {
-		t.Skipf("the shared reference data is not here: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []docExample
