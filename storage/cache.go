@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,11 +96,19 @@ func (ix *Index) touchDescriptor(root string, update func(*Descriptor)) {
 
 // RecordLanguages notes in the descriptor how many files of each language
 // the last refresh indexed.
+// A refresh follows every settled change on disk: the descriptor is
+// rewritten only when the counts differ from the last ones recorded.
 func (ix *Index) RecordLanguages(files map[string]int) {
 	if ix.InMemory() {
 		return // the folder is another process's, or full
 	}
-	ix.touchDescriptor(ix.root, func(d *Descriptor) { d.Languages = files })
+	ix.descMu.Lock()
+	same := maps.Equal(ix.languages, files)
+	ix.languages = files
+	ix.descMu.Unlock()
+	if !same {
+		ix.touchDescriptor(ix.root, func(d *Descriptor) { d.Languages = files })
+	}
 }
 
 // CacheEntry is one index folder in the cache.

@@ -70,6 +70,7 @@ type Index struct {
 	root          string
 	binaryVersion string
 	descMu        sync.Mutex
+	languages     map[string]int // as last recorded, under descMu
 
 	// spaceFallback is set, under writeMu, while the index is in memory for
 	// want of space on dir.
