@@ -126,9 +126,8 @@ func dial(srv mcpServer, cwd string) (*mcp.ClientSession, []*mcp.Tool, error) {
 		}
 		transport = &mcp.CommandTransport{Command: cmd}
 	}
-	// Not the request's context, even detached: the SDK keeps the connect
-	// context's values for the session's later requests, and a JSON-RPC
-	// request's context must not be read once its reply is sent.
+	// Not the request's context: the SDK keeps the connect context for the
+	// session's later requests, and the session outlives session/new.
 	ctx, cancel := context.WithTimeout(context.Background(), mcpConnectTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "kast", Version: "acp"}, nil)
