@@ -113,17 +113,7 @@ func (c *ClientTools) readFile(ctx context.Context, env *agent.ToolEnv, raw json
 }
 
 func (c *ClientTools) writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
-	var args struct {
-		Path    string  `json:"path"`
-		Content *string `json:"content"`
-	}
-	if err := decode(raw, &args); err != nil {
-		return errorf("%v", err)
-	}
-	if args.Content == nil {
-		return errorf("content is required")
-	}
-	abs, rel, err := resolve(env, args.Path, confine.Write)
+	args, abs, rel, err := decodeWrite(env, raw)
 	if err != nil {
 		return errorf("%v", err)
 	}

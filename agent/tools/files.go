@@ -80,19 +80,27 @@ var writeFileSpec = agent.ToolSpec{
 	}, "path", "content"),
 }
 
-func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
-	var args struct {
-		Path    string  `json:"path"`
-		Content *string `json:"content"`
-		reviewArgs
-	}
-	if err := decode(raw, &args); err != nil {
-		return errorf("%v", err)
+// writeArgs are write_file's arguments.
+type writeArgs struct {
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
+	reviewArgs
+}
+
+// decodeWrite reads write_file's arguments and resolves its path for writing.
+func decodeWrite(env *agent.ToolEnv, raw json.RawMessage) (args writeArgs, abs, rel string, err error) {
+	if err = decode(raw, &args); err != nil {
+		return args, "", "", err
 	}
 	if args.Content == nil {
-		return errorf("content is required")
+		return args, "", "", errors.New("content is required")
 	}
-	abs, rel, err := resolve(env, args.Path, confine.Write)
+	abs, rel, err = resolve(env, args.Path, confine.Write)
+	return args, abs, rel, err
+}
+
+func writeFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
+	args, abs, rel, err := decodeWrite(env, raw)
 	if err != nil {
 		return errorf("%v", err)
 	}
