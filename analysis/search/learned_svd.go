@@ -50,22 +50,27 @@ func parallelRows(n int, fn func(worker, lo, hi int)) int {
 // seed row by row when y is nil, so Ω is never held whole.
 func (m *csr) mulT(y *dense, cols int, seed uint64) *dense {
 	if y != nil {
-		cols = y.cols
+		return m.transposeTimesRows(y.cols, func(i int, _ []float64) []float64 { return y.row(i) })
 	}
+	return m.transposeTimesRows(cols, func(i int, buf []float64) []float64 {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		for t := range buf {
+			buf[t] = rng.NormFloat64()
+		}
+		return buf
+	})
+}
+
+// transposeTimesRows returns mᵀ·y for the matrix y whose row i row gives
+// (into buf, or a row it already holds), in parallel over m's rows.
+func (m *csr) transposeTimesRows(cols int, row func(i int, buf []float64) []float64) *dense {
 	parts := make([]*dense, runtime.GOMAXPROCS(0))
 	n := parallelRows(m.rows, func(w, lo, hi int) {
 		z := newDense(m.cols, cols)
 		parts[w] = z
-		yi := make([]float64, cols)
+		buf := make([]float64, cols)
 		for i := lo; i < hi; i++ {
-			if y != nil {
-				yi = y.row(i)
-			} else {
-				rng := rand.New(rand.NewPCG(seed, uint64(i)))
-				for t := range yi {
-					yi[t] = rng.NormFloat64()
-				}
-			}
+			yi := row(i, buf)
 			for k := m.start[i]; k < m.start[i+1]; k++ {
 				v := float64(m.val[k])
 				zj := z.row(int(m.col[k]))
@@ -321,28 +326,10 @@ func (m *csr) rowTimes(i int, q *dense, y []float64) {
 
 // normalTimes returns mᵀ·(m·q), a row of m·q at a time.
 func (m *csr) normalTimes(q *dense) *dense {
-	parts := make([]*dense, runtime.GOMAXPROCS(0))
-	n := parallelRows(m.rows, func(w, lo, hi int) {
-		z := newDense(m.cols, q.cols)
-		parts[w] = z
-		y := make([]float64, q.cols)
-		for i := lo; i < hi; i++ {
-			m.rowTimes(i, q, y)
-			for k := m.start[i]; k < m.start[i+1]; k++ {
-				v := float64(m.val[k])
-				zj := z.row(int(m.col[k]))
-				for t, yv := range y {
-					zj[t] += v * yv
-				}
-			}
-		}
+	return m.transposeTimesRows(q.cols, func(i int, y []float64) []float64 {
+		m.rowTimes(i, q, y)
+		return y
 	})
-	for _, p := range parts[1:n] {
-		for i, x := range p.a {
-			parts[0].a[i] += x
-		}
-	}
-	return parts[0]
 }
 
 // projectedGram returns (m·q)ᵀ(m·q), a row of m·q at a time.
