@@ -258,7 +258,8 @@ func (r *request) ask(q agent.QuestionRequest) {
 		}
 		it.options = labels
 		r.send("kaiak/stream/user_interaction", map[string]any{"interaction_type": "choice", "prompt": question.Question,
-			"header": question.Header, "options": labels, "option_descriptions": descriptions, "timeout": seconds(timeout)},
+			"header": question.Header, "options": labels, "option_descriptions": descriptions, "timeout": seconds(timeout),
+			"response_types": accepts("choice")},
 			map[string]any{"interaction_id": it.id})
 		go func() {
 			defer r.dropInteraction(it)
@@ -351,62 +352,85 @@ func article(kind string) string {
 	return "a " + kind
 }
 
-// validate checks a response against the interaction (-32011).
+// accepts is what response types an interaction of kind takes: a choice
+// also takes an input, the free-text answer beside the options ("other").
+func accepts(kind string) []string {
+	if kind == "choice" {
+		return []string{"choice", "input"}
+	}
+	return []string{kind}
+}
+
+// validate checks a response (-32011): first its data against its own type
+// (approval {approved}, confirmation {acknowledged}, input {text}, choice
+// {selected_indices} or {choice}), then that the interaction takes that type.
 func (it *interaction) validate(typ string, data obj) (answer, error) {
 	fail := func(format string, args ...any) (answer, error) {
 		return answer{}, kerr(codeResponseInvalid, map[string]any{"interaction_id": it.id, "interaction_type": it.kind, "response_type": typ},
 			"response validation failed: "+format, args...)
 	}
-	if typ != it.kind {
-		return fail("interaction %s expects %s response, not %s", it.id, article(it.kind), typ)
-	}
+	var a answer
+	label := ""
 	switch typ {
 	case "approval":
 		b, ok, err := data.boolean("response_data.", "approved")
 		if err != nil || !ok {
 			return fail("an approval needs response_data.approved, a boolean")
 		}
-		return answer{approved: b}, nil
+		a.approved = b
 	case "confirmation":
 		b, ok, err := data.boolean("response_data.", "acknowledged")
 		if err != nil || !ok {
 			return fail("a confirmation needs response_data.acknowledged, a boolean")
 		}
-		return answer{approved: b}, nil
+		a.approved = b
 	case "input":
 		text, err := data.str("response_data.", "text")
 		if err != nil || !data.has("text") {
 			return fail("an input needs response_data.text, a string")
 		}
-		return answer{text: text}, nil
-	}
-	// choice
-	if c, ok := data["choice"]; ok && !data.has("selected_indices") {
-		var label string
-		if json.Unmarshal(c, &label) == nil {
-			for i, o := range it.options {
-				if o == label {
-					return answer{indices: []int{i}}, nil
-				}
+		a.text = text
+	case "choice":
+		if c, ok := data["choice"]; ok && !data.has("selected_indices") {
+			if json.Unmarshal(c, &label) != nil {
+				return fail("response_data.choice must be an option's label or index, a string")
 			}
-			if n, err := strconv.Atoi(label); err == nil && n >= 0 && n < len(it.options) {
-				return answer{indices: []int{n}}, nil
+			break
+		}
+		var indices []float64
+		if !data.has("selected_indices") || json.Unmarshal(data["selected_indices"], &indices) != nil {
+			return fail("a choice needs response_data.selected_indices, an array of option indices")
+		}
+		if len(indices) != 1 {
+			return fail("a choice takes exactly one selected index (multiple selection is not offered), not %d", len(indices))
+		}
+		n := indices[0]
+		if n != math.Trunc(n) || n < 0 || n > math.MaxInt32 {
+			return fail("selected index %v is not an option index", n)
+		}
+		a.indices = []int{int(n)}
+	}
+	if want := accepts(it.kind); !contains(want, typ) {
+		return fail("interaction %s expects %s response, not %s", it.id, article(strings.Join(want, " or ")), typ)
+	}
+	if typ != "choice" {
+		return a, nil
+	}
+	if a.indices == nil {
+		for i, o := range it.options {
+			if o == label {
+				return answer{indices: []int{i}}, nil
 			}
 		}
-		return fail("choice %s is not one of the options %q", string(c), it.options)
+		if n, err := strconv.Atoi(label); err == nil && n >= 0 && n < len(it.options) {
+			return answer{indices: []int{n}}, nil
+		}
+		return fail("choice %q is not one of the options %q", label, it.options)
 	}
-	var indices []float64
-	if !data.has("selected_indices") || json.Unmarshal(data["selected_indices"], &indices) != nil {
-		return fail("a choice needs response_data.selected_indices, an array of option indices")
+	if a.indices[0] >= len(it.options) {
+		return fail("selected index %d is not an option index from 0 to %d", a.indices[0], len(it.options)-1)
 	}
-	if len(indices) != 1 {
-		return fail("a choice takes exactly one selected index (multiple selection is not offered), not %d", len(indices))
-	}
-	n := indices[0]
-	if n != math.Trunc(n) || n < 0 || int(n) >= len(it.options) {
-		return fail("selected index %v is not an option index from 0 to %d", n, len(it.options)-1)
-	}
-	return answer{indices: []int{int(n)}}, nil
+	return a, nil
 }
 
 func (s *Service) interactionRespond(ctx context.Context, raw json.RawMessage) (map[string]any, error) {

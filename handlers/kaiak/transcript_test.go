@@ -2,6 +2,7 @@ package kaiak_test
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/host"
@@ -20,6 +21,8 @@ import (
 //	               order (the last repeats); without it no provider is
 //	               configured
 //	-- @server --  "lsp" to serve `kast lsp` rather than `kast kaiak rpc`
+//	-- @data --    "blocked": kast's data folder is a file, so no session
+//	               file can be created
 func TestKaiakTranscripts(t *testing.T) {
 	servertest.Transcripts{NewServer: newTranscriptServer}.Run(t, "../../testdata/kaiak/transcripts/*.txtar")
 }
@@ -29,7 +32,13 @@ func newTranscriptServer(t *testing.T, ws *servertest.Workspace) *server.Server 
 	if script := ws.Data("model"); script != nil {
 		baseURL = kaiaktest.NewScript(t, script).URL
 	}
-	ws.Set("DATA", kaiaktest.Env(t, baseURL))
+	data := kaiaktest.Env(t, baseURL)
+	ws.Set("DATA", data)
+	if string(bytes.TrimSpace(ws.Data("data"))) == "blocked" {
+		if err := os.WriteFile(data, []byte("a file where kast's data folder goes\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := host.New(host.Options{})
 	t.Cleanup(h.Close)
 	p := handlers.NewProcess(h)
