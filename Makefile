@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench lint fuzz soak vsix semantic-fp
+.PHONY: build install run test bench bench-kaiak lint fuzz soak vsix semantic-fp
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -49,6 +49,12 @@ bench: build
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v
 	for c in $(RETRIEVAL); do ./bin/kastbench -retrieval -lang $${c%%:*} -root $${c#*:} || exit 1; done
+
+# Kaiak latency, ten sessions at once against the loopback model: from
+# kaiak/fix/generate to its "processing" reply, to its first stream
+# notification and to the proposal shown (p50/p95 beside the spec's targets).
+bench-kaiak:
+	$(GO) test ./handlers/kaiak -run '^$$' -bench BenchmarkKaiakTenSessions -benchtime 20x -count 1 -v
 
 # kast's own semantic diagnostics on real, compiling projects: every finding
 # is a false positive. Clones them (shallow) into FP_DIR once.

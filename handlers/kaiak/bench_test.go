@@ -32,7 +32,8 @@ import (
 //     the model's edit (target: < 1 s).
 //
 // The proposal is rejected, so every round starts from the same files.
-// `make bench` runs the benchmark; TestLatencyTargets holds the targets.
+// `make bench-kaiak` (and `make bench`) run the benchmark and print p50/p95
+// beside the targets; TestLatencyTargets holds the targets.
 
 const benchSessions = 10
 
