@@ -14,7 +14,8 @@ import (
 
 // TestKaiakTranscripts replays testdata/kaiak/transcripts: the v1 contract
 // method by method, notification by notification and error code by error
-// code, and the v2 aliases. Besides the workspace ($ROOT), an archive may
+// code, and the v2 aliases; every successful reply of a Kaiak method is also
+// validated against its contract's schema (checkResult). Besides the workspace ($ROOT), an archive may
 // hold sections for the builder:
 //
 //	-- @model --   the scripted model, one kaiaktest.Reply per line, in
@@ -24,7 +25,8 @@ import (
 //	-- @data --    "blocked": kast's data folder is a file, so no session
 //	               file can be created
 func TestKaiakTranscripts(t *testing.T) {
-	servertest.Transcripts{NewServer: newTranscriptServer}.Run(t, "../../testdata/kaiak/transcripts/*.txtar")
+	s := loadSchemas(t)
+	servertest.Transcripts{NewServer: newTranscriptServer, CheckResult: s.checkResult}.Run(t, "../../testdata/kaiak/transcripts/*.txtar")
 }
 
 func newTranscriptServer(t *testing.T, ws *servertest.Workspace) *server.Server {
