@@ -39,8 +39,9 @@ type request struct {
 	done      chan struct{} // closed after request_completed went out
 
 	// sendMu orders the stream: message ids rise in the order sent.
-	sendMu sync.Mutex
-	seq    int
+	sendMu    sync.Mutex
+	seq       int
+	completed bool // request_completed went out
 
 	mu           sync.Mutex
 	status       string

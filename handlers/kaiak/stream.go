@@ -27,6 +27,15 @@ func (r *request) send(method string, content map[string]any, extra map[string]a
 	redactContent(r.svc, method, content)
 	r.sendMu.Lock()
 	defer r.sendMu.Unlock()
+	if r.completed {
+		// request_completed is the request's last word: a straggler (a
+		// question's timer firing as the request ends) is dropped.
+		if r.conn != nil {
+			r.conn.Logger().Debug("kaiak notification after request_completed dropped", "method", method, "request", r.id)
+		}
+		return
+	}
+	r.completed = method == "kaiak/stream/system" && content["event"] == "request_completed"
 	now := time.Now()
 	for _, part := range fit(method, content) {
 		r.seq++

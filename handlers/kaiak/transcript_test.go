@@ -14,9 +14,9 @@ import (
 
 // TestKaiakTranscripts replays testdata/kaiak/transcripts: the v1 contract
 // method by method, notification by notification and error code by error
-// code, and the v2 aliases; every successful reply of a Kaiak method is also
-// validated against its contract's schema (checkResult). Besides the workspace ($ROOT), an archive may
-// hold sections for the builder:
+// code, and the v2 aliases. Every successful reply of a Kaiak method is also
+// validated against its contract's schema (checkResult). Besides the
+// workspace ($ROOT), an archive may hold sections for the builder:
 //
 //	-- @model --   the scripted model, one kaiaktest.Reply per line, in
 //	               order (the last repeats); without it no provider is
