@@ -9,6 +9,7 @@ import (
 	"github.com/kast-dev/kast/analysis/document"
 	"github.com/kast-dev/kast/analysis/lang"
 	kresolve "github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/search"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
@@ -41,6 +42,23 @@ func (e *EditorTexts) docs() []workspace.Doc {
 	out := make([]workspace.Doc, 0, len(e.texts))
 	for p, t := range e.texts {
 		out = append(out, workspace.Doc{Path: p, Version: 1, Text: t})
+	}
+	return out
+}
+
+// overlay is a copy of the texts for the searches; nil without texts.
+func (e *EditorTexts) overlay() search.Overlay {
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.texts) == 0 {
+		return nil
+	}
+	out := make(search.Overlay, len(e.texts))
+	for p, t := range e.texts {
+		out[p] = t
 	}
 	return out
 }

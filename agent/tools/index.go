@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"slices"
+
+	"github.com/kast-dev/kast/analysis"
 
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -79,8 +82,35 @@ func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
 	})
 }
 
-func (c Index) WorkspaceSymbols(ctx context.Context, root, query string) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Symbols(query, maxSymbols) })
+// WorkspaceSymbols searches the declarations of every root's index, the
+// editor's texts shadowing their files, best fuzzy matches first.
+func (c Index) WorkspaceSymbols(ctx context.Context, roots []string, query string) (string, error) {
+	sess := workspace.NewSession()
+	for _, root := range roots {
+		ws, err := c.Host.Fresh(ctx, root)
+		if err != nil {
+			return "", err
+		}
+		sess.AddRoot(ws)
+	}
+	var docs []workspace.Doc
+	if e := editorTextsOf(ctx); e != nil {
+		docs = e.docs()
+	}
+	syms := slices.DeleteFunc(sess.Snapshot(docs).SymbolsMatching(query, true, 4*maxSymbols),
+		func(s workspace.Symbol) bool { return !s.Kind.IsSymbol() })
+	if len(syms) == 0 {
+		return "No results.", nil
+	}
+	slices.SortStableFunc(syms, func(a, b workspace.Symbol) int {
+		return analysis.FuzzyScore(query, b.Name) - analysis.FuzzyScore(query, a.Name)
+	})
+	locs := make([]workspace.Location, 0, min(len(syms), maxSymbols))
+	for _, s := range syms[:min(len(syms), maxSymbols)] {
+		locs = append(locs, workspace.Location{Path: s.ID.Path, Line: s.NameSpan.StartPoint.Line + 1, Col: s.NameSpan.StartPoint.Col + 1,
+			Name: s.Name, Kind: s.Kind.String(), Container: s.Container})
+	}
+	return workspace.Format(roots[0], locs), nil
 }
 
 func (c Index) Diagnostics(ctx context.Context, root, path string) (string, error) {
