@@ -136,6 +136,7 @@ func (c Index) RenamePreview(ctx context.Context, root, path string, line, colum
 // RegexSearch answers grep-style lines, path:line: text, from every root's
 // files, the editor's texts in place of the disk's.
 func (c Index) RegexSearch(ctx context.Context, roots []string, q RegexArgs) (string, error) {
+	ctx = c.open(ctx)
 	scope := search.Scope{}
 	if q.Glob != "" {
 		scope.Include = []string{q.Glob}
@@ -172,6 +173,7 @@ func (c Index) RegexSearch(ctx context.Context, roots []string, q RegexArgs) (st
 // place of the disk's. Fusion scores are reciprocal ranks, so the roots'
 // rankings interleave fairly.
 func (c Index) HybridSearch(ctx context.Context, roots []string, query string, topK int) (string, error) {
+	ctx = c.open(ctx)
 	overlay := editorTextsOf(ctx).overlay()
 	var hits []search.Hit
 	for _, root := range roots {

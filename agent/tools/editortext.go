@@ -73,6 +73,42 @@ func (e *EditorTexts) text(path string) ([]byte, bool) {
 	return t, ok
 }
 
+// withOpenDocuments adds the documents the process's language-server
+// connections have open (host.OpenTexts) under the session's own editor
+// texts, which win: with `kast lsp`, every projection's code tools see the
+// editor's unsaved buffers as the language server does.
+func withOpenDocuments(ctx context.Context, open map[string][]byte) context.Context {
+	if len(open) == 0 {
+		return ctx
+	}
+	merged := &EditorTexts{texts: open}
+	if e := editorTextsOf(ctx); e != nil {
+		e.mu.Lock()
+		for p, t := range e.texts {
+			merged.texts[p] = t
+		}
+		e.mu.Unlock()
+	}
+	return withEditorTexts(ctx, merged)
+}
+
+// within keeps the texts of files under one of roots.
+func (e *EditorTexts) within(roots []string) []workspace.Doc {
+	if e == nil {
+		return nil
+	}
+	var out []workspace.Doc
+	for _, d := range e.docs() {
+		for _, r := range roots {
+			if within(r, d.Path) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
 type editorTextsKey struct{}
 
 // withEditorTexts hands the texts to the code tools a call runs.

@@ -18,12 +18,21 @@ type Index struct{ Host *host.Host }
 // maxSymbols bounds a workspace-symbol answer so it fits the tool output cap.
 const maxSymbols = 100
 
-func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspace) ([]workspace.Location, error)) (string, error) {
+// open adds the editors' open documents to ctx's editor texts.
+func (c Index) open(ctx context.Context) context.Context {
+	if c.Host == nil {
+		return ctx
+	}
+	return withOpenDocuments(ctx, c.Host.OpenTexts())
+}
+
+func (c Index) query(ctx context.Context, root string, q func(context.Context, *workspace.Workspace) ([]workspace.Location, error)) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	locs, err := q(ws)
+	locs, err := q(ctx, ws)
 	if err != nil {
 		return "", err
 	}
@@ -34,7 +43,7 @@ func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspa
 }
 
 func (c Index) Resolve(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		r, off, err := editorResolver(ctx, ws, path, line, column)
 		if r == nil && err == nil {
 			return ws.Definition(path, line, column)
@@ -52,7 +61,7 @@ func (c Index) Resolve(ctx context.Context, root, path string, line, column int)
 }
 
 func (c Index) References(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		r, off, err := editorResolver(ctx, ws, path, line, column)
 		if r == nil && err == nil {
 			return ws.References(path, line, column)
@@ -74,7 +83,7 @@ func (c Index) References(ctx context.Context, root, path string, line, column i
 }
 
 func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		if outline, _, ok, err := fileFactsFromEditor(ctx, path); ok {
 			return outline, err
 		}
@@ -85,6 +94,7 @@ func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
 // WorkspaceSymbols searches the declarations of every root's index, the
 // editor's texts shadowing their files, best fuzzy matches first.
 func (c Index) WorkspaceSymbols(ctx context.Context, roots []string, query string) (string, error) {
+	ctx = c.open(ctx)
 	sess := workspace.NewSession()
 	for _, root := range roots {
 		ws, err := c.Host.Fresh(ctx, root)
@@ -93,11 +103,7 @@ func (c Index) WorkspaceSymbols(ctx context.Context, roots []string, query strin
 		}
 		sess.AddRoot(ws)
 	}
-	var docs []workspace.Doc
-	if e := editorTextsOf(ctx); e != nil {
-		docs = e.docs()
-	}
-	syms := slices.DeleteFunc(sess.Snapshot(docs).SymbolsMatching(query, true, 4*maxSymbols),
+	syms := slices.DeleteFunc(sess.Snapshot(editorTextsOf(ctx).within(roots)).SymbolsMatching(query, true, 4*maxSymbols),
 		func(s workspace.Symbol) bool { return !s.Kind.IsSymbol() })
 	if len(syms) == 0 {
 		return "No results.", nil
@@ -114,6 +120,7 @@ func (c Index) WorkspaceSymbols(ctx context.Context, roots []string, query strin
 }
 
 func (c Index) Diagnostics(ctx context.Context, root, path string) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
