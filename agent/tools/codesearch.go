@@ -106,17 +106,23 @@ func searchTools(cs CodeSearch) []tool {
 
 // RenamePreview lists the edits a rename would make, one per line.
 func (c Index) RenamePreview(ctx context.Context, root, path string, line, column int, newName string) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	offset, err := workspace.Offset(path, line, column)
+	texts := editorTextsOf(ctx)
+	offset, err := editorOffset(texts, path, line, column)
 	if err != nil {
 		return "", err
 	}
+	var docs []workspace.Doc
+	if texts != nil {
+		docs = texts.docs()
+	}
 	sess := workspace.NewSession()
 	sess.AddRoot(ws)
-	edits, err := rename.Rename(sess.Snapshot(nil), path, offset, newName)
+	edits, err := rename.Rename(sess.Snapshot(docs), path, offset, newName)
 	var re *rename.Error
 	if errors.As(err, &re) {
 		return re.Msg, nil
@@ -128,7 +134,7 @@ func (c Index) RenamePreview(ctx context.Context, root, path string, line, colum
 	fmt.Fprintf(&b, "%d edit(s), not applied:\n", len(edits))
 	for _, e := range edits {
 		fmt.Fprintf(&b, "%s:%d:%d: %q → %q\n", relTo(root, e.Path), e.Span.StartPoint.Line+1, e.Span.StartPoint.Col+1,
-			spanText(e.Path, e.Span.Start, e.Span.End), e.NewText)
+			spanText(texts, e.Path, e.Span.Start, e.Span.End), e.NewText)
 	}
 	return b.String(), nil
 }
@@ -231,10 +237,17 @@ func relTo(root, path string) string {
 	return path
 }
 
-// spanText is the text a rename edit replaces, read from the file.
-func spanText(path string, start, end int) string {
-	src, err := os.ReadFile(path)
-	if err != nil || start < 0 || end > len(src) || start > end {
+// spanText is the text a rename edit replaces: the editor's, else the
+// file's on disk.
+func spanText(texts *EditorTexts, path string, start, end int) string {
+	src, ok := texts.text(path)
+	if !ok {
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			return ""
+		}
+	}
+	if start < 0 || end > len(src) || start > end {
 		return ""
 	}
 	return string(src[start:end])

@@ -158,18 +158,26 @@ func editorResolver(ctx context.Context, ws *workspace.Workspace, path string, l
 	}
 	s := workspace.NewSession()
 	s.AddRoot(ws)
-	r := s.Snapshot(docs).Resolver()
+	off, err := editorOffset(e, path, line, col)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.Snapshot(docs).Resolver(), off, nil
+}
+
+// editorOffset is the byte offset of 1-based line:col in path's text as
+// the editor has it, else as the disk has it.
+func editorOffset(e *EditorTexts, path string, line, col int) (int, error) {
 	src, ok := e.text(path)
 	if !ok {
-		off, err := workspace.Offset(path, line, col)
-		return r, off, err
+		return workspace.Offset(path, line, col)
 	}
 	if line < 1 || col < 1 {
-		return nil, 0, fmt.Errorf("line and column are 1-based, got %d:%d", line, col)
+		return 0, fmt.Errorf("line and column are 1-based, got %d:%d", line, col)
 	}
 	off, err := document.New("", "", 0, src).Offset(document.Position{Line: line - 1, Character: col - 1}, document.UTF8)
 	if errors.Is(err, document.ErrPosition) {
-		return nil, 0, fmt.Errorf("%w: line %d is past the editor's text of %s", document.ErrPosition, line, path)
+		return 0, fmt.Errorf("%w: line %d is past the editor's text of %s", document.ErrPosition, line, path)
 	}
-	return r, off, err
+	return off, err
 }
