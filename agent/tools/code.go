@@ -10,12 +10,15 @@ import (
 
 // CodeIntel is the analysis core as the agent's tools use it. Each method
 // returns text for the model. Positions are 1-based lines and columns in
-// workspace files.
+// workspace files. A call's context may carry the editor's texts of the
+// session's files (see EditorTexts), which answers then prefer to the disk;
+// roots are the session's workspace followed by its further roots (ACP's
+// additional directories), paths shown relative to the first.
 type CodeIntel interface {
 	Resolve(ctx context.Context, root, path string, line, column int) (string, error)
 	References(ctx context.Context, root, path string, line, column int) (string, error)
 	Outline(ctx context.Context, root, path string) (string, error)
-	WorkspaceSymbols(ctx context.Context, root, query string) (string, error)
+	WorkspaceSymbols(ctx context.Context, roots []string, query string) (string, error)
 	Diagnostics(ctx context.Context, root, path string) (string, error)
 }
 
@@ -65,7 +68,7 @@ func codeTools(code CodeIntel) []tool {
 		{agent.ToolSpec{Name: "find_references", Description: "Find references to the symbol at a position.", Parameters: positionParams}, atPosition(code.References)},
 		{agent.ToolSpec{Name: "file_outline", Description: "Outline a file's declarations.", Parameters: pathOnly}, inFile(code.Outline)},
 		{agent.ToolSpec{Name: "file_diagnostics", Description: "Report a file's syntax diagnostics.", Parameters: pathOnly}, inFile(code.Diagnostics)},
-		{agent.ToolSpec{Name: "workspace_symbols", Description: "Search workspace declarations by name.",
+		{agent.ToolSpec{Name: WorkspaceSymbols, Description: "Search the declarations of the workspace and the session's further roots by name.",
 			Parameters: object(map[string]any{"query": str("Name or part of a name.")}, "query")},
 			func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 				var p struct {
@@ -74,13 +77,18 @@ func codeTools(code CodeIntel) []tool {
 				if err := decode(raw, &p); err != nil {
 					return errorf("%v", err)
 				}
-				return textResult(code.WorkspaceSymbols(ctx, env.Workspace, p.Query))
+				return textResult(code.WorkspaceSymbols(ctx, roots(env), p.Query))
 			}},
 	}
 	if cs, ok := code.(CodeSearch); ok {
 		ts = append(ts, searchTools(cs)...)
 	}
 	return ts
+}
+
+// roots are env's workspace and its further roots, the workspace first.
+func roots(env *agent.ToolEnv) []string {
+	return append([]string{env.Workspace}, env.Roots...)
 }
 
 func textResult(text string, err error) agent.ToolResult {

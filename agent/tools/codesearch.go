@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/kast-dev/kast/agent"
@@ -21,8 +22,8 @@ import (
 // `kast search`. A CodeIntel that implements it offers them too.
 type CodeSearch interface {
 	RenamePreview(ctx context.Context, root, path string, line, column int, newName string) (string, error)
-	RegexSearch(ctx context.Context, root string, q RegexArgs) (string, error)
-	HybridSearch(ctx context.Context, root, query string, topK int) (string, error)
+	RegexSearch(ctx context.Context, roots []string, q RegexArgs) (string, error)
+	HybridSearch(ctx context.Context, roots []string, query string, topK int) (string, error)
 }
 
 // RegexArgs are regex_search's arguments.
@@ -34,9 +35,10 @@ type RegexArgs struct {
 
 // Search tool names.
 const (
-	RenamePreview = "rename_preview"
-	RegexSearch   = "regex_search"
-	HybridSearch  = "hybrid_search"
+	WorkspaceSymbols = "workspace_symbols"
+	RenamePreview    = "rename_preview"
+	RegexSearch      = "regex_search"
+	HybridSearch     = "hybrid_search"
 )
 
 // maxSearchLines bounds the lines a search answer lists.
@@ -74,7 +76,7 @@ func searchTools(cs CodeSearch) []tool {
 				}
 				return textResult(cs.RenamePreview(ctx, rootOf(env, abs), abs, p.Line, p.Column, p.NewName))
 			}},
-		{agent.ToolSpec{Name: RegexSearch, Description: "Search the workspace's files for a regular expression, as grep does (gitignored files skipped).", Parameters: regexParams},
+		{agent.ToolSpec{Name: RegexSearch, Description: "Search the files of the workspace and the session's further roots for a regular expression, as grep does (gitignored files skipped).", Parameters: regexParams},
 			func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 				var p RegexArgs
 				if err := decode(raw, &p); err != nil {
@@ -83,9 +85,9 @@ func searchTools(cs CodeSearch) []tool {
 				if p.Pattern == "" {
 					return errorf("pattern is required")
 				}
-				return textResult(cs.RegexSearch(ctx, env.Workspace, p))
+				return textResult(cs.RegexSearch(ctx, roots(env), p))
 			}},
-		{agent.ToolSpec{Name: HybridSearch, Description: "Search the workspace's code by meaning and keywords together; answers ranked code sections.", Parameters: hybridParams},
+		{agent.ToolSpec{Name: HybridSearch, Description: "Search the code of the workspace and the session's further roots by meaning and keywords together; answers ranked code sections.", Parameters: hybridParams},
 			func(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent.ToolResult {
 				var p struct {
 					Query string `json:"query"`
@@ -97,24 +99,30 @@ func searchTools(cs CodeSearch) []tool {
 				if strings.TrimSpace(p.Query) == "" {
 					return errorf("query is required")
 				}
-				return textResult(cs.HybridSearch(ctx, env.Workspace, p.Query, min(max(p.TopK, 0), 50)))
+				return textResult(cs.HybridSearch(ctx, roots(env), p.Query, min(max(p.TopK, 0), 50)))
 			}},
 	}
 }
 
 // RenamePreview lists the edits a rename would make, one per line.
 func (c Index) RenamePreview(ctx context.Context, root, path string, line, column int, newName string) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	offset, err := workspace.Offset(path, line, column)
+	texts := editorTextsOf(ctx)
+	offset, err := editorOffset(texts, path, line, column)
 	if err != nil {
 		return "", err
 	}
+	var docs []workspace.Doc
+	if texts != nil {
+		docs = texts.docs()
+	}
 	sess := workspace.NewSession()
 	sess.AddRoot(ws)
-	edits, err := rename.Rename(sess.Snapshot(nil), path, offset, newName)
+	edits, err := rename.Rename(sess.Snapshot(docs), path, offset, newName)
 	var re *rename.Error
 	if errors.As(err, &re) {
 		return re.Msg, nil
@@ -126,56 +134,75 @@ func (c Index) RenamePreview(ctx context.Context, root, path string, line, colum
 	fmt.Fprintf(&b, "%d edit(s), not applied:\n", len(edits))
 	for _, e := range edits {
 		fmt.Fprintf(&b, "%s:%d:%d: %q → %q\n", relTo(root, e.Path), e.Span.StartPoint.Line+1, e.Span.StartPoint.Col+1,
-			spanText(e.Path, e.Span.Start, e.Span.End), e.NewText)
+			spanText(texts, e.Path, e.Span.Start, e.Span.End), e.NewText)
 	}
 	return b.String(), nil
 }
 
-// RegexSearch answers grep-style lines: path:line: text.
-func (c Index) RegexSearch(ctx context.Context, root string, q RegexArgs) (string, error) {
-	eng, err := c.engine(ctx, root)
-	if err != nil {
-		return "", err
-	}
+// RegexSearch answers grep-style lines, path:line: text, from every root's
+// files, the editor's texts in place of the disk's.
+func (c Index) RegexSearch(ctx context.Context, roots []string, q RegexArgs) (string, error) {
+	ctx = c.open(ctx)
 	scope := search.Scope{}
 	if q.Glob != "" {
 		scope.Include = []string{q.Glob}
 	}
-	res, err := eng.Regex(ctx, search.RegexQuery{Pattern: q.Pattern, IgnoreCase: q.IgnoreCase, Scope: scope})
-	if err != nil {
-		return "", err
+	overlay := editorTextsOf(ctx).overlay()
+	var lines []search.LineMatch
+	for _, root := range roots {
+		eng, err := c.engine(ctx, root)
+		if err != nil {
+			return "", err
+		}
+		res, err := eng.Regex(ctx, search.RegexQuery{Pattern: q.Pattern, IgnoreCase: q.IgnoreCase, Scope: scope, Overlay: overlay})
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, res.Lines...)
 	}
-	if len(res.Lines) == 0 {
+	if len(lines) == 0 {
 		return "No matches.", nil
 	}
 	var b strings.Builder
-	for i, l := range res.Lines {
+	for i, l := range lines {
 		if i == maxSearchLines {
-			fmt.Fprintf(&b, "… and %d more matching lines\n", len(res.Lines)-i)
+			fmt.Fprintf(&b, "… and %d more matching lines\n", len(lines)-i)
 			break
 		}
-		fmt.Fprintf(&b, "%s:%d: %s\n", relTo(root, l.Path), l.Line, strings.TrimRight(l.Text, "\r\n"))
+		fmt.Fprintf(&b, "%s:%d: %s\n", relTo(roots[0], l.Path), l.Line, strings.TrimRight(l.Text, "\r\n"))
 	}
 	return b.String(), nil
 }
 
-// HybridSearch answers ranked sections: path:start-end (score) and the
-// section's first lines.
-func (c Index) HybridSearch(ctx context.Context, root, query string, topK int) (string, error) {
-	eng, err := c.engine(ctx, root)
-	if err != nil {
-		return "", err
-	}
-	hits, err := eng.Hybrid(ctx, search.RankedQuery{Query: query, TopK: topK})
-	if err != nil {
-		return "", err
+// HybridSearch answers ranked sections, path:start-end (score) and the
+// section's first lines, the best of every root's, the editor's texts in
+// place of the disk's. Fusion scores are reciprocal ranks, so the roots'
+// rankings interleave fairly.
+func (c Index) HybridSearch(ctx context.Context, roots []string, query string, topK int) (string, error) {
+	ctx = c.open(ctx)
+	overlay := editorTextsOf(ctx).overlay()
+	var hits []search.Hit
+	for _, root := range roots {
+		eng, err := c.engine(ctx, root)
+		if err != nil {
+			return "", err
+		}
+		hs, err := eng.Hybrid(ctx, search.RankedQuery{Query: query, TopK: topK, Overlay: overlay})
+		if err != nil {
+			return "", err
+		}
+		hits = append(hits, hs...)
 	}
 	if len(hits) == 0 {
 		return "No results.", nil
 	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	if topK <= 0 {
+		topK = 10
+	}
 	var b strings.Builder
-	for _, h := range hits {
-		fmt.Fprintf(&b, "%s:%d-%d (score %.3f)\n", relTo(root, h.Path), h.Chunk.StartLine, h.Chunk.EndLine, h.Score)
+	for _, h := range hits[:min(topK, len(hits))] {
+		fmt.Fprintf(&b, "%s:%d-%d (score %.3f)\n", relTo(roots[0], h.Path), h.Chunk.StartLine, h.Chunk.EndLine, h.Score)
 		lines := strings.SplitN(h.Text, "\n", 9)
 		if len(lines) > 8 {
 			lines[8] = "…"
@@ -210,10 +237,17 @@ func relTo(root, path string) string {
 	return path
 }
 
-// spanText is the text a rename edit replaces, read from the file.
-func spanText(path string, start, end int) string {
-	src, err := os.ReadFile(path)
-	if err != nil || start < 0 || end > len(src) || start > end {
+// spanText is the text a rename edit replaces: the editor's, else the
+// file's on disk.
+func spanText(texts *EditorTexts, path string, start, end int) string {
+	src, ok := texts.text(path)
+	if !ok {
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			return ""
+		}
+	}
+	if start < 0 || end > len(src) || start > end {
 		return ""
 	}
 	return string(src[start:end])

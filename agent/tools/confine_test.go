@@ -136,7 +136,7 @@ func (c *recordingCode) Outline(_ context.Context, _, path string) (string, erro
 	return "", nil
 }
 
-func (c *recordingCode) WorkspaceSymbols(context.Context, string, string) (string, error) {
+func (c *recordingCode) WorkspaceSymbols(context.Context, []string, string) (string, error) {
 	return "", nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/kast-dev/kast/analysis/document"
 	"github.com/kast-dev/kast/analysis/lang"
 	kresolve "github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/search"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
@@ -45,6 +46,23 @@ func (e *EditorTexts) docs() []workspace.Doc {
 	return out
 }
 
+// overlay is a copy of the texts for the searches; nil without texts.
+func (e *EditorTexts) overlay() search.Overlay {
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.texts) == 0 {
+		return nil
+	}
+	out := make(search.Overlay, len(e.texts))
+	for p, t := range e.texts {
+		out[p] = t
+	}
+	return out
+}
+
 func (e *EditorTexts) text(path string) ([]byte, bool) {
 	if e == nil {
 		return nil, false
@@ -53,6 +71,42 @@ func (e *EditorTexts) text(path string) ([]byte, bool) {
 	defer e.mu.Unlock()
 	t, ok := e.texts[path]
 	return t, ok
+}
+
+// withOpenDocuments adds the documents the process's language-server
+// connections have open (host.OpenTexts) under the session's own editor
+// texts, which win: with `kast lsp`, every projection's code tools see the
+// editor's unsaved buffers as the language server does.
+func withOpenDocuments(ctx context.Context, open map[string][]byte) context.Context {
+	if len(open) == 0 {
+		return ctx
+	}
+	merged := &EditorTexts{texts: open}
+	if e := editorTextsOf(ctx); e != nil {
+		e.mu.Lock()
+		for p, t := range e.texts {
+			merged.texts[p] = t
+		}
+		e.mu.Unlock()
+	}
+	return withEditorTexts(ctx, merged)
+}
+
+// within keeps the texts of files under one of roots.
+func (e *EditorTexts) within(roots []string) []workspace.Doc {
+	if e == nil {
+		return nil
+	}
+	var out []workspace.Doc
+	for _, d := range e.docs() {
+		for _, r := range roots {
+			if within(r, d.Path) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 type editorTextsKey struct{}
@@ -104,18 +158,26 @@ func editorResolver(ctx context.Context, ws *workspace.Workspace, path string, l
 	}
 	s := workspace.NewSession()
 	s.AddRoot(ws)
-	r := s.Snapshot(docs).Resolver()
+	off, err := editorOffset(e, path, line, col)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.Snapshot(docs).Resolver(), off, nil
+}
+
+// editorOffset is the byte offset of 1-based line:col in path's text as
+// the editor has it, else as the disk has it.
+func editorOffset(e *EditorTexts, path string, line, col int) (int, error) {
 	src, ok := e.text(path)
 	if !ok {
-		off, err := workspace.Offset(path, line, col)
-		return r, off, err
+		return workspace.Offset(path, line, col)
 	}
 	if line < 1 || col < 1 {
-		return nil, 0, fmt.Errorf("line and column are 1-based, got %d:%d", line, col)
+		return 0, fmt.Errorf("line and column are 1-based, got %d:%d", line, col)
 	}
 	off, err := document.New("", "", 0, src).Offset(document.Position{Line: line - 1, Character: col - 1}, document.UTF8)
 	if errors.Is(err, document.ErrPosition) {
-		return nil, 0, fmt.Errorf("%w: line %d is past the editor's text of %s", document.ErrPosition, line, path)
+		return 0, fmt.Errorf("%w: line %d is past the editor's text of %s", document.ErrPosition, line, path)
 	}
-	return r, off, err
+	return off, err
 }

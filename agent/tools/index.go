@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"slices"
+
+	"github.com/kast-dev/kast/analysis"
 
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -15,12 +18,21 @@ type Index struct{ Host *host.Host }
 // maxSymbols bounds a workspace-symbol answer so it fits the tool output cap.
 const maxSymbols = 100
 
-func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspace) ([]workspace.Location, error)) (string, error) {
+// open adds the editors' open documents to ctx's editor texts.
+func (c Index) open(ctx context.Context) context.Context {
+	if c.Host == nil {
+		return ctx
+	}
+	return withOpenDocuments(ctx, c.Host.OpenTexts())
+}
+
+func (c Index) query(ctx context.Context, root string, q func(context.Context, *workspace.Workspace) ([]workspace.Location, error)) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	locs, err := q(ws)
+	locs, err := q(ctx, ws)
 	if err != nil {
 		return "", err
 	}
@@ -31,7 +43,7 @@ func (c Index) query(ctx context.Context, root string, q func(*workspace.Workspa
 }
 
 func (c Index) Resolve(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		r, off, err := editorResolver(ctx, ws, path, line, column)
 		if r == nil && err == nil {
 			return ws.Definition(path, line, column)
@@ -49,7 +61,7 @@ func (c Index) Resolve(ctx context.Context, root, path string, line, column int)
 }
 
 func (c Index) References(ctx context.Context, root, path string, line, column int) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		r, off, err := editorResolver(ctx, ws, path, line, column)
 		if r == nil && err == nil {
 			return ws.References(path, line, column)
@@ -71,7 +83,7 @@ func (c Index) References(ctx context.Context, root, path string, line, column i
 }
 
 func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) {
+	return c.query(ctx, root, func(ctx context.Context, ws *workspace.Workspace) ([]workspace.Location, error) {
 		if outline, _, ok, err := fileFactsFromEditor(ctx, path); ok {
 			return outline, err
 		}
@@ -79,11 +91,36 @@ func (c Index) Outline(ctx context.Context, root, path string) (string, error) {
 	})
 }
 
-func (c Index) WorkspaceSymbols(ctx context.Context, root, query string) (string, error) {
-	return c.query(ctx, root, func(ws *workspace.Workspace) ([]workspace.Location, error) { return ws.Symbols(query, maxSymbols) })
+// WorkspaceSymbols searches the declarations of every root's index, the
+// editor's texts shadowing their files, best fuzzy matches first.
+func (c Index) WorkspaceSymbols(ctx context.Context, roots []string, query string) (string, error) {
+	ctx = c.open(ctx)
+	sess := workspace.NewSession()
+	for _, root := range roots {
+		ws, err := c.Host.Fresh(ctx, root)
+		if err != nil {
+			return "", err
+		}
+		sess.AddRoot(ws)
+	}
+	syms := slices.DeleteFunc(sess.Snapshot(editorTextsOf(ctx).within(roots)).SymbolsMatching(query, true, 4*maxSymbols),
+		func(s workspace.Symbol) bool { return !s.Kind.IsSymbol() })
+	if len(syms) == 0 {
+		return "No results.", nil
+	}
+	slices.SortStableFunc(syms, func(a, b workspace.Symbol) int {
+		return analysis.FuzzyScore(query, b.Name) - analysis.FuzzyScore(query, a.Name)
+	})
+	locs := make([]workspace.Location, 0, min(len(syms), maxSymbols))
+	for _, s := range syms[:min(len(syms), maxSymbols)] {
+		locs = append(locs, workspace.Location{Path: s.ID.Path, Line: s.NameSpan.StartPoint.Line + 1, Col: s.NameSpan.StartPoint.Col + 1,
+			Name: s.Name, Kind: s.Kind.String(), Container: s.Container})
+	}
+	return workspace.Format(roots[0], locs), nil
 }
 
 func (c Index) Diagnostics(ctx context.Context, root, path string) (string, error) {
+	ctx = c.open(ctx)
 	ws, err := c.Host.Fresh(ctx, root)
 	if err != nil {
 		return "", err

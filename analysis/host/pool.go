@@ -36,6 +36,7 @@ type Host struct {
 	spaceRetry time.Duration
 
 	libs      libraryState // library indexes (libraries.go)
+	openTexts openTexts    // editors' open documents (opentexts.go)
 	libCtx    context.Context
 	libCancel context.CancelFunc
 }

@@ -31,6 +31,7 @@ type RegexQuery struct {
 	Before     int  // context lines
 	After      int
 	Scope      Scope
+	Overlay    Overlay // editor texts searched in place of the disk's
 }
 
 // Compile builds the regexp the query runs (see regex.go for how the
@@ -96,12 +97,22 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	slices.Sort(list.Files)
 	var files []string
 	for _, p := range list.Files {
+		if _, ok := q.Overlay[p]; ok {
+			files = append(files, p) // its trigrams are the disk's, not the editor's
+			continue
+		}
 		if f, ok := st.files[e.rel(p)]; ok && cands != nil && !cands[f.id] {
 			res.Searched = append(res.Searched, p)
 			continue
 		}
 		files = append(files, p)
 	}
+	for p := range q.Overlay {
+		if !slices.Contains(list.Files, p) && e.overlayApplies(p, q.Scope, false) {
+			files = append(files, p)
+		}
+	}
+	slices.Sort(files)
 	res.Candidates = len(files)
 	type outcome struct {
 		lines []LineMatch
@@ -115,6 +126,10 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if src, ok := q.Overlay[files[i]]; ok {
+					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
+					continue
+				}
 				t, err := openText(files[i])
 				if err != nil {
 					perFile[i].err = err
@@ -302,6 +317,9 @@ type RankedQuery struct {
 	// each chunk holds (RerankModel); ck's cross-encoder rerankers need
 	// model downloads kast does not make.
 	Rerank bool
+	// Overlay holds editor texts ranked in place of the indexed files.
+	Overlay Overlay
+	ov      []*overlayFile // the overlay chunked, once per query
 }
 
 // RerankModel names the reranker Rerank applies.
@@ -334,6 +352,7 @@ func (e *Engine) Lexical(ctx context.Context, q RankedQuery) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.ov = e.overlayFiles(ctx, st, q)
 	rs, err := e.bm25(st, q)
 	if err != nil {
 		return nil, err
@@ -351,6 +370,7 @@ func (e *Engine) bm25(st *state, q RankedQuery) ([]ranked, error) {
 		chunk uint32
 	}
 	scores := map[key]float64{}
+	dfs := map[string]float64{}
 	for term := range terms {
 		var ps []termPosting
 		err := e.store.Scan(termPrefix(term), false, func(_, v []byte) error {
@@ -366,6 +386,7 @@ func (e *Engine) bm25(st *state, q RankedQuery) ([]ranked, error) {
 			return f == nil || int(p.chunk) >= len(f.chunks)
 		})
 		df := float64(len(ps))
+		dfs[term] = df
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			f := st.byID[p.file]
@@ -381,7 +402,7 @@ func (e *Engine) bm25(st *state, q RankedQuery) ([]ranked, error) {
 	for k, s := range scores {
 		out = append(out, ranked{st.byID[k.f], int(k.chunk), s})
 	}
-	return out, nil
+	return append(withoutOverlaid(out, q.ov), bm25Overlay(st, q.ov, dfs)...), nil
 }
 
 // vectorSet is every vector of the index in one slab, loaded once per state.
@@ -433,6 +454,7 @@ func (e *Engine) Semantic(ctx context.Context, q RankedQuery) ([]Hit, error) {
 	if q.Threshold < 0 {
 		q.Threshold = e.emb.DefaultThreshold()
 	}
+	q.ov = e.overlayFiles(ctx, st, q)
 	rs, err := e.semantic(ctx, st, q)
 	if err != nil {
 		return nil, err
@@ -473,7 +495,11 @@ func (e *Engine) semantic(ctx context.Context, st *state, q RankedQuery) ([]rank
 			}
 		}
 	}
-	return out, nil
+	ov, err := e.semanticOverlay(ctx, q.ov, qv[0])
+	if err != nil {
+		return nil, err
+	}
+	return append(withoutOverlaid(out, q.ov), ov...), nil
 }
 
 // Hybrid fuses the semantic and lexical rankings by reciprocal rank fusion
@@ -489,6 +515,7 @@ func (e *Engine) Hybrid(ctx context.Context, q RankedQuery) ([]Hit, error) {
 		return nil, err
 	}
 	k := max(5*topK(q), 50)
+	q.ov = e.overlayFiles(ctx, st, q)
 	sem, err := e.semantic(ctx, st, q)
 	if err != nil {
 		return nil, err
@@ -568,7 +595,9 @@ func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
 	for _, r := range rs {
 		src, ok := srcs[r.f.path]
 		if !ok {
-			src, _ = os.ReadFile(e.abs(r.f.path))
+			if src, ok = e.overlaySource(q, r.f.path); !ok {
+				src, _ = os.ReadFile(e.abs(r.f.path))
+			}
 			srcs[r.f.path] = src
 		}
 		c := r.f.chunks[r.chunk]

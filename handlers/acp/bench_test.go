@@ -20,12 +20,11 @@ import (
 // BenchmarkFirstChunk measures the time from sending session/prompt to the
 // first agent_message_chunk, against the loopback model.
 func BenchmarkFirstChunk(b *testing.B) {
-	t := &testing.T{}
 	dir := b.TempDir()
 	b.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	b.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	b.Setenv("KAST_PROVIDER", "moonshot")
-	b.Setenv("KAST_BASE_URL", scriptedModel(t, []byte(`{"text":["Hi."]}`)))
+	b.Setenv("KAST_BASE_URL", scriptedModel(b, []byte(`{"text":["Hi."]}`)))
 	b.Setenv("MOONSHOT_API_KEY", "sk-moonshot-test-123456")
 	c, root := startServer(b)
 	sid := newSession(b, c, root, nil)

@@ -3,7 +3,10 @@ package lsp
 import (
 	"context"
 
+	"go.lsp.dev/uri"
+
 	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/server"
 )
 
@@ -30,3 +33,24 @@ func snapshotOf(ctx context.Context) *document.Snapshot {
 
 // encoding is the connection's negotiated position encoding.
 func encoding(conn *server.Conn) document.Encoding { return document.Encoding(conn.Encoding()) }
+
+// openTexts is conn's open documents' current texts by path, which the
+// connection lends the host's other users (the agent's code tools) so they
+// see the editor's unsaved buffers too.
+func openTexts(conn *server.Conn) host.OpenTexts {
+	return func() map[string][]byte {
+		d, ok := conn.State().(openDocuments)
+		if !ok {
+			return nil
+		}
+		snap := d.Store.Snapshot()
+		out := map[string][]byte{}
+		for _, u := range snap.URIs() {
+			if path := uriPath(uri.URI(u)); path != "" {
+				doc, _ := snap.Document(u)
+				out[path] = doc.Text
+			}
+		}
+		return out
+	}
+}

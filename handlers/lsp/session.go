@@ -59,10 +59,12 @@ func (l *LSP) session(ctx context.Context) *session {
 	s.wg.Add(1)
 	go s.work()
 	if conn != nil {
+		lent := l.pool.AddOpenTexts(openTexts(conn))
 		l.open.Add(1)
 		go func() {
 			defer l.open.Done()
 			<-conn.Done()
+			lent()
 			s.close()
 		}()
 	}
