@@ -76,7 +76,8 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	server:FuzzReadLine server:FuzzStream server:FuzzServe \
 	analysis/confine:FuzzCheck analysis/edit:FuzzApply \
-	handlers:FuzzLSPParams handlers:FuzzKastDaemonParams handlers:FuzzKwardRPCParams
+	handlers:FuzzLSPParams handlers:FuzzKastDaemonParams handlers:FuzzKwardRPCParams \
+	handlers:FuzzACPParams handlers:FuzzKimiWireParams
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

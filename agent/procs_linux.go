@@ -82,7 +82,7 @@ func (p *Procs) track(pgid int, id string) func() {
 		return func() {}
 	}
 	path := filepath.Join(p.Dir, strconv.Itoa(pgid))
-	if tryLock(f) != nil || writeLine(f, osWrite, append(rec, '\n'), false) != nil || os.Rename(f.Name(), path) != nil {
+	if tryLock(f) != nil || writeLine(f, nil, nil, append(rec, '\n'), false) != nil || os.Rename(f.Name(), path) != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return func() {}

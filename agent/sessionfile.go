@@ -123,7 +123,7 @@ func (st *Store) open(path string) (*SessionLog, *Loaded, error) {
 		f.Close()
 		return nil, nil, ErrSessionInUse
 	}
-	log, ld, err := openLog(path, st.Redact, st.write)
+	log, ld, err := openLog(path, st.Redact, st.write, st.sync)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

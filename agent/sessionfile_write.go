@@ -22,6 +22,12 @@ type writeFunc func(f *os.File, b []byte) (int, error)
 
 func osWrite(f *os.File, b []byte) (int, error) { return f.Write(b) }
 
+// syncFunc makes f's content durable; tests put one in place that records
+// what each call made durable, or fails the way a disk can.
+type syncFunc func(f *os.File) error
+
+func osSync(f *os.File) error { return f.Sync() }
+
 // DiskFullError is a session write that failed for lack of room.
 type DiskFullError struct {
 	Path string
@@ -50,8 +56,15 @@ func writeError(path string, err error) error {
 // writeLine appends line, which ends in a newline, to f (opened for
 // appending, with no other writer) in one write call. When the write fails,
 // falls short or cannot be synced, the file is truncated back to its size
-// before, so it never holds half a line.
-func writeLine(f *os.File, write writeFunc, line []byte, sync bool) error {
+// before, so it never holds half a line. A nil write or sync is the
+// system's own.
+func writeLine(f *os.File, write writeFunc, sync syncFunc, line []byte, durable bool) error {
+	if write == nil {
+		write = osWrite
+	}
+	if sync == nil {
+		sync = osSync
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -61,8 +74,8 @@ func writeLine(f *os.File, write writeFunc, line []byte, sync bool) error {
 	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
 	}
-	if err == nil && sync {
-		err = f.Sync()
+	if err == nil && durable {
+		err = sync(f)
 	}
 	if err != nil {
 		if terr := f.Truncate(start); terr != nil {
@@ -73,9 +86,9 @@ func writeLine(f *os.File, write writeFunc, line []byte, sync bool) error {
 	return nil
 }
 
-// appendLocked writes one record as one line; sync makes it durable before
-// returning (see needsSync).
-func (l *SessionLog) appendLocked(rec any, sync bool) error {
+// appendLocked writes one record as one line; durable makes it durable
+// before returning (see needsSync).
+func (l *SessionLog) appendLocked(rec any, durable bool) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -87,11 +100,7 @@ func (l *SessionLog) appendLocked(rec any, sync bool) error {
 	if err != nil {
 		return err
 	}
-	write := l.write
-	if write == nil {
-		write = osWrite
-	}
-	err = writeLine(f, write, append(line, '\n'), sync)
+	err = writeLine(f, l.write, l.sync, append(line, '\n'), durable)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -109,15 +118,12 @@ func needsSync(m Message) bool {
 // createFile writes a new session file holding line (the header) and syncs
 // it and its folder. On failure nothing is left behind: no empty file for
 // a full disk to leave.
-func createFile(path string, write writeFunc, line []byte) (*os.File, error) {
+func createFile(path string, write writeFunc, sync syncFunc, line []byte) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 	if err != nil {
 		return nil, writeError(path, err)
 	}
-	if write == nil {
-		write = osWrite
-	}
-	if err := writeLine(f, write, line, true); err != nil {
+	if err := writeLine(f, write, sync, line, true); err != nil {
 		f.Close()
 		os.Remove(path)
 		return nil, writeError(path, err)
@@ -160,7 +166,7 @@ func (l *SessionLog) mendTail(cut int64, addNewline bool) error {
 		return err
 	}
 	if addNewline {
-		err = writeLine(f, osWrite, []byte{'\n'}, true)
+		err = writeLine(f, l.write, l.sync, []byte{'\n'}, true)
 	} else if err = f.Truncate(cut); err == nil {
 		err = f.Sync()
 	}

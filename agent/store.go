@@ -43,8 +43,9 @@ type Store struct {
 	// Redact, when set, replaces the secret values it knows in every line
 	// written (patterns are not applied: the user's words stay as typed).
 	Redact *Redactor
-	// write replaces the write call of session files in tests.
+	// write and sync replace the system calls of session files in tests.
 	write writeFunc
+	sync  syncFunc
 }
 
 // DirFor returns the folder holding the sessions of workspace cwd.
@@ -76,12 +77,12 @@ func (st *Store) Create(h Header) (*SessionLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := createFile(path, st.write, append(line, '\n'))
+	f, err := createFile(path, st.write, st.sync, append(line, '\n'))
 	if err != nil {
 		return nil, err
 	}
 	_ = tryLock(f) // a file created with O_EXCL has no other holder
-	return &SessionLog{path: path, header: h, lock: f, redact: st.Redact, write: st.write}, nil
+	return &SessionLog{path: path, header: h, lock: f, redact: st.Redact, write: st.write, sync: st.sync}, nil
 }
 
 // SessionLog appends records to one session file. It never rewrites it.
@@ -97,6 +98,7 @@ type SessionLog struct {
 	lock   *os.File
 	redact *Redactor
 	write  writeFunc
+	sync   syncFunc
 }
 
 // Close releases the file's lock; the log still appends afterwards, but
@@ -261,15 +263,15 @@ type Loaded struct {
 // get one saying they were interrupted, so a transcript shows what the
 // model is told.
 func Open(path string) (*SessionLog, *Loaded, error) {
-	return openLog(path, nil, nil)
+	return openLog(path, nil, nil, nil)
 }
 
-func openLog(path string, redact *Redactor, write writeFunc) (*SessionLog, *Loaded, error) {
+func openLog(path string, redact *Redactor, write writeFunc, sync syncFunc) (*SessionLog, *Loaded, error) {
 	ld, err := Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name, meta: ld.Meta, redact: redact, write: write}
+	l := &SessionLog{path: ld.Path, header: ld.Header, name: ld.Name, meta: ld.Meta, redact: redact, write: write, sync: sync}
 	if err := l.mendTail(ld.cut, ld.addNewline); err != nil {
 		return nil, nil, fmt.Errorf("mending the end of the session file: %w", err)
 	}

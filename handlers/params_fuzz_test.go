@@ -22,6 +22,8 @@ import (
 	"github.com/kast-dev/kast/analysis/edit"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers"
+	"github.com/kast-dev/kast/handlers/acp"
+	"github.com/kast-dev/kast/handlers/kimi"
 	"github.com/kast-dev/kast/server"
 	"github.com/kast-dev/kast/server/servertest"
 )
@@ -113,7 +115,7 @@ func isolate(f *testing.F) {
 }
 
 // newParamsHarness writes the Go fixture workspace, builds the process and
-// entry point (kind: "lsp", "kast" or "kward") and opens a Kward session for
+// entry point (kind: "lsp", "kast", "kward", "acp" or "kimi-wire") and opens a Kward session for
 // $SESSION.
 func newParamsHarness(f *testing.F, kind string) *paramsHarness {
 	root, err := filepath.EvalSymlinks(f.TempDir())
@@ -156,6 +158,10 @@ func newParamsHarness(f *testing.F, kind string) *paramsHarness {
 		}
 		f.Cleanup(release)
 		h.entry, h.framing, h.ping = entry, servertest.NDJSON, "health"
+	case "acp":
+		h.entry, h.framing, h.ping = handlers.ACP(p, acp.Options{Version: "fuzz"}), servertest.NDJSON, "session/list"
+	case "kimi-wire":
+		h.entry, h.framing, h.ping = handlers.KimiWire(p, kimi.WireOptions{WorkDir: root}), servertest.NDJSON, "replay"
 	}
 	h.names = h.entry.Registry.Names()
 
@@ -296,6 +302,9 @@ func (h *paramsHarness) run(t *testing.T, name string, params []byte) {
 // other than the workspace (a workspace folder added anywhere): that costs
 // time, not correctness.
 func (h *paramsHarness) confined(method string, params []byte) bool {
+	if strings.HasPrefix(method, "session/") && bytes.Contains(params, []byte(`"command"`)) {
+		return false // an ACP MCP server to start: a fuzzed command line could be any program
+	}
 	if method != "workspace/didChangeWorkspaceFolders" {
 		return true
 	}
@@ -397,5 +406,30 @@ func FuzzKastDaemonParams(f *testing.F) {
 func FuzzKwardRPCParams(f *testing.F) {
 	h := newParamsHarness(f, "kward")
 	h.seed(f, kwardShape)
+	f.Fuzz(h.run)
+}
+
+// acpShape is a params object every ACP method finds what it reads in.
+func acpShape(string) string {
+	return `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}},"methodId":"none","sessionId":"$SESSION",` +
+		`"cwd":"$ROOT","additionalDirectories":["$ROOT/sample"],"mcpServers":[],"modeId":"plan","prompt":[{"type":"text","text":"hello"}]}`
+}
+
+// kimiWireShape is a params object every kimi-cli wire method finds what it
+// reads in.
+func kimiWireShape(string) string {
+	return `{"protocol_version":"1.10","client":{"name":"fuzz"},"capabilities":{"supports_question":true},` +
+		`"external_tools":[{"name":"t","description":"d","parameters":{"type":"object"}}],"user_input":"hello","enabled":true}`
+}
+
+func FuzzACPParams(f *testing.F) {
+	h := newParamsHarness(f, "acp")
+	h.seed(f, acpShape)
+	f.Fuzz(h.run)
+}
+
+func FuzzKimiWireParams(f *testing.F) {
+	h := newParamsHarness(f, "kimi-wire")
+	h.seed(f, kimiWireShape)
 	f.Fuzz(h.run)
 }

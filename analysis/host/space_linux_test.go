@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kast-dev/kast/analysis/workspace"
+	"github.com/kast-dev/kast/storage"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,7 +55,13 @@ func TestIndexLeavesAFullDiskAndReturns(t *testing.T) {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := ws.Reindex(context.Background(), path, src, time.Now()); err != nil {
+	// Between the root's refreshes and reference passes, as kast reindexes a
+	// change: a pass that found the disk full first has moved the index and
+	// rebuilt it in memory by then (a bare ws.Reindex could run during that
+	// rebuild and find the memory index still missing a.go).
+	if err := h.Update(root, func(ws *workspace.Workspace) error {
+		return ws.Reindex(context.Background(), path, src, time.Now())
+	}); err != nil {
 		t.Fatalf("a change on a full disk: %v", err)
 	}
 	if !ws.Index.InMemory() || !ws.Index.SpaceFallback() {
@@ -71,12 +78,21 @@ func TestIndexLeavesAFullDiskAndReturns(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for { // back on disk, and refreshed there
-		defs, err := ws.Index.DefsNamed("Added")
-		if !ws.Index.InMemory() && err == nil && len(defs) == 1 {
+		// Looked at between the root's refreshes: the return's refresh runs
+		// under the same lock, so it has not begun or has ended (a refresh
+		// seen half-way could be cut short by the Close below).
+		var defs []storage.DefHit
+		var inMemory bool
+		err := h.Update(root, func(ws *workspace.Workspace) (err error) {
+			inMemory = ws.Index.InMemory()
+			defs, err = ws.Index.DefsNamed("Added")
+			return err
+		})
+		if !inMemory && err == nil && len(defs) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("space returned: in memory %v, %+v %v, %s", ws.Index.InMemory(), defs, err, ws.Notice())
+			t.Fatalf("space returned: in memory %v, %+v %v, %s", inMemory, defs, err, ws.Notice())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

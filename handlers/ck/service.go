@@ -191,9 +191,15 @@ func (s *Service) engine(path string) (*search.Engine, string, error) {
 	if path == "" {
 		return nil, "", invalid("missing required parameter: path")
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, "", invalid("invalid path: %s", path)
+	// Not cleaned: a ".." after a link is the confinement rule's to judge
+	// (filepath.Abs would drop it, and the path the OS reads with it).
+	abs := path
+	if !filepath.IsAbs(path) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, "", invalid("invalid path: %s", path)
+		}
+		abs = wd + string(filepath.Separator) + path
 	}
 	if _, err := os.Stat(abs); err != nil {
 		return nil, "", invalid("invalid path: %s: does not exist or is not readable", path)

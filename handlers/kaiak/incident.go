@@ -177,6 +177,10 @@ func incidentFile(rule *confine.Rule, workspace, p string) (rel, abs string, err
 	}
 	real, cerr := rule.Check(path, access)
 	if cerr != nil {
+		var ce *confine.Error
+		if errors.As(cerr, &ce) && ce.Reason != confine.OutsideWorkspace {
+			return "", "", fmt.Errorf("file_path %q is refused: %v", p, cerr) // which rule: a link, a ".." after one
+		}
 		return "", "", fmt.Errorf("file_path %q is not inside the workspace %s", p, workspace)
 	}
 	r, rerr := filepath.Rel(workspace, real)

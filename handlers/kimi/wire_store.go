@@ -26,7 +26,14 @@ type wireStore struct {
 	state wireState
 	wire  *os.File
 	ctx   *os.File
+	// syncFile makes a file durable (nil: the system's sync); tests watch it.
+	syncFile func(*os.File) error
 }
+
+// durableEvents are the events after which both files are synced: a turn's
+// start and end, and each tool's result. Their conversation records are
+// written just before them, so they are made durable too.
+var durableEvents = map[string]bool{"TurnBegin": true, "ToolResult": true, "TurnEnd": true}
 
 type wireState struct {
 	Title       string `json:"title"`
@@ -129,7 +136,8 @@ func (s *wireStore) setPlanMode(on bool) {
 	_ = s.saveState()
 }
 
-// record appends a sent event or request to wire.jsonl.
+// record appends a sent event or request to wire.jsonl, and syncs the
+// files after a durable event.
 func (s *wireStore) record(msg wireMessage) {
 	raw, err := json.Marshal(msg)
 	if err != nil {
@@ -139,6 +147,9 @@ func (s *wireStore) record(msg wireMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, _ = s.wire.Write(append(line, '\n'))
+	if durableEvents[msg.Type] {
+		s.syncLocked()
+	}
 }
 
 // context appends a conversation record to context.jsonl.
@@ -156,8 +167,16 @@ func (s *wireStore) context(rec map[string]any) {
 func (s *wireStore) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_ = s.wire.Sync()
-	_ = s.ctx.Sync()
+	s.syncLocked()
+}
+
+func (s *wireStore) syncLocked() {
+	sync := s.syncFile
+	if sync == nil {
+		sync = (*os.File).Sync
+	}
+	_ = sync(s.wire)
+	_ = sync(s.ctx)
 }
 
 func (s *wireStore) close() {

@@ -20,7 +20,9 @@ package servertest
 // "transcript" holds the steps; every other section is a file of the
 // workspace, written under a fresh root ($ROOT) before the server starts,
 // except sections whose name starts with "@": those are data for the test's
-// server builder (Workspace.Data), such as a scripted model's replies.
+// server builder (Workspace.Data), such as a scripted model's replies, and
+// sections named "$OUTSIDE/…": files of a second fresh folder, outside the
+// root, for the links a hostile client probes with.
 //
 // Steps, one per line; a step's JSON may go on over the following lines that
 // start with a space, a tab, "}" or "]":
@@ -46,6 +48,9 @@ package servertest
 //
 //	workspace ARCHIVE            start from that archive's files (a path
 //	                             relative to the transcript); before any step
+//	link PATH TARGET             make PATH (relative to the root) a symbolic
+//	                             link to TARGET ($ROOT and $OUTSIDE spliced
+//	                             in); before any step
 //	strict                       every notification and server request must
 //	                             be expected, whatever its method
 //	poll                         re-send the next request, with backoff, until
@@ -78,7 +83,8 @@ package servertest
 // Then, in JSON strings (a literal $ is written $$):
 //
 //	"$ROOT/x"                    the workspace root (absolute, symlinks
-//	                             resolved), spliced into the string
+//	                             resolved), spliced into the string; also
+//	                             $OUTSIDE, the folder outside it
 //	"$name"                      the value captured or bound as name, of any
 //	                             JSON type; names start with a lower-case letter
 //	"$ANY"                       in an expectation: any value; also $STRING,
@@ -194,6 +200,8 @@ type Transcript struct {
 	Steps     []Step
 	Strict    bool // every notification and server request must be expected
 	workspace []txtar.File
+	outside   []txtar.File // written under $OUTSIDE
+	links     [][2]string  // link PATH TARGET directives
 	data      map[string][]byte
 }
 
@@ -253,6 +261,8 @@ func ParseTranscript(file string) (*Transcript, error) {
 			body, bodyLine = f.Data, line
 		case strings.HasPrefix(f.Name, "@"):
 			tr.data[f.Name[1:]] = f.Data
+		case strings.HasPrefix(f.Name, outsidePrefix):
+			tr.outside = append(tr.outside, txtar.File{Name: strings.TrimPrefix(f.Name, outsidePrefix), Data: f.Data})
 		default:
 			own = append(own, f)
 		}
@@ -262,7 +272,7 @@ func ParseTranscript(file string) (*Transcript, error) {
 		return nil, fmt.Errorf("%s: no transcript section", file)
 	}
 	var includes []string
-	if tr.Steps, includes, tr.Strict, err = parseSteps(file, body, bodyLine); err != nil {
+	if tr.Steps, includes, tr.links, tr.Strict, err = parseSteps(file, body, bodyLine); err != nil {
 		return nil, err
 	}
 	for _, inc := range includes {
@@ -276,7 +286,10 @@ func ParseTranscript(file string) (*Transcript, error) {
 	return tr, nil
 }
 
-func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes []string, strict bool, err error) {
+// outsidePrefix starts the names of the sections written outside the root.
+const outsidePrefix = "$OUTSIDE/"
+
+func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes []string, links [][2]string, strict bool, err error) {
 	fail := func(n int, format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, args...))
 	}
@@ -300,7 +313,7 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 			case StepRequest:
 				if step.Label == "" {
 					if awaiting == "request" {
-						return nil, nil, false, fail(n, "a request before the reply of the one above")
+						return nil, nil, nil, false, fail(n, "a request before the reply of the one above")
 					}
 					awaiting = "request"
 				} else {
@@ -312,11 +325,11 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 				switch {
 				case step.Label != "":
 					if !inFlight[step.Label] {
-						return nil, nil, false, fail(n, "no request ->%s above", step.Label)
+						return nil, nil, nil, false, fail(n, "no request ->%s above", step.Label)
 					}
 					delete(inFlight, step.Label)
 				case awaiting == "":
-					return nil, nil, false, fail(n, "a reply without a request")
+					return nil, nil, nil, false, fail(n, "a reply without a request")
 				case awaiting == "request":
 					awaiting = ""
 				case awaiting == "raw":
@@ -324,7 +337,7 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 				}
 			}
 			if step.Text == "" {
-				return nil, nil, false, fail(n, "nothing after %q", strings.Fields(text)[0])
+				return nil, nil, nil, false, fail(n, "nothing after %q", strings.Fields(text)[0])
 			}
 			steps = append(steps, step)
 			if step.Kind != StepRaw {
@@ -337,12 +350,18 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 		switch word {
 		case "workspace":
 			if len(steps) > 0 {
-				return nil, nil, false, fail(n, "workspace after the first step")
+				return nil, nil, nil, false, fail(n, "workspace after the first step")
 			}
 			includes = append(includes, rest)
+		case "link":
+			path, target, _ := strings.Cut(rest, " ")
+			if len(steps) > 0 || path == "" || filepath.IsAbs(path) || strings.TrimSpace(target) == "" {
+				return nil, nil, nil, false, fail(n, "link PATH TARGET: a relative PATH and a TARGET, before the first step")
+			}
+			links = append(links, [2]string{path, strings.TrimSpace(target)})
 		case "strict":
 			if len(steps) > 0 {
-				return nil, nil, false, fail(n, "strict after the first step")
+				return nil, nil, nil, false, fail(n, "strict after the first step")
 			}
 			strict = true
 		case "poll":
@@ -352,31 +371,31 @@ func parseSteps(file string, body []byte, firstLine int) (steps []Step, includes
 			open = len(steps) - 1
 		case "let":
 			if name, _, _ := strings.Cut(rest, " "); identPattern.FindString(name) != name || name[0] < 'a' || name[0] > 'z' {
-				return nil, nil, false, fail(n, "let NAME JSON: a name starts with a lower-case letter, got %q", name)
+				return nil, nil, nil, false, fail(n, "let NAME JSON: a name starts with a lower-case letter, got %q", name)
 			}
 			steps = append(steps, Step{Kind: StepLet, Line: n, Text: rest})
 			open = len(steps) - 1
 		case "file":
 			if _, _, _, err := parseFileCheck(rest); err != nil {
-				return nil, nil, false, fail(n, "%v", err)
+				return nil, nil, nil, false, fail(n, "%v", err)
 			}
 			steps = append(steps, Step{Kind: StepFile, Line: n, Text: rest})
 		default:
-			return nil, nil, false, fail(n, "unknown step %q (a step starts with ->, <-, ~>, <~, <~*, <= or =>; JSON goes on over indented lines)", word)
+			return nil, nil, nil, false, fail(n, "unknown step %q (a step starts with ->, <-, ~>, <~, <~*, <= or =>; JSON goes on over indented lines)", word)
 		}
 	}
 	if awaiting == "request" {
-		return nil, nil, false, fail(firstLine, "the last request has no reply")
+		return nil, nil, nil, false, fail(firstLine, "the last request has no reply")
 	}
 	for label := range inFlight {
-		return nil, nil, false, fail(firstLine, "->%s has no reply <-%s", label, label)
+		return nil, nil, nil, false, fail(firstLine, "->%s has no reply <-%s", label, label)
 	}
 	for i, s := range steps {
 		if s.Kind == StepPoll && (i+1 == len(steps) || steps[i+1].Kind != StepRequest || steps[i+1].Label != "") {
-			return nil, nil, false, fail(s.Line, "poll must precede a request and its reply")
+			return nil, nil, nil, false, fail(s.Line, "poll must precede a request and its reply")
 		}
 	}
-	return steps, includes, strict, nil
+	return steps, includes, links, strict, nil
 }
 
 func parseArrow(text string, line int) (Step, bool) {
@@ -431,16 +450,40 @@ func (tr *Transcript) setUp(t *testing.T) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := &Workspace{Root: root, data: tr.data, initial: map[string][]byte{}, vars: map[string]any{"ROOT": root}}
-	for _, f := range tr.workspace {
-		p := ws.path(f.Name)
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	ws := &Workspace{Root: root, data: tr.data, initial: map[string][]byte{}, vars: map[string]any{"ROOT": root, "OUTSIDE": outside}}
+	write := func(p string, data []byte) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
+			return err
 		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		return os.WriteFile(p, data, 0o644)
+	}
+	for _, f := range tr.workspace {
+		if err := write(ws.path(f.Name), f.Data); err != nil {
 			return nil, err
 		}
 		ws.initial[f.Name] = f.Data
+	}
+	for _, f := range tr.outside {
+		if err := write(filepath.Join(outside, filepath.FromSlash(f.Name)), f.Data); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range tr.links {
+		target, err := splice(l[1], ws.vars)
+		if err != nil {
+			return nil, fmt.Errorf("link %s: %v", l[0], err)
+		}
+		p := ws.path(l[0])
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(target, p); err != nil {
+			return nil, err
+		}
 	}
 	return ws, nil
 }

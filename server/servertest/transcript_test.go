@@ -172,6 +172,10 @@ func TestTranscriptFailures(t *testing.T) {
 		{"parse: request without reply", "-> {\"method\":\"test/echo\"}\n", []string{"has no reply"}},
 		{"parse: unknown step", "send {}\n", []string{`unknown step "send"`}},
 		{"parse: bad file check", "file x.txt sort\n", []string{"unknown file check"}},
+		{"parse: link after a step", "-> {\"method\":\"test/echo\"}\n<- {\"result\":null}\nlink a $OUTSIDE\n", []string{"before the first step"}},
+		// The link leads to the $OUTSIDE file: reading through it reads that file.
+		{"link to outside", "link in.txt $OUTSIDE/out.txt\nfile in.txt contains \"inside\"\n-- $OUTSIDE/out.txt --\noutside\n",
+			[]string{`file in.txt contains "inside" fails; it holds:` + "\noutside"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := replayText(t, "A failing transcript.\n-- transcript --\n"+tc.transcript)
