@@ -103,3 +103,23 @@ func TestWireTurnEndResolvesPendingRequests(t *testing.T) {
 		}
 	}
 }
+
+// A client that goes away while its prompt runs ends the turn: the
+// connection closes rather than waiting for a reply nobody reads.
+func TestWireClientGoneMidTurn(t *testing.T) {
+	ctx := ctxT(t)
+	testEnv(t, scriptedModel(t, []byte(`{"stall":true}`)))
+	c, conn := wireServer(t, kimi.WireOptions{WorkDir: t.TempDir(), Version: "test"})
+	go func() { _, _ = c.CallID(ctx, json.RawMessage(`"p1"`), "prompt", map[string]any{"user_input": "long"}) }()
+	if _, err := c.WaitNotificationFunc(ctx, "event", func(m *servertest.Message) bool {
+		return strings.Contains(string(m.Params), "working...")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		t.Fatal("the connection did not end after its client went away mid-turn")
+	}
+}
