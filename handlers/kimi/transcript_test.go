@@ -20,7 +20,7 @@ import (
 // @server section says "lsp". Sections for the builder:
 //
 //	-- @model --    the scripted model (see scriptedModel); none: no provider
-//	-- @options --  {"approvalTimeoutMs": N}
+//	-- @options --  {"approvalTimeoutMs": N, "yolo": true}
 //	-- @config --   kast's config.json (compaction settings, say)
 func TestIDETranscripts(t *testing.T) {
 	servertest.Transcripts{NewServer: newIDEServer, Framing: servertest.NDJSON}.Run(t, "../../testdata/kimi/transcripts/ide-*.txtar")
@@ -36,7 +36,8 @@ func newIDEServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	ws.Set("DATA", testEnv(t, scriptedModel(t, ws.Data("model"))))
 	writeConfig(t, ws.Data("config"))
 	var opts struct {
-		ApprovalTimeoutMs int `json:"approvalTimeoutMs"`
+		ApprovalTimeoutMs int  `json:"approvalTimeoutMs"`
+		Yolo              bool `json:"yolo"`
 	}
 	if raw := ws.Data("options"); raw != nil {
 		if err := json.Unmarshal(raw, &opts); err != nil {
@@ -46,7 +47,7 @@ func newIDEServer(t *testing.T, ws *servertest.Workspace) *server.Server {
 	h := host.New(host.Options{})
 	t.Cleanup(h.Close)
 	p := handlers.NewProcess(h)
-	entry := handlers.KimiIDE(p, kimi.IDEOptions{ApprovalTimeout: time.Duration(opts.ApprovalTimeoutMs) * time.Millisecond})
+	entry := handlers.KimiIDE(p, kimi.IDEOptions{ApprovalTimeout: time.Duration(opts.ApprovalTimeoutMs) * time.Millisecond, Yolo: opts.Yolo})
 	if string(bytes.TrimSpace(ws.Data("server"))) == "lsp" {
 		entry = handlers.LSP(p)
 	}
