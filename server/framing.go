@@ -60,6 +60,12 @@ type Stream struct {
 	// endWait is how long, once the input ends, calls already read may take
 	// to answer (see Options.EndOfInputWait).
 	endWait time.Duration
+	// inputEnded is closed once reading has stopped for good (the client
+	// ended its input, after endWait), so handlers that wait on their own
+	// (a prompt answered at its turn's end) can give up: the connection
+	// cannot end while they run.
+	inputEnded chan struct{}
+	endOnce    sync.Once
 	// stringIDs applies Profile.StringIDs (ids.go).
 	stringIDs bool
 	// resync is set after a malformed header block: the next read skips to
@@ -82,7 +88,8 @@ func NewStream(conn io.ReadWriteCloser, framing Framing, maxFrame int, log *slog
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Stream{conn: conn, in: bufio.NewReaderSize(conn, 64<<10), maxFrame: maxFrame, log: log, ready: make(chan struct{})}
+	s := &Stream{conn: conn, in: bufio.NewReaderSize(conn, 64<<10), maxFrame: maxFrame, log: log, ready: make(chan struct{}),
+		inputEnded: make(chan struct{})}
 	if framing != FramingAuto && framing != "" {
 		s.setFraming(framing)
 	}
@@ -143,8 +150,17 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // ReadFrame returns the next well-formed JSON-RPC frame. Frames that cannot be
 // dispatched are answered here (-32700 for bad JSON or an oversized frame,
-// -32600 for JSON that is not a JSON-RPC message) and skipped.
+// -32600 for JSON that is not a JSON-RPC message) and skipped. An error
+// ends the input for good (InputEnded).
 func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	frame, n, err := s.readFrame(ctx)
+	if err != nil {
+		s.endOnce.Do(func() { close(s.inputEnded) })
+	}
+	return frame, n, err
+}
+
+func (s *Stream) readFrame(ctx context.Context) ([]byte, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err

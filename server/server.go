@@ -151,6 +151,12 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) *Conn {
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.Done() }
 
+// InputEnded is closed once the connection reads no more: the client ended
+// its input and the calls already read had Options.EndOfInputWait to answer.
+// A handler that waits on work of its own should stop it then: the
+// connection ends only when every handler has returned.
+func (c *Conn) InputEnded() <-chan struct{} { return c.stream.inputEnded }
+
 // Exited is closed when the client sent exit. A process serving stdio should
 // then end at once: the read loop may stay blocked on a stdin that the editor
 // never closes.

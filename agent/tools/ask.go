@@ -47,6 +47,11 @@ func askUser(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent
 	if err != nil {
 		return agent.ToolResult{Content: "Cancelled.", IsError: true}
 	}
+	if len(answers) == 0 {
+		// A dismissal (or a client that cannot show questions): the model
+		// must go on without, not wait or read an empty answer as one.
+		return agent.ToolResult{Content: "The user dismissed the questions without answering; decide without asking."}
+	}
 	var b strings.Builder
 	for _, a := range answers {
 		fmt.Fprintf(&b, "%s: %s\n", a.Question, a.Answer)

@@ -145,6 +145,10 @@ func TestAskUser(t *testing.T) {
 	if r := run(t, env, AskUserQuestion, map[string]any{"questions": qs}); r.Content != "Color?: blue\n" {
 		t.Fatalf("answer: %+v", r)
 	}
+	env.Ask = func(context.Context, []agent.Question) ([]agent.Answer, error) { return nil, nil }
+	if r := run(t, env, AskUserQuestion, map[string]any{"questions": qs}); r.IsError || !strings.Contains(r.Content, "dismissed") {
+		t.Fatalf("dismissed: %+v", r)
+	}
 	qs[0].Options = qs[0].Options[:1]
 	if r := run(t, env, AskUserQuestion, map[string]any{"questions": qs}); !r.IsError {
 		t.Fatalf("one option accepted: %+v", r)

@@ -31,7 +31,8 @@ func newKimiCmd(g *globalFlags, exit *int) *cobra.Command {
 interruptTurn, submitApproval, ping; events as notifications named after the
 event). --wire speaks kimi-cli's wire mode, protocol 1.10 (initialize,
 prompt, steer, cancel, set_plan_mode, replay; string ids), with kimi-cli's
-flags: --work-dir, --session, --continue, --model, --yolo. The model is
+flags: --work-dir, --session, --continue, --model, --yolo (--model and
+--yolo apply to --wire-stdio too). The model is
 kast's configured provider (KAST_PROVIDER=moonshot and MOONSHOT_API_KEY for
 Kimi models). Diagnostics go to stderr.`,
 		Args: cobra.NoArgs,
@@ -58,7 +59,7 @@ Kimi models). Diagnostics go to stderr.`,
 					Version: kastVersion()}).Options(kastVersion(), logger)
 				opts.EndOfInputWait = wireEndOfInputWait
 			} else {
-				opts = handlers.KimiIDE(p, kimi.IDEOptions{}).Options(kastVersion(), logger)
+				opts = handlers.KimiIDE(p, kimi.IDEOptions{Yolo: yolo}).Options(kastVersion(), logger)
 			}
 			*exit = serveKwardStdio(server.New(opts))
 			return nil
@@ -71,6 +72,6 @@ Kimi models). Diagnostics go to stderr.`,
 	f.StringVarP(&session, "session", "S", "", "with --wire: resume (or create) the session with this id")
 	f.BoolVarP(&cont, "continue", "C", false, "with --wire: resume the work folder's latest session")
 	f.StringVarP(&model, "model", "m", "", "the model of the configured provider")
-	f.BoolVarP(&yolo, "yolo", "y", false, "with --wire: approve every tool call")
+	f.BoolVarP(&yolo, "yolo", "y", false, "approve every tool call without asking")
 	return cmd
 }

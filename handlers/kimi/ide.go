@@ -30,6 +30,8 @@ type IDEOptions struct {
 	// ApprovalTimeout is how long an approval request waits before it is
 	// rejected; 0 means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// Yolo runs every tool call without asking (--yolo).
+	Yolo bool
 }
 
 // NewIDE returns the IDE projection over the runtime's sessions.
@@ -88,8 +90,11 @@ func (k *IDE) sendMessage(ctx context.Context, p *sendMessageParams) (*struct{},
 		text += "\n\n" + extra
 	}
 	c.expect(turnInput{text: p.Content, context: p.Context})
-	_, err = k.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn,
-		Approval: &agent.ApprovalPolicy{Ask: askKinds, Timeout: k.opts.ApprovalTimeout}})
+	pol := &agent.ApprovalPolicy{Ask: askKinds, Timeout: k.opts.ApprovalTimeout}
+	if k.opts.Yolo {
+		pol.Ask = []agent.ToolKind{}
+	}
+	_, err = k.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: pol})
 	if err != nil {
 		c.unexpect()
 		var ie *agent.InputError

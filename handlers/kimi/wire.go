@@ -82,6 +82,9 @@ func (w *Wire) initialize(ctx context.Context, p *initializeParams) (map[string]
 	if err != nil {
 		return nil, err
 	}
+	if c.running() != "" {
+		return nil, turnInProgress()
+	}
 	accepted, rejected := w.acceptTools(p.ExternalTools)
 	c.mu.Lock()
 	c.supportsQuestion = p.Capabilities.SupportsQuestion
@@ -132,6 +135,11 @@ func (w *Wire) prompt(ctx context.Context, p *promptParams) (map[string]any, err
 	select {
 	case <-t.Done():
 	case <-ctx.Done():
+		_, _ = w.mgr.CancelTurn(t.ID())
+		<-t.Done()
+	case <-c.conn.InputEnded():
+		// The client went away, as kimi-cli's stdin closing: the turn is
+		// cancelled, and the connection can end.
 		_, _ = w.mgr.CancelTurn(t.ID())
 		<-t.Done()
 	}
@@ -189,6 +197,10 @@ func (w *Wire) cancel(ctx context.Context, _ *struct{}) (map[string]any, error) 
 	return map[string]any{}, nil
 }
 
+func turnInProgress() error {
+	return serverError(CodeServerError, "TURN_IN_PROGRESS", "An agent turn is already in progress")
+}
+
 func noTurn() error {
 	return serverError(CodeServerError, "NO_TURN", "No agent turn is in progress")
 }
@@ -220,6 +232,9 @@ func (w *Wire) replay(ctx context.Context, _ *struct{}) (map[string]any, error) 
 	c, err := w.connOf(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if c.running() != "" {
+		return nil, turnInProgress()
 	}
 	events, requests, err := c.store.replay(func(method string, msg wireMessage) {
 		c.send(method, msg)

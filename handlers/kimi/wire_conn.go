@@ -108,7 +108,7 @@ func (c *wireConn) start(w *Wire, text string) (*agent.Turn, error) {
 	c.mu.Lock()
 	if c.turnID != "" {
 		c.mu.Unlock()
-		return nil, serverError(CodeServerError, "TURN_IN_PROGRESS", "An agent turn is already in progress")
+		return nil, turnInProgress()
 	}
 	c.turnID = "starting"
 	c.mu.Unlock()

@@ -187,12 +187,21 @@ func (s *wireStore) close() {
 }
 
 // requestTypes are the recorded messages that were requests.
-var requestTypes = map[string]bool{"ApprovalRequest": true, "QuestionRequest": true, "ToolCallRequest": true}
+var requestTypes = map[string]bool{"ApprovalRequest": true, "QuestionRequest": true, "ToolCallRequest": true, "HookRequest": true}
+
+// eventTypes are the event types of protocol 1.10 (ApprovalRequestResolved
+// is ApprovalResponse's name before 1.1). Replay skips any other type, as
+// kimi-cli skips records it cannot read: a newer writer's, say.
+var eventTypes = map[string]bool{"TurnBegin": true, "TurnEnd": true, "SteerInput": true, "StepBegin": true,
+	"StepInterrupted": true, "StepRetry": true, "CompactionBegin": true, "CompactionEnd": true, "MCPLoadingBegin": true,
+	"MCPLoadingEnd": true, "StatusUpdate": true, "Notification": true, "ContentPart": true, "ToolCall": true,
+	"ToolCallPart": true, "ToolResult": true, "ApprovalResponse": true, "ApprovalRequestResolved": true,
+	"SubagentEvent": true, "PlanDisplay": true, "BtwBegin": true, "BtwEnd": true, "HookTriggered": true, "HookResolved": true}
 
 // replay sends every recorded event, and every request whose resolution
 // was recorded (an approval nobody answered is not resurrected), as
 // notifications, so clients cannot answer them. Lines that do not parse,
-// and the metadata line, are skipped.
+// the metadata line and records of unknown types are skipped.
 func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, requests int, err error) {
 	f, err := os.Open(filepath.Join(s.dir, "wire.jsonl"))
 	if err != nil {
@@ -209,12 +218,13 @@ func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, r
 			Type    string          `json:"type"`
 			Payload json.RawMessage `json:"payload"`
 		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Message == nil || json.Unmarshal(rec.Message, &msg) != nil || msg.Type == "" {
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Message == nil || json.Unmarshal(rec.Message, &msg) != nil ||
+			!eventTypes[msg.Type] && !requestTypes[msg.Type] {
 			continue
 		}
 		var p map[string]any
 		_ = json.Unmarshal(msg.Payload, &p)
-		if msg.Type == "ApprovalResponse" {
+		if msg.Type == "ApprovalResponse" || msg.Type == "ApprovalRequestResolved" {
 			resolved[str(p, "request_id")] = true
 		}
 		msgs = append(msgs, wireMessage{Type: msg.Type, Payload: p})

@@ -92,6 +92,16 @@ func TestWireSessionResume(t *testing.T) {
 		t.Fatalf("state.json: %s", raw)
 	}
 
+	// Records a newer writer added, of types this one does not know, are
+	// skipped when the session is restored.
+	kast, _ := state["kast_session"].(string)
+	f, err := os.OpenFile(kast, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("the engine's session file %q: %v", kast, err)
+	}
+	_, _ = f.WriteString(`{"type":"micro_compaction.apply","id":"x1","parentId":null,"payload":{}}` + "\n")
+	f.Close()
+
 	// --continue finds it again; the model's next request carries the
 	// earlier conversation, and plan mode is remembered.
 	c2, _ := wireServer(t, kimi.WireOptions{WorkDir: work, Continue: true})
@@ -106,8 +116,9 @@ func TestWireSessionResume(t *testing.T) {
 	}
 }
 
-// Replay skips lines it cannot read and never resurrects an approval whose
-// resolution was not recorded (a crash or cancel before it).
+// Replay skips lines it cannot read and records of types it does not know
+// (a newer kimi's), and never resurrects an approval whose resolution was
+// not recorded (a crash or cancel before it).
 func TestWireReplaySkipsUnresolvedAndUnknown(t *testing.T) {
 	data := testEnv(t, "")
 	work := t.TempDir()
@@ -130,8 +141,13 @@ not json at all
 	}
 	c, _ := wireServer(t, kimi.WireOptions{WorkDir: work, SessionID: "old"})
 	got := call(t, c, "r1", "replay", nil)
-	if got["events"] != float64(3) || got["requests"] != float64(1) {
-		t.Fatalf("replay %v: want 3 events (an unknown type passes through) and 1 request", got)
+	if got["events"] != float64(2) || got["requests"] != float64(1) {
+		t.Fatalf("replay %v: want 2 events (the unknown type is skipped, as kimi-cli skips it) and 1 request", got)
+	}
+	for _, m := range c.Notifications("event") {
+		if strings.Contains(string(m.Params), "micro_compaction") {
+			t.Fatal("a record of an unknown type was replayed")
+		}
 	}
 	requests := c.Notifications("request")
 	if len(requests) != 1 {
