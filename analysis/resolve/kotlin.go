@@ -139,11 +139,22 @@ func (r *Resolver) aliasBase(name string) string {
 }
 
 // ownExtensions are the extensions of the class called typeName, seen as
-// members inside it: they come before its supertypes' members.
+// members inside it: they come before its supertypes' members. A call
+// also sees the extensions of its supertypes beside them: the arguments
+// choose among them (bindOverloads).
 func (r *Resolver) ownExtensions(typeName string, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, m := range r.methodsNamed(ref.Name) {
 		if m.receiver == typeName {
+			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
+		}
+	}
+	if len(out) == 0 || ref.Role&analysis.RoleCall == 0 {
+		return out
+	}
+	supers := r.supersOf(typeName).names
+	for _, m := range r.methodsNamed(ref.Name) {
+		if supers[m.receiver] {
 			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
 		}
 	}

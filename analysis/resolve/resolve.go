@@ -79,6 +79,7 @@ type Resolver struct {
 	chains       map[chainKey][]Candidate
 	written      map[chainKey][]string
 	supers       map[DefID][]TypeEdge
+	superSets    map[string]superSet
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -120,6 +121,7 @@ func New(ws Workspace) *Resolver {
 		chains:       map[chainKey][]Candidate{},
 		written:      map[chainKey][]string{},
 		supers:       map[DefID][]TypeEdge{},
+		superSets:    map[string]superSet{},
 	}
 }
 

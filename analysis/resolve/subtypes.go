@@ -1,0 +1,175 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Subtyping for overload binding: an argument whose written type is a class
+// of the workspace fits a parameter of one of its supertypes, read from the
+// class headers (Kotlin and Java), and no parameter of an unrelated class of
+// the workspace: a library class cannot extend one. The standard
+// collections' and boxes' own hierarchy is known without their sources.
+
+// libSupers lists, for the standard types a project never declares, the
+// supertypes an argument of them is passed as.
+var libSupers = map[string][]string{
+	"String":             {"CharSequence", "Comparable"},
+	"StringBuilder":      {"CharSequence", "Appendable"},
+	"Int":                {"Number", "Comparable"},
+	"Long":               {"Number", "Comparable"},
+	"Double":             {"Number", "Comparable"},
+	"Float":              {"Number", "Comparable"},
+	"Short":              {"Number", "Comparable"},
+	"Byte":               {"Number", "Comparable"},
+	"Integer":            {"Number", "Comparable"},
+	"Collection":         {"Iterable"},
+	"List":               {"Collection", "Iterable"},
+	"Set":                {"Collection", "Iterable"},
+	"MutableIterable":    {"Iterable"},
+	"MutableCollection":  {"Collection", "Iterable", "MutableIterable"},
+	"MutableList":        {"List", "Collection", "Iterable", "MutableCollection", "MutableIterable"},
+	"MutableSet":         {"Set", "Collection", "Iterable", "MutableCollection", "MutableIterable"},
+	"ArrayList":          {"List", "Collection", "Iterable", "MutableList", "MutableCollection", "MutableIterable", "AbstractList"},
+	"LinkedList":         {"List", "Collection", "Iterable", "MutableList", "MutableCollection", "MutableIterable", "Deque", "Queue"},
+	"HashSet":            {"Set", "Collection", "Iterable", "MutableSet", "MutableCollection", "MutableIterable"},
+	"LinkedHashSet":      {"Set", "Collection", "Iterable", "MutableSet", "MutableCollection", "MutableIterable", "HashSet"},
+	"TreeSet":            {"Set", "Collection", "Iterable", "MutableSet", "MutableCollection", "MutableIterable", "SortedSet"},
+	"AbstractList":       {"List", "Collection", "Iterable", "AbstractCollection"},
+	"AbstractSet":        {"Set", "Collection", "Iterable", "AbstractCollection"},
+	"AbstractCollection": {"Collection", "Iterable"},
+	"MutableMap":         {"Map"},
+	"HashMap":            {"Map", "MutableMap"},
+	"LinkedHashMap":      {"Map", "MutableMap", "HashMap"},
+	"TreeMap":            {"Map", "MutableMap", "SortedMap"},
+	"AbstractMap":        {"Map"},
+}
+
+// boxes pairs Java's primitives with their boxes: a call may pass one as
+// the other, though an overload taking it as it is comes first.
+var boxes = map[[2]string]bool{
+	{"int", "Integer"}: true, {"long", "Long"}: true, {"double", "Double"}: true, {"float", "Float"}: true,
+	{"boolean", "Boolean"}: true, {"char", "Character"}: true, {"short", "Short"}: true, {"byte", "Byte"}: true,
+}
+
+// superSet is what the workspace says of a type name's supertypes.
+type superSet struct {
+	names map[string]bool // base names of every supertype, transitively
+	known bool            // a Kotlin or Java class of the workspace has the name
+}
+
+// supersOf collects the supertypes of the Kotlin and Java types called
+// name, through their headers' names, once per resolver.
+func (r *Resolver) supersOf(name string) superSet {
+	return memo(&r.mu, r.superSets, name, func(name string) superSet {
+		s := superSet{names: map[string]bool{}}
+		for _, l := range libSupers[name] {
+			s.names[l] = true
+		}
+		queue := []string{name}
+		for depth := 0; len(queue) > 0 && depth < 4*maxDepth; depth++ {
+			next := queue[0]
+			queue = queue[1:]
+			for _, e := range r.defs(next) {
+				if !overloadLangs[e.Lang] || !e.Kind.IsType() || e.Kind == analysis.KindTypeAlias {
+					continue
+				}
+				if next == name {
+					s.known = true
+				}
+				g := r.file(e.Path)
+				for _, st := range g.Supertypes {
+					if st.Def != e.Index {
+						continue
+					}
+					b := baseTypeName(st.Name)
+					if s.names[b] {
+						continue
+					}
+					s.names[b] = true
+					for _, l := range libSupers[b] {
+						s.names[l] = true
+					}
+					queue = append(queue, b)
+				}
+			}
+		}
+		return s
+	})
+}
+
+// isTypeParameter reports whether a Kotlin or Java type parameter of the
+// workspace is called name: such a parameter type may take anything.
+func (r *Resolver) isTypeParameter(name string) bool {
+	if len(name) <= 1 {
+		return true
+	}
+	for _, e := range r.defs(name) {
+		if e.Kind == analysis.KindTypeParameter {
+			return true
+		}
+	}
+	return false
+}
+
+// argFit is 1 when an argument of the written type arg fits a parameter of
+// type param exactly, 3 when it fits as a subtype, 2 when it fits by Java's
+// boxing, 0 when it may fit and -1 when it cannot.
+func (r *Resolver) argFit(arg, param string) int {
+	param = strings.TrimSpace(param)
+	if param == "" || strings.Contains(param, "->") || strings.Contains(arg, "->") {
+		return 0
+	}
+	a := baseTypeName(strings.TrimSuffix(arg, "?"))
+	p := baseTypeName(strings.TrimSuffix(param, "?"))
+	if alias := r.aliasBase(p); alias != "" {
+		p = alias
+	}
+	if alias := r.aliasBase(a); alias != "" {
+		a = alias
+	}
+	switch {
+	case a == p:
+		return 1
+	case p == "Any" || p == "Object" || r.isTypeParameter(p) || r.isTypeParameter(a) || a == "":
+		return 0
+	case boxes[[2]string{a, p}] || boxes[[2]string{p, a}]:
+		return 2
+	}
+	sup := r.supersOf(a)
+	if sup.names[p] {
+		return 3
+	}
+	if ps := r.supersOf(p); ps.known {
+		if ps.names[a] {
+			// A supertype's value may have been narrowed by a smart cast.
+			return 0
+		}
+		// A class of the workspace: only its own subclasses, all in the
+		// workspace, fit it.
+		return -1
+	}
+	switch {
+	case collectionTypes[p]:
+		if collectionTypes[a] || valueTypes[a] || sup.known && !someCollection(sup.names) {
+			return -1
+		}
+	case valueTypes[a] || valueTypes[p]:
+		if !literalSupertypes[p] {
+			return -1
+		}
+	}
+	return 0
+}
+
+// someCollection reports whether a set of supertypes holds a collection,
+// through which a class may be the collection a parameter asks for.
+func someCollection(names map[string]bool) bool {
+	for n := range names {
+		if collectionTypes[n] || strings.HasPrefix(n, "Abstract") || strings.HasPrefix(n, "Mutable") {
+			return true
+		}
+	}
+	return false
+}
