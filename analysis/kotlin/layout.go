@@ -20,7 +20,7 @@ func init() { Syntax.SetRewrite(joinConstructorLines) }
 
 var (
 	// ctorLine is the start of a line that begins a primary constructor.
-	ctorLine = regexp.MustCompile(`^[ \t]*((private|internal|protected|public|@[\w.]+(\([^)\n]*\))?)[ \t]+)*constructor[ \t]*\(`)
+	ctorLine = regexp.MustCompile(`^[ \t]*((private|internal|protected|public|actual|expect|@[\w.]+(\([^)\n]*\))?)[ \t]+)*constructor[ \t]*\(`)
 	// classHeaderEnd is the end of a line that ends with a class's name.
 	classHeaderEnd = regexp.MustCompile(`\bclass[ \t]+\w+[ \t]*(<[^\n]*>)?[ \t]*\r?$`)
 )
