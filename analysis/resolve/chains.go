@@ -161,19 +161,29 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 	return out
 }
 
-// literalType is the type of a Kotlin or Java literal qualifier, or "".
+// literalType is the type of a Kotlin or Java literal qualifier, or "":
+// a chain that starts with a literal ("ab".encodeUtf8()) is not one.
 func literalType(q string) string {
 	if q == "" {
 		return ""
 	}
-	switch c := q[0]; {
+	switch c, last := q[0], q[len(q)-1]; {
 	case c == '"':
+		if len(q) < 2 || last != '"' {
+			return ""
+		}
 		return "String"
 	case c == '\'':
+		if len(q) < 2 || last != '\'' {
+			return ""
+		}
 		return "Char"
 	case q == "true" || q == "false":
 		return "Boolean"
 	case c >= '0' && c <= '9':
+		if strings.ContainsAny(q, "()") {
+			return ""
+		}
 		lower := strings.ToLower(q)
 		switch {
 		case strings.HasSuffix(lower, "ul"):
@@ -258,6 +268,11 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 		return t
 	}
 	t = r.writtenTypesOf(f, ref, depth)
+	if len(t) == 0 && (f.Lang == "kotlin" || f.Lang == "java") {
+		if s := stdlibType(ref.Qualifier); s != "" {
+			t = []string{s}
+		}
+	}
 	r.mu.Lock()
 	r.written[key] = t
 	r.mu.Unlock()
@@ -316,6 +331,36 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 		}
 	}
 	return out
+}
+
+// stdlibType is the type of a chain that ends in one of the standard
+// library's conversions or sizes (x.toLong(), s.length), whose sources
+// the workspace does not hold, or "".
+func stdlibType(q string) string {
+	q = strings.TrimSpace(q)
+	call := strings.HasSuffix(q, "()")
+	q = strings.TrimSuffix(q, "()")
+	dot := strings.LastIndexByte(q, '.')
+	if dot <= 0 {
+		return ""
+	}
+	name := q[dot+1:]
+	if call {
+		return conversions[name]
+	}
+	switch name {
+	case "length", "size", "code":
+		return "Int"
+	}
+	return ""
+}
+
+// conversions are the standard library's conversion functions and the
+// types they return, whatever their receiver.
+var conversions = map[string]string{
+	"toByte": "Byte", "toShort": "Short", "toInt": "Int", "toLong": "Long", "toFloat": "Float",
+	"toDouble": "Double", "toChar": "Char", "toString": "String", "toUByte": "UByte", "toUInt": "UInt",
+	"toULong": "ULong", "toUShort": "UShort", "toCharArray": "CharArray", "toBoolean": "Boolean",
 }
 
 // valueTypes infers the types of a Kotlin local or lambda parameter from
