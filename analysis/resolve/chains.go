@@ -87,6 +87,10 @@ type chainKey struct {
 	path, chain      string
 	scope, enclosing int32
 	call             bool
+	// depth is part of the key: an answer cut short by the depth bound,
+	// or by a chain that needs its own type, must not stand for one
+	// asked with more room (answers would depend on the order of queries).
+	depth int
 }
 
 // callResultTypes infers the types a call of callee returns.
@@ -94,7 +98,7 @@ func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, call
 	if depth > maxDepth {
 		return nil
 	}
-	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true}
+	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true, depth}
 	r.mu.Lock()
 	c, ok := r.chains[key]
 	if !ok {
@@ -257,7 +261,7 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 // writtenTypes is the written type of a qualifier: a literal's, or the
 // declared type of the variable or the return type of the call it names.
 func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
-	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false}
+	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false, depth}
 	r.mu.Lock()
 	t, ok := r.written[key]
 	if !ok {

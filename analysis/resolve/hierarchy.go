@@ -147,12 +147,12 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 		// Kotlin and Java look inherited overloads up at every call of a
 		// member: a type's supertypes are resolved once per resolver.
 		r.mu.Lock()
-		edges, ok := r.supers[def]
+		edges, ok := r.supers[superKey{def, depth}]
 		r.mu.Unlock()
 		if !ok {
 			edges = r.supertypesOf(f, def, depth)
 			r.mu.Lock()
-			r.supers[def] = edges
+			r.supers[superKey{def, depth}] = edges
 			r.mu.Unlock()
 		}
 		out := slices.Clone(edges)
@@ -162,6 +162,12 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 		return out
 	}
 	return r.supertypesOf(f, def, depth)
+}
+
+// superKey is what a type's resolved supertypes depend on.
+type superKey struct {
+	def   DefID
+	depth int
 }
 
 func (r *Resolver) supertypesOf(f *analysis.FileFacts, def DefID, depth int) []TypeEdge {

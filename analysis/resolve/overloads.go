@@ -76,7 +76,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			return c
 		}
 		if params, ok := signatureParams(d); ok {
-			fits[i] = fitArgs(f.Lang, r.inheritDefaults(c[i].Def, d, params), args, r.argFit)
+			fits[i] = fitArgs(f.Lang, r.inheritDefaults(c[i].Def, d, params), args, func(a, p string) int { return r.argFit(f, a, p) })
 			shapes[i] = paramShape(params)
 		} else {
 			// Unknown parameters may fit anything, as well as any other.
@@ -108,10 +108,13 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			}
 		}
 	}
-	if len(best) == 0 || len(best) == n {
-		// No overload fits (the shape or a signature is misread) or all
-		// fit alike: the tie stands.
+	if len(best) == 0 {
+		// No overload fits: the shape or a signature is misread.
 		return c
+	}
+	if len(best) == n {
+		// All fit alike: the tie stands, the most specific first.
+		return r.specificFirst(c)
 	}
 	out := make([]Candidate, 0, len(c))
 	for i, x := range c {
@@ -135,7 +138,56 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		}
 		return 0
 	})
-	return out
+	return r.specificFirst(out)
+}
+
+// specificFirst orders the tied best overloads of c so that one whose
+// parameter types are all subtypes of another's comes before it: when the
+// arguments fit both, Kotlin and Java call the more specific. They stay
+// tied, and their references ambiguous.
+func (r *Resolver) specificFirst(c []Candidate) []Candidate {
+	n := 0
+	for n < len(c) && c[n].Confidence == c[0].Confidence {
+		n++
+	}
+	if n < 2 || n > 16 {
+		return c
+	}
+	params := make([][]param, n)
+	for i := range n {
+		d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]
+		p, ok := signatureParams(d)
+		if !ok || !isCallable(d.Kind) {
+			return c
+		}
+		params[i] = p
+	}
+	moreSpecific := func(a, b []param) bool {
+		if len(a) != len(b) || len(a) == 0 {
+			return false
+		}
+		strict := false
+		for k := range a {
+			switch r.argFit(nil, a[k].typ, b[k].typ) {
+			case 1:
+			case 3:
+				strict = true
+			default:
+				return false
+			}
+		}
+		return strict
+	}
+	score := make(map[DefID]int, n)
+	for i := range n {
+		for j := range n {
+			if i != j && moreSpecific(params[i], params[j]) {
+				score[c[i].Def]++
+			}
+		}
+	}
+	slices.SortStableFunc(c[:n], func(a, b Candidate) int { return score[b.Def] - score[a.Def] })
+	return c
 }
 
 func isCallable(k analysis.Kind) bool {

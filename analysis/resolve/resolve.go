@@ -78,7 +78,7 @@ type Resolver struct {
 	aliases      map[string]string
 	chains       map[chainKey][]Candidate
 	written      map[chainKey][]string
-	supers       map[DefID][]TypeEdge
+	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
 }
 
@@ -120,7 +120,7 @@ func New(ws Workspace) *Resolver {
 		aliases:      map[string]string{},
 		chains:       map[chainKey][]Candidate{},
 		written:      map[chainKey][]string{},
-		supers:       map[DefID][]TypeEdge{},
+		supers:       map[superKey][]TypeEdge{},
 		superSets:    map[string]superSet{},
 	}
 }

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -99,24 +100,56 @@ func (r *Resolver) supersOf(name string) superSet {
 	})
 }
 
-// isTypeParameter reports whether a Kotlin or Java type parameter of the
-// workspace is called name: such a parameter type may take anything.
-func (r *Resolver) isTypeParameter(name string) bool {
-	if len(name) <= 1 {
-		return true
+// supersIn is supersOf, with the classes of file f declared in bodies,
+// which the workspace's name tables may leave out.
+func (r *Resolver) supersIn(f *analysis.FileFacts, name string) superSet {
+	s := r.supersOf(name)
+	if f == nil {
+		return s
 	}
+	var local []int32
+	for _, i := range r.named(f, name) {
+		if f.Defs[i].Kind.IsType() && DeclaredInBody(f, i) {
+			local = append(local, i)
+		}
+	}
+	if len(local) == 0 {
+		return s
+	}
+	out := superSet{names: maps.Clone(s.names), known: true}
+	for _, i := range local {
+		for _, st := range f.Supertypes {
+			if st.Def != i {
+				continue
+			}
+			b := baseTypeName(st.Name)
+			out.names[b] = true
+			for n := range r.supersOf(b).names {
+				out.names[n] = true
+			}
+		}
+	}
+	return out
+}
+
+// isTypeParameter reports whether a Kotlin or Java type parameter of the
+// workspace is called name, or nothing else is and the name is one letter:
+// such a parameter type may take anything.
+func (r *Resolver) isTypeParameter(name string) bool {
+	typ := false
 	for _, e := range r.defs(name) {
 		if e.Kind == analysis.KindTypeParameter {
 			return true
 		}
+		typ = typ || e.Kind.IsType()
 	}
-	return false
+	return len(name) <= 1 && !typ
 }
 
 // argFit is 1 when an argument of the written type arg fits a parameter of
 // type param exactly, 3 when it fits as a subtype, 2 when it fits by Java's
 // boxing, 0 when it may fit and -1 when it cannot.
-func (r *Resolver) argFit(arg, param string) int {
+func (r *Resolver) argFit(f *analysis.FileFacts, arg, param string) int {
 	param = strings.TrimSpace(param)
 	if param == "" || strings.Contains(param, "->") || strings.Contains(arg, "->") {
 		return 0
@@ -132,12 +165,15 @@ func (r *Resolver) argFit(arg, param string) int {
 	switch {
 	case a == p:
 		return 1
-	case p == "Any" || p == "Object" || r.isTypeParameter(p) || r.isTypeParameter(a) || a == "":
+	case p == "Any" || p == "Object" || r.isTypeParameter(p) || a == "":
 		return 0
 	case boxes[[2]string{a, p}] || boxes[[2]string{p, a}]:
 		return 2
 	}
-	sup := r.supersOf(a)
+	sup := r.supersIn(f, a)
+	if !sup.known && r.isTypeParameter(a) {
+		return 0
+	}
 	if sup.names[p] {
 		return 3
 	}
