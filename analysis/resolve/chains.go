@@ -95,7 +95,7 @@ type chainKey struct {
 
 // callResultTypes infers the types a call of callee returns.
 func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true, depth}
@@ -291,7 +291,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {
 		return []string{name}
 	}
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	qref := ref
@@ -412,7 +412,7 @@ func firstTypeArg(t string) string {
 // name of the function or constructor the call binds to.
 func (r *Resolver) namedArgument(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	callee := ref.Qualifier[1 : len(ref.Qualifier)-1]
-	if !isName(callee) || depth > maxDepth {
+	if !isName(callee) || r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	cref := ref

@@ -24,7 +24,7 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
 	// fmt.Println) gives members no surer than guesses, which an imported
 	// module beats: look there first, sparing the guesses' resolution.
-	if q := plainQualifier(ref.Qualifier); q != "" && depth+1 <= maxDepth {
+	if q := plainQualifier(ref.Qualifier); q != "" && !r.tooDeep(f.Lang, depth+1) {
 		qref := ref
 		qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
 		if len(r.unqualified(f, qref, depth+1)) == 0 {
@@ -218,7 +218,7 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	out := best(r.resolve(f, ref, depth+1))
 	if f.Lang == "kotlin" && len(out) > 0 {
-		if g := r.file(out[0].Def.Path); len(out) == 1 && depth < maxDepth {
+		if g := r.file(out[0].Def.Path); len(out) == 1 && !r.tooDeep(f.Lang, depth+1) {
 			// A type parameter stands for its upper bound.
 			if d := g.Defs[out[0].Def.Index]; d.Kind == analysis.KindTypeParameter && d.TypeName != "" && baseTypeName(d.TypeName) != name {
 				return r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
@@ -234,7 +234,7 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 // its companion object, declared outside with t as receiver (Go methods,
 // Kotlin extensions, Rust impls), or inherited.
 func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(r.file(t.Path).Lang, depth) {
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
@@ -255,7 +255,7 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	g := r.file(t.Path)
 	d := g.Defs[t.Index]
-	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
+	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth) {
 		return nil
 	}
 	alias := g.Lang == "kotlin" || strings.Contains(d.Signature, "=")
@@ -336,7 +336,7 @@ func isCompanion(f *analysis.FileFacts, i int32) bool {
 // supertype costs its resolution's confidence only when that is a guess:
 // a deep hierarchy of confidently resolved types is as sure as a shallow one.
 func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(r.file(t.Path).Lang, depth) {
 		return nil
 	}
 	var out []Candidate

@@ -306,10 +306,24 @@ func refAt(f *analysis.FileFacts, offset int) int32 {
 // supertypes.
 const maxDepth = 6
 
+// maxDepthJVM is maxDepth for Kotlin and Java, whose members are often
+// reached through a variable's value and then three or four supertypes
+// (a test's command, its base classes, the interface an extension is on).
+const maxDepthJVM = 9
+
+// tooDeep reports whether recursion at depth has gone past the bound of
+// the language of the file at path.
+func (r *Resolver) tooDeep(lang string, depth int) bool {
+	if overloadLangs[lang] {
+		return depth > maxDepthJVM
+	}
+	return depth > maxDepth
+}
+
 // resolve runs the stages in order of precedence and returns the first
 // stage's candidates.
 func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	if ref.Role&analysis.RoleImport != 0 {
