@@ -155,6 +155,15 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 			if d.Container != analysis.None {
 				out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 			}
+		case cref.Qualifier != "" && returnsReceiver(g, c.Def.Index):
+			// `fun <T> T.configure(): T` returns its receiver, whatever
+			// its class: `C().configure()` is a C.
+			qref := cref
+			qref.Role = analysis.RoleRead
+			for _, t := range r.receiverTypes(f, qref, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
@@ -163,6 +172,18 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 		}
 	}
 	return out
+}
+
+// returnsReceiver reports whether Kotlin function i of g returns its
+// receiver's type: both are the same type parameter of the function.
+func returnsReceiver(g *analysis.FileFacts, i int32) bool {
+	d := g.Defs[i]
+	if g.Lang != "kotlin" || d.Receiver == "" || d.TypeName == "" {
+		return false
+	}
+	base := baseTypeName(d.Receiver)
+	return baseTypeName(d.TypeName) == base && strings.TrimSpace(d.TypeName) == strings.TrimSpace(d.Receiver) &&
+		declaresTypeParam(g, i, base)
 }
 
 // literalType is the type of a Kotlin or Java literal qualifier, or "":
@@ -222,14 +243,51 @@ func declaresTypeParam(f *analysis.FileFacts, i int32, name string) bool {
 
 // genericExtensions finds the Kotlin extensions called name whose receiver
 // is a type parameter, which any receiver has: less sure than a member.
-func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64) []Candidate {
+// On a receiver of the class called on (or "" when unknown), one whose
+// type parameter is bounded (`fun <T : Command> T.parse()`) is as sure as
+// a member when the class is within the bound, and left out when the
+// class is a workspace class outside it.
+func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64, on string) []Candidate {
 	var out []Candidate
 	for _, m := range r.methodsNamed(name) {
-		if m.generic {
-			out = r.add(out, m.id.Path, m.id.Index, conf*0.9, ViaMember, role)
+		if !m.generic {
+			continue
 		}
+		c := conf * 0.9
+		if bound := r.receiverBound(m); bound != "" && on != "" {
+			switch sup := r.supersOf(on); {
+			case on == bound || sup.names[bound]:
+				c = conf
+			case sup.known:
+				continue
+			}
+		}
+		out = r.add(out, m.id.Path, m.id.Index, c, ViaMember, role)
 	}
 	return out
+}
+
+// receiverBound is the base name of the upper bound of a generic
+// extension's receiver type parameter, through bounds that are type
+// parameters themselves (`<T : Command<T>, C : T> C.f()`), or "".
+func (r *Resolver) receiverBound(m method) string {
+	g := r.file(m.id.Path)
+	d := g.Defs[m.id.Index]
+	name := m.receiver
+	for range 4 {
+		bound := ""
+		for _, p := range g.Defs {
+			if p.Kind == analysis.KindTypeParameter && p.Name == name && p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End {
+				bound = baseTypeName(p.TypeName)
+				break
+			}
+		}
+		if bound == "" || !declaresTypeParam(g, m.id.Index, bound) {
+			return bound
+		}
+		name = bound
+	}
+	return ""
 }
 
 // extensionsOnWritten finds extensions for `q.name` where q's type is
@@ -253,7 +311,7 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 		if len(written) == 0 {
 			conf = 0.65
 		}
-		out = r.genericExtensions(ref.Name, ref.Role, conf)
+		out = r.genericExtensions(ref.Name, ref.Role, conf, "")
 	}
 	return out
 }

@@ -305,7 +305,7 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		}
 	}
 	if len(out) == 0 && g.Lang == "kotlin" {
-		out = r.genericExtensions(name, role, conf)
+		out = r.genericExtensions(name, role, conf, typeName)
 	}
 	return out
 }
