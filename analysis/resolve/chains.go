@@ -346,6 +346,9 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 	if t := literalType(q); t != "" {
 		return []string{t}
 	}
+	if t := narrowedType(f, ref, q); t != "" {
+		return []string{t}
+	}
 	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {
 		return []string{name}
 	}

@@ -18,7 +18,7 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
-	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") {
+	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") && asCastType(ref.Qualifier) == "" {
 		return r.namedArgument(f, ref, depth)
 	}
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
@@ -84,6 +84,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	}
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
+	}
+	if t := narrowedType(f, ref, q); t != "" {
+		if out := r.typesNamed(f, t, ref.Scope, ref.Span, depth+1); len(out) > 0 {
+			return out
+		}
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" {
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
