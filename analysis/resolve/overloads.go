@@ -527,6 +527,7 @@ func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c 
 	// The distance of each implicit receiver: enclosing types and extension
 	// receivers nearest first, a supertype one further than its subtype.
 	receivers := map[string]int{}
+	written := map[string]string{} // an extension receiver's type as written
 	at := func(name string, dist int) {
 		if old, ok := receivers[name]; !ok || dist < old {
 			receivers[name] = dist
@@ -541,6 +542,9 @@ func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c 
 			name = d.Name
 		case d.Receiver != "":
 			name = baseTypeName(d.Receiver)
+			if _, ok := written[name]; !ok {
+				written[name] = d.Receiver
+			}
 		default:
 			continue
 		}
@@ -555,10 +559,20 @@ func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c 
 		}
 		dist += 2
 	}
+	// An extension on a typealias is on the type it stands for.
+	recvName := func(d analysis.Def) string {
+		b := baseTypeName(d.Receiver)
+		if _, ok := receivers[b]; !ok && f.Lang == "kotlin" {
+			if a := r.aliasBase(b); a != "" {
+				return a
+			}
+		}
+		return b
+	}
 	nearest := -1
 	for _, x := range c[:n] {
 		if d := r.file(x.Def.Path).Defs[x.Def.Index]; d.Receiver != "" {
-			if k, ok := receivers[baseTypeName(d.Receiver)]; ok && (nearest < 0 || k < nearest) {
+			if k, ok := receivers[recvName(d)]; ok && (nearest < 0 || k < nearest) {
 				nearest = k
 			}
 		}
@@ -568,13 +582,14 @@ func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c 
 	}
 	recvDist := func(x Candidate) (int, bool) {
 		d := r.file(x.Def.Path).Defs[x.Def.Index]
-		k, ok := receivers[baseTypeName(d.Receiver)]
-		if d.Receiver == "" || !ok || k != nearest && k != nearest+1 {
+		k, ok := receivers[recvName(d)]
+		if d.Receiver == "" || !ok || k != nearest && k != nearest+1 ||
+			typeArgsClash(d.Receiver, written[baseTypeName(d.Receiver)]) {
 			return 0, false
 		}
 		return k - nearest, true
 	}
-	if nearest < 0 {
+	if nearest < 0 || !slices.ContainsFunc(c[:n], func(x Candidate) bool { _, ok := recvDist(x); return ok }) {
 		return c, n, nil
 	}
 	out := c[:0:0]
@@ -666,6 +681,41 @@ func (r *Resolver) inheritedOverloads(t DefID, declared []Candidate, name string
 			c.Confidence = conf
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// typeArgsClash reports whether an extension declared on the written type
+// decl cannot take a receiver of the written type actual, the same class
+// with other type arguments: `OptionWithValues<Boolean, Boolean, Boolean>`
+// takes no `OptionWithValues<T?, T, T>`. Only arguments that are value
+// types (Boolean, String, Int…) are compared.
+func typeArgsClash(decl, actual string) bool {
+	da, aa := typeArgs(decl), typeArgs(actual)
+	if len(da) == 0 || len(da) != len(aa) {
+		return false
+	}
+	for i := range da {
+		d, a := da[i], aa[i]
+		if valueTypes[strings.TrimSuffix(d, "?")] && a != "*" && a != d {
+			return true
+		}
+	}
+	return false
+}
+
+// typeArgs splits the type arguments of a written type, without variance.
+func typeArgs(t string) []string {
+	open := strings.IndexByte(t, '<')
+	if open < 0 || !strings.HasSuffix(strings.TrimSpace(t), ">") {
+		return nil
+	}
+	inner := strings.TrimSpace(t)[open+1 : len(strings.TrimSpace(t))-1]
+	var out []string
+	for _, a := range splitParams(inner) {
+		a = strings.TrimSpace(a)
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "out "), "in ")
+		out = append(out, strings.ReplaceAll(a, " ", ""))
 	}
 	return out
 }
