@@ -76,6 +76,8 @@ type CallSite struct {
 	Span       analysis.Span
 	Confidence float64
 	Uncertain  bool
+	// Ambiguous is set when the call ties as surely to another overload.
+	Ambiguous bool
 }
 
 // Callers lists the call sites of def with their calling definitions.
@@ -90,7 +92,7 @@ func (r *Resolver) Callers(def DefID) []CallSite {
 			if c.Ref == ref.Ref.Index {
 				out = append(out, CallSite{
 					Caller: DefID{ref.Ref.Path, c.Caller}, Site: ref.Ref, Span: ref.Span,
-					Confidence: ref.Confidence, Uncertain: ref.Uncertain,
+					Confidence: ref.Confidence, Uncertain: ref.Uncertain, Ambiguous: ref.Ambiguous,
 				})
 			}
 		}

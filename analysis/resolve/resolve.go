@@ -267,7 +267,7 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 		return nil
 	}
 	ref := f.Refs[id.Index]
-	return r.preferActual(r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0))))
+	return r.preferActual(r.bindOverloads(f, ref, r.javaConstructors(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
