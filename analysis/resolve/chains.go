@@ -255,8 +255,10 @@ func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float
 		}
 		c := conf * 0.9
 		if bound := r.receiverBound(m); bound != "" && on != "" {
-			switch sup := r.supersOf(on); {
-			case on == bound || sup.names[bound]:
+			sup := r.supersOf(on)
+			_, within := sup.names[bound]
+			switch {
+			case on == bound || within:
 				c = conf
 			case sup.known:
 				continue

@@ -154,7 +154,7 @@ func (r *Resolver) ownExtensions(typeName string, ref analysis.Ref) []Candidate 
 	}
 	supers := r.supersOf(typeName).names
 	for _, m := range r.methodsNamed(ref.Name) {
-		if supers[m.receiver] {
+		if _, ok := supers[m.receiver]; ok {
 			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
 		}
 	}

@@ -168,9 +168,9 @@ func (r *Resolver) specificFirst(c []Candidate) []Candidate {
 		}
 		strict := false
 		for k := range a {
-			switch r.argFit(nil, a[k].typ, b[k].typ) {
-			case 1:
-			case 3:
+			switch v := r.argFit(nil, a[k].typ, b[k].typ); {
+			case v == 1:
+			case v >= 3:
 				strict = true
 			default:
 				return false
@@ -341,14 +341,14 @@ func fitArgs(lang string, params []param, args []arg, typeFit func(arg, param st
 		case 2:
 			out.evidence++
 			out.penalty++
-		case 3:
-			out.evidence++
-			out.distance++
-		default:
+		case 0:
 			if t := strings.TrimSpace(params[p].typ); t != "Any" && t != "Any?" && t != "Object" {
 				out.unsure = true
 				out.unknown += strings.ReplaceAll(t, " ", "") + ";"
 			}
+		default: // a subtype, lit-2 steps below the parameter's type
+			out.evidence++
+			out.distance += lit - 2
 		}
 	}
 	for i, p := range params {

@@ -56,27 +56,38 @@ var boxes = map[[2]string]bool{
 
 // superSet is what the workspace says of a type name's supertypes.
 type superSet struct {
-	names map[string]bool // base names of every supertype, transitively
-	known bool            // a Kotlin or Java class of the workspace has the name
+	names map[string]int // base names of every supertype, transitively, with their distance
+	known bool           // a Kotlin or Java class of the workspace has the name
 }
 
 // supersOf collects the supertypes of the Kotlin and Java types called
 // name, through their headers' names, once per resolver.
 func (r *Resolver) supersOf(name string) superSet {
 	return memo(&r.mu, r.superSets, name, func(name string) superSet {
-		s := superSet{names: map[string]bool{}}
-		for _, l := range libSupers[name] {
-			s.names[l] = true
+		s := superSet{names: map[string]int{}}
+		add := func(n string, dist int) bool {
+			if old, ok := s.names[n]; ok && old <= dist || n == name {
+				return false
+			}
+			s.names[n] = dist
+			return true
 		}
-		queue := []string{name}
-		for depth := 0; len(queue) > 0 && depth < 4*maxDepth; depth++ {
+		for _, l := range libSupers[name] {
+			add(l, 1)
+		}
+		type item struct {
+			name string
+			dist int
+		}
+		queue := []item{{name, 0}}
+		for steps := 0; len(queue) > 0 && steps < 4*maxDepth; steps++ {
 			next := queue[0]
 			queue = queue[1:]
-			for _, e := range r.defs(next) {
+			for _, e := range r.defs(next.name) {
 				if !overloadLangs[e.Lang] || !e.Kind.IsType() || e.Kind == analysis.KindTypeAlias {
 					continue
 				}
-				if next == name {
+				if next.name == name {
 					s.known = true
 				}
 				g := r.file(e.Path)
@@ -85,14 +96,13 @@ func (r *Resolver) supersOf(name string) superSet {
 						continue
 					}
 					b := baseTypeName(st.Name)
-					if s.names[b] {
+					if !add(b, next.dist+1) {
 						continue
 					}
-					s.names[b] = true
 					for _, l := range libSupers[b] {
-						s.names[l] = true
+						add(l, next.dist+2)
 					}
-					queue = append(queue, b)
+					queue = append(queue, item{b, next.dist + 1})
 				}
 			}
 		}
@@ -123,9 +133,11 @@ func (r *Resolver) supersIn(f *analysis.FileFacts, name string) superSet {
 				continue
 			}
 			b := baseTypeName(st.Name)
-			out.names[b] = true
-			for n := range r.supersOf(b).names {
-				out.names[n] = true
+			out.names[b] = 1
+			for n, d := range r.supersOf(b).names {
+				if old, ok := out.names[n]; !ok || d+1 < old {
+					out.names[n] = d + 1
+				}
 			}
 		}
 	}
@@ -147,8 +159,9 @@ func (r *Resolver) isTypeParameter(name string) bool {
 }
 
 // argFit is 1 when an argument of the written type arg fits a parameter of
-// type param exactly, 3 when it fits as a subtype, 2 when it fits by Java's
-// boxing, 0 when it may fit and -1 when it cannot.
+// type param exactly, 2 when it fits by Java's boxing, 2+k when it fits as
+// a subtype k steps below the parameter's type, 0 when it may fit and -1
+// when it cannot.
 func (r *Resolver) argFit(f *analysis.FileFacts, arg, param string) int {
 	param = strings.TrimSpace(param)
 	if param == "" || strings.Contains(param, "->") || strings.Contains(arg, "->") {
@@ -174,11 +187,11 @@ func (r *Resolver) argFit(f *analysis.FileFacts, arg, param string) int {
 	if !sup.known && r.isTypeParameter(a) {
 		return 0
 	}
-	if sup.names[p] {
-		return 3
+	if d, ok := sup.names[p]; ok {
+		return 2 + d
 	}
 	if ps := r.supersOf(p); ps.known {
-		if ps.names[a] {
+		if _, ok := ps.names[a]; ok {
 			// A supertype's value may have been narrowed by a smart cast.
 			return 0
 		}
@@ -201,7 +214,7 @@ func (r *Resolver) argFit(f *analysis.FileFacts, arg, param string) int {
 
 // someCollection reports whether a set of supertypes holds a collection,
 // through which a class may be the collection a parameter asks for.
-func someCollection(names map[string]bool) bool {
+func someCollection(names map[string]int) bool {
 	for n := range names {
 		if collectionTypes[n] || strings.HasPrefix(n, "Abstract") || strings.HasPrefix(n, "Mutable") {
 			return true
