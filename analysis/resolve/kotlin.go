@@ -40,6 +40,23 @@ func (r *Resolver) preferActual(c []Candidate) []Candidate {
 	return c
 }
 
+// constructorParamHidden reports whether a parameter of the primary
+// constructor of class owner is out of sight at ref: inside a member
+// function's body only the class's properties are (`val names =
+// names.toImmutableList()` hides the parameter from the methods).
+func constructorParamHidden(f *analysis.FileFacts, owner int32, ref analysis.Ref) bool {
+	if owner == analysis.None || !f.Defs[owner].Kind.IsType() {
+		return false
+	}
+	for def := ref.Enclosing; def != analysis.None && def != owner && int(def) < len(f.Defs); def = f.Defs[def].Container {
+		switch f.Defs[def].Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor:
+			return true
+		}
+	}
+	return false
+}
+
 // hasModifier reports whether a declaration's header carries the modifier
 // word before its name.
 func hasModifier(sig, word string) bool {
