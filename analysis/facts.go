@@ -176,6 +176,16 @@ type Supertype struct {
 	Span Span   `json:"span"`
 }
 
+// Cast is a smart cast: inside Span, the variable, parameter or property
+// called Name is known to be a Type (`if (x is Type) { … }`, a `when`
+// branch `is Type ->`, the rest of a block after `if (x !is Type) return`).
+// A `!= null` check needs none: resolution reads types without their `?`.
+type Cast struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Span Span   `json:"span"`
+}
+
 // SyntaxError is a parse error worth reporting as a diagnostic.
 type SyntaxError struct {
 	Span    Span   `json:"span"`
@@ -200,6 +210,7 @@ type FileFacts struct {
 	Calls      []Call        `json:"calls"`
 	Supertypes []Supertype   `json:"supertypes"`
 	Errors     []SyntaxError `json:"errors,omitempty"`
+	Casts      []Cast        `json:"casts,omitempty"`
 }
 
 // IsASCII reports whether every byte of b is below 0x80.

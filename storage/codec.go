@@ -206,6 +206,12 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 		e.span(s.Span)
 		e.str(s.Message)
 	}
+	e.uvarint(uint64(len(f.Casts)))
+	for _, c := range f.Casts {
+		e.str(c.Name)
+		e.str(c.Type)
+		e.span(c.Span)
+	}
 	return s2.Encode(nil, e.buf), e.buf
 }
 
@@ -271,6 +277,12 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 		f.Errors = make([]analysis.SyntaxError, n)
 		for i := range f.Errors {
 			f.Errors[i] = analysis.SyntaxError{Span: d.span(), Message: d.str()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		f.Casts = make([]analysis.Cast, n)
+		for i := range f.Casts {
+			f.Casts[i] = analysis.Cast{Name: d.str(), Type: d.str(), Span: d.span()}
 		}
 	}
 	if d.err == nil && len(d.buf) != 0 {

@@ -117,6 +117,9 @@ func (b *Builder) DefNamed(kind analysis.Kind, name string, nameSpan, full analy
 // D returns definition i for filling in optional fields.
 func (b *Builder) D(i int32) *analysis.Def { return &b.Facts.Defs[i] }
 
+// Span is the span of the file's bytes [start, end), with its points.
+func (b *Builder) Span(start, end int) analysis.Span { return b.tree.Span(start, end) }
+
 // Within runs body inside a new scope spanning n, owned by owner (which may
 // be analysis.None for a plain block). A non-None owner also becomes the
 // enclosing definition of everything recorded in body.

@@ -102,7 +102,7 @@ func (w *callWalk) edges(def resolve.DefID) []callEdge {
 	if w.dir == Incoming {
 		for _, c := range w.s.Resolver().Callers(def) {
 			if !c.Uncertain {
-				out = append(out, callEdge{c.Caller, navigate.Loc{Path: c.Site.Path, Span: c.Span}})
+				out = append(out, callEdge{c.Caller, navigate.Loc{Path: c.Site.Path, Span: c.Span, Ambiguous: c.Ambiguous}})
 			}
 		}
 	} else {

@@ -68,7 +68,13 @@ func (w *walker) node(n syntax.Node) {
 	case "secondary_constructor":
 		w.secondaryConstructor(n)
 	case "anonymous_initializer", "control_structure_body", "catch_block", "for_statement", "when_expression":
+		if n.Type() == "when_expression" {
+			w.whenCasts(n)
+		}
 		w.b.Within(n, analysis.None, func() { w.children(n) })
+	case "if_expression":
+		w.ifCasts(n)
+		w.children(n)
 	case "type_alias":
 		name := n.Child("type_identifier")
 		d := w.b.Def(analysis.KindTypeAlias, name, n)

@@ -303,7 +303,7 @@ func Callers(s Snapshot, def resolve.DefID) []Call {
 			at[c.Caller] = i
 			out = append(out, Call{Symbol: sym})
 		}
-		out[i].Sites = append(out[i].Sites, Loc{Path: c.Site.Path, Span: c.Span})
+		out[i].Sites = append(out[i].Sites, Loc{Path: c.Site.Path, Span: c.Span, Ambiguous: c.Ambiguous})
 	}
 	// By where each caller first calls: the same order whether the
 	// references came from the stored uses or were resolved just now.

@@ -33,5 +33,5 @@ func ArgsFit(lang string, d analysis.Def, args string) (fits, known bool) {
 			parsed[i].code = "_"
 		}
 	}
-	return fitArgs(lang, params, parsed).ok, true
+	return fitArgs(lang, params, parsed, nil).ok, true
 }

@@ -87,14 +87,18 @@ type chainKey struct {
 	path, chain      string
 	scope, enclosing int32
 	call             bool
+	// depth is part of the key: an answer cut short by the depth bound,
+	// or by a chain that needs its own type, must not stand for one
+	// asked with more room (answers would depend on the order of queries).
+	depth int
 }
 
 // callResultTypes infers the types a call of callee returns.
 func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, callee string, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
-	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true}
+	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true, depth}
 	r.mu.Lock()
 	c, ok := r.chains[key]
 	if !ok {
@@ -151,6 +155,15 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 			if d.Container != analysis.None {
 				out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 			}
+		case cref.Qualifier != "" && returnsReceiver(g, c.Def.Index):
+			// `fun <T> T.configure(): T` returns its receiver, whatever
+			// its class: `C().configure()` is a C.
+			qref := cref
+			qref.Role = analysis.RoleRead
+			for _, t := range r.receiverTypes(f, qref, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
@@ -161,19 +174,41 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 	return out
 }
 
-// literalType is the type of a Kotlin or Java literal qualifier, or "".
+// returnsReceiver reports whether Kotlin function i of g returns its
+// receiver's type: both are the same type parameter of the function.
+func returnsReceiver(g *analysis.FileFacts, i int32) bool {
+	d := g.Defs[i]
+	if g.Lang != "kotlin" || d.Receiver == "" || d.TypeName == "" {
+		return false
+	}
+	base := baseTypeName(d.Receiver)
+	return baseTypeName(d.TypeName) == base && strings.TrimSpace(d.TypeName) == strings.TrimSpace(d.Receiver) &&
+		declaresTypeParam(g, i, base)
+}
+
+// literalType is the type of a Kotlin or Java literal qualifier, or "":
+// a chain that starts with a literal ("ab".encodeUtf8()) is not one.
 func literalType(q string) string {
 	if q == "" {
 		return ""
 	}
-	switch c := q[0]; {
+	switch c, last := q[0], q[len(q)-1]; {
 	case c == '"':
+		if len(q) < 2 || last != '"' {
+			return ""
+		}
 		return "String"
 	case c == '\'':
+		if len(q) < 2 || last != '\'' {
+			return ""
+		}
 		return "Char"
 	case q == "true" || q == "false":
 		return "Boolean"
 	case c >= '0' && c <= '9':
+		if strings.ContainsAny(q, "()") {
+			return ""
+		}
 		lower := strings.ToLower(q)
 		switch {
 		case strings.HasSuffix(lower, "ul"):
@@ -208,14 +243,53 @@ func declaresTypeParam(f *analysis.FileFacts, i int32, name string) bool {
 
 // genericExtensions finds the Kotlin extensions called name whose receiver
 // is a type parameter, which any receiver has: less sure than a member.
-func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64) []Candidate {
+// On a receiver of the class called on (or "" when unknown), one whose
+// type parameter is bounded (`fun <T : Command> T.parse()`) is as sure as
+// a member when the class is within the bound, and left out when the
+// class is a workspace class outside it.
+func (r *Resolver) genericExtensions(name string, role analysis.Role, conf float64, on string) []Candidate {
 	var out []Candidate
 	for _, m := range r.methodsNamed(name) {
-		if m.generic {
-			out = r.add(out, m.id.Path, m.id.Index, conf*0.9, ViaMember, role)
+		if !m.generic {
+			continue
 		}
+		c := conf * 0.9
+		if bound := r.receiverBound(m); bound != "" && on != "" {
+			sup := r.supersOf(on)
+			_, within := sup.names[bound]
+			switch {
+			case on == bound || within:
+				c = conf
+			case sup.known:
+				continue
+			}
+		}
+		out = r.add(out, m.id.Path, m.id.Index, c, ViaMember, role)
 	}
 	return out
+}
+
+// receiverBound is the base name of the upper bound of a generic
+// extension's receiver type parameter, through bounds that are type
+// parameters themselves (`<T : Command<T>, C : T> C.f()`), or "".
+func (r *Resolver) receiverBound(m method) string {
+	g := r.file(m.id.Path)
+	d := g.Defs[m.id.Index]
+	name := m.receiver
+	for range 4 {
+		bound := ""
+		for _, p := range g.Defs {
+			if p.Kind == analysis.KindTypeParameter && p.Name == name && p.FullSpan.Start >= d.FullSpan.Start && p.FullSpan.End <= d.FullSpan.End {
+				bound = baseTypeName(p.TypeName)
+				break
+			}
+		}
+		if bound == "" || !declaresTypeParam(g, m.id.Index, bound) {
+			return bound
+		}
+		name = bound
+	}
+	return ""
 }
 
 // extensionsOnWritten finds extensions for `q.name` where q's type is
@@ -239,7 +313,7 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 		if len(written) == 0 {
 			conf = 0.65
 		}
-		out = r.genericExtensions(ref.Name, ref.Role, conf)
+		out = r.genericExtensions(ref.Name, ref.Role, conf, "")
 	}
 	return out
 }
@@ -247,7 +321,7 @@ func (r *Resolver) extensionsOnWritten(f *analysis.FileFacts, ref analysis.Ref, 
 // writtenTypes is the written type of a qualifier: a literal's, or the
 // declared type of the variable or the return type of the call it names.
 func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []string {
-	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false}
+	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false, depth}
 	r.mu.Lock()
 	t, ok := r.written[key]
 	if !ok {
@@ -258,6 +332,11 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 		return t
 	}
 	t = r.writtenTypesOf(f, ref, depth)
+	if len(t) == 0 && (f.Lang == "kotlin" || f.Lang == "java") {
+		if s := stdlibType(ref.Qualifier); s != "" {
+			t = []string{s}
+		}
+	}
 	r.mu.Lock()
 	r.written[key] = t
 	r.mu.Unlock()
@@ -269,10 +348,13 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 	if t := literalType(q); t != "" {
 		return []string{t}
 	}
+	if t := narrowedType(f, ref, q); t != "" {
+		return []string{t}
+	}
 	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {
 		return []string{name}
 	}
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	qref := ref
@@ -316,6 +398,36 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 		}
 	}
 	return out
+}
+
+// stdlibType is the type of a chain that ends in one of the standard
+// library's conversions or sizes (x.toLong(), s.length), whose sources
+// the workspace does not hold, or "".
+func stdlibType(q string) string {
+	q = strings.TrimSpace(q)
+	call := strings.HasSuffix(q, "()")
+	q = strings.TrimSuffix(q, "()")
+	dot := strings.LastIndexByte(q, '.')
+	if dot <= 0 {
+		return ""
+	}
+	name := q[dot+1:]
+	if call {
+		return conversions[name]
+	}
+	switch name {
+	case "length", "size", "code":
+		return "Int"
+	}
+	return ""
+}
+
+// conversions are the standard library's conversion functions and the
+// types they return, whatever their receiver.
+var conversions = map[string]string{
+	"toByte": "Byte", "toShort": "Short", "toInt": "Int", "toLong": "Long", "toFloat": "Float",
+	"toDouble": "Double", "toChar": "Char", "toString": "String", "toUByte": "UByte", "toUInt": "UInt",
+	"toULong": "ULong", "toUShort": "UShort", "toCharArray": "CharArray", "toBoolean": "Boolean",
 }
 
 // valueTypes infers the types of a Kotlin local or lambda parameter from
@@ -363,7 +475,7 @@ func firstTypeArg(t string) string {
 // name of the function or constructor the call binds to.
 func (r *Resolver) namedArgument(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	callee := ref.Qualifier[1 : len(ref.Qualifier)-1]
-	if !isName(callee) || depth > maxDepth {
+	if !isName(callee) || r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	cref := ref

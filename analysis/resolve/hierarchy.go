@@ -76,6 +76,8 @@ type CallSite struct {
 	Span       analysis.Span
 	Confidence float64
 	Uncertain  bool
+	// Ambiguous is set when the call ties as surely to another overload.
+	Ambiguous bool
 }
 
 // Callers lists the call sites of def with their calling definitions.
@@ -90,7 +92,7 @@ func (r *Resolver) Callers(def DefID) []CallSite {
 			if c.Ref == ref.Ref.Index {
 				out = append(out, CallSite{
 					Caller: DefID{ref.Ref.Path, c.Caller}, Site: ref.Ref, Span: ref.Span,
-					Confidence: ref.Confidence, Uncertain: ref.Uncertain,
+					Confidence: ref.Confidence, Uncertain: ref.Uncertain, Ambiguous: ref.Ambiguous,
 				})
 			}
 		}
@@ -147,12 +149,12 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 		// Kotlin and Java look inherited overloads up at every call of a
 		// member: a type's supertypes are resolved once per resolver.
 		r.mu.Lock()
-		edges, ok := r.supers[def]
+		edges, ok := r.supers[superKey{def, depth}]
 		r.mu.Unlock()
 		if !ok {
 			edges = r.supertypesOf(f, def, depth)
 			r.mu.Lock()
-			r.supers[def] = edges
+			r.supers[superKey{def, depth}] = edges
 			r.mu.Unlock()
 		}
 		out := slices.Clone(edges)
@@ -162,6 +164,12 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 		return out
 	}
 	return r.supertypesOf(f, def, depth)
+}
+
+// superKey is what a type's resolved supertypes depend on.
+type superKey struct {
+	def   DefID
+	depth int
 }
 
 func (r *Resolver) supertypesOf(f *analysis.FileFacts, def DefID, depth int) []TypeEdge {

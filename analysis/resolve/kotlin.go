@@ -40,6 +40,23 @@ func (r *Resolver) preferActual(c []Candidate) []Candidate {
 	return c
 }
 
+// constructorParamHidden reports whether a parameter of the primary
+// constructor of class owner is out of sight at ref: inside a member
+// function's body only the class's properties are (`val names =
+// names.toImmutableList()` hides the parameter from the methods).
+func constructorParamHidden(f *analysis.FileFacts, owner int32, ref analysis.Ref) bool {
+	if owner == analysis.None || !f.Defs[owner].Kind.IsType() {
+		return false
+	}
+	for def := ref.Enclosing; def != analysis.None && def != owner && int(def) < len(f.Defs); def = f.Defs[def].Container {
+		switch f.Defs[def].Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor:
+			return true
+		}
+	}
+	return false
+}
+
 // hasModifier reports whether a declaration's header carries the modifier
 // word before its name.
 func hasModifier(sig, word string) bool {
@@ -139,11 +156,22 @@ func (r *Resolver) aliasBase(name string) string {
 }
 
 // ownExtensions are the extensions of the class called typeName, seen as
-// members inside it: they come before its supertypes' members.
+// members inside it: they come before its supertypes' members. A call
+// also sees the extensions of its supertypes beside them: the arguments
+// choose among them (bindOverloads).
 func (r *Resolver) ownExtensions(typeName string, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, m := range r.methodsNamed(ref.Name) {
 		if m.receiver == typeName {
+			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
+		}
+	}
+	if len(out) == 0 || ref.Role&analysis.RoleCall == 0 {
+		return out
+	}
+	supers := r.supersOf(typeName).names
+	for _, m := range r.methodsNamed(ref.Name) {
+		if _, ok := supers[m.receiver]; ok {
 			out = r.add(out, m.id.Path, m.id.Index, confMember, ViaMember, ref.Role)
 		}
 	}

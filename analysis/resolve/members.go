@@ -18,13 +18,13 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
-	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") {
+	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") && asCastType(ref.Qualifier) == "" {
 		return r.namedArgument(f, ref, depth)
 	}
 	// A plain-name qualifier that only a workspace-wide search finds (fmt in
 	// fmt.Println) gives members no surer than guesses, which an imported
 	// module beats: look there first, sparing the guesses' resolution.
-	if q := plainQualifier(ref.Qualifier); q != "" && depth+1 <= maxDepth {
+	if q := plainQualifier(ref.Qualifier); q != "" && !r.tooDeep(f.Lang, depth+1) {
 		qref := ref
 		qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
 		if len(r.unqualified(f, qref, depth+1)) == 0 {
@@ -84,6 +84,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	}
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
+	}
+	if t := narrowedType(f, ref, q); t != "" {
+		if out := r.typesNamed(f, t, ref.Scope, ref.Span, depth+1); len(out) > 0 {
+			return out
+		}
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" {
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
@@ -218,7 +223,7 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	out := best(r.resolve(f, ref, depth+1))
 	if f.Lang == "kotlin" && len(out) > 0 {
-		if g := r.file(out[0].Def.Path); len(out) == 1 && depth < maxDepth {
+		if g := r.file(out[0].Def.Path); len(out) == 1 && !r.tooDeep(f.Lang, depth+1) {
 			// A type parameter stands for its upper bound.
 			if d := g.Defs[out[0].Def.Index]; d.Kind == analysis.KindTypeParameter && d.TypeName != "" && baseTypeName(d.TypeName) != name {
 				return r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
@@ -234,7 +239,7 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 // its companion object, declared outside with t as receiver (Go methods,
 // Kotlin extensions, Rust impls), or inherited.
 func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(r.file(t.Path).Lang, depth) {
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
@@ -255,7 +260,7 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	g := r.file(t.Path)
 	d := g.Defs[t.Index]
-	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || depth > maxDepth {
+	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth) {
 		return nil
 	}
 	alias := g.Lang == "kotlin" || strings.Contains(d.Signature, "=")
@@ -305,7 +310,7 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		}
 	}
 	if len(out) == 0 && g.Lang == "kotlin" {
-		out = r.genericExtensions(name, role, conf)
+		out = r.genericExtensions(name, role, conf, typeName)
 	}
 	return out
 }
@@ -336,7 +341,7 @@ func isCompanion(f *analysis.FileFacts, i int32) bool {
 // supertype costs its resolution's confidence only when that is a guess:
 // a deep hierarchy of confidently resolved types is as sure as a shallow one.
 func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(r.file(t.Path).Lang, depth) {
 		return nil
 	}
 	var out []Candidate

@@ -49,11 +49,12 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	if ref.Role&(analysis.RoleCall|analysis.RoleImport) == 0 {
 		return r.valuesOverFunctions(c, n)
 	}
+	var recv map[DefID]int
 	if ref.Qualifier == "" {
-		c, n = r.implicitReceivers(f, ref, c, n)
+		c, n, recv = r.implicitReceivers(f, ref, c, n)
 	}
 	if ref.Args == "" || n < 2 {
-		return c
+		return nearestReceivers(c, n, recv)
 	}
 	args := parseArgs(ref.Args)
 	for i, a := range args {
@@ -75,7 +76,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 			return c
 		}
 		if params, ok := signatureParams(d); ok {
-			fits[i] = fitArgs(f.Lang, params, args)
+			fits[i] = fitArgs(f.Lang, r.inheritDefaults(c[i].Def, d, params), args, func(a, p string) int { return r.argFit(f, a, p) })
 			shapes[i] = paramShape(params)
 		} else {
 			// Unknown parameters may fit anything, as well as any other.
@@ -92,10 +93,28 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		}
 	}
 	best := bestFits(fits)
-	if len(best) == 0 || len(best) == n {
-		// No overload fits (the shape or a signature is misread) or all
-		// fit alike: the tie stands.
+	if len(best) > 1 && len(recv) > 0 {
+		// Among overloads that fit alike, an extension on the receiver's
+		// own class is more specific than one on its supertype.
+		near := -1
+		for i := range best {
+			if d := recv[c[i].Def]; near < 0 || d < near {
+				near = d
+			}
+		}
+		for i := range best {
+			if recv[c[i].Def] != near {
+				delete(best, i)
+			}
+		}
+	}
+	if len(best) == 0 {
+		// No overload fits: the shape or a signature is misread.
 		return c
+	}
+	if len(best) == n {
+		// All fit alike: the tie stands, the most specific first.
+		return r.specificFirst(c)
 	}
 	out := make([]Candidate, 0, len(c))
 	for i, x := range c {
@@ -119,7 +138,56 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		}
 		return 0
 	})
-	return out
+	return r.specificFirst(out)
+}
+
+// specificFirst orders the tied best overloads of c so that one whose
+// parameter types are all subtypes of another's comes before it: when the
+// arguments fit both, Kotlin and Java call the more specific. They stay
+// tied, and their references ambiguous.
+func (r *Resolver) specificFirst(c []Candidate) []Candidate {
+	n := 0
+	for n < len(c) && c[n].Confidence == c[0].Confidence {
+		n++
+	}
+	if n < 2 || n > 16 {
+		return c
+	}
+	params := make([][]param, n)
+	for i := range n {
+		d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]
+		p, ok := signatureParams(d)
+		if !ok || !isCallable(d.Kind) {
+			return c
+		}
+		params[i] = p
+	}
+	moreSpecific := func(a, b []param) bool {
+		if len(a) != len(b) || len(a) == 0 {
+			return false
+		}
+		strict := false
+		for k := range a {
+			switch v := r.argFit(nil, a[k].typ, b[k].typ); {
+			case v == 1:
+			case v >= 3:
+				strict = true
+			default:
+				return false
+			}
+		}
+		return strict
+	}
+	score := make(map[DefID]int, n)
+	for i := range n {
+		for j := range n {
+			if i != j && moreSpecific(params[i], params[j]) {
+				score[c[i].Def]++
+			}
+		}
+	}
+	slices.SortStableFunc(c[:n], func(a, b Candidate) int { return score[b.Def] - score[a.Def] })
+	return c
 }
 
 func isCallable(k analysis.Kind) bool {
@@ -146,11 +214,17 @@ func parseArgs(shape string) []arg {
 // fit is how well a call's arguments fit an overload's parameters.
 type fit struct {
 	ok       bool // the arguments can be passed
-	evidence int  // arguments whose type matches their parameter exactly
-	// penalty counts default values used and vararg calls: Kotlin and
-	// Java prefer the overload that needs neither, among those that fit.
-	penalty int
-	unsure  bool // some argument's type is unknown
+	evidence int  // arguments whose type matches their parameter, exactly or as a subtype
+	// varargs counts vararg calls, which Kotlin and Java take only when no
+	// overload fits without; distance counts arguments passed as a
+	// supertype of theirs (the more specific overload wins); penalty
+	// counts default values used and Java's widenings.
+	varargs, distance, penalty int
+	unsure                     bool // some argument's type is unknown
+	// unknown lists the parameter types the arguments of unknown type
+	// are passed to: overloads taking them as the same types are told
+	// apart by the rest.
+	unknown string
 }
 
 func (a fit) better(b fit) bool {
@@ -160,13 +234,29 @@ func (a fit) better(b fit) bool {
 	if a.evidence != b.evidence {
 		return a.evidence > b.evidence
 	}
-	return a.penalty < b.penalty
+	return a.rank().less(b.rank())
+}
+
+// rank orders overloads that fit with the same evidence: fewer varargs,
+// then more specific types, then fewer defaults.
+type rank [3]int
+
+func (f fit) rank() rank { return rank{f.varargs, f.distance, f.penalty} }
+
+func (a rank) less(b rank) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
 }
 
 // bestFits marks the overloads a call binds to: those with the most type
 // evidence; among several, when every argument's type is known, those
-// needing the fewest defaults and varargs. With an argument of unknown
-// type the language's preference cannot be applied, and they stay tied.
+// needing the fewest varargs, the most specific and then the fewest
+// defaults. With an argument of unknown type the language's preference
+// cannot be applied, and they stay tied.
 func bestFits(fits []fit) map[int]bool {
 	top := -1
 	for i, f := range fits {
@@ -182,7 +272,7 @@ func bestFits(fits []fit) map[int]bool {
 	for i, f := range fits {
 		if f.ok && f.evidence == fits[top].evidence {
 			best[i] = true
-			unsure = unsure || f.unsure
+			unsure = unsure || f.unknown != fits[top].unknown || f.unsure && f.unknown == ""
 		}
 	}
 	if unsure || len(best) == 1 {
@@ -190,12 +280,12 @@ func bestFits(fits []fit) map[int]bool {
 	}
 	least := -1
 	for i := range best {
-		if least < 0 || fits[i].penalty < fits[least].penalty {
+		if least < 0 || fits[i].rank().less(fits[least].rank()) {
 			least = i
 		}
 	}
 	for i := range best {
-		if fits[i].penalty != fits[least].penalty {
+		if fits[i].rank() != fits[least].rank() {
 			delete(best, i)
 		}
 	}
@@ -206,7 +296,7 @@ func bestFits(fits []fit) map[int]bool {
 // arguments in order (a vararg takes the rest), named ones by name, a
 // trailing lambda to the last parameter, defaults and varargs for what is
 // left.
-func fitArgs(lang string, params []param, args []arg) fit {
+func fitArgs(lang string, params []param, args []arg, typeFit func(arg, param string) int) fit {
 	assigned := make([]bool, len(params))
 	var out fit
 	pos := 0
@@ -233,11 +323,17 @@ func fitArgs(lang string, params []param, args []arg) fit {
 			if !params[p].variadic {
 				pos++
 			} else if !assigned[p] {
-				out.penalty += 2
+				out.varargs++
 			}
 		}
 		assigned[p] = true
-		switch literalFit(lang, a.code, params[p]) {
+		lit := 0
+		if typ, ok := strings.CutPrefix(a.code, "t:"); ok && typeFit != nil {
+			lit = typeFit(typ, params[p].typ)
+		} else {
+			lit = literalFit(lang, a.code, params[p])
+		}
+		switch lit {
 		case -1:
 			return fit{}
 		case 1:
@@ -245,19 +341,26 @@ func fitArgs(lang string, params []param, args []arg) fit {
 		case 2:
 			out.evidence++
 			out.penalty++
-		default:
+		case 0:
 			if t := strings.TrimSpace(params[p].typ); t != "Any" && t != "Any?" && t != "Object" {
 				out.unsure = true
+				out.unknown += strings.ReplaceAll(t, " ", "") + ";"
 			}
+		default: // a subtype, lit-2 steps below the parameter's type
+			out.evidence++
+			out.distance += lit - 2
 		}
 	}
 	for i, p := range params {
 		if !assigned[i] {
 			switch {
+			case p.variadic:
+				out.varargs++ // an empty vararg is a vararg call still
+				if p.deflt {
+					out.penalty++
+				}
 			case p.deflt:
 				out.penalty++
-			case p.variadic:
-				out.penalty += 2 // an empty vararg is a vararg call still
 			default:
 				return fit{}
 			}
@@ -414,63 +517,31 @@ func (r *Resolver) valuesOverFunctions(c []Candidate, n int) []Candidate {
 	return out
 }
 
-// implicitReceivers keeps, among the n tied best candidates of a call
-// without a qualifier, the extensions whose receiver an enclosing class or
-// extension supplies as `this`, when one does.
-func (r *Resolver) implicitReceivers(f *analysis.FileFacts, ref analysis.Ref, c []Candidate, n int) ([]Candidate, int) {
-	// The distance of each implicit receiver: enclosing types and extension
-	// receivers nearest first, a supertype one further than its subtype.
-	receivers := map[string]int{}
-	at := func(name string, dist int) {
-		if old, ok := receivers[name]; !ok || dist < old {
-			receivers[name] = dist
+// inheritDefaults gives an override's parameters the default values of the
+// function it overrides: Kotlin forbids writing them again, yet a call
+// may leave them out.
+func (r *Resolver) inheritDefaults(id DefID, d analysis.Def, params []param) []param {
+	if !hasModifier(d.Signature, "override") || d.Container == analysis.None {
+		return params
+	}
+	g := r.file(id.Path)
+	if !g.Defs[d.Container].Kind.IsType() {
+		return params
+	}
+	shape := paramShape(params)
+	for _, c := range r.inherited(DefID{id.Path, d.Container}, d.Name, analysis.RoleCall, 1, 1) {
+		base := r.file(c.Def.Path).Defs[c.Def.Index]
+		bp, ok := signatureParams(base)
+		if !ok || len(bp) != len(params) || paramShape(bp) != shape {
+			continue
 		}
-	}
-	dist := 0
-	for def := ref.Enclosing; def != analysis.None && int(def) < len(f.Defs); def = f.Defs[def].Container {
-		d := f.Defs[def]
-		switch {
-		case d.Kind.IsType():
-			at(d.Name, dist)
-			for _, s := range f.Supertypes {
-				if s.Def == def {
-					at(s.Name, dist+1)
-				}
-			}
-			dist += 2
-		case d.Receiver != "":
-			at(baseTypeName(d.Receiver), dist)
-			dist += 2
+		out := slices.Clone(params)
+		for i := range out {
+			out[i].deflt = out[i].deflt || bp[i].deflt
 		}
+		return out
 	}
-	nearest := -1
-	for _, x := range c[:n] {
-		if d := r.file(x.Def.Path).Defs[x.Def.Index]; d.Receiver != "" {
-			if k, ok := receivers[baseTypeName(d.Receiver)]; ok && (nearest < 0 || k < nearest) {
-				nearest = k
-			}
-		}
-	}
-	fits := func(x Candidate) bool {
-		d := r.file(x.Def.Path).Defs[x.Def.Index]
-		k, ok := receivers[baseTypeName(d.Receiver)]
-		return d.Receiver != "" && ok && k == nearest
-	}
-	if !slices.ContainsFunc(c[:n], fits) {
-		return c, n
-	}
-	out := c[:0:0]
-	kept := 0
-	for i, x := range c {
-		if i < n {
-			if d := r.file(x.Def.Path).Defs[x.Def.Index]; d.Receiver != "" && !fits(x) {
-				continue
-			}
-			kept++
-		}
-		out = append(out, x)
-	}
-	return out, kept
+	return params
 }
 
 // inheritedOverloads lists the overloads of name that t inherits beside the

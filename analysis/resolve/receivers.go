@@ -36,7 +36,7 @@ func (r *Resolver) lambdaMembers(f *analysis.FileFacts, d analysis.Def, ref anal
 
 // lambdaReceivers are the types `this` has inside lambda definition d.
 func (r *Resolver) lambdaReceivers(f *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
-	if depth > maxDepth || d.Scope < 0 || int(d.Scope) >= len(f.Scopes) {
+	if r.tooDeep(f.Lang, depth) || d.Scope < 0 || int(d.Scope) >= len(f.Scopes) {
 		return nil
 	}
 	// Resolved from outside the lambda: its own receiver is not in scope

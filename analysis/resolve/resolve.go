@@ -78,7 +78,8 @@ type Resolver struct {
 	aliases      map[string]string
 	chains       map[chainKey][]Candidate
 	written      map[chainKey][]string
-	supers       map[DefID][]TypeEdge
+	supers       map[superKey][]TypeEdge
+	superSets    map[string]superSet
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -119,7 +120,8 @@ func New(ws Workspace) *Resolver {
 		aliases:      map[string]string{},
 		chains:       map[chainKey][]Candidate{},
 		written:      map[chainKey][]string{},
-		supers:       map[DefID][]TypeEdge{},
+		supers:       map[superKey][]TypeEdge{},
+		superSets:    map[string]superSet{},
 	}
 }
 
@@ -265,7 +267,7 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 		return nil
 	}
 	ref := f.Refs[id.Index]
-	return r.preferActual(r.bindOverloads(f, ref, r.finish(id.Path, r.resolve(f, ref, 0))))
+	return r.preferActual(r.bindOverloads(f, ref, r.javaConstructors(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))))
 }
 
 // DefinitionAt resolves the name at a byte offset of a file: the innermost
@@ -304,10 +306,24 @@ func refAt(f *analysis.FileFacts, offset int) int32 {
 // supertypes.
 const maxDepth = 6
 
+// maxDepthJVM is maxDepth for Kotlin and Java, whose members are often
+// reached through a variable's value and then three or four supertypes
+// (a test's command, its base classes, the interface an extension is on).
+const maxDepthJVM = 9
+
+// tooDeep reports whether recursion at depth has gone past the bound of
+// the language of the file at path.
+func (r *Resolver) tooDeep(lang string, depth int) bool {
+	if overloadLangs[lang] {
+		return depth > maxDepthJVM
+	}
+	return depth > maxDepth
+}
+
 // resolve runs the stages in order of precedence and returns the first
 // stage's candidates.
 func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
-	if depth > maxDepth {
+	if r.tooDeep(f.Lang, depth) {
 		return nil
 	}
 	if ref.Role&analysis.RoleImport != 0 {
@@ -359,7 +375,8 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		local := localScope(f, s, owner)
 		for _, i := range r.namedIn(f, s, ref.Name) {
 			d := f.Defs[i]
-			if hiddenFrom(d, s, ref, local) || f.Lang == "go" && d.Kind == analysis.KindMethod {
+			if hiddenFrom(d, s, ref, local) || f.Lang == "go" && d.Kind == analysis.KindMethod ||
+				f.Lang == "kotlin" && d.Kind == analysis.KindParameter && constructorParamHidden(f, owner, ref) {
 				// A Go method is never named plainly: Run() is a function.
 				continue
 			}

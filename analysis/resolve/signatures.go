@@ -217,3 +217,26 @@ func topLevelIndex(s string, c byte) int {
 	}
 	return -1
 }
+
+// javaConstructors replaces, for a Java `new Doc(…)` whose best candidate
+// is the class, the class with the constructors it declares, as sure as
+// it: the arguments then choose one (bindOverloads). A class without a
+// declared constructor stays the answer.
+func (r *Resolver) javaConstructors(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
+	if f.Lang != "java" || ref.Role&analysis.RoleCall == 0 || len(c) == 0 || !c[0].Kind.IsType() {
+		return c
+	}
+	g := r.file(c[0].Def.Path)
+	var ctors []Candidate
+	for _, i := range r.named(g, c[0].Name) {
+		if d := g.Defs[i]; d.Kind == analysis.KindConstructor && d.Container == c[0].Def.Index {
+			x := r.candidate(DefID{c[0].Def.Path, i}, c[0].Confidence, c[0].Via)
+			x.Uncertain = c[0].Uncertain
+			ctors = append(ctors, x)
+		}
+	}
+	if len(ctors) == 0 {
+		return c
+	}
+	return append(ctors, c[1:]...)
+}

@@ -264,6 +264,9 @@ type callEdge struct {
 	CallSite *kastLocation `json:"callSite,omitempty"`
 	Depth    int           `json:"depth"`
 	ParentFq string        `json:"parentFqName"`
+	// Ambiguous marks a call its arguments do not bind to this overload
+	// rather than another (a rename would refuse it).
+	Ambiguous bool `json:"ambiguous,omitempty"`
 }
 
 type callersAvailable struct {
@@ -294,7 +297,7 @@ func (k *Service) exactCallers(ctx context.Context, q *symbolCallersQuery) (any,
 	var walk func(n *callNode, depth int)
 	walk = func(n *callNode, depth int) {
 		for _, c := range n.Children {
-			edges = append(edges, callEdge{c.Symbol, c.CallSite, depth, n.Symbol.FqName})
+			edges = append(edges, callEdge{c.Symbol, c.CallSite, depth, n.Symbol.FqName, c.ambiguous})
 			walk(c, depth+1)
 		}
 	}

@@ -52,6 +52,9 @@ type callNode struct {
 	CallSite   *kastLocation `json:"callSite,omitempty"`
 	Truncation *truncation   `json:"truncation,omitempty"`
 	Children   []*callNode   `json:"children"`
+	// ambiguous: the call site may bind to another overload. The raw
+	// CallNode schema has no room for it; symbol/callers' edges say it.
+	ambiguous bool
 }
 
 type truncation struct {
@@ -111,6 +114,7 @@ func (r *kastRequest) callNode(n *hierarchy.CallNode) *callNode {
 		}
 		site := r.location(n.Site.Path, n.Site.Span)
 		out.CallSite = &site
+		out.ambiguous = n.Site.Ambiguous
 	}
 	for _, c := range n.Children {
 		out.Children = append(out.Children, r.callNode(c))

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"slices"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -10,8 +11,10 @@ import (
 	"github.com/kast-dev/kast/analysis/navigate"
 )
 
-// Hierarchy items carry no data: the item's selection range is the
-// definition's name, which resolves back to the definition.
+// Hierarchy items are found again by their selection range, the
+// definition's name, which resolves back to the definition. An incoming
+// call whose sites may bind to another overload carries data
+// {"ambiguous": true}, as references mark such uses.
 
 func (r *request) item(s navigate.Symbol) protocol.CallHierarchyItem {
 	it := protocol.CallHierarchyItem{
@@ -56,7 +59,11 @@ func (l *LSP) IncomingCalls(ctx context.Context, p *protocol.CallHierarchyIncomi
 	}
 	out := []protocol.CallHierarchyIncomingCall{}
 	for _, c := range navigate.Callers(r.snap, s.Def) {
-		out = append(out, protocol.CallHierarchyIncomingCall{From: r.item(c.Symbol), FromRanges: r.ranges(c.Sites)})
+		from := r.item(c.Symbol)
+		if slices.ContainsFunc(c.Sites, func(l navigate.Loc) bool { return l.Ambiguous }) {
+			from.Data = protocol.LSPAny(`{"ambiguous":true}`)
+		}
+		out = append(out, protocol.CallHierarchyIncomingCall{From: from, FromRanges: r.ranges(c.Sites)})
 	}
 	return out, nil
 }
