@@ -199,10 +199,11 @@ var eventTypes = map[string]bool{"TurnBegin": true, "TurnEnd": true, "SteerInput
 	"SubagentEvent": true, "PlanDisplay": true, "BtwBegin": true, "BtwEnd": true, "HookTriggered": true, "HookResolved": true}
 
 // replay sends every recorded event, and every request whose resolution
-// was recorded (an approval nobody answered is not resurrected), as
-// notifications, so clients cannot answer them. Lines that do not parse,
-// the metadata line and records of unknown types are skipped.
-func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, requests int, err error) {
+// was recorded (an approval nobody answered is not resurrected) with its
+// id, the payload's, as kimi-cli sends its requests live and in replay.
+// Lines that do not parse, the metadata line, records of unknown types and
+// requests without an id are skipped.
+func (s *wireStore) replay(send func(msg wireMessage, requestID string)) (events, requests int, err error) {
 	f, err := os.Open(filepath.Join(s.dir, "wire.jsonl"))
 	if err != nil {
 		return 0, 0, err
@@ -232,14 +233,15 @@ func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, r
 	for _, m := range msgs {
 		if requestTypes[m.Type] {
 			p, _ := m.Payload.(map[string]any)
-			if m.Type == "ApprovalRequest" && !resolved[str(p, "id")] {
+			id := str(p, "id")
+			if id == "" || m.Type == "ApprovalRequest" && !resolved[id] {
 				continue
 			}
-			send("request", m)
+			send(m, id)
 			requests++
 			continue
 		}
-		send("event", m)
+		send(m, "")
 		events++
 	}
 	return events, requests, sc.Err()
