@@ -175,7 +175,7 @@ func (w *Wire) steer(ctx context.Context, p *promptParams) (map[string]any, erro
 	// The engine accepts steering atomically: a turn already finishing
 	// refuses it, and it then runs as a turn of its own, never lost.
 	if _, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: p.UserInput.Text, Behavior: agent.Steer,
-		Approval: c.policy(w), External: c.externalTools()}); err != nil {
+		Approval: c.policy(w), External: c.wireTools()}); err != nil {
 		return nil, serverError(CodeServerError, "STEER_FAILED", err.Error())
 	}
 	return map[string]any{"status": "steered"}, nil

@@ -112,7 +112,7 @@ func (c *wireConn) start(w *Wire, text string) (*agent.Turn, error) {
 	}
 	c.turnID = "starting"
 	c.mu.Unlock()
-	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w), External: c.externalTools()})
+	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w), External: c.wireTools()})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
