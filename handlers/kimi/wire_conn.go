@@ -49,6 +49,11 @@ func (w *Wire) connOf(ctx context.Context) (*wireConn, error) {
 	var ms *agent.ManagedSession
 	if path := store.state.KastSession; path != "" {
 		ms, err = w.mgr.Resume(path, workspace)
+	} else if history, _ := store.history(); len(history) > 0 {
+		// A session kimi-cli wrote: its conversation goes on in kast.
+		if ms, err = w.mgr.Import(workspace, history); err == nil {
+			err = store.setKastSession(ms.Path())
+		}
 	}
 	if ms == nil {
 		if ms, err = w.mgr.Create(workspace, ""); err == nil {

@@ -61,7 +61,7 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 		m := ev.Message
 		rec := map[string]any{"role": "assistant", "content": m.Text}
 		if len(m.ToolCalls) > 0 {
-			rec["tool_calls"] = m.ToolCalls
+			rec["tool_calls"] = contextToolCalls(m.ToolCalls)
 		}
 		c.store.context(rec)
 		c.statusUpdate(m)
