@@ -157,6 +157,18 @@ func (c *Conn) Done() <-chan struct{} { return c.rpc.Done() }
 // connection ends only when every handler has returned.
 func (c *Conn) InputEnded() <-chan struct{} { return c.stream.inputEnded }
 
+// SendCall sends a request under the caller's id without waiting for its
+// reply; a reply, answering no pending call, is dropped. kimi-cli's replay
+// re-sends recorded requests this way, with their original ids.
+func (c *Conn) SendCall(ctx context.Context, id, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	_, err = c.stream.Write(ctx, jsonrpc2.NewCall(jsonrpc2.NewStringID(id), method, raw))
+	return err
+}
+
 // Exited is closed when the client sent exit. A process serving stdio should
 // then end at once: the read loop may stay blocked on a stdin that the editor
 // never closes.

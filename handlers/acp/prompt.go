@@ -111,6 +111,11 @@ func (s *Service) prompt(ctx context.Context, p *promptParams) (map[string]any, 
 	case <-ctx.Done():
 		_, _ = s.mgr.CancelTurn(t.ID())
 		<-t.Done()
+	case <-ss.conn.InputEnded():
+		// The editor went away: nobody reads the answer, and the
+		// connection ends only once every handler has returned.
+		_, _ = s.mgr.CancelTurn(t.ID())
+		<-t.Done()
 	}
 	ss.turnMu.Lock()
 	delete(ss.turns, t.ID())

@@ -175,7 +175,7 @@ func (w *Wire) steer(ctx context.Context, p *promptParams) (map[string]any, erro
 	// The engine accepts steering atomically: a turn already finishing
 	// refuses it, and it then runs as a turn of its own, never lost.
 	if _, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: p.UserInput.Text, Behavior: agent.Steer,
-		Approval: c.policy(w), External: c.externalTools()}); err != nil {
+		Approval: c.policy(w), External: c.wireTools()}); err != nil {
 		return nil, serverError(CodeServerError, "STEER_FAILED", err.Error())
 	}
 	return map[string]any{"status": "steered"}, nil
@@ -228,6 +228,10 @@ func (w *Wire) setPlanMode(ctx context.Context, p *planModeParams) (map[string]a
 }
 
 // replay re-sends the session's recorded events and resolved requests.
+// The requests go out as requests with their recorded ids, as kimi-cli
+// sends them (a client that tells requests by their id, as kimi-agent-sdk
+// does, would drop them as notifications); the client must not answer
+// them, and an answer is dropped: nothing waits for it.
 func (w *Wire) replay(ctx context.Context, _ *struct{}) (map[string]any, error) {
 	c, err := w.connOf(ctx)
 	if err != nil {
@@ -236,8 +240,14 @@ func (w *Wire) replay(ctx context.Context, _ *struct{}) (map[string]any, error) 
 	if c.running() != "" {
 		return nil, turnInProgress()
 	}
-	events, requests, err := c.store.replay(func(method string, msg wireMessage) {
-		c.send(method, msg)
+	events, requests, err := c.store.replay(func(msg wireMessage, requestID string) {
+		if requestID == "" {
+			c.send("event", msg)
+			return
+		}
+		if err := c.conn.SendCall(ctx, requestID, "request", msg); err != nil {
+			c.conn.Logger().Debug("kimi wire replayed request not delivered", "err", err)
+		}
 	})
 	if err != nil {
 		return nil, serverError(CodeServerError, "REPLAY_FAILED", err.Error())

@@ -49,6 +49,11 @@ func (w *Wire) connOf(ctx context.Context) (*wireConn, error) {
 	var ms *agent.ManagedSession
 	if path := store.state.KastSession; path != "" {
 		ms, err = w.mgr.Resume(path, workspace)
+	} else if history, _ := store.history(); len(history) > 0 {
+		// A session kimi-cli wrote: its conversation goes on in kast.
+		if ms, err = w.mgr.Import(workspace, history); err == nil {
+			err = store.setKastSession(ms.Path())
+		}
 	}
 	if ms == nil {
 		if ms, err = w.mgr.Create(workspace, ""); err == nil {
@@ -112,7 +117,7 @@ func (c *wireConn) start(w *Wire, text string) (*agent.Turn, error) {
 	}
 	c.turnID = "starting"
 	c.mu.Unlock()
-	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w), External: c.externalTools()})
+	t, err := w.mgr.StartTurn(c.sessionID, agent.TurnRequest{Text: text, Behavior: agent.NewTurn, Approval: c.policy(w), External: c.wireTools()})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

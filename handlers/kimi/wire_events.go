@@ -61,7 +61,7 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 		m := ev.Message
 		rec := map[string]any{"role": "assistant", "content": m.Text}
 		if len(m.ToolCalls) > 0 {
-			rec["tool_calls"] = m.ToolCalls
+			rec["tool_calls"] = contextToolCalls(m.ToolCalls)
 		}
 		c.store.context(rec)
 		c.statusUpdate(m)
@@ -83,8 +83,12 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 	case agent.EventToolResult:
 		call, r := ev.Tool.Call, ev.Tool.Result
 		c.store.context(map[string]any{"role": "tool", "content": r.Content, "tool_call_id": call.ID})
+		message, blocks := firstLine(r.Content), display(call, r)
+		if call.Name == todoTool {
+			message, blocks = todoReturn(call, r)
+		}
 		c.event("ToolResult", map[string]any{"tool_call_id": call.ID, "return_value": map[string]any{
-			"is_error": r.IsError, "output": r.Content, "message": firstLine(r.Content), "display": display(call, r)}})
+			"is_error": r.IsError, "output": r.Content, "message": message, "display": blocks}})
 	case agent.EventFinished:
 		c.endRequests(ev.TurnID)
 		if ev.Status == agent.StatusCanceled {

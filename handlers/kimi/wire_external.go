@@ -24,7 +24,7 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // acceptTools splits the declared tools into those offered to the model
 // and those rejected, with the reason.
 func (w *Wire) acceptTools(declared []externalTool) ([]agent.ToolSpec, []map[string]any) {
-	taken := map[string]bool{}
+	taken := map[string]bool{todoTool: true}
 	if ts := w.rt.Tools(); ts != nil {
 		for _, s := range ts.Specs() {
 			taken[s.Name] = true
@@ -50,18 +50,6 @@ func (w *Wire) acceptTools(declared []externalTool) ([]agent.ToolSpec, []map[str
 		accepted = append(accepted, agent.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	return accepted, rejected
-}
-
-// externalTools is what a turn of the connection offers of the client's
-// tools, or nil.
-func (c *wireConn) externalTools() *agent.ExternalTools {
-	c.mu.Lock()
-	specs := c.external
-	c.mu.Unlock()
-	if len(specs) == 0 {
-		return nil
-	}
-	return &agent.ExternalTools{Specs: specs, Run: c.runExternal}
 }
 
 // runExternal asks the client to run a call and waits for its result or

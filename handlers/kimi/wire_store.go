@@ -22,10 +22,11 @@ import (
 type wireStore struct {
 	dir string
 
-	mu    sync.Mutex
-	state wireState
-	wire  *os.File
-	ctx   *os.File
+	mu       sync.Mutex
+	state    wireState
+	stateRaw map[string]json.RawMessage // state.json as read
+	wire     *os.File
+	ctx      *os.File
 	// syncFile makes a file durable (nil: the system's sync); tests watch it.
 	syncFile func(*os.File) error
 }
@@ -35,10 +36,14 @@ type wireStore struct {
 // written just before them, so they are made durable too.
 var durableEvents = map[string]bool{"TurnBegin": true, "ToolResult": true, "TurnEnd": true}
 
+// wireState is what kast reads and writes of state.json; the fields it
+// does not know (kimi-cli's approval, additional_dirs…) are kept as they
+// are (wireStore.stateRaw).
 type wireState struct {
-	Title       string `json:"title"`
-	PlanMode    bool   `json:"plan_mode"`
-	KastSession string `json:"kast_session,omitempty"`
+	Title       string     `json:"title"`
+	PlanMode    bool       `json:"plan_mode"`
+	KastSession string     `json:"kast_session,omitempty"`
+	Todos       []todoItem `json:"todos"`
 }
 
 type wireRecord struct {
@@ -66,6 +71,7 @@ func openWireStore(dataDir, workspace, id string, cont bool) (*wireStore, error)
 	}
 	if raw, err := os.ReadFile(filepath.Join(s.dir, "state.json")); err == nil {
 		_ = json.Unmarshal(raw, &s.state)
+		_ = json.Unmarshal(raw, &s.stateRaw)
 	}
 	var err error
 	wirePath := filepath.Join(s.dir, "wire.jsonl")
@@ -102,7 +108,16 @@ func latest(base string) string {
 // saveState writes state.json atomically: a temporary file, synced, then
 // renamed over it.
 func (s *wireStore) saveState() error {
-	raw, _ := json.MarshalIndent(s.state, "", "  ")
+	if s.state.Todos == nil {
+		s.state.Todos = []todoItem{} // kimi-cli reads a list, never null
+	}
+	known, _ := json.Marshal(s.state)
+	merged := map[string]json.RawMessage{}
+	for k, v := range s.stateRaw {
+		merged[k] = v
+	}
+	_ = json.Unmarshal(known, &merged)
+	raw, _ := json.MarshalIndent(merged, "", "  ")
 	tmp, err := os.CreateTemp(s.dir, ".state-*.json")
 	if err != nil {
 		return err
@@ -134,6 +149,19 @@ func (s *wireStore) setPlanMode(on bool) {
 	defer s.mu.Unlock()
 	s.state.PlanMode = on
 	_ = s.saveState()
+}
+
+func (s *wireStore) setTodos(items []todoItem) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.Todos = items
+	return s.saveState()
+}
+
+func (s *wireStore) todos() []todoItem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]todoItem(nil), s.state.Todos...)
 }
 
 // record appends a sent event or request to wire.jsonl, and syncs the
@@ -199,10 +227,11 @@ var eventTypes = map[string]bool{"TurnBegin": true, "TurnEnd": true, "SteerInput
 	"SubagentEvent": true, "PlanDisplay": true, "BtwBegin": true, "BtwEnd": true, "HookTriggered": true, "HookResolved": true}
 
 // replay sends every recorded event, and every request whose resolution
-// was recorded (an approval nobody answered is not resurrected), as
-// notifications, so clients cannot answer them. Lines that do not parse,
-// the metadata line and records of unknown types are skipped.
-func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, requests int, err error) {
+// was recorded (an approval nobody answered is not resurrected) with its
+// id, the payload's, as kimi-cli sends its requests live and in replay.
+// Lines that do not parse, the metadata line, records of unknown types and
+// requests without an id are skipped.
+func (s *wireStore) replay(send func(msg wireMessage, requestID string)) (events, requests int, err error) {
 	f, err := os.Open(filepath.Join(s.dir, "wire.jsonl"))
 	if err != nil {
 		return 0, 0, err
@@ -232,14 +261,15 @@ func (s *wireStore) replay(send func(method string, msg wireMessage)) (events, r
 	for _, m := range msgs {
 		if requestTypes[m.Type] {
 			p, _ := m.Payload.(map[string]any)
-			if m.Type == "ApprovalRequest" && !resolved[str(p, "id")] {
+			id := str(p, "id")
+			if id == "" || m.Type == "ApprovalRequest" && !resolved[id] {
 				continue
 			}
-			send("request", m)
+			send(m, id)
 			requests++
 			continue
 		}
-		send("event", m)
+		send(m, "")
 		events++
 	}
 	return events, requests, sc.Err()
