@@ -225,3 +225,31 @@ func TestLSPWorkspaceSymbolsLeaveOutLocals(t *testing.T) {
 		t.Fatalf("workspace/symbol count = %v, want %v", got, want)
 	}
 }
+
+// A broken build (a missing include, a cycle) is reported in kast.status,
+// one line per problem, and navigation still answers.
+func TestLSPStatusReportsBuildProblems(t *testing.T) {
+	files := map[string]string{
+		"settings.gradle.kts":      "include(\":app\", \":lib\", \":gone\")\n",
+		"app/build.gradle.kts":     "dependencies { implementation(project(\":lib\")) }\n",
+		"lib/build.gradle.kts":     "dependencies { implementation(project(\":app\")) }\n",
+		"app/src/main/kotlin/A.kt": "package a\n\nfun a(): String = b.b()\n",
+		"lib/src/main/kotlin/B.kt": "package b\n\nfun b(): String = \"b\"\n",
+	}
+	e := startLSP(t, files)
+	var status struct {
+		Roots []struct {
+			BuildProblems []string `json:"buildProblems"`
+		} `json:"roots"`
+	}
+	if err := e.client.Call(e.ctx, "workspace/executeCommand", map[string]any{"command": cmdStatus}, &status); err != nil {
+		t.Fatal(err)
+	}
+	if len(status.Roots) != 1 {
+		t.Fatalf("roots = %+v", status.Roots)
+	}
+	got := strings.Join(status.Roots[0].BuildProblems, "\n")
+	if !strings.Contains(got, ":gone") || !strings.Contains(got, "cyclic module dependencies") {
+		t.Errorf("buildProblems = %q, want the missing :gone folder and the app/lib cycle", got)
+	}
+}

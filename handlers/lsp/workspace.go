@@ -13,6 +13,7 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/imports"
+	"github.com/kast-dev/kast/analysis/modules"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/server"
 )
@@ -113,6 +114,11 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 			// ("stored") or resolve every candidate until the background
 			// pass catches up ("resolving").
 			References string `json:"references"`
+			// BuildProblems lists what could not be read of the Gradle or
+			// Maven build (syntax errors, missing includes, cycles): the
+			// module model leaves those parts out and resolution falls
+			// back to name matching there.
+			BuildProblems []string `json:"buildProblems,omitempty"`
 		}
 		roots := []root{}
 		for _, w := range s.engine.Roots() {
@@ -121,7 +127,7 @@ func (l *LSP) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandPara
 				refs = "stored"
 			}
 			files, _ := w.Index.Files()
-			roots = append(roots, root{w.Root, indexPlace(w), len(files), w.Notice(), refs})
+			roots = append(roots, root{w.Root, indexPlace(w), len(files), w.Notice(), refs, modules.Load(w.Root).Problems})
 		}
 		status := map[string]any{"roots": roots}
 		if s.l.pool.Libraries {
