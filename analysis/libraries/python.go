@@ -118,7 +118,10 @@ func sitePackages(site string) []Library {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case strings.HasPrefix(name, "_") && name != "_pytest", strings.HasPrefix(name, "."), strings.Contains(name, ".dist-info"),
+		// A private top-level package is indexed when a distribution
+		// installs it: it is where public names are declared (pytest.raises
+		// is _pytest's).
+		case strings.HasPrefix(name, "_") && name != "_pytest" && versions[name] == "", strings.HasPrefix(name, "."), strings.Contains(name, ".dist-info"),
 			strings.Contains(name, ".egg-info"), name == "__pycache__":
 			continue
 		case e.IsDir():

@@ -79,6 +79,7 @@ type Resolver struct {
 	chains       map[chainKey][]Candidate
 	written      map[chainKey][]string
 	supers       map[DefID][]TypeEdge
+	pyModules    map[string][]string // see pythonModules
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -537,12 +538,20 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 // module it passes the name on from: `export {a as name} from "./b"` or
 // `export * from "./b"` in the module file or its index file.
 func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth || !strings.HasPrefix(module, ".") {
+	if depth > maxDepth {
 		return nil
 	}
-	base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+	var files []string
+	if f.Lang == "python" {
+		// A package's __init__ passes on names from absolute imports too
+		// (pytest.raises is _pytest.python_api's).
+		files = r.moduleFiles(f.Path, module)
+	} else if strings.HasPrefix(module, ".") {
+		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+		files = []string{base, base + ext, base + "/index" + ext}
+	}
 	var out []Candidate
-	for _, p := range []string{base, base + ext, base + "/index" + ext} {
+	for _, p := range files {
 		g := r.file(p)
 		if g == nil {
 			continue
@@ -773,6 +782,7 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	for i := range fs {
 		c[i] = fs[i].c
 	}
+	c = r.withoutOverloads(c)
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {

@@ -253,7 +253,8 @@ func identifierFrom(line string, col int) string {
 // typeshed; a node package's name (its @types package counts as itself).
 func libraryModule(path string) string {
 	p := filepath.ToSlash(path)
-	if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
+	// pyright's typeshed lives in node_modules too: Python first.
+	if i := strings.LastIndex(p, "/node_modules/"); i >= 0 && !strings.Contains(p, "/typeshed-fallback/") {
 		parts := strings.Split(p[i+len("/node_modules/"):], "/")
 		name := parts[0]
 		if strings.HasPrefix(name, "@") && len(parts) > 1 {

@@ -1,0 +1,72 @@
+package resolve
+
+import (
+	"path"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// withoutOverloads drops a Python function's @overload signatures when its
+// implementation is among the candidates too: the implementation is what
+// runs, and where pyright goes. A stub's overloads, with no implementation
+// beside them, stay.
+func (r *Resolver) withoutOverloads(c []Candidate) []Candidate {
+	if len(c) < 2 {
+		return c
+	}
+	overload := func(x Candidate) bool {
+		ext := path.Ext(x.Def.Path)
+		if ext != ".py" && ext != ".pyi" {
+			return false
+		}
+		f := r.file(x.Def.Path)
+		return f != nil && decoratedOverload(f, x.Def.Index)
+	}
+	drop := make([]bool, len(c))
+	for i, x := range c {
+		if !overload(x) {
+			continue
+		}
+		d := r.file(x.Def.Path).Defs[x.Def.Index]
+		for j, y := range c {
+			if j == i || y.Def.Path != x.Def.Path || y.Confidence < x.Confidence {
+				continue
+			}
+			e := r.file(y.Def.Path).Defs[y.Def.Index]
+			if e.Name == d.Name && e.Container == d.Container && !overload(y) {
+				drop[i] = true
+				break
+			}
+		}
+	}
+	out := c[:0:0]
+	for i, x := range c {
+		if !drop[i] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// decoratedOverload reports whether the definition is decorated with
+// @overload (or @typing.overload): a call of that name lies between the
+// end of the definition before it and its own start.
+func decoratedOverload(f *analysis.FileFacts, index int32) bool {
+	d := f.Defs[index]
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		return false
+	}
+	after := 0 // the end of the last definition before d that is not inside it
+	for i, e := range f.Defs {
+		if int32(i) != index && e.FullSpan.End <= d.FullSpan.Start && e.FullSpan.End > after {
+			after = e.FullSpan.End
+		}
+	}
+	for _, ref := range f.Refs {
+		if ref.Name == "overload" && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start &&
+			(ref.Qualifier == "" || ref.Qualifier == "typing" || ref.Qualifier == "typing_extensions") {
+			return true
+		}
+	}
+	return false
+}
