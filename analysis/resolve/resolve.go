@@ -330,6 +330,11 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
+	if f.Lang == "typescript" || f.Lang == "javascript" {
+		if c := r.globals(ref); len(c) > 0 {
+			return c
+		}
+	}
 	return r.byName(ref.Name, ref.Role, false)
 }
 
