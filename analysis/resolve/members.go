@@ -422,6 +422,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 			return out
 		}
 	}
+	if f.Lang == "python" {
+		if out := r.inPythonModule(f, ref); len(out) > 0 {
+			return out
+		}
+	}
 	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
 }
 

@@ -120,7 +120,16 @@ func (r *Resolver) moduleFiles(from, module string) []string {
 	suffix := "/" + strings.Join(segs, "/")
 	var out []string
 	for _, p := range r.pythonModules()[segs[len(segs)-1]] {
-		if m := stripExt(p); strings.HasSuffix(m, suffix) || strings.HasSuffix(m, suffix+"/__init__") {
+		m := stripExt(p)
+		top := strings.TrimSuffix(m, suffix)
+		if top == m {
+			if top = strings.TrimSuffix(m, suffix+"/__init__"); top == m {
+				continue
+			}
+		}
+		// The module's first segment must sit in a folder of the import
+		// path, not in a package: pip/_vendor/rich/json.py is not json.
+		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil {
 			out = append(out, p)
 		}
 	}

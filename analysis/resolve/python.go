@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"path"
+	"strings"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -49,7 +50,7 @@ func (r *Resolver) withoutOverloads(c []Candidate) []Candidate {
 }
 
 // decoratedOverload reports whether the definition is decorated with
-// @overload (or @typing.overload): a call of that name lies between the
+// @overload (or @typing.overload, @t.overload): a call of that name lies between the
 // end of the definition before it and its own start.
 func decoratedOverload(f *analysis.FileFacts, index int32) bool {
 	d := f.Defs[index]
@@ -63,10 +64,37 @@ func decoratedOverload(f *analysis.FileFacts, index int32) bool {
 		}
 	}
 	for _, ref := range f.Refs {
-		if ref.Name == "overload" && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start &&
-			(ref.Qualifier == "" || ref.Qualifier == "typing" || ref.Qualifier == "typing_extensions") {
+		// Any qualifier: typing is often imported as t.
+		if ref.Name == "overload" && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start {
 			return true
 		}
 	}
 	return false
+}
+
+// inPythonModule finds name among the top-level declarations of the module
+// a dotted qualifier denotes (click.utils in click.utils.echo after
+// `import click`).
+func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	head, rest, _ := strings.Cut(ref.Qualifier, ".")
+	module := r.moduleBinding(f, head)
+	if module == "" {
+		return nil
+	}
+	if rest != "" {
+		module += "." + rest
+	}
+	var out []Candidate
+	for _, p := range r.moduleFiles(f.Path, module) {
+		g := r.file(p)
+		for _, i := range r.named(g, ref.Name) {
+			if g.Defs[i].Container == analysis.None {
+				out = r.add(out, p, i, confImport, ViaImport, ref.Role)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }

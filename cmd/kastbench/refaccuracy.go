@@ -215,6 +215,9 @@ func (t target) symbol(l refLang) string {
 	if t.line >= len(lines) {
 		return t.path
 	}
+	if t.line == 0 && t.col == 0 {
+		return libraryModule(t.path) // the module itself: both servers answer its file's start
+	}
 	return libraryModule(t.path) + "." + identifierFrom(lines[t.line], t.col)
 }
 

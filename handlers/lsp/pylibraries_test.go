@@ -9,7 +9,7 @@ import (
 // stub (__init__.pyi) before its source, a name a package's __init__
 // passes on from an absolute import is followed into the module declaring
 // it, and a function's @overload signatures give way to its
-// implementation.
+// implementation, whatever typing is imported as.
 func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 	site := "ws/.venv/lib/python3.99/site-packages/"
 	e, dir := startLibraryLSP(t, map[string]string{
@@ -18,12 +18,17 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		site + "typed/__init__.py":  "from _typed.core import run\n",
 		site + "typed/__init__.pyi": "from _typed.core import run as run\n",
 		site + "_typed/__init__.py": "",
-		site + "_typed/core.py": "from typing import overload\n\n@overload\ndef run(x: int) -> int: ...\n@overload\n" +
+		site + "_typed/core.py": "from typing import overload\n\n@overload\ndef run(x: int) -> int: ...\n@t.overload\n" +
 			"def run(x: str) -> str: ...\ndef run(x):\n    return x\n",
+		// A vendored copy inside a package is not the standard library's os.
+		site + "vend/__init__.py":           "",
+		site + "vend/_vendor/__init__.py":   "",
+		site + "vend/_vendor/os.py":         "def getcwd():\n    return ''\n",
 		site + "typed-1.0.dist-info/RECORD": "typed/__init__.py,,\n_typed/core.py,,\n",
 		"ws/pyproject.toml":                 "[project]\nname = \"app\"\n",
-		"ws/app.py":                         "import os\nimport typed\nfrom _typed import core\n\nos.getcwd()\ntyped.run(1)\ncore.run('a')\n",
-	}, 3)
+		"ws/app.py": "import os\nimport typed\nfrom _typed import core\n\nos.getcwd()\ntyped.run(1)\ncore.run('a')\n" +
+			"import _typed\n_typed.core.run(2)\n",
+	}, 4)
 	root := filepath.ToSlash(dir)
 	sp := root + "/" + site
 	for _, c := range []struct {
@@ -36,7 +41,8 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		{5, 2, sp + "typed/__init__.pyi:0"},
 		{6, 1, sp + "_typed/core.py:0"}, // a submodule imported by name
 		{6, 6, sp + "_typed/core.py:6"}, // the implementation, not an overload
-		{5, 7, sp + "_typed/core.py:6"}, // passed on by typed/__init__ from an absolute import
+		{5, 7, sp + "_typed/core.py:6"},
+		{8, 13, sp + "_typed/core.py:6"}, // through a dotted module qualifier // passed on by typed/__init__ from an absolute import
 	} {
 		if got := e.defAt("app.py", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
