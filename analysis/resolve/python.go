@@ -98,3 +98,19 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 	}
 	return nil
 }
+
+// builtins finds a Python name no scope or import declares among the
+// interpreter's built-in names: the top level of a builtins.pyi (the stub
+// kast writes from the interpreter, or typeshed's).
+func (r *Resolver) builtins(ref analysis.Ref) []Candidate {
+	var out []Candidate
+	for _, e := range r.defs(ref.Name) {
+		if e.Nested || e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {
+			continue
+		}
+		if g := r.file(e.Path); g != nil && g.Defs[e.Index].Container == analysis.None {
+			out = r.add(out, e.Path, e.Index, confImport, ViaImport, ref.Role)
+		}
+	}
+	return out
+}

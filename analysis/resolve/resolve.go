@@ -335,6 +335,11 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
+	if f.Lang == "python" {
+		if c := r.builtins(ref); len(c) > 0 {
+			return c
+		}
+	}
 	return r.byName(ref.Name, ref.Role, false)
 }
 

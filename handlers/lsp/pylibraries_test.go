@@ -9,11 +9,13 @@ import (
 // stub (__init__.pyi) before its source, a name a package's __init__
 // passes on from an absolute import is followed into the module declaring
 // it, and a function's @overload signatures give way to its
-// implementation, whatever typing is imported as.
+// implementation, whatever typing is imported as. Built-in names resolve
+// into the interpreter's builtins.pyi.
 func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 	site := "ws/.venv/lib/python3.99/site-packages/"
 	e, dir := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":               "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi":   "class str():\n    def upper(self): ...\ndef len(obj, /): ...\n",
 		"ws/.venv/pyvenv.cfg":       "home = /nonexistent/bin\n",
 		site + "typed/__init__.py":  "from _typed.core import run\n",
 		site + "typed/__init__.pyi": "from _typed.core import run as run\n",
@@ -27,8 +29,9 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		site + "typed-1.0.dist-info/RECORD": "typed/__init__.py,,\n_typed/core.py,,\n",
 		"ws/pyproject.toml":                 "[project]\nname = \"app\"\n",
 		"ws/app.py": "import os\nimport typed\nfrom _typed import core\n\nos.getcwd()\ntyped.run(1)\ncore.run('a')\n" +
-			"import _typed\n_typed.core.run(2)\n",
-	}, 4)
+			"import _typed\n_typed.core.run(2)\n" +
+			"def shout(s: str):\n    return len(s.upper())\n",
+	}, 5)
 	root := filepath.ToSlash(dir)
 	sp := root + "/" + site
 	for _, c := range []struct {
@@ -39,10 +42,13 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		{1, 8, sp + "typed/__init__.pyi:0"}, // the stub before the source
 		{4, 1, root + "/pystd/os.py:0"},     // os in os.getcwd()
 		{5, 2, sp + "typed/__init__.pyi:0"},
-		{6, 1, sp + "_typed/core.py:0"}, // a submodule imported by name
-		{6, 6, sp + "_typed/core.py:6"}, // the implementation, not an overload
-		{5, 7, sp + "_typed/core.py:6"},
-		{8, 13, sp + "_typed/core.py:6"}, // through a dotted module qualifier // passed on by typed/__init__ from an absolute import
+		{6, 1, sp + "_typed/core.py:0"},               // a submodule imported by name
+		{6, 6, sp + "_typed/core.py:6"},               // the implementation, not an overload
+		{5, 7, sp + "_typed/core.py:6"},               // passed on by typed/__init__ from an absolute import
+		{8, 13, sp + "_typed/core.py:6"},              // through a dotted module qualifier
+		{9, 13, root + "/pybuiltins/builtins.pyi:0"},  // a built-in type
+		{10, 12, root + "/pybuiltins/builtins.pyi:2"}, // a built-in function
+		{10, 18, root + "/pybuiltins/builtins.pyi:1"}, // a built-in type's method
 	} {
 		if got := e.defAt("app.py", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
