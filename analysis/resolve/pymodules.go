@@ -182,3 +182,21 @@ func (r *Resolver) pythonModules() map[string][]string {
 	}
 	return r.pyModules
 }
+
+// pythonRooted reports whether file may belong to the dotted module (as
+// the module itself or a file inside its package) under an import-path
+// folder: the folder above the module's first segment is no package, so
+// pip/_vendor/requests/models.py is not requests.models.
+func (r *Resolver) pythonRooted(file, module string) bool {
+	if module == "" || strings.HasPrefix(module, ".") {
+		return true
+	}
+	suffix := "/" + strings.ReplaceAll(module, ".", "/")
+	m := stripExt(file)
+	i := strings.LastIndex(m, suffix)
+	if i < 0 {
+		return true // matched some other way: not this rule's to judge
+	}
+	top := m[:i]
+	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil
+}

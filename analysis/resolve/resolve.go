@@ -509,7 +509,8 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	for _, id := range r.defs(name) {
 		// The name table and path tests first: they spare decoding the
 		// files of common names.
-		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) {
+		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) ||
+			f.Lang == "python" && !r.pythonRooted(id.Path, pkg) {
 			continue
 		}
 		g := r.file(id.Path)

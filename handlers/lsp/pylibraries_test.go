@@ -23,14 +23,17 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		site + "_typed/core.py": "from typing import overload\n\n@overload\ndef run(x: int) -> int: ...\n@t.overload\n" +
 			"def run(x: str) -> str: ...\ndef run(x):\n    return x\n",
 		// A vendored copy inside a package is not the standard library's os.
-		site + "vend/__init__.py":           "",
-		site + "vend/_vendor/__init__.py":   "",
-		site + "vend/_vendor/os.py":         "def getcwd():\n    return ''\n",
-		site + "typed-1.0.dist-info/RECORD": "typed/__init__.py,,\n_typed/core.py,,\n",
-		"ws/pyproject.toml":                 "[project]\nname = \"app\"\n",
+		site + "vend/__init__.py":                "",
+		site + "vend/_vendor/__init__.py":        "",
+		site + "vend/_vendor/os.py":              "def getcwd():\n    return ''\n",
+		site + "vend/_vendor/_typed/__init__.py": "",
+		site + "vend/_vendor/_typed/core.py":     "def run(x):\n    return x\n",
+		site + "typed-1.0.dist-info/RECORD":      "typed/__init__.py,,\n_typed/core.py,,\n",
+		"ws/pyproject.toml":                      "[project]\nname = \"app\"\n",
 		"ws/app.py": "import os\nimport typed\nfrom _typed import core\n\nos.getcwd()\ntyped.run(1)\ncore.run('a')\n" +
 			"import _typed\n_typed.core.run(2)\n" +
-			"def shout(s: str):\n    return len(s.upper())\n",
+			"def shout(s: str):\n    return len(s.upper())\n" +
+			"from _typed.core import run as run2\n",
 	}, 5)
 	root := filepath.ToSlash(dir)
 	sp := root + "/" + site
@@ -49,6 +52,7 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		{9, 13, root + "/pybuiltins/builtins.pyi:0"},  // a built-in type
 		{10, 12, root + "/pybuiltins/builtins.pyi:2"}, // a built-in function
 		{10, 18, root + "/pybuiltins/builtins.pyi:1"}, // a built-in type's method
+		{11, 24, sp + "_typed/core.py:6"},             // not the copy vendored inside a package
 	} {
 		if got := e.defAt("app.py", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
