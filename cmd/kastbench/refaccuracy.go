@@ -11,9 +11,9 @@ package main
 // completions are asked one letter into the member after "x."; agreement is
 // the share of the reference's first five items that are among kast's.
 //
-//	make refservers   (installs pyright and typescript-language-server into bin/refservers)
-//	kastbench -accuracy python -refserver bin/refservers/node_modules/.bin/pyright-langserver -root P1,P2
-//	kastbench -accuracy typescript -refserver bin/refservers/node_modules/.bin/typescript-language-server -root P1,P2
+//	make refservers   (npm ci of the pinned servers into cmd/kastbench/refservers/node_modules)
+//	kastbench -accuracy python -refserver cmd/kastbench/refservers/node_modules/.bin/pyright-langserver -root P1,P2
+//	kastbench -accuracy typescript -refserver cmd/kastbench/refservers/node_modules/.bin/typescript-language-server -root P1,P2
 //
 // A Python root's .venv/bin leads PATH for the reference server, so pyright
 // sees the virtualenv kast finds. KASTBENCH_EXPLAIN=1 prints every miss.
