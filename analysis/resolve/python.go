@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -113,4 +114,20 @@ func (r *Resolver) builtins(ref analysis.Ref) []Candidate {
 		}
 	}
 	return out
+}
+
+// withoutStubbedSources drops a Python candidate of a .py file when the
+// same name is a candidate in the .pyi stub beside it: the stub is what
+// the module declares to its users, as type checkers read it.
+func withoutStubbedSources(c []Candidate) []Candidate {
+	stubbed := map[[2]string]bool{}
+	for _, x := range c {
+		if strings.HasSuffix(x.Def.Path, ".pyi") {
+			stubbed[[2]string{strings.TrimSuffix(x.Def.Path, "i"), x.Name}] = true
+		}
+	}
+	if len(stubbed) == 0 {
+		return c
+	}
+	return slices.DeleteFunc(c, func(x Candidate) bool { return stubbed[[2]string{x.Def.Path, x.Name}] })
 }

@@ -793,7 +793,7 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	for i := range fs {
 		c[i] = fs[i].c
 	}
-	c = r.withoutOverloads(c)
+	c = withoutStubbedSources(r.withoutOverloads(c))
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {
