@@ -281,6 +281,9 @@ func libraryModule(path string) string {
 		rel = rel[i+len("/typeshed-fallback/stubs/"):]
 		_, rel, _ = strings.Cut(rel, "/") // the distribution's folder
 	}
+	if i := strings.Index(rel, "/python-builtins/"); i >= 0 { // kast's stub of the built-in names
+		_, rel, _ = strings.Cut(rel[i+len("/python-builtins/"):], "/")
+	}
 	if i := strings.Index(rel, "/lib/python3"); i >= 0 { // the interpreter's standard library
 		_, rel, _ = strings.Cut(rel[i+len("/lib/"):], "/")
 	}

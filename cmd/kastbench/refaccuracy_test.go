@@ -5,6 +5,7 @@ import "testing"
 func TestLibraryModule(t *testing.T) {
 	for path, want := range map[string]string{
 		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/urllib/parse.pyi":               "urllib.parse",
+		"/c/kast/python-builtins/3.11.7/builtins.pyi":                                          "builtins",
 		"/usr/lib/python3.11/urllib/parse.py":                                                  "urllib.parse",
 		"/p/.venv/lib/python3.11/site-packages/_pytest/mark/__init__.py":                       "_pytest.mark",
 		"/x/node_modules/pyright/dist/typeshed-fallback/stubs/requests/requests-stubs/api.pyi": "requests.api",
