@@ -401,7 +401,7 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		var out []Candidate
 		for _, id := range r.defs(ref.Name) {
 			if id.Nested || id.Lang != f.Lang || f.Lang == "go" && id.Kind == analysis.KindMethod ||
-				!moduleMatches(f.Path, id.Path, imp.Path) || f.Lang == "python" && !r.pythonRooted(id.Path, imp.Path) {
+				!moduleMatches(f.Path, id.Path, imp.Path) || f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, imp.Path) {
 				continue
 			}
 			g := r.file(id.Path)

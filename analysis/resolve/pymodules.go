@@ -103,13 +103,8 @@ func importedUpTo(importPath, seg string) string {
 // moduleFiles lists the files that may be the module, best first.
 func (r *Resolver) moduleFiles(from, module string) []string {
 	if strings.HasPrefix(module, ".") {
-		dir := path.Dir(from)
-		rest := strings.TrimLeft(module, ".")
-		for range len(module) - len(rest) - 1 {
-			dir = path.Dir(dir)
-		}
 		var out []string
-		for _, p := range moduleCandidates(path.Join(dir, strings.ReplaceAll(rest, ".", "/"))) {
+		for _, p := range moduleCandidates(relativeModule(from, module)) {
 			if r.file(p) != nil {
 				out = append(out, p)
 			}
@@ -183,13 +178,20 @@ func (r *Resolver) pythonModules() map[string][]string {
 	return r.pyModules
 }
 
-// pythonRooted reports whether file may belong to the dotted module (as
-// the module itself or a file inside its package) under an import-path
-// folder: the folder above the module's first segment is no package, so
+// pythonRooted reports whether file may belong to the dotted module
+// imported in from (as the module itself or a file inside its package): a
+// relative module is the one beside from; an absolute one sits under an
+// import-path folder, the folder above its first segment no package, so
 // pip/_vendor/requests/models.py is not requests.models.
-func (r *Resolver) pythonRooted(file, module string) bool {
-	if module == "" || strings.HasPrefix(module, ".") {
+func (r *Resolver) pythonRooted(from, file, module string) bool {
+	if module == "" {
 		return true
+	}
+	if strings.HasPrefix(module, ".") {
+		// Relative: the module beside from (or above it), nowhere else.
+		base := relativeModule(from, module)
+		m := stripExt(file)
+		return m == base || m == base+"/__init__" || path.Dir(file) == base
 	}
 	suffix := "/" + strings.ReplaceAll(module, ".", "/")
 	m := stripExt(file)
@@ -199,4 +201,15 @@ func (r *Resolver) pythonRooted(file, module string) bool {
 	}
 	top := m[:i]
 	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil
+}
+
+// relativeModule is the path, without extension, of a relative module
+// (".models", "..util") imported in from.
+func relativeModule(from, module string) string {
+	dir := path.Dir(from)
+	rest := strings.TrimLeft(module, ".")
+	for range len(module) - len(rest) - 1 {
+		dir = path.Dir(dir)
+	}
+	return path.Join(dir, strings.ReplaceAll(rest, ".", "/"))
 }

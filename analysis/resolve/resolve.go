@@ -510,7 +510,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		// The name table and path tests first: they spare decoding the
 		// files of common names.
 		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) ||
-			f.Lang == "python" && !r.pythonRooted(id.Path, pkg) {
+			f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, pkg) {
 			continue
 		}
 		g := r.file(id.Path)

@@ -32,6 +32,10 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		site + "vend/_vendor/_typed/core.py":     "def run(x):\n    return x\n",
 		site + "typed-1.0.dist-info/RECORD":      "typed/__init__.py,,\n_typed/core.py,,\n",
 		"ws/pyproject.toml":                      "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":                     "",
+		"ws/pkg/errors.py":                       "class Oops(Exception):\n    pass\n",
+		"ws/pkg/use.py":                          "from .errors import Oops\n\nraise Oops()\n",
+		site + "vend/errors.py":                  "class Oops(Exception):\n    pass\n",
 		"ws/app.py": "import os\nimport typed\nfrom _typed import core\n\nos.getcwd()\ntyped.run(1)\ncore.run('a')\n" +
 			"import _typed\n_typed.core.run(2)\n" +
 			"def shout(s: str):\n    return len(s.upper())\n" +
@@ -60,5 +64,9 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		if got := e.defAt("app.py", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
 		}
+	}
+	// A relative import is the module beside the file, not any errors.py.
+	if got, want := e.defAt("pkg/use.py", 2, 7), root+"/ws/pkg/errors.py:0"; got != want {
+		t.Errorf("definition of Oops = %q, want %q", got, want)
 	}
 }
