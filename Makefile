@@ -3,7 +3,7 @@ BIN     ?= bin/kast
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build install run test bench bench-kaiak lint fuzz soak vsix semantic-fp
+.PHONY: build install run test bench bench-kaiak lint fuzz soak vsix semantic-fp refservers bench-accuracy
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kast
@@ -110,3 +110,17 @@ vsix:
 		$(GO) build -ldflags "$(LDFLAGS) -s -w" -o editors/vscode/bin/$$platform/kast ./cmd/kast
 	cd editors/vscode && npm run --if-present build:webview && npm run bundle && \
 		npx vsce package --no-dependencies --out $(abspath $(VSIX)) </dev/null
+
+# Definition and member-completion accuracy beside the reference servers
+# (pyright, typescript-language-server; pinned in cmd/kastbench/refservers)
+# on projects whose dependencies are installed: a Python root's .venv, a
+# TypeScript root's node_modules. Not run by CI.
+#   make bench-accuracy ACC_PY=path/click,path/requests ACC_TS=path/ky,path/zod/packages/zod
+REFSERVERS = cmd/kastbench/refservers
+refservers:
+	npm ci --prefix $(REFSERVERS) --no-audit --no-fund
+
+bench-accuracy: build refservers
+	$(GO) build -o bin/kastbench ./cmd/kastbench
+	$(if $(ACC_PY),./bin/kastbench -accuracy python -kast $(BIN) -refserver $(REFSERVERS)/node_modules/.bin/pyright-langserver -root $(ACC_PY))
+	$(if $(ACC_TS),./bin/kastbench -accuracy typescript -kast $(BIN) -refserver $(REFSERVERS)/node_modules/.bin/typescript-language-server -root $(ACC_TS))

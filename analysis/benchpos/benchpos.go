@@ -1,4 +1,4 @@
-// Package benchpos samples identifier positions in Go files, the same ones on
+// Package benchpos samples identifier positions in source files, the same ones on
 // every run, so that benchmarks of different tools and of kast in and out of
 // process measure the same requests.
 package benchpos
@@ -16,7 +16,7 @@ import (
 	"github.com/kast-dev/kast/analysis/lang"
 )
 
-// Sample is one identifier position in a Go file.
+// Sample is one identifier position in a source file.
 type Sample struct {
 	Path, Text, Name string
 	Line, Col        int // 0-based, Col in UTF-16 units
@@ -30,18 +30,44 @@ func (s Sample) String() string {
 // Go picks n references (calls, types, reads) in the Go files among paths,
 // with a fixed seed, skipping test data and vendored code.
 func Go(ctx context.Context, paths []string, n int) ([]Sample, error) {
+	return Refs(ctx, paths, n, []string{".go"})
+}
+
+// Refs picks n references (calls, types, reads) in the files among paths
+// whose names end in one of exts, as Go does for Go files. Declaration
+// files (.d.ts) are left out: they hold few references worth a request.
+func Refs(ctx context.Context, paths []string, n int, exts []string) ([]Sample, error) {
+	return sample(ctx, paths, n, exts, func(src []byte, r analysis.Ref) (int, bool) {
+		return r.Span.Start, r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1
+	})
+}
+
+// Members picks n member accesses (the name after "x.") and places each
+// sample just after the member's first character: where an editor asks for
+// completions once the user has typed one letter. Name is the member.
+func Members(ctx context.Context, paths []string, n int, exts []string) ([]Sample, error) {
+	return sample(ctx, paths, n, exts, func(src []byte, r analysis.Ref) (int, bool) {
+		s := r.Span.Start
+		return s + 1, s > 0 && src[s-1] == '.' && len(r.Name) > 1 && r.Span.End-s == len(r.Name)
+	})
+}
+
+// sample draws files with a fixed seed and up to three references a file
+// that pick accepts, at the byte offset pick returns.
+func sample(ctx context.Context, paths []string, n int, exts []string, pick func([]byte, analysis.Ref) (int, bool)) ([]Sample, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var goFiles []string
+	var files []string
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".go") && !strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") {
-			goFiles = append(goFiles, p)
+		if slices.ContainsFunc(exts, func(e string) bool { return strings.HasSuffix(p, e) }) && !strings.HasSuffix(p, ".d.ts") &&
+			!strings.Contains(p, "/testdata/") && !strings.Contains(p, "/vendor/") && !strings.Contains(p, "/node_modules/") {
+			files = append(files, p)
 		}
 	}
 	var out []Sample
-	for len(out) < n && len(goFiles) > 0 {
-		i := rng.IntN(len(goFiles))
-		path := goFiles[i]
-		goFiles = slices.Delete(goFiles, i, i+1)
+	for len(out) < n && len(files) > 0 {
+		i := rng.IntN(len(files))
+		path := files[i]
+		files = slices.Delete(files, i, i+1)
 		src, err := os.ReadFile(path)
 		if err != nil {
 			continue
@@ -50,17 +76,22 @@ func Go(ctx context.Context, paths []string, n int) ([]Sample, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc := document.New("", "go", 0, src)
-		var refs []analysis.Ref
+		l, _ := lang.ForPath(path)
+		doc := document.New("", l.ID, 0, src)
+		type at struct {
+			ref    analysis.Ref
+			offset int
+		}
+		var refs []at
 		for _, r := range facts.Refs {
-			if r.Role&(analysis.RoleCall|analysis.RoleType|analysis.RoleRead) != 0 && len(r.Name) > 1 {
-				refs = append(refs, r)
+			if off, ok := pick(src, r); ok {
+				refs = append(refs, at{r, off})
 			}
 		}
 		for range min(3, len(refs)) { // a few per file spreads the sample over packages
 			r := refs[rng.IntN(len(refs))]
-			pos := doc.Position(r.Span.Start, document.UTF16)
-			out = append(out, Sample{Path: path, Text: string(src), Name: r.Name, Line: pos.Line, Col: pos.Character, Offset: r.Span.Start})
+			pos := doc.Position(r.offset, document.UTF16)
+			out = append(out, Sample{Path: path, Text: string(src), Name: r.ref.Name, Line: pos.Line, Col: pos.Character, Offset: r.offset})
 		}
 	}
 	return out[:min(n, len(out))], nil

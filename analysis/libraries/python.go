@@ -22,6 +22,9 @@ import (
 type PythonEnv struct {
 	Version string // "3.11.7"
 	Stdlib  string // the standard library's folder
+	// Builtins is the folder of a builtins.pyi stub of the built-in names
+	// (see pythonBuiltins), or "".
+	Builtins string
 }
 
 // More Python skip reasons.
@@ -62,6 +65,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		if venv != "" {
 			interp = filepath.Join(venv, "bin", "python3")
 			if e, err := pythonEnv(ctx, interp); err == nil {
+				e.Builtins = pythonBuiltins(ctx, interp, e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: interp, Reason: BrokenInterpreter, Detail: err.Error()})
@@ -69,6 +73,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		}
 		if env == nil {
 			if e, err := pythonEnv(ctx, "python3"); err == nil {
+				e.Builtins = pythonBuiltins(ctx, "python3", e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: "python3", Reason: NoInterpreter, Detail: err.Error()})
@@ -81,6 +86,9 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		} else {
 			f.Skipped = append(f.Skipped, Skip{Library: "python stdlib", Reason: BrokenInterpreter, Detail: env.Stdlib + " is missing"})
 		}
+	}
+	if env != nil && env.Builtins != "" && fileExists(filepath.Join(env.Builtins, "builtins.pyi")) {
+		f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: env.Version, Dir: env.Builtins})
 	}
 	if venv == "" {
 		return
@@ -118,7 +126,10 @@ func sitePackages(site string) []Library {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case strings.HasPrefix(name, "_") && name != "_pytest", strings.HasPrefix(name, "."), strings.Contains(name, ".dist-info"),
+		// A private top-level package is indexed when a distribution
+		// installs it: it is where public names are declared (pytest.raises
+		// is _pytest's).
+		case strings.HasPrefix(name, "_") && name != "_pytest" && versions[name] == "", strings.HasPrefix(name, "."), strings.Contains(name, ".dist-info"),
 			strings.Contains(name, ".egg-info"), name == "__pycache__":
 			continue
 		case e.IsDir():
@@ -209,4 +220,9 @@ func (l Library) pythonInclude(parts []string) bool {
 		}
 	}
 	return true
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -64,7 +64,8 @@ func At(s Snapshot, path string, offset int) (Symbol, bool) {
 // Definition lists the definitions the name at offset confidently resolves
 // to, best first. A Go package name (fmt in fmt.Println) is declared by its
 // file's import of the package: its Symbol is that import spec, with
-// Def.Index analysis.None.
+// Def.Index analysis.None. So is a Python module, whose Symbol is its
+// file's start.
 func Definition(s Snapshot, path string, offset int) []Symbol {
 	r := s.Resolver()
 	if out := symbols(s, r.DefinitionAt(path, offset)); len(out) > 0 {
@@ -73,6 +74,14 @@ func Definition(s Snapshot, path string, offset int) []Symbol {
 	if imp, ok := r.PackageImport(path, offset); ok {
 		return []Symbol{{Def: resolve.DefID{Path: path, Index: analysis.None}, Name: cmp.Or(imp.Alias, imp.Name),
 			Kind: analysis.KindPackage, NameSpan: imp.Span, FullSpan: imp.Span, Detail: imp.Path}}
+	}
+	if file, ok := r.ModuleAt(path, offset); ok {
+		// A Python module is its file: the target is the file's start.
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		if name == "__init__" {
+			name = filepath.Base(filepath.Dir(file))
+		}
+		return []Symbol{{Def: resolve.DefID{Path: file, Index: analysis.None}, Name: name, Kind: analysis.KindModule, Detail: file}}
 	}
 	return nil
 }

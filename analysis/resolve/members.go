@@ -406,7 +406,7 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		var out []Candidate
 		for _, id := range r.defs(ref.Name) {
 			if id.Nested || id.Lang != f.Lang || f.Lang == "go" && id.Kind == analysis.KindMethod ||
-				!moduleMatches(f.Path, id.Path, imp.Path) {
+				!moduleMatches(f.Path, id.Path, imp.Path) || f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, imp.Path) {
 				continue
 			}
 			g := r.file(id.Path)
@@ -424,6 +424,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 			}
 		}
 		if out := r.reexported(f, ref.Name, imp.Path, ref.Role, confImport, 1); len(out) > 0 {
+			return out
+		}
+	}
+	if f.Lang == "python" {
+		if out := r.inPythonModule(f, ref); len(out) > 0 {
 			return out
 		}
 	}

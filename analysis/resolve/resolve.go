@@ -80,6 +80,7 @@ type Resolver struct {
 	written      map[chainKey][]string
 	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
+	pyModules    map[string][]string // see pythonModules
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -345,6 +346,16 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
+	if f.Lang == "typescript" || f.Lang == "javascript" {
+		if c := r.globals(ref); len(c) > 0 {
+			return c
+		}
+	}
+	if f.Lang == "python" {
+		if c := r.builtins(ref); len(c) > 0 {
+			return c
+		}
+	}
 	return r.byName(ref.Name, ref.Role, false)
 }
 
@@ -515,7 +526,8 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	for _, id := range r.defs(name) {
 		// The name table and path tests first: they spare decoding the
 		// files of common names.
-		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) {
+		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) ||
+			f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, pkg) {
 			continue
 		}
 		g := r.file(id.Path)
@@ -554,12 +566,20 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 // module it passes the name on from: `export {a as name} from "./b"` or
 // `export * from "./b"` in the module file or its index file.
 func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth || !strings.HasPrefix(module, ".") {
+	if depth > maxDepth {
 		return nil
 	}
-	base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+	var files []string
+	if f.Lang == "python" {
+		// A package's __init__ passes on names from absolute imports too
+		// (pytest.raises is _pytest.python_api's).
+		files = r.moduleFiles(f.Path, module)
+	} else if strings.HasPrefix(module, ".") {
+		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+		files = []string{base, base + ext, base + "/index" + ext}
+	}
 	var out []Candidate
-	for _, p := range []string{base, base + ext, base + "/index" + ext} {
+	for _, p := range files {
 		g := r.file(p)
 		if g == nil {
 			continue
@@ -790,6 +810,7 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	for i := range fs {
 		c[i] = fs[i].c
 	}
+	c = withoutStubbedSources(r.withoutOverloads(c))
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {

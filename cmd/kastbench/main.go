@@ -29,6 +29,11 @@
 //
 //	kastbench -cold -kast bin/kast -gopls bin/gopls [-samples 300]
 //
+// With -accuracy python|typescript it scores definitions and member
+// completions against pyright or typescript-language-server (refaccuracy.go):
+//
+//	kastbench -accuracy python -kast bin/kast -refserver PATH -root DIR[,DIR...] [-samples 1000]
+//
 // With -retrieval it scores code search's ranked modes on finding
 // documented functions by their doc's first sentence (retrieval.go):
 //
@@ -74,6 +79,7 @@ func main() {
 	oracle := flag.String("oracle", "", "with -accuracy, the oracle outputs, one per root, comma-separated")
 	refSamples := flag.Int("refsamples", 500, "with -accuracy, declarations whose references are compared")
 	semanticFP := flag.Bool("semantic", false, "count kast's own semantic diagnostics on each of -root (comma-separated; compiling projects should get none) instead of indexing")
+	refServer := flag.String("refserver", "", "with -accuracy python|typescript, the reference server: pyright-langserver or typescript-language-server (make refservers)")
 	retrieval := flag.Bool("retrieval", false, "score code search's retrieval of documented functions by their doc's first sentence (-lang, -root, -queries) instead of indexing")
 	retrievalLang := flag.String("lang", "go", "with -retrieval, the corpus language: go or python")
 	retrievalQueries := flag.Int("queries", 400, "with -retrieval, at most this many queries (an even sample)")
@@ -85,6 +91,8 @@ func main() {
 		err = runSemantic(*root)
 	} else if *accuracy == "go" {
 		err = runGoAccuracy(*kast, *gopls, *root, *samples)
+	} else if *accuracy == "python" || *accuracy == "typescript" {
+		err = runRefAccuracy(*accuracy, *kast, *refServer, *root, *samples)
 	} else if *accuracy != "" {
 		err = runAccuracy(*accuracy, *root, *oracle, *samples, *refSamples)
 	} else if *floorOnly {

@@ -68,7 +68,8 @@ func startLibraryLSPWith(t *testing.T, files map[string]string, libs int, prepar
 	}
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
-		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd")}})
+		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd"),
+		Builtins: filepath.Join(dir, "pybuiltins")}})
 	t.Cleanup(h.Close)
 	l := New(h)
 	t.Cleanup(l.WaitSessions)

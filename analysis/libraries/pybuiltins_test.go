@@ -1,0 +1,66 @@
+package libraries
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis/lang"
+)
+
+// The interpreter's built-in names become a stub that kast's own Python
+// extraction reads: classes with their methods, and functions. It is
+// written once per version and then reused.
+func TestPythonBuiltinsStub(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := pythonBuiltins(context.Background(), "python3", "3.test")
+	if dir == "" {
+		t.Fatal("no builtins stub written")
+	}
+	stub := filepath.Join(dir, "builtins.pyi")
+	src, err := os.ReadFile(stub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts, err := lang.Extract(context.Background(), stub, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, members := map[string]bool{}, map[string]bool{}
+	for _, d := range facts.Defs {
+		if d.Container < 0 {
+			top[d.Name] = true
+		} else if facts.Defs[d.Container].Name == "str" {
+			members[d.Name] = true
+		}
+	}
+	for _, name := range []string{"str", "len", "ValueError", "range", "isinstance"} {
+		if !top[name] {
+			t.Errorf("the stub declares no top-level %s", name)
+		}
+	}
+	if !members["startswith"] || !members["upper"] {
+		t.Errorf("str's methods missing: %v", members)
+	}
+	// Reused: the same folder, the file not rewritten.
+	before, _ := os.Stat(stub)
+	if again := pythonBuiltins(context.Background(), "python3", "3.test"); again != dir {
+		t.Errorf("second call: %q, want %q", again, dir)
+	}
+	if after, _ := os.Stat(stub); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the stub was rewritten")
+	}
+}
+
+// An interpreter that does not run gives no stub, not an error.
+func TestPythonBuiltinsBrokenInterpreter(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	if dir := pythonBuiltins(context.Background(), filepath.Join(t.TempDir(), "python3"), "3.test"); dir != "" {
+		t.Errorf("got %q from a missing interpreter", dir)
+	}
+}

@@ -1,0 +1,215 @@
+package resolve
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Python modules as targets: a name bound by `import a.b`, `import a as m`
+// or `from pkg import mod` (mod a submodule) denotes the module's file, as
+// does the module path in the import statement itself.
+
+// ModuleAt is the file of the Python module the name at offset denotes
+// when no declaration does: `click` in `click.echo()` after `import click`
+// is src/click/__init__.py. Stubs (.pyi) are preferred over sources, and a
+// module near file over a same-named one farther away.
+func (r *Resolver) ModuleAt(file string, offset int) (string, bool) {
+	f := r.file(file)
+	if f == nil || f.Lang != "python" {
+		return "", false
+	}
+	i := refAt(f, offset)
+	if i == analysis.None {
+		return "", false
+	}
+	module := r.moduleNamed(f, f.Refs[i])
+	if module == "" {
+		return "", false
+	}
+	files := r.moduleFiles(file, module)
+	if len(files) == 0 {
+		return "", false
+	}
+	return files[0], true
+}
+
+// moduleNamed is the dotted module path a reference names, or "".
+func (r *Resolver) moduleNamed(f *analysis.FileFacts, ref analysis.Ref) string {
+	if ref.Role&analysis.RoleImport != 0 {
+		// In the import statement: the path up to this segment.
+		for _, imp := range f.Imports {
+			if imp.Span.Contains(ref.Span.Start) && !imp.Wildcard {
+				return importedUpTo(imp.Path, ref.Name)
+			}
+		}
+		return ""
+	}
+	if ref.Qualifier != "" {
+		// q.name where q denotes a module: a submodule q.name, if any file is.
+		head, rest, _ := strings.Cut(ref.Qualifier, ".")
+		base := r.moduleBinding(f, head)
+		if base == "" {
+			return ""
+		}
+		if rest != "" {
+			base += "." + rest
+		}
+		return base + "." + ref.Name
+	}
+	if len(r.unqualified(f, ref, 0)) > 0 {
+		return "" // a declaration or an imported name shadows the module
+	}
+	return r.moduleBinding(f, ref.Name)
+}
+
+// moduleBinding is the module the file's imports bind to the plain name,
+// or "".
+func (r *Resolver) moduleBinding(f *analysis.FileFacts, name string) string {
+	for _, imp := range f.Imports {
+		if imp.Wildcard {
+			continue
+		}
+		switch {
+		case imp.Alias == name:
+			return imp.Path // import a.b as name, from a import b as name
+		case imp.Alias == "" && imp.Path == name:
+			return name // import name
+		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+"."):
+			return name // import name.sub binds name
+		case imp.Alias == "" && imp.Name == name && strings.HasSuffix(imp.Path, "."+name):
+			return imp.Path // from pkg import name: a submodule when no declaration is
+		}
+	}
+	return ""
+}
+
+// importedUpTo cuts a dotted import path after the segment seg ("os.path",
+// "os" → "os"); relative paths keep their leading dots.
+func importedUpTo(importPath, seg string) string {
+	dots := len(importPath) - len(strings.TrimLeft(importPath, "."))
+	parts := strings.Split(importPath[dots:], ".")
+	for i, p := range parts {
+		if p == seg {
+			return importPath[:dots] + strings.Join(parts[:i+1], ".")
+		}
+	}
+	return importPath
+}
+
+// moduleFiles lists the files that may be the module, best first.
+func (r *Resolver) moduleFiles(from, module string) []string {
+	if strings.HasPrefix(module, ".") {
+		var out []string
+		for _, p := range moduleCandidates(relativeModule(from, module)) {
+			if r.file(p) != nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	segs := strings.Split(module, ".")
+	suffix := "/" + strings.Join(segs, "/")
+	var out []string
+	for _, p := range r.pythonModules()[segs[len(segs)-1]] {
+		m := stripExt(p)
+		top := strings.TrimSuffix(m, suffix)
+		if top == m {
+			if top = strings.TrimSuffix(m, suffix+"/__init__"); top == m {
+				continue
+			}
+		}
+		// The module's first segment must sit in a folder of the import
+		// path, not in a package: pip/_vendor/rich/json.py is not json.
+		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		// The nearest (the most leading folders shared with from), then
+		// stubs before sources.
+		return cmp.Or(cmp.Compare(sharedDirs(b, from), sharedDirs(a, from)), cmp.Compare(path.Ext(b), path.Ext(a)))
+	})
+	return out
+}
+
+// moduleCandidates are the files a module at base may be, stubs first.
+func moduleCandidates(base string) []string {
+	return []string{base + ".pyi", base + ".py", base + "/__init__.pyi", base + "/__init__.py"}
+}
+
+func sharedDirs(a, b string) int {
+	n := 0
+	for {
+		x, restA, okA := strings.Cut(a, "/")
+		y, restB, okB := strings.Cut(b, "/")
+		if !okA || !okB || x != y {
+			return n
+		}
+		n++
+		a, b = restA, restB
+	}
+}
+
+// pythonModules maps a module's last name (the file's base name, or its
+// package folder's for __init__) to the Python files with it, built once per
+// resolver.
+func (r *Resolver) pythonModules() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pyModules != nil {
+		return r.pyModules
+	}
+	r.pyModules = map[string][]string{}
+	for _, p := range r.ws.Files() {
+		ext := path.Ext(p)
+		if ext != ".py" && ext != ".pyi" {
+			continue
+		}
+		name := strings.TrimSuffix(path.Base(p), ext)
+		if name == "__init__" {
+			name = path.Base(path.Dir(p))
+		}
+		r.pyModules[name] = append(r.pyModules[name], p)
+	}
+	return r.pyModules
+}
+
+// pythonRooted reports whether file may belong to the dotted module
+// imported in from (as the module itself or a file inside its package): a
+// relative module is the one beside from; an absolute one sits under an
+// import-path folder, the folder above its first segment no package, so
+// pip/_vendor/requests/models.py is not requests.models.
+func (r *Resolver) pythonRooted(from, file, module string) bool {
+	if module == "" {
+		return true
+	}
+	if strings.HasPrefix(module, ".") {
+		// Relative: the module beside from (or above it), nowhere else.
+		base := relativeModule(from, module)
+		m := stripExt(file)
+		return m == base || m == base+"/__init__" || path.Dir(file) == base
+	}
+	suffix := "/" + strings.ReplaceAll(module, ".", "/")
+	m := stripExt(file)
+	i := strings.LastIndex(m, suffix)
+	if i < 0 {
+		return true // matched some other way: not this rule's to judge
+	}
+	top := m[:i]
+	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil
+}
+
+// relativeModule is the path, without extension, of a relative module
+// (".models", "..util") imported in from.
+func relativeModule(from, module string) string {
+	dir := path.Dir(from)
+	rest := strings.TrimLeft(module, ".")
+	for range len(module) - len(rest) - 1 {
+		dir = path.Dir(dir)
+	}
+	return path.Join(dir, strings.ReplaceAll(rest, ".", "/"))
+}

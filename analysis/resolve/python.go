@@ -1,0 +1,133 @@
+package resolve
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// withoutOverloads drops a Python function's @overload signatures when its
+// implementation is among the candidates too: the implementation is what
+// runs, and where pyright goes. A stub's overloads, with no implementation
+// beside them, stay.
+func (r *Resolver) withoutOverloads(c []Candidate) []Candidate {
+	if len(c) < 2 {
+		return c
+	}
+	overload := func(x Candidate) bool {
+		ext := path.Ext(x.Def.Path)
+		if ext != ".py" && ext != ".pyi" {
+			return false
+		}
+		f := r.file(x.Def.Path)
+		return f != nil && decoratedOverload(f, x.Def.Index)
+	}
+	drop := make([]bool, len(c))
+	for i, x := range c {
+		if !overload(x) {
+			continue
+		}
+		d := r.file(x.Def.Path).Defs[x.Def.Index]
+		for j, y := range c {
+			if j == i || y.Def.Path != x.Def.Path || y.Confidence < x.Confidence {
+				continue
+			}
+			e := r.file(y.Def.Path).Defs[y.Def.Index]
+			if e.Name == d.Name && e.Container == d.Container && !overload(y) {
+				drop[i] = true
+				break
+			}
+		}
+	}
+	out := c[:0:0]
+	for i, x := range c {
+		if !drop[i] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// decoratedOverload reports whether the definition is decorated with
+// @overload (or @typing.overload, @t.overload): a call of that name lies between the
+// end of the definition before it and its own start.
+func decoratedOverload(f *analysis.FileFacts, index int32) bool {
+	d := f.Defs[index]
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		return false
+	}
+	after := 0 // the end of the last definition before d that is not inside it
+	for i, e := range f.Defs {
+		if int32(i) != index && e.FullSpan.End <= d.FullSpan.Start && e.FullSpan.End > after {
+			after = e.FullSpan.End
+		}
+	}
+	for _, ref := range f.Refs {
+		// Any qualifier: typing is often imported as t.
+		if ref.Name == "overload" && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start {
+			return true
+		}
+	}
+	return false
+}
+
+// inPythonModule finds name among the top-level declarations of the module
+// a dotted qualifier denotes (click.utils in click.utils.echo after
+// `import click`).
+func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	head, rest, _ := strings.Cut(ref.Qualifier, ".")
+	module := r.moduleBinding(f, head)
+	if module == "" {
+		return nil
+	}
+	if rest != "" {
+		module += "." + rest
+	}
+	var out []Candidate
+	for _, p := range r.moduleFiles(f.Path, module) {
+		g := r.file(p)
+		for _, i := range r.named(g, ref.Name) {
+			if g.Defs[i].Container == analysis.None {
+				out = r.add(out, p, i, confImport, ViaImport, ref.Role)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// builtins finds a Python name no scope or import declares among the
+// interpreter's built-in names: the top level of a builtins.pyi (the stub
+// kast writes from the interpreter, or typeshed's).
+func (r *Resolver) builtins(ref analysis.Ref) []Candidate {
+	var out []Candidate
+	for _, e := range r.defs(ref.Name) {
+		if e.Nested || e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {
+			continue
+		}
+		if g := r.file(e.Path); g != nil && g.Defs[e.Index].Container == analysis.None {
+			out = r.add(out, e.Path, e.Index, confImport, ViaImport, ref.Role)
+		}
+	}
+	return out
+}
+
+// withoutStubbedSources drops a Python candidate of a .py file when the
+// same name is a candidate in the .pyi stub beside it: the stub is what
+// the module declares to its users, as type checkers read it.
+func withoutStubbedSources(c []Candidate) []Candidate {
+	stubbed := map[[2]string]bool{}
+	for _, x := range c {
+		if strings.HasSuffix(x.Def.Path, ".pyi") {
+			stubbed[[2]string{strings.TrimSuffix(x.Def.Path, "i"), x.Name}] = true
+		}
+	}
+	if len(stubbed) == 0 {
+		return c
+	}
+	return slices.DeleteFunc(c, func(x Candidate) bool { return stubbed[[2]string{x.Def.Path, x.Name}] })
+}

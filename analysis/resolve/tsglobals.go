@@ -1,0 +1,80 @@
+package resolve
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// TypeScript's global declarations: a declaration file that neither
+// imports nor exports (TypeScript's lib.*.d.ts, most of @types/node's) is a
+// script whose top-level declarations every file sees without an import
+// (Promise, Error, setTimeout). A name nothing else declares resolves to
+// them, in the order TypeScript reads the files: its own libraries first,
+// lib.es5.d.ts, on which the others build, before the later editions.
+
+// globals finds the global declarations named like ref, best file first.
+func (r *Resolver) globals(ref analysis.Ref) []Candidate {
+	var out []Candidate
+	for _, e := range r.defs(ref.Name) {
+		if e.Nested || e.Lang != "typescript" || !strings.HasSuffix(e.Path, ".d.ts") {
+			continue
+		}
+		g := r.file(e.Path)
+		if g == nil || !isScript(g) {
+			continue
+		}
+		d := g.Defs[e.Index]
+		if d.Container != analysis.None || kindFit(ref.Role, d.Kind) == 0 {
+			continue
+		}
+		// Merged declarations (interface Error, var Error) are one symbol:
+		// all equally sure, in file order.
+		out = append(out, r.candidate(e.DefID, confImport, ViaImport))
+	}
+	slices.SortStableFunc(out, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(libRank(a.Def.Path), libRank(b.Def.Path)), strings.Compare(a.Def.Path, b.Def.Path),
+			cmp.Compare(a.NameSpan.Start, b.NameSpan.Start))
+	})
+	return out
+}
+
+// isScript reports whether a declaration file declares globals: no
+// imports and no exported top-level declaration.
+func isScript(f *analysis.FileFacts) bool {
+	if len(f.Imports) > 0 {
+		return false
+	}
+	for _, d := range f.Defs {
+		if d.Container == analysis.None && d.Visibility == "public" {
+			return false
+		}
+	}
+	return true
+}
+
+// libRank orders declaration files as TypeScript loads them: lib.es5.d.ts,
+// then the editions by year (lib.es2015.*, …, lib.esnext.*), then the other
+// libraries of the typescript package (lib.dom.d.ts), then everything else.
+func libRank(p string) int {
+	base := path.Base(p)
+	if path.Base(path.Dir(path.Dir(p))) != "typescript" || !strings.HasPrefix(base, "lib.") {
+		return 1 << 20
+	}
+	edition, _, _ := strings.Cut(strings.TrimPrefix(base, "lib."), ".")
+	switch {
+	case edition == "es5":
+		return 0
+	case edition == "esnext":
+		return 9999
+	case strings.HasPrefix(edition, "es"):
+		if year, err := strconv.Atoi(edition[2:]); err == nil {
+			return year
+		}
+	}
+	return 10000
+}
