@@ -35,6 +35,12 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	}
 	var members []Candidate
 	for _, t := range r.receiverTypes(f, ref, depth) {
+		if f.Lang == "kotlin" {
+			members = append(members, r.kotlinView(func(name string, role analysis.Role) []Candidate {
+				return r.members(t.Def, name, role, confMember*t.Confidence, depth+1)
+			}, ref.Name, ref.Role)...)
+			continue
+		}
 		members = append(members, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
 	}
 	// Members of a guessed receiver type must not hide an imported module
