@@ -39,7 +39,7 @@ func (r *Resolver) References(def DefID) []Reference {
 			}
 			return
 		}
-		for _, n := range append([]string{name}, r.otherJVMNames(def)...) {
+		for _, n := range r.UseNames(def) {
 			for _, id := range r.ws.RefsNamed(n) {
 				if !yield(id) {
 					return

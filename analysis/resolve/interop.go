@@ -163,7 +163,7 @@ func isSetter(d analysis.Def) bool {
 
 // otherJVMNames lists the names other than its own a definition is
 // referenced by from the other JVM language: a Java accessor's Kotlin
-// property name.
+// property name, a Kotlin property's Java getter and setter.
 func (r *Resolver) otherJVMNames(def DefID) []string {
 	f := r.file(def.Path)
 	d := f.Defs[def.Index]
@@ -176,5 +176,32 @@ func (r *Resolver) otherJVMNames(def DefID) []string {
 			out = append(out, "is"+d.Name[3:])
 		}
 	}
+	if f.Lang == "kotlin" && (d.Kind == analysis.KindProperty || d.Kind == analysis.KindConstant) && !DeclaredInBody(f, def.Index) {
+		for _, n := range []string{kotlinGetter(d.Name), kotlinSetter(d.Name)} {
+			if n != d.Name {
+				out = append(out, n)
+			}
+		}
+	}
 	return out
+}
+
+// UseNames lists the names a reference to def may be written with: its
+// own and, from the other JVM language, its accessors' or property's.
+func (r *Resolver) UseNames(def DefID) []string {
+	f := r.file(def.Path)
+	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
+		return nil
+	}
+	return append([]string{f.Defs[def.Index].Name}, r.otherJVMNames(def)...)
+}
+
+// namedBy reports whether a reference written name in a file of language
+// lang may be a use of def, whose own name is defName.
+func (r *Resolver) namedBy(def DefID, defName, lang, name string) bool {
+	if name == defName {
+		return true
+	}
+	g := r.file(def.Path)
+	return g != nil && g.Lang != lang && sameFamily(g.Lang, lang) && slices.Contains(r.otherJVMNames(def), name)
 }
