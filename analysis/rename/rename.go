@@ -118,7 +118,11 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 			if !s.InWorkspace(r.Ref.Path) {
 				return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
 			}
-			edits = append(edits, Edit{r.Ref.Path, r.Span, newName})
+			text, why := s.Resolver().RenamedUse(m, r.Ref, newName)
+			if why != "" {
+				return nil, refuse("cannot rename %s: %s", name, why)
+			}
+			edits = append(edits, Edit{r.Ref.Path, r.Span, text})
 		}
 	}
 	slices.SortFunc(edits, func(a, b Edit) int {
