@@ -62,6 +62,10 @@ func (r *Resolver) javaSees(t, m DefID, static bool, role analysis.Role, name st
 // javaNames reports whether Java names the Kotlin declaration d as name
 // with role, statically or through an instance.
 func javaNames(d analysis.Def, static bool, role analysis.Role, name string) bool {
+	if role&analysis.RoleImport != 0 {
+		// A static import names a method or a field alike.
+		return javaNames(d, static, analysis.RoleCall, name) || javaNames(d, static, analysis.RoleRead, name)
+	}
 	call := role&analysis.RoleCall != 0
 	switch d.Kind {
 	case analysis.KindFunction, analysis.KindMethod:
@@ -166,7 +170,10 @@ func (r *Resolver) facadeMembers(f *analysis.FileFacts, ref analysis.Ref) []Cand
 				}
 				g := r.file(e.Path)
 				d := g.Defs[e.Index]
-				if d.Container != analysis.None || d.Receiver != "" || d.Visibility == "private" || !javaNames(d, false, ref.Role, ref.Name) {
+				// An extension function is a static method taking its
+				// receiver first; an extension property is left out.
+				extension := d.Receiver != "" && d.Kind != analysis.KindFunction
+				if d.Container != analysis.None || extension || d.Visibility == "private" || !javaNames(d, false, ref.Role, ref.Name) {
 					continue
 				}
 				if conf := facadeFit(g, facade, r.facadeTaken(files, facade)); conf > 0 {

@@ -408,9 +408,12 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			inherited := func(name string, role analysis.Role) []Candidate {
 				return r.inherited(DefID{f.Path, owner}, name, role, confInherited, depth+1)
 			}
-			if f.Lang == "kotlin" {
+			switch f.Lang {
+			case "kotlin":
 				out = append(out, r.kotlinView(inherited, ref.Name, ref.Role)...)
-			} else {
+			case "java":
+				out = append(out, r.javaView(DefID{f.Path, owner}, "", inherited, ref.Name, ref.Role, confInherited)...)
+			default:
 				out = append(out, inherited(ref.Name, ref.Role)...)
 			}
 		} else if od.Receiver != "" {
@@ -553,6 +556,10 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 	}
 	if len(out) == 0 && overloadLangs[f.Lang] {
 		out = r.nestedTypeMembers(f, name, pkg, typeName, role, conf, depth)
+	}
+	if len(out) == 0 && f.Lang == "java" {
+		// A static import from a Kotlin file's facade class.
+		out = r.facadeMembers(f, analysis.Ref{Name: name, Qualifier: typePath, Role: role})
 	}
 	return out
 }
