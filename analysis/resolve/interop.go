@@ -53,6 +53,9 @@ func (r *Resolver) kotlinView(lookup func(name string, role analysis.Role) []Can
 	}
 	write := role&analysis.RoleWrite != 0
 	for _, getter := range getterNames(name) {
+		if !r.declaredIn("java", getter) {
+			continue // the name tables spare the member lookups
+		}
 		for _, c := range lookup(getter, analysis.RoleRead) {
 			g := r.file(c.Def.Path)
 			if g.Lang != "java" || !isGetter(g.Defs[c.Def.Index]) {
@@ -204,4 +207,9 @@ func (r *Resolver) namedBy(def DefID, defName, lang, name string) bool {
 	}
 	g := r.file(def.Path)
 	return g != nil && g.Lang != lang && sameFamily(g.Lang, lang) && slices.Contains(r.otherJVMNames(def), name)
+}
+
+// declaredIn reports whether the workspace declares name in lang at all.
+func (r *Resolver) declaredIn(lang, name string) bool {
+	return slices.ContainsFunc(r.defs(name), func(e DefEntry) bool { return e.Lang == lang })
 }

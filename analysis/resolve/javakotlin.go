@@ -32,6 +32,9 @@ func (r *Resolver) javaView(t DefID, q string, lookup func(name string, role ana
 		return out
 	}
 	for _, p := range kotlinPropertyNames(name) {
+		if !r.declaredIn("kotlin", p) {
+			continue
+		}
 		for _, c := range lookup(p, analysis.RoleRead) {
 			if r.javaSees(t, c.Def, static, role, name) {
 				out = append(out, c)
