@@ -103,7 +103,7 @@ func TestRenameJavaAccessorRefusals(t *testing.T) {
 	} {
 		_, err := renameAt(t, s, "src/main/java/com/acme/Person.java", c.needle, c.newName)
 		var refused *Error
-		if !errors.As(err, &refused) || !strings.Contains(refused.Msg, c.why) {
+		if !errors.As(err, &refused) || !refused.Conflict || !strings.Contains(refused.Msg, c.why) {
 			t.Errorf("rename %s to %s = %v, want a refusal saying %q", c.needle, c.newName, err, c.why)
 		}
 	}

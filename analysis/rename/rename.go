@@ -37,6 +37,10 @@ type Error struct {
 	// declarations in question, best first.
 	Unsure     bool
 	Candidates []resolve.DefID
+	// Conflict is set when kast knows the uses but the new name cannot
+	// keep one of them bound (a Java getter Kotlin reads as a property,
+	// renamed to a name that is not a getter's).
+	Conflict bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -120,7 +124,7 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 			}
 			text, why := s.Resolver().RenamedUse(m, r.Ref, newName)
 			if why != "" {
-				return nil, refuse("cannot rename %s: %s", name, why)
+				return nil, &Error{Msg: fmt.Sprintf("cannot rename %s: %s", name, why), Conflict: true}
 			}
 			edits = append(edits, Edit{r.Ref.Path, r.Span, text})
 		}
