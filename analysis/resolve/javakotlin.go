@@ -14,7 +14,8 @@ import (
 
 // javaView finds `q.name` written in Java among the members of the type t
 // that lookup finds by name, as Java sees Kotlin's.
-func (r *Resolver) javaView(t DefID, q string, lookup func(name string, role analysis.Role) []Candidate, name string, role analysis.Role, conf float64) []Candidate {
+func (r *Resolver) javaView(t DefID, q string, lookup func(name string, role analysis.Role) []Candidate, ref analysis.Ref, conf float64) []Candidate {
+	name, role := ref.Name, ref.Role
 	g := r.file(t.Path)
 	if g.Lang == "kotlin" && name == "INSTANCE" && g.Defs[t.Index].Kind == analysis.KindObject && !isCompanion(g, t.Index) {
 		return []Candidate{r.candidate(t, conf, ViaMember)}
@@ -24,7 +25,7 @@ func (r *Resolver) javaView(t DefID, q string, lookup func(name string, role ana
 	static := g.Lang == "kotlin" && g.Defs[t.Index].Kind == analysis.KindObject && !isCompanion(g, t.Index) && lastSegment(q) != "INSTANCE"
 	var out []Candidate
 	for _, c := range lookup(name, role) {
-		if r.javaSees(t, c.Def, static, role, name) {
+		if r.javaSees(t, c.Def, static, role, name) && r.javaArgsFit(c.Def, ref.Args, false) {
 			out = append(out, c)
 		}
 	}
@@ -166,6 +167,9 @@ func (r *Resolver) facadeMembers(f *analysis.FileFacts, ref analysis.Ref) []Cand
 	var out []Candidate
 	for _, p := range pkgs {
 		files := r.packageFiles("kotlin", p)
+		if len(files) == 0 {
+			continue // a Java-only package: no facade
+		}
 		for _, name := range names {
 			for _, e := range r.defs(name) {
 				if e.Nested || e.Lang != "kotlin" || !files[e.Path] {
@@ -177,6 +181,9 @@ func (r *Resolver) facadeMembers(f *analysis.FileFacts, ref analysis.Ref) []Cand
 				// receiver first; an extension property is left out.
 				extension := d.Receiver != "" && d.Kind != analysis.KindFunction
 				if d.Container != analysis.None || extension || d.Visibility == "private" || !javaNames(d, false, ref.Role, ref.Name) {
+					continue
+				}
+				if !r.javaArgsFit(e.DefID, ref.Args, d.Receiver != "") {
 					continue
 				}
 				if conf := facadeFit(g, facade, r.facadeTaken(files, facade)); conf > 0 {
@@ -244,4 +251,28 @@ func hasFileJvmName(g *analysis.FileFacts) bool {
 		}
 	}
 	return false
+}
+
+// javaArgsFit reports whether Java may call the Kotlin function def with
+// arguments of the shape args: Java passes every parameter (an extension's
+// receiver first), default values only through @JvmOverloads.
+func (r *Resolver) javaArgsFit(def DefID, args string, extension bool) bool {
+	g := r.file(def.Path)
+	d := g.Defs[def.Index]
+	if g.Lang != "kotlin" || args == "" || !isCallable(d.Kind) || hasModifier(d.Signature, "@JvmOverloads") {
+		return true
+	}
+	params, ok := signatureParams(d)
+	if !ok {
+		return true
+	}
+	n := len(params)
+	if extension {
+		n++
+	}
+	given := len(parseArgs(args))
+	if len(params) > 0 && params[len(params)-1].variadic {
+		return given >= n-1
+	}
+	return given == n
 }

@@ -43,7 +43,7 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 		case "kotlin":
 			members = append(members, r.kotlinView(lookup, ref.Name, ref.Role)...)
 		case "java":
-			members = append(members, r.javaView(t.Def, ref.Qualifier, lookup, ref.Name, ref.Role, conf)...)
+			members = append(members, r.javaView(t.Def, ref.Qualifier, lookup, ref, conf)...)
 		default:
 			members = append(members, lookup(ref.Name, ref.Role)...)
 		}

@@ -412,7 +412,7 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			case "kotlin":
 				out = append(out, r.kotlinView(inherited, ref.Name, ref.Role)...)
 			case "java":
-				out = append(out, r.javaView(DefID{f.Path, owner}, "", inherited, ref.Name, ref.Role, confInherited)...)
+				out = append(out, r.javaView(DefID{f.Path, owner}, "", inherited, ref, confInherited)...)
 			default:
 				out = append(out, inherited(ref.Name, ref.Role)...)
 			}
