@@ -144,3 +144,22 @@ func TestRenameKotlinPropertyEditsJavaAccessors(t *testing.T) {
 		t.Errorf("edits = %v, want %v", got, want)
 	}
 }
+
+// Renamed where the other language uses it, the declaration takes the new
+// name in its own language's form: Kotlin's p.nick renamed alias is Java's
+// getAlias, Java's getTitle() renamed getLabel is Kotlin's label.
+func TestRenameFromTheOtherLanguage(t *testing.T) {
+	s := newSnapshot(t, interopFiles)
+	edits, err := renameAt(t, s, "src/main/kotlin/app/Use.kt", "name)", "fullName")
+	if want := []string{"Person.java:6:getFullName", "Use.kt:6:fullName", "Use.kt:7:getFullName"}; err != nil || !slices.Equal(editText(edits), want) {
+		t.Errorf("rename p.name = %v, %v; want %v", editText(edits), err, want)
+	}
+	edits, err = renameAt(t, s, "src/main/java/com/acme/UseShop.java", "getTitle", "getLabel")
+	if want := []string{"Shop.kt:3:label", "Shop.kt:7:label", "UseShop.java:5:getLabel", "UseShop.java:5:setLabel"}; err != nil || !slices.Equal(editText(edits), want) {
+		t.Errorf("rename getTitle() = %v, %v; want %v", editText(edits), err, want)
+	}
+	var refused *Error
+	if _, err := renameAt(t, s, "src/main/java/com/acme/UseShop.java", "getTitle", "label"); !errors.As(err, &refused) || !refused.Conflict {
+		t.Errorf("rename getTitle() to label = %v, want a refusal", err)
+	}
+}

@@ -68,3 +68,42 @@ func (r *Resolver) renamedProperty(def DefID, d analysis.Def, useName, newName s
 	}
 	return prop, ""
 }
+
+// RenamedDecl is the new name of def when its use written useName in the
+// other JVM language is renamed newUseName there: Kotlin's property `name`
+// renamed fullName is Java's getFullName, Java's getName() renamed
+// getFullName is Kotlin's property fullName. False when useName is not a
+// name def is used by, or newUseName has no counterpart.
+func (r *Resolver) RenamedDecl(def DefID, useName, newUseName string) (string, bool) {
+	f := r.file(def.Path)
+	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
+		return "", false
+	}
+	d := f.Defs[def.Index]
+	if useName == d.Name {
+		return newUseName, true
+	}
+	switch f.Lang {
+	case "java":
+		if !isGetter(d) || javaPropertyName(d.Name) != useName {
+			return "", false // a setter's rename is refused anyway
+		}
+		if isBooleanGetterName(useName) {
+			return newUseName, isBooleanGetterName(newUseName)
+		}
+		if newUseName == "" || newUseName[0] < 'a' || newUseName[0] > 'z' {
+			return "", false
+		}
+		return "get" + upperFirst(newUseName), true
+	case "kotlin":
+		for _, n := range kotlinPropertyNames(newUseName) {
+			if useName == kotlinGetter(d.Name) && kotlinGetter(n) == newUseName ||
+				useName == kotlinSetter(d.Name) && kotlinSetter(n) == newUseName {
+				if isBooleanGetterName(d.Name) == isBooleanGetterName(n) {
+					return n, true
+				}
+			}
+		}
+	}
+	return "", false
+}
