@@ -37,6 +37,10 @@ type Error struct {
 	// declarations in question, best first.
 	Unsure     bool
 	Candidates []resolve.DefID
+	// Conflict is set when kast knows the uses but the new name cannot
+	// keep one of them bound (a Java getter Kotlin reads as a property,
+	// renamed to a name that is not a getter's).
+	Conflict bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -92,6 +96,13 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 	if err != nil {
 		return nil, err
 	}
+	// Renamed where the other JVM language uses it (Kotlin's p.name for
+	// Java's getName), the declaration takes the new name in its own form.
+	declName, ok := s.Resolver().RenamedDecl(def, name, newName)
+	if !ok {
+		return nil, &Error{Msg: fmt.Sprintf("cannot rename %s: it is %s's name in another language, and %s has no counterpart there", name, s.File(def.Path).Defs[def.Index].Name, newName), Conflict: true}
+	}
+	newName = declName
 	members := group(s, def)
 	var edits []Edit
 	for _, m := range members {
@@ -118,7 +129,11 @@ func Rename(s Snapshot, path string, offset int, newName string) ([]Edit, error)
 			if !s.InWorkspace(r.Ref.Path) {
 				return nil, refuse("cannot rename %s: it is used in %s, outside the workspace", name, r.Ref.Path)
 			}
-			edits = append(edits, Edit{r.Ref.Path, r.Span, newName})
+			text, why := s.Resolver().RenamedUse(m, r.Ref, newName)
+			if why != "" {
+				return nil, &Error{Msg: fmt.Sprintf("cannot rename %s: %s", name, why), Conflict: true}
+			}
+			edits = append(edits, Edit{r.Ref.Path, r.Span, text})
 		}
 	}
 	slices.SortFunc(edits, func(a, b Edit) int {
@@ -144,9 +159,10 @@ func target(s Snapshot, path string, offset int, name string) (resolve.DefID, er
 	if !s.InWorkspace(c.Def.Path) {
 		return resolve.DefID{}, refuse("cannot rename %s: it is declared in %s, outside the workspace", name, c.Def.Path)
 	}
-	if c.Name != name {
+	if c.Name != name && !slices.Contains(s.Resolver().UseNames(c.Def), name) {
 		// An alias or a constructor named after its class: renaming the use
-		// alone would break the link.
+		// alone would break the link. (The other JVM language's name for
+		// it, Kotlin's property for a Java getter, is renamed with it.)
 		return resolve.DefID{}, refuse("cannot rename %s: it refers to %s by another name", name, c.Name)
 	}
 	return c.Def, nil

@@ -39,9 +39,11 @@ func (r *Resolver) References(def DefID) []Reference {
 			}
 			return
 		}
-		for _, id := range r.ws.RefsNamed(name) {
-			if !yield(id) {
-				return
+		for _, n := range r.UseNames(def) {
+			for _, id := range r.ws.RefsNamed(n) {
+				if !yield(id) {
+					return
+				}
 			}
 		}
 	}

@@ -35,7 +35,23 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	}
 	var members []Candidate
 	for _, t := range r.receiverTypes(f, ref, depth) {
-		members = append(members, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
+		conf := confMember * t.Confidence
+		lookup := func(name string, role analysis.Role) []Candidate {
+			return r.members(t.Def, name, role, conf, depth+1)
+		}
+		switch f.Lang {
+		case "kotlin":
+			members = append(members, r.kotlinView(lookup, ref.Name, ref.Role)...)
+		case "java":
+			members = append(members, r.javaView(t.Def, ref.Qualifier, lookup, ref, conf)...)
+		default:
+			members = append(members, lookup(ref.Name, ref.Role)...)
+		}
+	}
+	if len(members) == 0 && f.Lang == "java" {
+		if out := r.facadeMembers(f, ref); len(out) > 0 {
+			return out
+		}
 	}
 	// Members of a guessed receiver type must not hide an imported module
 	// that shares the qualifier's name.

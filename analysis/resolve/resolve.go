@@ -416,7 +416,17 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 					return out
 				}
 			}
-			out = append(out, r.inherited(DefID{f.Path, owner}, ref.Name, ref.Role, confInherited, depth+1)...)
+			inherited := func(name string, role analysis.Role) []Candidate {
+				return r.inherited(DefID{f.Path, owner}, name, role, confInherited, depth+1)
+			}
+			switch f.Lang {
+			case "kotlin":
+				out = append(out, r.kotlinView(inherited, ref.Name, ref.Role)...)
+			case "java":
+				out = append(out, r.javaView(DefID{f.Path, owner}, "", inherited, ref, confInherited)...)
+			default:
+				out = append(out, inherited(ref.Name, ref.Role)...)
+			}
 		} else if od.Receiver != "" {
 			for _, t := range r.typesNamed(f, od.Receiver, od.Scope, od.NameSpan, depth+1) {
 				out = append(out, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
@@ -441,12 +451,12 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 	}
 	var out []Candidate
 	for _, e := range r.defs(ref.Name) {
-		if e.Path == f.Path || e.Nested || e.Lang != f.Lang || f.Lang == "go" && !sameDir(e.Path, f.Path) ||
+		if e.Path == f.Path || e.Nested || !sameFamily(e.Lang, f.Lang) || f.Lang == "go" && !sameDir(e.Path, f.Path) ||
 			f.Lang == "go" && e.Kind == analysis.KindMethod {
 			continue
 		}
 		g := r.file(e.Path)
-		if g == nil || g.Lang != f.Lang || g.Package != f.Package {
+		if g == nil || !sameFamily(g.Lang, f.Lang) || g.Package != f.Package {
 			continue
 		}
 		if d := g.Defs[e.Index]; d.Container == analysis.None && d.Receiver == "" {
@@ -526,12 +536,12 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	for _, id := range r.defs(name) {
 		// The name table and path tests first: they spare decoding the
 		// files of common names.
-		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) ||
+		if id.Nested || !sameFamily(id.Lang, f.Lang) || !moduleMatches(f.Path, id.Path, pkg) ||
 			f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, pkg) {
 			continue
 		}
 		g := r.file(id.Path)
-		if g.Defs[id.Index].Container == analysis.None && g.Lang == f.Lang {
+		if g.Defs[id.Index].Container == analysis.None && sameFamily(g.Lang, f.Lang) {
 			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
 		}
 	}
@@ -558,6 +568,10 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 	}
 	if len(out) == 0 && overloadLangs[f.Lang] {
 		out = r.nestedTypeMembers(f, name, pkg, typeName, role, conf, depth)
+	}
+	if len(out) == 0 && f.Lang == "java" {
+		// A static import from a Kotlin file's facade class.
+		out = r.facadeMembers(f, analysis.Ref{Name: name, Qualifier: typePath, Role: role})
 	}
 	return out
 }
@@ -606,7 +620,7 @@ func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf f
 	var out []Candidate
 	var files map[string]bool
 	for _, e := range r.defs(name) {
-		if e.Nested || e.Lang != lang {
+		if e.Nested || !sameFamily(e.Lang, lang) {
 			continue
 		}
 		if files == nil {
@@ -626,6 +640,10 @@ func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf f
 func (r *Resolver) packageFiles(lang, pkg string) map[string]bool {
 	return memo(&r.mu, r.packages, [2]string{lang, pkg}, func(key [2]string) map[string]bool {
 		paths := r.ws.FilesInPackage(key[0], key[1])
+		if other := jvmPartner(key[0]); other != "" {
+			// Kotlin and Java classes of one package see each other.
+			paths = append(slices.Clip(paths), r.ws.FilesInPackage(other, key[1])...)
+		}
 		set := make(map[string]bool, len(paths))
 		for _, p := range paths {
 			set[p] = true

@@ -44,9 +44,10 @@ func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 					DeclaredInBody(g, c.Def.Index) || IsPredeclared(r.ws, c.Def)
 				skip[c.Def] = s
 			}
-			// Like References, only uses by the definition's own name: a
-			// use through an import alias is not renamed with it.
-			if !s && r.file(c.Def.Path).Defs[c.Def.Index].Name == ref.Name {
+			// Like References, only uses by the definition's own name (or
+			// the other JVM language's name for it): a use through an
+			// import alias is not renamed with it.
+			if !s && r.namedBy(c.Def, r.file(c.Def.Path).Defs[c.Def.Index].Name, f.Lang, ref.Name) {
 				use(c.Def, Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain,
 					Ambiguous: ambiguous})
 			}

@@ -487,10 +487,12 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 		}
 		st = &usesState{gen: st.gen, epoch: st.epoch, valid: true, dirty: map[string]bool{}}
 		var unresolved []string
-		for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
-			if !done[id.Path] && !st.dirty[id.Path] {
-				st.dirty[id.Path] = true
-				unresolved = append(unresolved, id.Path)
+		for _, name := range s.Resolver().UseNames(def) {
+			for _, id := range s.RefsNamed(name) {
+				if !done[id.Path] && !st.dirty[id.Path] {
+					st.dirty[id.Path] = true
+					unresolved = append(unresolved, id.Path)
+				}
 			}
 		}
 		w.uses.want(unresolved)
@@ -510,10 +512,12 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 	}
 	if len(st.dirty) > 0 {
 		r := s.Resolver()
-		for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
-			if st.dirty[id.Path] {
-				if ref, ok := r.ResolvesTo(id, def); ok {
-					out = append(out, ref)
+		for _, name := range r.UseNames(def) {
+			for _, id := range s.RefsNamed(name) {
+				if st.dirty[id.Path] {
+					if ref, ok := r.ResolvesTo(id, def); ok {
+						out = append(out, ref)
+					}
 				}
 			}
 		}

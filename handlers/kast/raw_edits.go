@@ -89,6 +89,9 @@ func (k *Service) rename(ctx context.Context, q *renameQuery) (editPlan, error) 
 			details["candidates"] = r.listCandidates(re.Candidates)
 			return editPlan{}, apiError(kastConflict, "RENAME_REFUSED", re.Msg, details)
 		}
+		if re.Conflict {
+			return editPlan{}, apiError(kastConflict, "RENAME_REFUSED", re.Msg, details)
+		}
 		return editPlan{}, validation(re.Msg, details)
 	}
 	if err != nil {
