@@ -176,12 +176,14 @@ func (c *wireConn) approvalRequest(w *Wire, r agent.ApprovalRequest) {
 	}
 	payload := map[string]any{"id": r.ID, "tool_call_id": r.Call.ID, "sender": r.Call.Name, "action": action,
 		"description": desc, "display": display(r.Call, &agent.ToolResult{})}
-	c.request(r.TurnID, "ApprovalRequest", payload, func(raw json.RawMessage) {
+	c.request(r.TurnID, "ApprovalRequest", r.ID, payload, func(raw json.RawMessage, err error) {
 		var resp struct {
 			Response string `json:"response"`
 			Feedback string `json:"feedback"`
 		}
-		_ = json.Unmarshal(raw, &resp)
+		if err == nil {
+			_ = json.Unmarshal(raw, &resp)
+		} // an error reply rejects, as in kimi-cli
 		d := agent.ApprovalDecision{Reason: resp.Feedback}
 		switch resp.Response {
 		case "approve":
@@ -208,11 +210,14 @@ func (c *wireConn) questionRequest(w *Wire, q agent.QuestionRequest) {
 	for _, qq := range q.Questions {
 		questions = append(questions, map[string]any{"question": qq.Question, "header": qq.Header, "options": qq.Options, "multi_select": qq.MultiSelect})
 	}
-	c.request(q.TurnID, "QuestionRequest", map[string]any{"id": q.ID, "tool_call_id": q.ToolCallID, "questions": questions}, func(raw json.RawMessage) {
+	payload := map[string]any{"id": q.ID, "tool_call_id": q.ToolCallID, "questions": questions}
+	c.request(q.TurnID, "QuestionRequest", q.ID, payload, func(raw json.RawMessage, err error) {
 		var resp struct {
 			Answers map[string]any `json:"answers"`
 		}
-		_ = json.Unmarshal(raw, &resp)
+		if err == nil {
+			_ = json.Unmarshal(raw, &resp)
+		} // an error reply dismisses the questions, as in kimi-cli
 		var answers []agent.Answer
 		for question, a := range resp.Answers {
 			text, _ := json.Marshal(a)

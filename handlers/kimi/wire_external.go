@@ -3,7 +3,6 @@ package kimi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"regexp"
 
 	"github.com/kast-dev/kast/agent"
@@ -57,7 +56,12 @@ func (w *Wire) acceptTools(declared []externalTool) ([]agent.ToolSpec, []map[str
 func (c *wireConn) runExternal(ctx context.Context, call agent.ToolCall) agent.ToolResult {
 	done := make(chan agent.ToolResult, 1)
 	payload := map[string]any{"id": call.ID, "name": call.Name, "arguments": call.Arguments}
-	c.requestCtx(ctx, "ToolCallRequest", payload, func(raw json.RawMessage) {
+	c.requestCtx(ctx, "ToolCallRequest", call.ID, payload, func(raw json.RawMessage, err error) {
+		if err != nil {
+			// An error reply fails the call with the client's message.
+			done <- agent.ToolResult{Content: "Error: " + err.Error(), IsError: true}
+			return
+		}
 		var resp struct {
 			ReturnValue *struct {
 				IsError bool            `json:"is_error"`
@@ -85,19 +89,4 @@ func (c *wireConn) runExternal(ctx context.Context, call agent.ToolCall) agent.T
 	case <-ctx.Done():
 		return agent.ToolResult{Content: "Agent turn ended before tool result was received.", IsError: true}
 	}
-}
-
-// requestCtx sends and records a request whose wait ends with ctx (the
-// turn's context, cancelled when it ends).
-func (c *wireConn) requestCtx(ctx context.Context, typ string, payload any, answer func(json.RawMessage)) {
-	msg := wireMessage{Type: typ, Payload: payload}
-	c.store.record(msg)
-	go func() {
-		var result json.RawMessage
-		if _, err := c.conn.RPC().Call(ctx, "request", msg, &result); err != nil {
-			c.conn.Logger().Debug("kimi wire request ended without a reply", "type", typ, "err", fmt.Sprint(err))
-			return
-		}
-		answer(result)
-	}()
 }
