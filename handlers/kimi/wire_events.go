@@ -83,7 +83,7 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 	case agent.EventToolResult:
 		call, r := ev.Tool.Call, ev.Tool.Result
 		c.store.context(map[string]any{"role": "tool", "content": r.Content, "tool_call_id": call.ID})
-		message, blocks := firstLine(r.Content), display(call, r)
+		message, blocks := firstLine(r.Content), c.display(call, r)
 		if call.Name == todoTool {
 			message, blocks = todoReturn(call, r)
 		}
@@ -136,27 +136,22 @@ func (c *wireConn) statusUpdate(m *agent.Message) {
 	c.event("StatusUpdate", payload)
 }
 
-// display renders a tool result's display blocks: the diff of an edit or
-// write, the command of a shell call, a brief line for a failure.
-func display(call agent.ToolCall, r *agent.ToolResult) []any {
-	args := argsObject(call.Arguments)
-	blocks := []any{}
-	switch call.Name {
-	case tools.EditFile:
-		edits, _ := args["edits"].([]any)
-		for _, e := range edits {
-			m, _ := e.(map[string]any)
-			blocks = append(blocks, map[string]any{"type": "diff", "path": str(args, "path"), "old_text": str(m, "old_text"), "new_text": str(m, "new_text")})
-		}
-	case tools.WriteFile:
-		blocks = append(blocks, map[string]any{"type": "diff", "path": str(args, "path"), "old_text": "", "new_text": str(args, "content")})
-	case tools.RunShellCommand:
-		blocks = append(blocks, map[string]any{"type": "shell", "language": "bash", "command": str(args, "command")})
-	}
+// display renders a tool result's display blocks as kimi-cli does: a
+// failure is its brief line alone; an edit or write shows its diff, a shell
+// call its command.
+func (c *wireConn) display(call agent.ToolCall, r *agent.ToolResult) []any {
 	if r.IsError {
-		blocks = append(blocks, map[string]any{"type": "brief", "text": firstLine(r.Content)})
+		return []any{map[string]any{"type": "brief", "text": firstLine(r.Content)}}
 	}
-	return blocks
+	switch call.Name {
+	case tools.EditFile, tools.WriteFile:
+		if r.Diff != "" && len(r.ChangedFiles) > 0 {
+			return hunkBlocks(c.absPath(r.ChangedFiles[0]), r.Diff)
+		}
+	case tools.RunShellCommand:
+		return []any{map[string]any{"type": "shell", "language": "bash", "command": str(argsObject(call.Arguments), "command")}}
+	}
+	return []any{}
 }
 
 func firstLine(s string) string {
@@ -167,15 +162,20 @@ func firstLine(s string) string {
 // approvalRequest asks the client as kimi-cli does and applies its reply.
 func (c *wireConn) approvalRequest(w *Wire, r agent.ApprovalRequest) {
 	args := argsObject(r.Call.Arguments)
-	action, desc := "call "+r.Call.Name, "Call "+r.Call.Name
+	action, desc, blocks := "call "+r.Call.Name, "Call "+r.Call.Name, []any{}
 	switch r.Kind {
 	case agent.KindWrite:
-		action, desc = "edit file", "Write "+str(args, "path")
+		verb := map[string]string{tools.WriteFile: "Write", tools.EditFile: "Edit", tools.DeleteFile: "Delete", tools.RenameFile: "Rename"}[r.Call.Name]
+		if verb == "" {
+			verb = "Change"
+		}
+		action, desc, blocks = "edit file", verb+" file `"+c.absPath(str(args, "path"))+"`", c.previewBlocks(r.Call)
 	case agent.KindCommand:
 		action, desc = "run shell command", "Run command `"+str(args, "command")+"`"
+		blocks = []any{map[string]any{"type": "shell", "language": "bash", "command": str(args, "command")}}
 	}
 	payload := map[string]any{"id": r.ID, "tool_call_id": r.Call.ID, "sender": r.Call.Name, "action": action,
-		"description": desc, "display": display(r.Call, &agent.ToolResult{})}
+		"description": desc, "display": blocks}
 	c.request(r.TurnID, "ApprovalRequest", r.ID, payload, func(raw json.RawMessage, err error) {
 		var resp struct {
 			Response string `json:"response"`
