@@ -25,7 +25,9 @@ type wireConn struct {
 	turnID           string         // the prompt's running turn, or ""
 	stepsOf          map[string]int // model steps per turn
 	cancels          map[string]context.CancelFunc
-	streamedCalls    map[string]bool // tool calls announced while streaming, by id
+	streamedCalls    map[string]bool         // tool calls announced while streaming, by id
+	feedback         map[string]string       // a rejected call's feedback, by call id
+	clientReturns    map[string]clientReturn // external tools' results as the client gave them, by call id
 }
 
 // connOf returns the connection's state, opening (or resuming) the

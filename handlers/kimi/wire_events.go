@@ -87,6 +87,9 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 		if call.Name == todoTool {
 			message, blocks = todoReturn(call, r)
 		}
+		if cr, ok := c.takeClientReturn(call.ID); ok {
+			message, blocks = cr.message, cr.display
+		}
 		c.event("ToolResult", map[string]any{"tool_call_id": call.ID, "return_value": map[string]any{
 			"is_error": r.IsError, "output": r.Content, "message": message, "display": blocks}})
 	case agent.EventFinished:
@@ -140,8 +143,9 @@ func (c *wireConn) statusUpdate(m *agent.Message) {
 // failure is its brief line alone; an edit or write shows its diff, a shell
 // call its command.
 func (c *wireConn) display(call agent.ToolCall, r *agent.ToolResult) []any {
+	feedback := c.takeFeedback(call.ID)
 	if r.IsError {
-		return []any{map[string]any{"type": "brief", "text": firstLine(r.Content)}}
+		return []any{map[string]any{"type": "brief", "text": c.brief(call, r, feedback)}}
 	}
 	switch call.Name {
 	case tools.EditFile, tools.WriteFile:
@@ -190,6 +194,8 @@ func (c *wireConn) approvalRequest(w *Wire, r agent.ApprovalRequest) {
 			d.Approved = true
 		case "approve_for_session":
 			d.Approved, d.ForSession = true, true
+		default:
+			c.rejected(r.Call.ID, resp.Feedback)
 		}
 		_ = w.mgr.Decide(c.sessionID, r.ID, d)
 	})
