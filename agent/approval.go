@@ -107,7 +107,7 @@ func (s *Session) gate(ctx context.Context, t *Turn, call ToolCall) (ToolCall, T
 		if reason == "" {
 			reason = "this kind of tool is not allowed now"
 		}
-		return call, ToolResult{Content: "Rejected: " + reason, IsError: true}, false
+		return call, ToolResult{Content: "Rejected: " + reason, IsError: true, Failure: FailureDenied}, false
 	}
 	if (pol.Ask != nil && !slices.Contains(pol.Ask, kind)) || s.remembered(call.Name) {
 		return call, ToolResult{}, true
@@ -115,15 +115,15 @@ func (s *Session) gate(ctx context.Context, t *Turn, call ToolCall) (ToolCall, T
 	d, outcome := s.approve(ctx, t, call, kind, pol.Timeout)
 	switch {
 	case ctx.Err() != nil:
-		return call, ToolResult{Content: "Cancelled.", IsError: true}, false
+		return call, ToolResult{Content: "Cancelled.", IsError: true, Failure: FailureCancelled}, false
 	case outcome == ApprovalTimedOut:
-		return call, ToolResult{Content: fmt.Sprintf("Declined: the approval request got no answer within %s; the tool did not run.", pol.Timeout), IsError: true}, false
+		return call, ToolResult{Content: fmt.Sprintf("Declined: the approval request got no answer within %s; the tool did not run.", pol.Timeout), IsError: true, Failure: FailureRejected}, false
 	case !d.Approved:
 		msg := "Declined: the user did not approve this tool call."
 		if d.Reason != "" {
 			msg = "Declined: the user did not approve this tool call: " + d.Reason
 		}
-		return call, ToolResult{Content: msg, IsError: true}, false
+		return call, ToolResult{Content: msg, IsError: true, Failure: FailureRejected}, false
 	}
 	if d.ForSession {
 		s.remember(call.Name)

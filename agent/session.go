@@ -431,7 +431,7 @@ func (s *Session) loop(ctx context.Context, t *Turn) (TurnStatus, *TurnError) {
 func (s *Session) runTool(ctx context.Context, t *Turn, env *ToolEnv, call ToolCall) *TurnError {
 	var result ToolResult
 	if ctx.Err() != nil {
-		result = ToolResult{Content: "Cancelled.", IsError: true}
+		result = ToolResult{Content: "Cancelled.", IsError: true, Failure: FailureCancelled}
 	} else {
 		t.emit(Event{Kind: EventToolCall, Tool: &ToolEvent{Call: call}})
 		ctx := context.WithValue(ctx, toolCallKey{}, call.ID)

@@ -20,7 +20,28 @@ type ToolResult struct {
 	Diff             string   // unified diff of an edit or write
 	ChangedFiles     []string // workspace-relative paths written
 	FirstChangedLine int      // 1-based; 0 when unknown
+	// Failure says why a failed call failed, for clients that label
+	// failures (kimi-cli's brief line); "" when the tool does not say.
+	Failure Failure
 }
+
+// Failure is the machine-readable kind of a tool's failure.
+type Failure string
+
+const (
+	FailureNotFound         Failure = "not_found"         // the named file or folder does not exist
+	FailureNotAFile         Failure = "not_a_file"        // a folder where a file is needed
+	FailurePathRefused      Failure = "path_refused"      // the confinement rule refused the path
+	FailurePermission       Failure = "permission_denied" // the system refused access
+	FailureInvalidArguments Failure = "invalid_arguments" // arguments that are not JSON or do not fit the schema
+	FailureUnknownTool      Failure = "unknown_tool"      // no tool of that name
+	FailureBinary           Failure = "binary_file"       // a file that is not text
+	FailureNoMatch          Failure = "no_match"          // an edit's old text is not in the file
+	FailureTimeout          Failure = "timeout"           // a command ran out of time
+	FailureRejected         Failure = "rejected"          // the user declined the call
+	FailureDenied           Failure = "denied"            // the approval policy refused the call (plan mode)
+	FailureCancelled        Failure = "cancelled"         // the turn was cancelled before the call ended
+)
 
 // Toolset runs the tools a turn offers to the model.
 type Toolset interface {

@@ -68,6 +68,8 @@ type Stream struct {
 	endOnce    sync.Once
 	// stringIDs applies Profile.StringIDs (ids.go).
 	stringIDs bool
+	// chosen routes the replies to calls sent under a caller's id (calls.go).
+	chosen chosenCalls
 	// resync is set after a malformed header block: the next read skips to
 	// the next Content-Length header.
 	resync bool
@@ -236,6 +238,9 @@ func (s *Stream) readFrame(ctx context.Context) ([]byte, int64, error) {
 				continue
 			}
 			frame = withNullID(frame)
+			if s.chosen.deliver(frame) {
+				continue
+			}
 		}
 		if s.stringIDs {
 			frame = inboundID(frame)

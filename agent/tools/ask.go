@@ -45,7 +45,7 @@ func askUser(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agent
 	}
 	answers, err := env.Ask(ctx, args.Questions)
 	if err != nil {
-		return agent.ToolResult{Content: "Cancelled.", IsError: true}
+		return cancelled()
 	}
 	if len(answers) == 0 {
 		// A dismissal (or a client that cannot show questions): the model

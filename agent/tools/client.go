@@ -83,7 +83,7 @@ func (c *ClientTools) Run(ctx context.Context, env *agent.ToolEnv, call agent.To
 		return c.Base.Run(ctx, env, call)
 	}
 	if !json.Valid(args) {
-		return errorf("the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
+		return failed(agent.FailureInvalidArguments, "the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
 	}
 	r := run(ctx, env, args)
 	r.Content = Sanitize(r.Content, MaxOutput)
@@ -183,9 +183,9 @@ func (c *ClientTools) runShell(ctx context.Context, env *agent.ToolEnv, callID s
 	output, code, err := c.Terminal.Run(runCtx, callID, command, env.Workspace)
 	switch {
 	case ctx.Err() != nil:
-		return agent.ToolResult{Content: "Cancelled.", IsError: true}
+		return cancelled()
 	case runCtx.Err() == context.DeadlineExceeded:
-		return agent.ToolResult{Content: fmt.Sprintf("Error: the command timed out after %ds.\n%s", timeout, output), IsError: true}
+		return timedOut(timeout, output)
 	case err != nil:
 		return errorf("%v", err)
 	case code == nil:

@@ -47,7 +47,7 @@ func readFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 		return errorf("%v", describe(err))
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
-		return errorf("%s is a binary file", args.Path)
+		return failed(agent.FailureBinary, "%s is a binary file", args.Path)
 	}
 	env.Reads.Mark(abs)
 	return lineWindow(args.Path, string(data), args.Offset, args.Limit)
@@ -173,7 +173,7 @@ func editFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 		return errorf("%v", err)
 	}
 	if len(args.Edits) == 0 {
-		return errorf("edits is empty")
+		return failed(agent.FailureInvalidArguments, "edits is empty")
 	}
 	abs, rel, err := resolve(env, args.Path, confine.Write)
 	if err != nil {
@@ -228,7 +228,7 @@ func replaceExact(old, path string, edits []textEdit) (string, error) {
 		}
 		switch n := strings.Count(old, e.OldText); n {
 		case 0:
-			return "", fmt.Errorf("edit %d: old_text was not found in %s", i+1, path)
+			return "", fmt.Errorf("edit %d: %w in %s", i+1, errOldTextNotFound, path)
 		case 1:
 			start := strings.Index(old, e.OldText)
 			spans = append(spans, span{start, start + len(e.OldText), e.NewText})
@@ -274,7 +274,7 @@ func deleteFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) ag
 	if fi, err := os.Lstat(abs); err != nil {
 		return errorf("%v", describe(err))
 	} else if fi.IsDir() {
-		return errorf("%s is a folder; only files are deleted", rel)
+		return failed(agent.FailureNotAFile, "%s is a folder; only files are deleted", rel)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
@@ -317,7 +317,7 @@ func renameFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) ag
 		return errorf("%v", err)
 	}
 	if args.NewPath == "" {
-		return errorf("new_path is required")
+		return failed(agent.FailureInvalidArguments, "new_path is required")
 	}
 	newAbs, newRel, err := resolve(env, args.NewPath, confine.Create)
 	if err != nil {
@@ -326,7 +326,7 @@ func renameFile(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) ag
 	if fi, err := os.Lstat(abs); err != nil {
 		return errorf("%v", describe(err))
 	} else if fi.IsDir() {
-		return errorf("%s is a folder; only files are renamed", rel)
+		return failed(agent.FailureNotAFile, "%s is a folder; only files are renamed", rel)
 	}
 	if _, err := os.Lstat(newAbs); err == nil {
 		return errorf("%s exists already", newRel)
@@ -398,7 +398,7 @@ func listDirectory(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage)
 func describe(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
 }

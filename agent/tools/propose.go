@@ -58,7 +58,7 @@ func propose(ctx context.Context, env *agent.ToolEnv, p agent.Proposal, review r
 	dec, err := env.Propose(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
-			return agent.ToolResult{Content: "Cancelled.", IsError: true}
+			return cancelled()
 		}
 		return errorf("the change to %s could not be proposed: %v", p.Path, err)
 	}

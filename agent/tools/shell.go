@@ -91,9 +91,9 @@ func runShell(ctx context.Context, env *agent.ToolEnv, raw json.RawMessage) agen
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return agent.ToolResult{Content: fmt.Sprintf("Error: the command timed out after %ds.\n%s", timeout, output), IsError: true}
+		return timedOut(timeout, output)
 	case ctx.Err() != nil:
-		return agent.ToolResult{Content: "Cancelled.", IsError: true}
+		return cancelled()
 	case errors.As(err, &exitErr):
 		return agent.ToolResult{Content: fmt.Sprintf("%s\nExit code: %d", output, exitErr.ExitCode())}
 	case err != nil:

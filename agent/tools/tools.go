@@ -92,26 +92,26 @@ func (s *Set) Run(ctx context.Context, env *agent.ToolEnv, call agent.ToolCall) 
 				args = json.RawMessage("{}")
 			}
 			if !json.Valid(args) {
-				return errorf("the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
+				return failed(agent.FailureInvalidArguments, "the arguments of %s are not valid JSON: %s", call.Name, Sanitize(call.Arguments, 200))
 			}
 			r := t.run(context.WithValue(ctx, callKey{}, call), env, args)
 			r.Content = Sanitize(r.Content, MaxOutput)
 			return r
 		}
 	}
-	return errorf("unknown tool %q", call.Name)
+	return failed(agent.FailureUnknownTool, "unknown tool %q", call.Name)
 }
 
 // errorf is a failed result; the Error: prefix is how Kward-style clients and
 // models recognise failures in text.
 func errorf(format string, args ...any) agent.ToolResult {
-	return agent.ToolResult{Content: "Error: " + fmt.Sprintf(format, args...), IsError: true}
+	return agent.ToolResult{Content: "Error: " + fmt.Sprintf(format, args...), IsError: true, Failure: failureOf(args)}
 }
 
 // decode unmarshals args into v or explains the problem.
 func decode(args json.RawMessage, v any) error {
 	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
+		return fmt.Errorf("%w: %v", errInvalidArguments, err)
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func decode(args json.RawMessage, v any) error {
 // workspace, for display. A refusal's message names the rule.
 func resolve(env *agent.ToolEnv, path string, access confine.Access) (real, rel string, err error) {
 	if path == "" {
-		return "", "", fmt.Errorf("path is required")
+		return "", "", errPathRequired
 	}
 	if !filepath.IsAbs(path) {
 		// Joined without cleaning, so that a ".." after a link is seen.

@@ -25,7 +25,9 @@ type wireConn struct {
 	turnID           string         // the prompt's running turn, or ""
 	stepsOf          map[string]int // model steps per turn
 	cancels          map[string]context.CancelFunc
-	streamedCalls    map[string]bool // tool calls announced while streaming, by id
+	streamedCalls    map[string]bool         // tool calls announced while streaming, by id
+	feedback         map[string]string       // a rejected call's feedback, by call id
+	clientReturns    map[string]clientReturn // external tools' results as the client gave them, by call id
 }
 
 // connOf returns the connection's state, opening (or resuming) the
@@ -179,12 +181,11 @@ func (c *wireConn) send(method string, msg wireMessage) {
 	}
 }
 
-// request sends and records a request, and hands its result to answer. It
-// runs off the producing goroutine: the reply may take long. The turn's
-// end cancels the wait.
-func (c *wireConn) request(turnID, typ string, payload any, answer func(json.RawMessage)) {
-	msg := wireMessage{Type: typ, Payload: payload}
-	c.store.record(msg)
+// request sends and records a request, under its payload's id as kimi-cli
+// sends it, and hands the client's reply to answer: its result, or the
+// error it answered with. It runs off the producing goroutine: the reply
+// may take long. The turn's end cancels the wait, and answer is not called.
+func (c *wireConn) request(turnID, typ, id string, payload any, answer func(json.RawMessage, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
 	prev := c.cancels[turnID]
@@ -195,13 +196,25 @@ func (c *wireConn) request(turnID, typ string, payload any, answer func(json.Raw
 		cancel()
 	}
 	c.mu.Unlock()
-	go func() {
+	c.requestCtx(ctx, typ, id, payload, func(raw json.RawMessage, err error) {
 		defer cancel()
+		answer(raw, err)
+	})
+}
+
+// requestCtx sends and records a request whose wait ends with ctx (the
+// turn's context, cancelled when it ends); see request.
+func (c *wireConn) requestCtx(ctx context.Context, typ, id string, payload any, answer func(json.RawMessage, error)) {
+	msg := wireMessage{Type: typ, Payload: payload}
+	c.store.record(msg)
+	go func() {
 		var result json.RawMessage
-		if _, err := c.conn.RPC().Call(ctx, "request", msg, &result); err != nil {
-			return
+		err := c.conn.CallAs(ctx, id, "request", msg, &result)
+		if ctx.Err() != nil || errors.Is(err, server.ErrConnEnded) {
+			c.conn.Logger().Debug("kimi wire request ended without a reply", "type", typ, "id", id, "err", err)
+			return // the turn's end resolves it
 		}
-		answer(result)
+		answer(result, err)
 	}()
 }
 

@@ -83,9 +83,12 @@ func (c *wireConn) wireEvent(ev agent.Event) {
 	case agent.EventToolResult:
 		call, r := ev.Tool.Call, ev.Tool.Result
 		c.store.context(map[string]any{"role": "tool", "content": r.Content, "tool_call_id": call.ID})
-		message, blocks := firstLine(r.Content), display(call, r)
+		message, blocks := firstLine(r.Content), c.display(call, r)
 		if call.Name == todoTool {
 			message, blocks = todoReturn(call, r)
+		}
+		if cr, ok := c.takeClientReturn(call.ID); ok {
+			message, blocks = cr.message, cr.display
 		}
 		c.event("ToolResult", map[string]any{"tool_call_id": call.ID, "return_value": map[string]any{
 			"is_error": r.IsError, "output": r.Content, "message": message, "display": blocks}})
@@ -136,27 +139,23 @@ func (c *wireConn) statusUpdate(m *agent.Message) {
 	c.event("StatusUpdate", payload)
 }
 
-// display renders a tool result's display blocks: the diff of an edit or
-// write, the command of a shell call, a brief line for a failure.
-func display(call agent.ToolCall, r *agent.ToolResult) []any {
-	args := argsObject(call.Arguments)
-	blocks := []any{}
-	switch call.Name {
-	case tools.EditFile:
-		edits, _ := args["edits"].([]any)
-		for _, e := range edits {
-			m, _ := e.(map[string]any)
-			blocks = append(blocks, map[string]any{"type": "diff", "path": str(args, "path"), "old_text": str(m, "old_text"), "new_text": str(m, "new_text")})
-		}
-	case tools.WriteFile:
-		blocks = append(blocks, map[string]any{"type": "diff", "path": str(args, "path"), "old_text": "", "new_text": str(args, "content")})
-	case tools.RunShellCommand:
-		blocks = append(blocks, map[string]any{"type": "shell", "language": "bash", "command": str(args, "command")})
-	}
+// display renders a tool result's display blocks as kimi-cli does: a
+// failure is its brief line alone; an edit or write shows its diff, a shell
+// call its command.
+func (c *wireConn) display(call agent.ToolCall, r *agent.ToolResult) []any {
+	feedback := c.takeFeedback(call.ID)
 	if r.IsError {
-		blocks = append(blocks, map[string]any{"type": "brief", "text": firstLine(r.Content)})
+		return []any{map[string]any{"type": "brief", "text": c.brief(call, r, feedback)}}
 	}
-	return blocks
+	switch call.Name {
+	case tools.EditFile, tools.WriteFile:
+		if r.Diff != "" && len(r.ChangedFiles) > 0 {
+			return hunkBlocks(c.absPath(r.ChangedFiles[0]), r.Diff)
+		}
+	case tools.RunShellCommand:
+		return []any{map[string]any{"type": "shell", "language": "bash", "command": str(argsObject(call.Arguments), "command")}}
+	}
+	return []any{}
 }
 
 func firstLine(s string) string {
@@ -167,27 +166,36 @@ func firstLine(s string) string {
 // approvalRequest asks the client as kimi-cli does and applies its reply.
 func (c *wireConn) approvalRequest(w *Wire, r agent.ApprovalRequest) {
 	args := argsObject(r.Call.Arguments)
-	action, desc := "call "+r.Call.Name, "Call "+r.Call.Name
+	action, desc, blocks := "call "+r.Call.Name, "Call "+r.Call.Name, []any{}
 	switch r.Kind {
 	case agent.KindWrite:
-		action, desc = "edit file", "Write "+str(args, "path")
+		verb := map[string]string{tools.WriteFile: "Write", tools.EditFile: "Edit", tools.DeleteFile: "Delete", tools.RenameFile: "Rename"}[r.Call.Name]
+		if verb == "" {
+			verb = "Change"
+		}
+		action, desc, blocks = "edit file", verb+" file `"+c.absPath(str(args, "path"))+"`", c.previewBlocks(r.Call)
 	case agent.KindCommand:
 		action, desc = "run shell command", "Run command `"+str(args, "command")+"`"
+		blocks = []any{map[string]any{"type": "shell", "language": "bash", "command": str(args, "command")}}
 	}
 	payload := map[string]any{"id": r.ID, "tool_call_id": r.Call.ID, "sender": r.Call.Name, "action": action,
-		"description": desc, "display": display(r.Call, &agent.ToolResult{})}
-	c.request(r.TurnID, "ApprovalRequest", payload, func(raw json.RawMessage) {
+		"description": desc, "display": blocks}
+	c.request(r.TurnID, "ApprovalRequest", r.ID, payload, func(raw json.RawMessage, err error) {
 		var resp struct {
 			Response string `json:"response"`
 			Feedback string `json:"feedback"`
 		}
-		_ = json.Unmarshal(raw, &resp)
+		if err == nil {
+			_ = json.Unmarshal(raw, &resp)
+		} // an error reply rejects, as in kimi-cli
 		d := agent.ApprovalDecision{Reason: resp.Feedback}
 		switch resp.Response {
 		case "approve":
 			d.Approved = true
 		case "approve_for_session":
 			d.Approved, d.ForSession = true, true
+		default:
+			c.rejected(r.Call.ID, resp.Feedback)
 		}
 		_ = w.mgr.Decide(c.sessionID, r.ID, d)
 	})
@@ -208,11 +216,14 @@ func (c *wireConn) questionRequest(w *Wire, q agent.QuestionRequest) {
 	for _, qq := range q.Questions {
 		questions = append(questions, map[string]any{"question": qq.Question, "header": qq.Header, "options": qq.Options, "multi_select": qq.MultiSelect})
 	}
-	c.request(q.TurnID, "QuestionRequest", map[string]any{"id": q.ID, "tool_call_id": q.ToolCallID, "questions": questions}, func(raw json.RawMessage) {
+	payload := map[string]any{"id": q.ID, "tool_call_id": q.ToolCallID, "questions": questions}
+	c.request(q.TurnID, "QuestionRequest", q.ID, payload, func(raw json.RawMessage, err error) {
 		var resp struct {
 			Answers map[string]any `json:"answers"`
 		}
-		_ = json.Unmarshal(raw, &resp)
+		if err == nil {
+			_ = json.Unmarshal(raw, &resp)
+		} // an error reply dismisses the questions, as in kimi-cli
 		var answers []agent.Answer
 		for question, a := range resp.Answers {
 			text, _ := json.Marshal(a)

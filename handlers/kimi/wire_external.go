@@ -3,7 +3,6 @@ package kimi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"regexp"
 
 	"github.com/kast-dev/kast/agent"
@@ -57,16 +56,22 @@ func (w *Wire) acceptTools(declared []externalTool) ([]agent.ToolSpec, []map[str
 func (c *wireConn) runExternal(ctx context.Context, call agent.ToolCall) agent.ToolResult {
 	done := make(chan agent.ToolResult, 1)
 	payload := map[string]any{"id": call.ID, "name": call.Name, "arguments": call.Arguments}
-	c.requestCtx(ctx, "ToolCallRequest", payload, func(raw json.RawMessage) {
+	c.requestCtx(ctx, "ToolCallRequest", call.ID, payload, func(raw json.RawMessage, err error) {
+		if err != nil {
+			// An error reply fails the call with the client's message.
+			done <- agent.ToolResult{Content: "Error: " + err.Error(), IsError: true, Failure: failureExternalError}
+			return
+		}
 		var resp struct {
 			ReturnValue *struct {
 				IsError bool            `json:"is_error"`
 				Output  json.RawMessage `json:"output"`
 				Message string          `json:"message"`
+				Display []any           `json:"display"`
 			} `json:"return_value"`
 		}
 		if json.Unmarshal(raw, &resp) != nil || resp.ReturnValue == nil {
-			done <- agent.ToolResult{Content: "Error: the client's reply carries no return_value", IsError: true}
+			done <- agent.ToolResult{Content: "Error: the client's reply carries no return_value", IsError: true, Failure: failureInvalidResult}
 			return
 		}
 		rv := resp.ReturnValue
@@ -77,27 +82,40 @@ func (c *wireConn) runExternal(ctx context.Context, call agent.ToolCall) agent.T
 		if out == "" {
 			out = rv.Message
 		}
+		if rv.Display != nil {
+			c.keepClientReturn(call.ID, rv.Message, rv.Display)
+		}
 		done <- agent.ToolResult{Content: out, IsError: rv.IsError}
 	})
 	select {
 	case r := <-done:
 		return r
 	case <-ctx.Done():
-		return agent.ToolResult{Content: "Agent turn ended before tool result was received.", IsError: true}
+		return agent.ToolResult{Content: "Agent turn ended before tool result was received.", IsError: true, Failure: failureTurnEnded}
 	}
 }
 
-// requestCtx sends and records a request whose wait ends with ctx (the
-// turn's context, cancelled when it ends).
-func (c *wireConn) requestCtx(ctx context.Context, typ string, payload any, answer func(json.RawMessage)) {
-	msg := wireMessage{Type: typ, Payload: payload}
-	c.store.record(msg)
-	go func() {
-		var result json.RawMessage
-		if _, err := c.conn.RPC().Call(ctx, "request", msg, &result); err != nil {
-			c.conn.Logger().Debug("kimi wire request ended without a reply", "type", typ, "err", fmt.Sprint(err))
-			return
-		}
-		answer(result)
-	}()
+// clientReturn is the message and display blocks of an external tool's
+// result as the client gave them: the ToolResult event passes them on, as
+// kimi-cli does.
+type clientReturn struct {
+	message string
+	display []any
+}
+
+func (c *wireConn) keepClientReturn(callID, message string, display []any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clientReturns == nil {
+		c.clientReturns = map[string]clientReturn{}
+	}
+	c.clientReturns[callID] = clientReturn{message, display}
+}
+
+func (c *wireConn) takeClientReturn(callID string) (clientReturn, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.clientReturns[callID]
+	delete(c.clientReturns, callID)
+	return r, ok
 }

@@ -39,7 +39,8 @@ package servertest
 //	<~* {"method":M,...}         the first notification of M that matches,
 //	                             dropping those of M before it
 //	<= {"method":M,"params":P}   the next request of method M from the server
-//	                             (see answer for what it gets back)
+//	                             (see answer for what it gets back); its
+//	                             "id" is compared only if given
 //	=> text                      a frame sent as is (malformed JSON, a batch);
 //	                             the replies that match no request are the <-
 //	                             lines after it, in any order

@@ -155,6 +155,8 @@ async function kimiCliWire() {
   client.on("request", (msg) => {
     assert.equal(typeof msg.id, "string");
     assert.equal(msg.params.type, "ApprovalRequest");
+    // kimi-cli sends a request under its payload's id.
+    assert.equal(msg.id, msg.params.payload.id);
     client.respond(msg.id, { request_id: msg.params.payload.id, response: "approve" });
   });
   const approved = client.next("ApprovalResponse");
