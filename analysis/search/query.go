@@ -124,12 +124,13 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused: matches copy the text they keep
 			for i := range next {
 				if src, ok := q.Overlay[files[i]]; ok {
 					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
 					continue
 				}
-				t, err := openText(files[i])
+				t, err := openTextInto(files[i], &buf)
 				if err != nil {
 					perFile[i].err = err
 					continue

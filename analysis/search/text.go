@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"golang.org/x/text/encoding/unicode"
 )
@@ -38,8 +40,18 @@ type text struct {
 }
 
 // openText reads path as grep text.
-func openText(path string) (text, error) {
-	fi, err := os.Stat(path)
+func openText(path string) (text, error) { return openTextInto(path, nil) }
+
+// openTextInto reads path as grep text, into *buf when it is not nil: a
+// searcher reading thousands of files reuses one buffer instead of making
+// garbage of every file.
+func openTextInto(path string, buf *[]byte) (text, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return text{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return text{}, err
 	}
@@ -50,9 +62,7 @@ func openText(path string) (text, error) {
 	if fi.Size() >= mapThreshold {
 		t, err = mapFile(path, fi.Size())
 	} else {
-		var b []byte
-		b, err = os.ReadFile(path)
-		t = text{data: b}
+		t.data, err = readAll(f, fi.Size(), buf)
 	}
 	if err != nil {
 		return text{}, err
@@ -72,6 +82,32 @@ func openText(path string) (text, error) {
 		return text{}, ErrBinary
 	}
 	return t, nil
+}
+
+// readAll reads f (size bytes when it was opened) into *buf or a new slice.
+func readAll(f *os.File, size int64, buf *[]byte) ([]byte, error) {
+	var b []byte
+	if buf != nil {
+		b = (*buf)[:0]
+	}
+	b = slices.Grow(b, int(size)+1) // +1: a file that grew shows it at once
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF || n == 0 && err == nil {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 4096)
+		}
+	}
+	if buf != nil {
+		*buf = b
+	}
+	return b, nil
 }
 
 func (t text) close() {

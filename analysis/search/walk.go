@@ -182,9 +182,9 @@ func statReason(err error) string {
 }
 
 type walker struct {
-	ctx context.Context
-	e   *Engine
-	f   Filter
+	ctx  context.Context
+	e    *Engine
+	f    Filter
 	sc   Scope
 	out  *Listing
 	dirs []string // entered, for watching
