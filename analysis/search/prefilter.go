@@ -157,7 +157,9 @@ type runElem struct {
 
 // requiredRun finds the window of consecutive single-character parts of a
 // top-level concatenation (zero-width parts skipped) least likely to occur
-// by chance, if it is unlikely enough to pay for a scan.
+// by chance, if it is unlikely enough to pay for a scan. A part repeated a
+// variable number of times (x*, x+, x{2,5}) joins a window with its set and
+// its minimum count: every byte between the window's ends is in the union.
 func requiredRun(re *syntax.Regexp) *byteRun {
 	var seqs [][]runElem
 	var cur []runElem
@@ -192,17 +194,19 @@ func requiredRun(re *syntax.Regexp) *byteRun {
 			} else {
 				flush()
 			}
-		case syntax.OpPlus, syntax.OpRepeat:
-			min := 1
-			if re.Op == syntax.OpRepeat {
-				min = re.Min
+		case syntax.OpPlus, syntax.OpRepeat, syntax.OpStar, syntax.OpQuest:
+			// A repeated character: the run holds at least its minimum
+			// count of it, and the parts on both sides touch those.
+			n := 0
+			switch re.Op {
+			case syntax.OpPlus:
+				n = 1
+			case syntax.OpRepeat:
+				n = re.Min
 			}
-			if e, ok := charElem(re.Sub[0]); ok && min >= 1 {
-				e.n = min
+			if e, ok := charElem(re.Sub[0]); ok {
+				e.n = n
 				cur = append(cur, e)
-				if re.Op == syntax.OpPlus || re.Max != re.Min {
-					flush() // a variable count ends what is known to be adjacent
-				}
 			} else {
 				flush()
 			}
@@ -213,7 +217,10 @@ func requiredRun(re *syntax.Regexp) *byteRun {
 	walk(re)
 	flush()
 	var best *byteRun
-	bestP := 1e-5 // rarer than this per position, or not worth a scan
+	// The regexp runs on every line a run points at, so a run worth
+	// scanning for is rare in a line; the scan costs little beside the
+	// regexp on every line.
+	bestP := 1e-3
 	for _, seq := range seqs {
 		for i := range seq {
 			var r byteRun
