@@ -84,17 +84,21 @@ func openTextInto(path string, buf *[]byte) (text, error) {
 	return t, nil
 }
 
-// readAll reads f (size bytes when it was opened) into *buf or a new slice.
+// readAll reads f (size bytes when it was opened) into *buf or a new slice;
+// what a file gained since it was opened may be left out, as by a search
+// that ran a moment earlier.
 func readAll(f *os.File, size int64, buf *[]byte) ([]byte, error) {
 	var b []byte
 	if buf != nil {
 		b = (*buf)[:0]
 	}
-	b = slices.Grow(b, int(size)+1) // +1: a file that grew shows it at once
+	b = slices.Grow(b, int(size))
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF || n == 0 && err == nil {
+		// Reading as much as the file held when opened is enough: asking
+		// once more only to hear EOF is a system call per file searched.
+		if err == io.EOF || n == 0 && err == nil || len(b) >= int(size) && size > 0 {
 			break
 		}
 		if err != nil {
