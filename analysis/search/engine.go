@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,11 +341,26 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 }
 
 func (e *Engine) rel(abs string) string {
+	// The walks' paths are clean joins below the root: cut, not Rel's
+	// cleaning, which was a sixth of a selective search.
+	if r, ok := strings.CutPrefix(abs, e.root+string(filepath.Separator)); ok && cleanRel(r) {
+		return filepath.ToSlash(r)
+	}
 	r, err := filepath.Rel(e.root, abs)
 	if err != nil {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(r)
+}
+
+// cleanRel reports whether r, a path below a folder, is already clean.
+func cleanRel(r string) bool {
+	sep := string(filepath.Separator)
+	if r == "" || r == "." || r == ".." || strings.HasPrefix(r, sep) || strings.HasSuffix(r, sep) ||
+		strings.HasPrefix(r, ".."+sep) || strings.HasPrefix(r, "."+sep) || strings.HasSuffix(r, sep+".") || strings.HasSuffix(r, sep+"..") {
+		return false
+	}
+	return !strings.Contains(r, sep+sep) && !strings.Contains(r, sep+"."+sep) && !strings.Contains(r, sep+".."+sep)
 }
 
 func (e *Engine) abs(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }

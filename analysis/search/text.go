@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 
 	"golang.org/x/text/encoding/unicode"
@@ -46,24 +44,7 @@ func openText(path string) (text, error) { return openTextInto(path, nil) }
 // searcher reading thousands of files reuses one buffer instead of making
 // garbage of every file.
 func openTextInto(path string, buf *[]byte) (text, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return text{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return text{}, err
-	}
-	if reason := notRegular(fi.Mode()); reason != "" {
-		return text{}, &SkipError{Path: path, Reason: reason}
-	}
-	var t text
-	if fi.Size() >= mapThreshold {
-		t, err = mapFile(path, fi.Size())
-	} else {
-		t.data, err = readAll(f, fi.Size(), buf)
-	}
+	t, err := readRegular(path, buf)
 	if err != nil {
 		return text{}, err
 	}
@@ -84,34 +65,9 @@ func openTextInto(path string, buf *[]byte) (text, error) {
 	return t, nil
 }
 
-// readAll reads f (size bytes when it was opened) into *buf or a new slice;
-// what a file gained since it was opened may be left out, as by a search
-// that ran a moment earlier.
-func readAll(f *os.File, size int64, buf *[]byte) ([]byte, error) {
-	var b []byte
-	if buf != nil {
-		b = (*buf)[:0]
-	}
-	b = slices.Grow(b, int(size))
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		// Reading as much as the file held when opened is enough: asking
-		// once more only to hear EOF is a system call per file searched.
-		if err == io.EOF || n == 0 && err == nil || len(b) >= int(size) && size > 0 {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, 4096)
-		}
-	}
-	if buf != nil {
-		*buf = b
-	}
-	return b, nil
+// grow makes room for n bytes, keeping none of b's content.
+func grow(b []byte, n int) []byte {
+	return slices.Grow(b[:0], n)
 }
 
 func (t text) close() {
