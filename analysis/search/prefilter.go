@@ -252,7 +252,7 @@ func charElem(re *syntax.Regexp) (runElem, bool) {
 				e.set[r] = true
 			}
 			if re.Rune[i+1] >= utf8.RuneSelf {
-				addRune(&e.set, utf8.RuneSelf, false)
+				addEncodings(&e.set, max(re.Rune[i], utf8.RuneSelf), re.Rune[i+1])
 			}
 		}
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
@@ -285,6 +285,36 @@ func addRune(set *[256]bool, r rune, fold bool) {
 		}
 		if c|32 == 'k' || c|32 == 's' { // the Kelvin sign and the long s fold to them
 			addRune(set, utf8.RuneSelf, false)
+		}
+	}
+}
+
+// addEncodings adds the bytes of the UTF-8 encodings of runes lo..hi (all
+// ≥ 0x80): their lead bytes and every continuation byte. Text in other
+// scripts (a run of CJK when the class is \p{Nd}) then breaks a run.
+func addEncodings(set *[256]bool, lo, hi rune) {
+	for b := 0x80; b < 0xC0; b++ {
+		set[b] = true
+	}
+	lead := func(r rune) byte {
+		var buf [utf8.UTFMax]byte
+		utf8.EncodeRune(buf[:], r)
+		return buf[0]
+	}
+	// Lead bytes ascend with the rune within each encoded length.
+	for _, span := range [][2]rune{{0x80, 0x7FF}, {0x800, 0xFFFF}, {0x10000, utf8.MaxRune}} {
+		a, b := max(lo, span[0]), min(hi, span[1])
+		if a > b {
+			continue
+		}
+		if a <= 0xDFFF && b >= 0xD800 { // surrogates do not encode
+			a, b = min(a, 0xD7FF), max(b, 0xE000)
+		}
+		for c := lead(a); c <= lead(b) && c != 0; c++ {
+			set[c] = true
+			if c == 0xFF {
+				break
+			}
 		}
 	}
 }

@@ -72,3 +72,23 @@ func TestPrefilterChoice(t *testing.T) {
 		}
 	}
 }
+
+// A non-ASCII class adds the lead bytes of its own runes only: Chinese text
+// breaks a run of \d, Arabic-Indic digits do not.
+func TestRunSetNonASCII(t *testing.T) {
+	re, err := syntax.Parse(`\p{Nd}{6}`, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := newPrefilter(re.Simplify()).(*byteRun)
+	if !ok {
+		t.Fatal("no byte run for \\p{Nd}{6}")
+	}
+	arabic := []byte("٠١٢٣٤٥")
+	if r.next(arabic, 0) != 0 {
+		t.Errorf("Arabic-Indic digits %x are not a run", arabic)
+	}
+	if r.next([]byte("汉字汉字汉字"), 0) != -1 {
+		t.Error("Chinese text is a run of digits")
+	}
+}
