@@ -34,6 +34,9 @@ test:
 # Go standard library subset and, when python3 is installed, a Python one;
 # RETRIEVAL="go:DIR[,DIR…] python:DIR…" names other corpora.
 GOSRC = $(shell $(GO) env GOROOT)/src
+# The regex table beside ripgrep: the Go standard library and the module
+# cache's golang.org/x modules (a folder that is missing is skipped).
+SEARCH_TREES ?= $(GOSRC),$(shell $(GO) env GOMODCACHE)/golang.org/x
 PYLIB = $(shell python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])' 2>/dev/null)
 PYCORPUS = python:$(PYLIB)/json,$(PYLIB)/http,$(PYLIB)/email,$(PYLIB)/logging,$(PYLIB)/urllib,$(PYLIB)/collections,$(PYLIB)/importlib
 RETRIEVAL ?= go:$(GOSRC)/strconv,$(GOSRC)/strings,$(GOSRC)/bytes,$(GOSRC)/path,$(GOSRC)/bufio $(if $(PYLIB),$(PYCORPUS))
@@ -48,6 +51,7 @@ bench: build
 	./bin/kastbench -kastapi -kast $(BIN) -samples 300
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	KAST_SEARCH_STDLIB=1 $(GO) test ./analysis/search -run TestStdlibTimings -count=1 -v
+	KAST_SEARCH_TREES=$(SEARCH_TREES) $(GO) test ./analysis/search -run TestRegexVsRipgrep -count=1 -v -timeout 60m
 	for c in $(RETRIEVAL); do ./bin/kastbench -retrieval -lang $${c%%:*} -root $${c#*:} || exit 1; done
 
 # Kaiak latency, ten sessions at once against the loopback model: from

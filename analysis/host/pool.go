@@ -140,6 +140,9 @@ func (h *Host) Release(root string) {
 		return
 	}
 	delete(h.open, root)
+	if e := h.engines[ow.ws]; e != nil {
+		e.Close()
+	}
 	delete(h.engines, ow.ws)
 	ow.passes.stop()
 	// Wait for a refresh in progress, which the caller has cancelled.
@@ -232,6 +235,9 @@ func (h *Host) Close() {
 		}
 		ow.refresh.Unlock()
 		delete(h.open, root)
+	}
+	for _, e := range h.engines {
+		e.Close()
 	}
 	clear(h.engines)
 }

@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ type FactsFunc func(ctx context.Context, path string, src []byte) (*analysis.Fil
 type Options struct {
 	Embedder Embedder  // default NewLearned(), trained on the workspace
 	Facts    FactsFunc // default IndexFacts(ix)
+	// Watch keeps the engine's walks fresh by watching the folders they
+	// enter, so searches on an unchanged tree walk nothing (see fresh.go).
+	// For long-lived engines; Close stops the watching.
+	Watch bool
 }
 
 // Engine searches one workspace root. Queries may run concurrently; Refresh
@@ -45,6 +50,7 @@ type Engine struct {
 	store *storage.SearchStore
 	emb   Embedder
 	facts FactsFunc
+	fresh *freshness // nil: every refresh and listing walks
 
 	refreshMu sync.Mutex   // one refresh at a time
 	mu        sync.RWMutex // guards st
@@ -92,8 +98,21 @@ func Open(root string, ix *storage.Index, opts Options) (*Engine, error) {
 	if e.facts == nil {
 		e.facts = IndexFacts(ix)
 	}
+	if opts.Watch {
+		e.fresh = newFreshness() // nil where the system cannot watch
+	}
 	return e, nil
 }
+
+// Close stops watching the workspace; the engine still answers, walking.
+func (e *Engine) Close() {
+	e.fresh.close()
+}
+
+// searchExcludes are the folders the search index never enters: storage/
+// scan's, except vendor, which grep and ck search (Go's own tree vendors
+// 26 MB), so it is indexed rather than scanned on every search.
+var searchExcludes = slices.DeleteFunc(slices.Clone(scan.DefaultExcludes), func(d string) bool { return d == "vendor" })
 
 // Root is the workspace root.
 func (e *Engine) Root() string { return e.root }
@@ -238,11 +257,19 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 	if err != nil {
 		return IndexReport{}, err
 	}
+	if !force && e.fresh.fresh() {
+		// Watched and unchanged since the last refresh: nothing to read.
+		return IndexReport{Files: len(old.files), Duration: time.Since(start)}, nil
+	}
+	var gen uint64
+	if e.fresh != nil {
+		gen = e.fresh.begin()
+	}
 	e.mu.RLock() // queries may be filling in old.vecs
 	st := old.clone()
 	e.mu.RUnlock()
 	progress(Progress{Stage: "scan"})
-	found, err := scan.Walk(ctx, e.root, scan.Options{Unchanged: func(path string, size int64, mtime time.Time) bool {
+	found, err := scan.Walk(ctx, e.root, scan.Options{Excludes: searchExcludes, Unchanged: func(path string, size int64, mtime time.Time) bool {
 		cur, ok := st.files[e.rel(path)]
 		return ok && cur.size == size && cur.mtime == mtime.UnixNano()
 	}})
@@ -306,16 +333,34 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 	e.mu.Lock()
 	e.st = st
 	e.mu.Unlock()
+	if e.fresh != nil && e.fresh.watch(found.Dirs, gen) {
+		e.fresh.setIndexed(gen)
+	}
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
 
 func (e *Engine) rel(abs string) string {
+	// The walks' paths are clean joins below the root: cut, not Rel's
+	// cleaning, which was a sixth of a selective search.
+	if r, ok := strings.CutPrefix(abs, e.root+string(filepath.Separator)); ok && cleanRel(r) {
+		return filepath.ToSlash(r)
+	}
 	r, err := filepath.Rel(e.root, abs)
 	if err != nil {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(r)
+}
+
+// cleanRel reports whether r, a path below a folder, is already clean.
+func cleanRel(r string) bool {
+	sep := string(filepath.Separator)
+	if r == "" || r == "." || r == ".." || strings.HasPrefix(r, sep) || strings.HasSuffix(r, sep) ||
+		strings.HasPrefix(r, ".."+sep) || strings.HasPrefix(r, "."+sep) || strings.HasSuffix(r, sep+".") || strings.HasSuffix(r, sep+"..") {
+		return false
+	}
+	return !strings.Contains(r, sep+sep) && !strings.Contains(r, sep+"."+sep) && !strings.Contains(r, sep+".."+sep)
 }
 
 func (e *Engine) abs(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }

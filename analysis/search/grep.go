@@ -11,16 +11,18 @@ import (
 // checks; blocks end at line ends, so no match is cut.
 const blockSize = 8 << 20
 
-// find returns the matches in src as [start, end) byte pairs. Outside
-// multi-line mode they are line-local by construction (see rewrite), so the
-// whole text is searched in one call when the pattern has no markers.
+// find returns the matches in src (raw bytes: see matchable) as [start,
+// end) byte pairs. Outside multi-line mode they are line-local by
+// construction (see rewrite): a prefilter, when the pattern has one, picks
+// the lines the regexp runs on; otherwise the text is searched a block at
+// a time when the pattern has no markers.
 func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 	var out [][2]int
 	if m.multiline {
 		return m.findIn(src, 0, len(src), out)
 	}
-	if m.lit != nil {
-		return m.findByLiteral(src, out)
+	if m.pre != nil {
+		return m.findByPrefilter(ctx, src, out)
 	}
 	for bs := 0; bs < len(src) || bs == 0; {
 		if ctx.Err() != nil {
@@ -33,7 +35,7 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 			}
 		}
 		if m.markers == nil {
-			for _, loc := range m.re.FindAllIndex(src[bs:be], -1) {
+			for _, loc := range m.re.FindAllIndex(matchable(src[bs:be]), -1) {
 				out = append(out, [2]int{bs + loc[0], bs + loc[1]})
 			}
 		} else {
@@ -54,19 +56,23 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 	return out
 }
 
-// findByLiteral runs the matcher only on the lines holding the required
-// literal, as grep does.
-func (m *Matcher) findByLiteral(src []byte, out [][2]int) [][2]int {
+// findByPrefilter runs the matcher only on the lines the prefilter points
+// at, as grep does with a required literal.
+func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int) [][2]int {
 	hay := src
-	if m.lit.fold {
-		hay = asciiLower(src) // keeps byte offsets, unlike Unicode lowering
+	if m.pre.folded() {
+		buf := lowerPool.Get().(*[]byte)
+		defer lowerPool.Put(buf)
+		hay = lowerInto(buf, src) // keeps byte offsets, unlike Unicode lowering
 	}
-	for off := 0; off < len(hay); {
-		i := bytes.Index(hay[off:], m.lit.text)
-		if i < 0 {
+	for off, n := 0, 0; off < len(hay); n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil
+		}
+		start := m.pre.next(hay, off)
+		if start < 0 {
 			break
 		}
-		start := off + i
 		ls := bytes.LastIndexByte(src[:start], '\n') + 1
 		le := len(src)
 		if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
@@ -83,8 +89,9 @@ func (m *Matcher) findByLiteral(src []byte, out [][2]int) [][2]int {
 // the range count; a candidate failing them is retried one character on,
 // with ^ no longer matching.
 func (m *Matcher) findIn(src []byte, from, to int, out [][2]int) [][2]int {
+	seg := matchable(src[from:to]) // same offsets as src
 	if m.markers == nil {
-		for _, loc := range m.re.FindAllIndex(src[from:to], -1) {
+		for _, loc := range m.re.FindAllIndex(seg, -1) {
 			out = append(out, [2]int{from + loc[0], from + loc[1]})
 		}
 		return out
@@ -98,7 +105,7 @@ func (m *Matcher) findIn(src []byte, from, to int, out [][2]int) [][2]int {
 		if pos > from {
 			re = m.noBegin
 		}
-		loc := re.FindSubmatchIndex(src[pos:to])
+		loc := re.FindSubmatchIndex(seg[pos-from:])
 		if loc == nil {
 			break
 		}
@@ -170,7 +177,7 @@ func (m *Matcher) verify(src []byte, loc []int) bool {
 
 // grepText turns the matches in src into matching lines with context.
 func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before, after int) []LineMatch {
-	locs := m.find(ctx, matchable(src))
+	locs := m.find(ctx, src)
 	var out []LineMatch
 	line, lineStart := 1, 0 // the line holding lineStart
 	advance := func(pos int) {

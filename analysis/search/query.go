@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"regexp"
-	"regexp/syntax"
 	"runtime"
 	"slices"
 	"sort"
@@ -125,12 +124,13 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // reused: matches copy the text they keep
 			for i := range next {
 				if src, ok := q.Overlay[files[i]]; ok {
 					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
 					continue
 				}
-				t, err := openText(files[i])
+				t, err := openTextInto(files[i], &buf)
 				if err != nil {
 					perFile[i].err = err
 					continue
@@ -173,45 +173,6 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	slices.Sort(res.Searched)
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-// literal is a string every match contains; fold means ASCII case folded.
-type literal struct {
-	text []byte
-	fold bool
-}
-
-// requiredLiteral finds the longest literal of at least three bytes that a
-// match must contain, or nil.
-func requiredLiteral(re *syntax.Regexp) *literal {
-	re = re.Simplify()
-	for re.Op == syntax.OpCapture {
-		re = re.Sub[0]
-	}
-	subs := []*syntax.Regexp{re}
-	if re.Op == syntax.OpConcat {
-		subs = re.Sub
-	}
-	var best *literal
-	for _, s := range subs {
-		for s.Op == syntax.OpCapture {
-			s = s.Sub[0]
-		}
-		if s.Op != syntax.OpLiteral {
-			continue
-		}
-		l := &literal{text: []byte(string(s.Rune)), fold: s.Flags&syntax.FoldCase != 0}
-		if l.fold {
-			if slices.ContainsFunc(s.Rune, func(r rune) bool { return r >= 0x80 }) {
-				continue // non-ASCII folding is not a byte search
-			}
-			l.text = asciiLower(l.text)
-		}
-		if len(l.text) >= 3 && (best == nil || len(l.text) > len(best.text)) {
-			best = l
-		}
-	}
-	return best
 }
 
 // evalQuery returns the live file ids satisfying q, or nil for "every file".

@@ -36,7 +36,7 @@ type Matcher struct {
 	noBegin   *regexp.Regexp // the same with ^ never matching: for retries mid-line
 	markers   []marker       // by capture group index; nil when none
 	multiline bool
-	lit       *literal
+	pre       prefilter // nil: every line goes to the regexp
 	trigrams  *Query
 }
 
@@ -139,7 +139,7 @@ func NewMatcher(q RegexQuery) (*Matcher, error) {
 			}
 		}
 	}
-	m.lit = requiredLiteral(parsed)
+	m.pre = newPrefilter(parsed.Simplify())
 	m.trigrams = TrigramQuery(parsed)
 	return m, nil
 }

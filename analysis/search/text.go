@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"slices"
 
 	"golang.org/x/text/encoding/unicode"
 )
@@ -38,22 +38,13 @@ type text struct {
 }
 
 // openText reads path as grep text.
-func openText(path string) (text, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return text{}, err
-	}
-	if reason := notRegular(fi.Mode()); reason != "" {
-		return text{}, &SkipError{Path: path, Reason: reason}
-	}
-	var t text
-	if fi.Size() >= mapThreshold {
-		t, err = mapFile(path, fi.Size())
-	} else {
-		var b []byte
-		b, err = os.ReadFile(path)
-		t = text{data: b}
-	}
+func openText(path string) (text, error) { return openTextInto(path, nil) }
+
+// openTextInto reads path as grep text, into *buf when it is not nil: a
+// searcher reading thousands of files reuses one buffer instead of making
+// garbage of every file.
+func openTextInto(path string, buf *[]byte) (text, error) {
+	t, err := readRegular(path, buf)
 	if err != nil {
 		return text{}, err
 	}
@@ -72,6 +63,11 @@ func openText(path string) (text, error) {
 		return text{}, ErrBinary
 	}
 	return t, nil
+}
+
+// grow makes room for n bytes, keeping none of b's content.
+func grow(b []byte, n int) []byte {
+	return slices.Grow(b[:0], n)
 }
 
 func (t text) close() {

@@ -119,7 +119,26 @@ type Listing struct {
 // A file named in the scope is listed whatever the filter says, as grep
 // does; symbolic links met while walking are not followed.
 func (e *Engine) List(ctx context.Context, sc Scope) (Listing, error) {
+	key := scopeKey(sc)
+	if l, ok := e.fresh.listing(key); ok {
+		l.Files, l.Skipped = slices.Clone(l.Files), slices.Clone(l.Skipped) // callers sort them
+		return l, nil
+	}
+	var gen uint64
+	if e.fresh != nil {
+		gen = e.fresh.begin()
+	}
+	l, dirs, err := e.list(ctx, sc)
+	if err == nil && e.fresh != nil && e.fresh.watch(dirs, gen) {
+		e.fresh.keep(key, l, gen)
+	}
+	return l, err
+}
+
+// list walks; dirs are the folders it entered, and those of named files.
+func (e *Engine) list(ctx context.Context, sc Scope) (Listing, []string, error) {
 	var l Listing
+	var named []string
 	paths := sc.Paths
 	if len(paths) == 0 {
 		paths = []string{e.root}
@@ -140,13 +159,14 @@ func (e *Engine) List(ctx context.Context, sc Scope) (Listing, error) {
 			} else if rel := e.rel(p); e.inGlobs(sc, rel) {
 				l.Files = append(l.Files, p)
 			}
+			named = append(named, filepath.Dir(p))
 			continue
 		}
 		if err := w.walk(p, w.ancestors(p)); err != nil {
-			return l, err
+			return l, nil, err
 		}
 	}
-	return l, nil
+	return l, append(w.dirs, named...), nil
 }
 
 func statReason(err error) string {
@@ -162,11 +182,12 @@ func statReason(err error) string {
 }
 
 type walker struct {
-	ctx context.Context
-	e   *Engine
-	f   Filter
-	sc  Scope
-	out *Listing
+	ctx  context.Context
+	e    *Engine
+	f    Filter
+	sc   Scope
+	out  *Listing
+	dirs []string // entered, for watching
 }
 
 // ancestors loads the ignore files of the directories from the root down to
@@ -185,10 +206,12 @@ func (w *walker) ancestors(dir string) []*scan.IgnoreFile {
 	}
 	d := w.e.root
 	stack = w.rules(d, "", stack)
+	w.dirs = append(w.dirs, d) // their ignore files apply below
 	parts := strings.Split(rel, "/")
 	for i := range parts[:len(parts)-1] {
 		d = filepath.Join(d, parts[i])
 		stack = w.rules(d, strings.Join(parts[:i+1], "/"), stack)
+		w.dirs = append(w.dirs, d)
 	}
 	return stack
 }
@@ -225,6 +248,7 @@ func (w *walker) walk(abs string, stack []*scan.IgnoreFile) error {
 		w.out.Skipped = append(w.out.Skipped, SkipError{Path: abs, Reason: "unreadable directory: " + statReason(err)})
 		return nil
 	}
+	w.dirs = append(w.dirs, abs)
 	rel := w.e.rel(abs)
 	base := rel
 	if rel == "." || strings.HasPrefix(rel, "../") {

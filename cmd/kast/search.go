@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kast-dev/kast/analysis/search"
+	"github.com/kast-dev/kast/storage"
 )
 
 // embedFlags choose the embedder for semantic and hybrid search.
@@ -151,7 +152,7 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		targets = []string{"."}
 	}
 	target := targets[0]
-	root, err := workspaceRoot(f.root, target)
+	root, err := searchRoot(f.root, target)
 	if err != nil {
 		return false, err
 	}
@@ -241,6 +242,27 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		return printSections(out, eng, res, f)
 	}
 	return printLines(out, res, f)
+}
+
+// searchRoot is the workspace a search works in: workspaceRoot's, unless a
+// folder above it already has an index (a subfolder with a project marker of
+// its own inside an indexed repository): that index is reused, the search
+// scoped to the subfolder, rather than a second index built of its files.
+func searchRoot(flag, target string) (string, error) {
+	root, err := workspaceRoot(flag, target)
+	if err != nil || flag != "" {
+		return root, err
+	}
+	for p := filepath.Dir(root); p != filepath.Dir(p); p = filepath.Dir(p) {
+		dir, err := storage.DefaultDir(p)
+		if err != nil {
+			break
+		}
+		if _, err := storage.ReadDescriptor(dir); err == nil {
+			return p, nil
+		}
+	}
+	return root, nil
 }
 
 type jsonSpan struct {

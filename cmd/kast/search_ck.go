@@ -115,7 +115,7 @@ func runIndexCommand(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []
 	case len(args) > 0:
 		target = args[len(args)-1]
 	}
-	root, err := workspaceRoot(f.root, target)
+	root, err := searchRoot(f.root, target)
 	if err != nil {
 		return true, err
 	}

@@ -97,3 +97,37 @@ func TestSearchBadPattern(t *testing.T) {
 		t.Fatal("workspace outside the temp dir")
 	}
 }
+
+// A subfolder with a project marker of its own, inside a folder already
+// indexed, is searched with the parent's index: no second index is built.
+func TestSearchSubfolderReusesParentIndex(t *testing.T) {
+	dir, env := searchWorkspace(t)
+	cache := strings.TrimPrefix(env[len(env)-2], "XDG_CACHE_HOME=")
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "tool")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "package.json"), []byte(`{"name": "tool"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "main.js"), []byte("const retryBudget = 3\n"), 0o644)
+	if out, code := runKast(t, dir, env, "search", "-l", "retryBudget"); code != 0 || strings.TrimSpace(out) != "tool/main.js" {
+		t.Fatalf("from the parent: exit %d, %q", code, out)
+	}
+	out, code := runKast(t, sub, env, "search", "-n", "retryBudget")
+	if code != 0 || strings.TrimSpace(out) != "main.js:1:const retryBudget = 3" {
+		t.Fatalf("from the subfolder: exit %d, %q", code, out)
+	}
+	entries, err := os.ReadDir(filepath.Join(cache, "kast"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indexes []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			indexes = append(indexes, e.Name())
+		}
+	}
+	if len(indexes) != 1 {
+		t.Errorf("index folders %v, want the parent's alone", indexes)
+	}
+}
