@@ -124,3 +124,45 @@ func TestDiscoverPythonWithDeletedInterpreter(t *testing.T) {
 		t.Errorf("libraries: %+v", f.Libraries)
 	}
 }
+
+// A module with vendor/modules.txt and go 1.14 or later builds from
+// vendor/: that folder is its one dependency library, serving the modules
+// modules.txt lists, and the module cache is not consulted.
+func TestDiscoverVendor(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"ws/go.mod":                    "module example.com/ws\n\ngo 1.21\n\nrequire example.com/v v1.0.0\n",
+		"ws/vendor/modules.txt":        "# example.com/v v1.0.0\n## explicit; go 1.20\nexample.com/v\nexample.com/v/sub\n# example.com/old v1.0.0 => example.com/new v1.1.0\nexample.com/old\n",
+		"ws/vendor/example.com/v/v.go": "package v\n",
+		"old/go.mod":                   "module example.com/old\n\ngo 1.13\n\nrequire example.com/v v1.0.0\n",
+		"old/vendor/modules.txt":       "# example.com/v v1.0.0\nexample.com/v\n",
+	})
+	env := &GoEnv{GOROOT: filepath.Join(dir, "no-goroot"), GOMODCACHE: filepath.Join(dir, "cache")}
+	f := Discover(context.Background(), filepath.Join(dir, "ws"), Options{Go: env})
+	if len(f.Libraries) != 1 || f.Libraries[0].Module != vendorModule || len(f.Skipped) != 1 {
+		t.Fatalf("found %+v", f)
+	}
+	v := f.Libraries[0]
+	vendor := filepath.Join(dir, "ws", "vendor")
+	for importPath, want := range map[string]string{
+		"example.com/v":      filepath.Join(vendor, "example.com", "v"),
+		"example.com/v/sub":  filepath.Join(vendor, "example.com", "v", "sub"),
+		"example.com/old/x":  filepath.Join(vendor, "example.com", "old", "x"),
+		"example.com/vv":     "",
+		"example.com":        "",
+		"example.com/ws/pkg": "",
+		"fmt":                "",
+	} {
+		if got := v.PackageDir(importPath); got != want {
+			t.Errorf("PackageDir(%s) = %q, want %q", importPath, got, want)
+		}
+	}
+	if !v.Include(filepath.Join(vendor, "example.com", "v", "v.go")) || v.Include(filepath.Join(vendor, "modules.txt")) {
+		t.Error("the vendor library indexes the vendored Go files only")
+	}
+	// Before go 1.14 vendor/ is used only when asked for: the module cache.
+	f = Discover(context.Background(), filepath.Join(dir, "old"), Options{Go: env})
+	if r := reasons(f); r["example.com/v@v1.0.0"] != NotDownloaded {
+		t.Errorf("go 1.13 module: %+v", f)
+	}
+}
