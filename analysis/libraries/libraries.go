@@ -150,7 +150,10 @@ func goEnv(ctx context.Context, root string) (GoEnv, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return GoEnv{}, fmt.Errorf("go env: %v: %s", err, strings.TrimSpace(stderr.String()))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return GoEnv{}, fmt.Errorf("go env: %v: %s", err, msg)
+		}
+		return GoEnv{}, fmt.Errorf("go env: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {
