@@ -34,6 +34,8 @@ type Library struct {
 	// vendored is set for a Go vendor folder: its module paths, each on
 	// a line of its own (see vendor.go).
 	vendored string
+	// entries is set for a node package: its entry points (nodeentry.go).
+	entries string
 }
 
 // Key names the library's index: the same version shares one index across

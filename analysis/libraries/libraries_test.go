@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -164,5 +165,67 @@ func TestDiscoverVendor(t *testing.T) {
 	f = Discover(context.Background(), filepath.Join(dir, "old"), Options{Go: env})
 	if r := reasons(f); r["example.com/v@v1.0.0"] != NotDownloaded {
 		t.Errorf("go 1.13 module: %+v", f)
+	}
+}
+
+// A node package's entry points: types/typings, exports with conditions,
+// subpaths and patterns, main's declaration file, and @types names.
+func TestNodeEntryFiles(t *testing.T) {
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	write(t, nm, map[string]string{
+		"typed/package.json":       `{"version": "1.0.0", "typings": "./lib/main.d.ts", "main": "lib/main.js"}`,
+		"typed/lib/main.d.ts":      "",
+		"exp/package.json":         `{"version": "2.0.0", "exports": {".": {"import": {"types": "./dist/esm/index.d.mts", "default": "./dist/esm/index.mjs"}, "require": "./dist/cjs/index.js"}, "./util": {"types": "./dist/util.d.ts"}, "./feature/*": "./dist/features/*.js"}}`,
+		"exp/dist/esm/index.d.mts": "",
+		"exp/dist/util.d.ts":       "",
+		"exp/dist/features/a.d.ts": "",
+		"exp/dist/hidden.d.ts":     "",
+		"plain/package.json":       `{"version": "3.0.0", "main": "./src/entry.js"}`,
+		"plain/src/entry.js":       "",
+		"plain/src/other.js":       "",
+		"sugar/package.json":       `{"version": "1.0.0", "exports": "./sugar.js"}`,
+		"sugar/sugar.js":           "",
+		"sugar/sugar.d.ts":         "",
+	})
+	pkg := func(name string) Library {
+		l, s := nodePackage(nm, name)
+		if s != nil {
+			t.Fatalf("%s: %+v", name, s)
+		}
+		return l
+	}
+	rel := func(files []string) []string {
+		var out []string
+		for _, f := range files {
+			r, _ := filepath.Rel(nm, f)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		pkg, sub string
+		want     []string
+	}{
+		{"typed", "", []string{"typed/lib/main.d.ts"}},
+		{"exp", "", []string{"exp/dist/esm/index.d.mts"}},
+		{"exp", "util", []string{"exp/dist/util.d.ts"}},
+		{"exp", "feature/a", []string{"exp/dist/features/a.d.ts"}},
+		{"exp", "dist/hidden", nil}, // not in the exports map
+		{"plain", "", []string{"plain/src/entry.js"}},
+		{"plain", "src/other", []string{"plain/src/other.js"}},
+		{"sugar", "", []string{"sugar/sugar.d.ts"}},
+	} {
+		if got := rel(pkg(c.pkg).NodeEntryFiles(c.sub)); !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: %v, want %v", c.pkg, c.sub, got, c.want)
+		}
+	}
+	for spec, want := range map[string][2]string{"react": {"react", ""}, "react-dom/client": {"react-dom", "client"},
+		"@scope/pkg/a/b": {"@scope/pkg", "a/b"}, "./rel": {"", ""}, "node:fs": {"", ""}} {
+		if n, s := NodePackageName(spec); n != want[0] || s != want[1] {
+			t.Errorf("NodePackageName(%q) = %q, %q", spec, n, s)
+		}
+	}
+	if TypesPackage("@scope/pkg") != "@types/scope__pkg" || TypesPackage("lodash") != "@types/lodash" {
+		t.Error("TypesPackage")
 	}
 }
