@@ -208,3 +208,6 @@ func NodePackageName(specifier string) (name, subpath string) {
 	name, subpath, _ = strings.Cut(specifier, "/")
 	return name, subpath
 }
+
+// HasDeclarations reports whether a node package ships declaration files.
+func (l Library) HasDeclarations() bool { return l.declarations }

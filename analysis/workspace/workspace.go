@@ -194,7 +194,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	if w.Lib != nil {
 		include = w.Lib.Include
 	}
-	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: include, CallerChecksBinary: true})
+	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: include, CallerChecksBinary: true, KeepBuildOutputs: w.Lib != nil})
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}
