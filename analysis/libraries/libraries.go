@@ -31,6 +31,11 @@ type Library struct {
 	// declarations is set for a node package that ships .d.ts files:
 	// only they are indexed.
 	declarations bool
+	// vendored is set for a Go vendor folder: its module paths, each on
+	// a line of its own (see vendor.go).
+	vendored string
+	// entries is set for a node package: its entry points (nodeentry.go).
+	entries string
 }
 
 // Key names the library's index: the same version shares one index across
@@ -113,6 +118,10 @@ func (found *Found) discoverGo(ctx context.Context, root string, opts Options) {
 		env = &e
 	}
 	found.add(goStd(*env))
+	if lib, skip, ok := vendored(root); ok {
+		found.add(lib, skip)
+		return
+	}
 	mods, err := buildList(ctx, root, opts.Go == nil)
 	if err != nil {
 		found.Skipped = append(found.Skipped, Skip{Library: filepath.Join(root, "go.mod"), Reason: BadGoMod, Detail: err.Error()})
@@ -143,7 +152,10 @@ func goEnv(ctx context.Context, root string) (GoEnv, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return GoEnv{}, fmt.Errorf("go env: %v: %s", err, strings.TrimSpace(stderr.String()))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return GoEnv{}, fmt.Errorf("go env: %v: %s", err, msg)
+		}
+		return GoEnv{}, fmt.Errorf("go env: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {
@@ -333,6 +345,9 @@ func (l Library) Include(path string) bool {
 func (l Library) PackageDir(importPath string) string {
 	if l.Lang != "go" {
 		return ""
+	}
+	if l.vendored != "" {
+		return l.vendorPackageDir(importPath)
 	}
 	if l.Module == "std" {
 		first, _, _ := strings.Cut(importPath, "/")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -122,5 +123,109 @@ func TestDiscoverPythonWithDeletedInterpreter(t *testing.T) {
 	}
 	if !attrs {
 		t.Errorf("libraries: %+v", f.Libraries)
+	}
+}
+
+// A module with vendor/modules.txt and go 1.14 or later builds from
+// vendor/: that folder is its one dependency library, serving the modules
+// modules.txt lists, and the module cache is not consulted.
+func TestDiscoverVendor(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"ws/go.mod":                    "module example.com/ws\n\ngo 1.21\n\nrequire example.com/v v1.0.0\n",
+		"ws/vendor/modules.txt":        "# example.com/v v1.0.0\n## explicit; go 1.20\nexample.com/v\nexample.com/v/sub\n# example.com/old v1.0.0 => example.com/new v1.1.0\nexample.com/old\n",
+		"ws/vendor/example.com/v/v.go": "package v\n",
+		"old/go.mod":                   "module example.com/old\n\ngo 1.13\n\nrequire example.com/v v1.0.0\n",
+		"old/vendor/modules.txt":       "# example.com/v v1.0.0\nexample.com/v\n",
+	})
+	env := &GoEnv{GOROOT: filepath.Join(dir, "no-goroot"), GOMODCACHE: filepath.Join(dir, "cache")}
+	f := Discover(context.Background(), filepath.Join(dir, "ws"), Options{Go: env})
+	if len(f.Libraries) != 1 || f.Libraries[0].Module != vendorModule || len(f.Skipped) != 1 {
+		t.Fatalf("found %+v", f)
+	}
+	v := f.Libraries[0]
+	vendor := filepath.Join(dir, "ws", "vendor")
+	for importPath, want := range map[string]string{
+		"example.com/v":      filepath.Join(vendor, "example.com", "v"),
+		"example.com/v/sub":  filepath.Join(vendor, "example.com", "v", "sub"),
+		"example.com/old/x":  filepath.Join(vendor, "example.com", "old", "x"),
+		"example.com/vv":     "",
+		"example.com":        "",
+		"example.com/ws/pkg": "",
+		"fmt":                "",
+	} {
+		if got := v.PackageDir(importPath); got != want {
+			t.Errorf("PackageDir(%s) = %q, want %q", importPath, got, want)
+		}
+	}
+	if !v.Include(filepath.Join(vendor, "example.com", "v", "v.go")) || v.Include(filepath.Join(vendor, "modules.txt")) {
+		t.Error("the vendor library indexes the vendored Go files only")
+	}
+	// Before go 1.14 vendor/ is used only when asked for: the module cache.
+	f = Discover(context.Background(), filepath.Join(dir, "old"), Options{Go: env})
+	if r := reasons(f); r["example.com/v@v1.0.0"] != NotDownloaded {
+		t.Errorf("go 1.13 module: %+v", f)
+	}
+}
+
+// A node package's entry points: types/typings, exports with conditions,
+// subpaths and patterns, main's declaration file, and @types names.
+func TestNodeEntryFiles(t *testing.T) {
+	nm := filepath.Join(t.TempDir(), "node_modules")
+	write(t, nm, map[string]string{
+		"typed/package.json":       `{"version": "1.0.0", "typings": "./lib/main.d.ts", "main": "lib/main.js"}`,
+		"typed/lib/main.d.ts":      "",
+		"exp/package.json":         `{"version": "2.0.0", "exports": {".": {"import": {"types": "./dist/esm/index.d.mts", "default": "./dist/esm/index.mjs"}, "require": "./dist/cjs/index.js"}, "./util": {"types": "./dist/util.d.ts"}, "./feature/*": "./dist/features/*.js"}}`,
+		"exp/dist/esm/index.d.mts": "",
+		"exp/dist/util.d.ts":       "",
+		"exp/dist/features/a.d.ts": "",
+		"exp/dist/hidden.d.ts":     "",
+		"plain/package.json":       `{"version": "3.0.0", "main": "./src/entry.js"}`,
+		"plain/src/entry.js":       "",
+		"plain/src/other.js":       "",
+		"sugar/package.json":       `{"version": "1.0.0", "exports": "./sugar.js"}`,
+		"sugar/sugar.js":           "",
+		"sugar/sugar.d.ts":         "",
+	})
+	pkg := func(name string) Library {
+		l, s := nodePackage(nm, name)
+		if s != nil {
+			t.Fatalf("%s: %+v", name, s)
+		}
+		return l
+	}
+	rel := func(files []string) []string {
+		var out []string
+		for _, f := range files {
+			r, _ := filepath.Rel(nm, f)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		pkg, sub string
+		want     []string
+	}{
+		{"typed", "", []string{"typed/lib/main.d.ts"}},
+		{"exp", "", []string{"exp/dist/esm/index.d.mts"}},
+		{"exp", "util", []string{"exp/dist/util.d.ts"}},
+		{"exp", "feature/a", []string{"exp/dist/features/a.d.ts"}},
+		{"exp", "dist/hidden", nil}, // not in the exports map
+		{"plain", "", []string{"plain/src/entry.js"}},
+		{"plain", "src/other", []string{"plain/src/other.js"}},
+		{"sugar", "", []string{"sugar/sugar.d.ts"}},
+	} {
+		if got := rel(pkg(c.pkg).NodeEntryFiles(c.sub)); !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: %v, want %v", c.pkg, c.sub, got, c.want)
+		}
+	}
+	for spec, want := range map[string][2]string{"react": {"react", ""}, "react-dom/client": {"react-dom", "client"},
+		"@scope/pkg/a/b": {"@scope/pkg", "a/b"}, "./rel": {"", ""}, "node:fs": {"", ""}} {
+		if n, s := NodePackageName(spec); n != want[0] || s != want[1] {
+			t.Errorf("NodePackageName(%q) = %q, %q", spec, n, s)
+		}
+	}
+	if TypesPackage("@scope/pkg") != "@types/scope__pkg" || TypesPackage("lodash") != "@types/lodash" {
+		t.Error("TypesPackage")
 	}
 }

@@ -83,13 +83,16 @@ func nodePackage(nm, name string) (Library, *Skip) {
 	if err != nil {
 		return Library{}, &Skip{Library: name, Reason: BadPackage, Detail: err.Error()}
 	}
-	var pkg struct {
-		Version string `json:"version"`
+	var pkg map[string]json.RawMessage
+	var version string
+	if err := json.Unmarshal(data, &pkg); err == nil {
+		_ = json.Unmarshal(pkg["version"], &version)
 	}
-	if err := json.Unmarshal(data, &pkg); err != nil || pkg.Version == "" {
+	if version == "" {
 		return Library{}, &Skip{Library: name, Reason: BadPackage, Detail: "package.json names no version"}
 	}
-	return Library{Lang: "node", Module: name, Version: pkg.Version, Dir: real, declarations: hasDeclarations(real)}, nil
+	return Library{Lang: "node", Module: name, Version: version, Dir: real, declarations: hasDeclarations(real),
+		entries: nodeEntries(real, pkg)}, nil
 }
 
 // hasDeclarations reports whether a package ships .d.ts files, looking a

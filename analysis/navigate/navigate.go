@@ -127,6 +127,14 @@ func Implementation(s Snapshot, path string, offset int) []Symbol {
 	var out []Symbol
 	for _, sub := range descendants(s, resolve.DefID{Path: sym.Def.Path, Index: owner}) {
 		g := s.File(sub.Def.Path)
+		if g.Lang == "go" { // Go methods are declared beside their type
+			if id, ok := s.Resolver().GoMethodOf(sub.Def, sym.Name); ok {
+				if m, ok := SymbolOf(s, id); ok {
+					out = append(out, m)
+				}
+			}
+			continue
+		}
 		for i, d := range g.Defs {
 			if d.Container == sub.Def.Index && d.Name == sym.Name {
 				if m, ok := SymbolOf(s, resolve.DefID{Path: sub.Def.Path, Index: int32(i)}); ok {

@@ -212,5 +212,8 @@ func (r *Resolver) Subtypes(def DefID) []Candidate {
 			}
 		}
 	}
+	if f.Lang == "go" {
+		out = append(out, r.goImplementers(def)...)
+	}
 	return r.finish(def.Path, out)
 }

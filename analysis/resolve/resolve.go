@@ -529,6 +529,11 @@ type importKey struct {
 
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth <= maxDepth {
+		if out, ok := r.nodeImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
+			return out
+		}
+	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
 	if len(out) > 0 {
 		return out
@@ -591,6 +596,19 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 	} else if strings.HasPrefix(module, ".") {
 		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
 		files = []string{base, base + ext, base + "/index" + ext}
+		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") {
+			// A declaration file names declaration files, often by the
+			// JavaScript they describe ("./util.js").
+			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", base+"/index.d.ts")
+		}
+	}
+	return r.reexportedIn(files, name, role, conf, depth)
+}
+
+// reexportedIn follows the re-exports of name in files.
+func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
 	}
 	var out []Candidate
 	for _, p := range files {
@@ -661,8 +679,10 @@ func moduleMatches(from, target, importPath string) bool {
 	}
 	if strings.HasPrefix(importPath, ".") && strings.Contains(importPath, "/") {
 		importPath = path.Join(path.Dir(from), importPath)
-		// ES modules name files with their extension: "./date.js".
-		return stripExt(target) == importPath || stripExt(target) == stripExt(importPath) || path.Dir(target) == importPath
+		// ES modules name files with their extension: "./date.js", which
+		// a declaration file date.d.ts describes.
+		t := strings.TrimSuffix(stripExt(target), ".d")
+		return t == importPath || t == stripExt(importPath) || path.Dir(target) == importPath
 	}
 	segs := strings.FieldsFunc(importPath, func(r rune) bool { return r == '.' || r == '/' || r == ':' })
 	if len(segs) > 0 && (segs[0] == "self" || segs[0] == "super") && path.Ext(from) == ".rs" {

@@ -3,6 +3,8 @@ package workspace
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis/libraries"
 )
 
 // Libraries in a session: read-only indexes (Options.Library) that answer
@@ -65,4 +67,30 @@ func (s *Snapshot) GoPackageDirs(importPath string) (dirs []string, ok bool) {
 		}
 	}
 	return dirs, len(dirs) > 0
+}
+
+// NodeModuleFiles maps an import of a node package (or a subpath of it) to
+// the files its entry points name: the package's own declarations, else
+// those of its @types package, else its JavaScript.
+func (s *Snapshot) NodeModuleFiles(specifier string) ([]string, bool) {
+	name, sub := libraries.NodePackageName(specifier)
+	if name == "" {
+		return nil, false
+	}
+	known := false
+	var js []string
+	for _, pkg := range []string{name, libraries.TypesPackage(name)} {
+		for _, w := range s.roots {
+			if w.Lib == nil || w.Lib.Lang != "node" || w.Lib.Module != pkg {
+				continue
+			}
+			known = true
+			files := w.Lib.NodeEntryFiles(sub)
+			if w.Lib.HasDeclarations() && len(files) > 0 {
+				return files, true
+			}
+			js = append(js, files...)
+		}
+	}
+	return js, known
 }

@@ -57,10 +57,14 @@ type Workspace struct {
 	Lib *libraries.Library
 	// modulePath is the Go module path go.mod at the root declares, or "".
 	modulePath string
+	// copyDir is this process's copy of a library index another process
+	// holds (libcopy.go), removed at Close; "" when the index is its own.
+	copyDir string
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
-// process holds the index, it is opened in memory and Notice says so.
+// process holds the index, it is opened in memory and Notice says so; a
+// complete library index is opened from a private copy instead (libcopy.go).
 func Open(root string, opts Options) (*Workspace, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -72,14 +76,24 @@ func Open(root string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 	}
-	ix, err := storage.Open(abs, storage.Options{
-		Dir:            dir,
-		InMemory:       opts.InMemory,
-		GrammarVersion: grammarVersion,
-		BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
-		Logger:         opts.Logger,
-		FileLocal:      resolve.BodyBindings,
-	})
+	openAt := func(dir string) (*storage.Index, error) {
+		return storage.Open(abs, storage.Options{
+			Dir:            dir,
+			InMemory:       opts.InMemory,
+			GrammarVersion: grammarVersion,
+			BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
+			Logger:         opts.Logger,
+			FileLocal:      resolve.BodyBindings,
+		})
+	}
+	var ix *storage.Index
+	var copyDir string
+	if opts.Library != nil && opts.IndexDir == "" && !opts.InMemory {
+		ix, copyDir, _ = openLibraryCopy(dir, openAt)
+	}
+	if ix == nil {
+		ix, err = openAt(dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the index of %s: %w", abs, err)
 	}
@@ -87,7 +101,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	w := &Workspace{Root: abs, Index: ix, view: newView(ix, logger), log: logger, Lib: opts.Library}
+	w := &Workspace{Root: abs, Index: ix, view: newView(ix, logger), log: logger, Lib: opts.Library, copyDir: copyDir}
 	if w.Lib == nil {
 		w.modulePath = libraries.ModulePath(abs)
 	} else {
@@ -156,7 +170,13 @@ func buildVersion() string {
 func (w *Workspace) Notice() string { return w.Index.Notice() }
 
 // Close closes the index.
-func (w *Workspace) Close() error { return w.Index.Close() }
+func (w *Workspace) Close() error {
+	err := w.Index.Close()
+	if w.copyDir != "" {
+		os.RemoveAll(w.copyDir)
+	}
+	return err
+}
 
 // Refresh scans the tree and brings the index up to date: new and changed
 // files are extracted in parallel, deleted ones removed. progress may be nil.
@@ -174,7 +194,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	if w.Lib != nil {
 		include = w.Lib.Include
 	}
-	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: include, CallerChecksBinary: true})
+	found, err := scan.Walk(ctx, w.Root, scan.Options{Include: include, CallerChecksBinary: true, KeepBuildOutputs: w.Lib != nil})
 	if err != nil {
 		return indexer.Totals{}, scan.Skipped{}, err
 	}

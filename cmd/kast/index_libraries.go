@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/libraries"
 	"github.com/kast-dev/kast/analysis/workspace"
 	"github.com/kast-dev/kast/storage/indexer"
+	"github.com/kast-dev/kast/storage/scan"
 )
 
 // libraryReport is what `kast index` says of one library.
@@ -18,7 +21,10 @@ type libraryReport struct {
 	Files   int     `json:"files"`
 	Reused  bool    `json:"reused"` // an earlier run built it whole
 	Elapsed float64 `json:"elapsedSeconds"`
-	Error   string  `json:"error,omitempty"`
+	// Skipped counts the library's files left out, by reason (tooLarge,
+	// binary, unreadable, malformed), as kast.status does.
+	Skipped map[string]int `json:"skipped,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // librariesReport is the libraries part of `kast index`'s output.
@@ -63,7 +69,7 @@ func indexLibrary(ctx context.Context, lib libraries.Library, errOut io.Writer, 
 		if bar != nil {
 			bar.Describe("indexing " + lib.String())
 		}
-		totals, _, err := ws.Refresh(ctx, func(p indexer.Progress) {
+		totals, skipped, err := ws.Refresh(ctx, func(p indexer.Progress) {
 			if bar != nil {
 				bar.ChangeMax64(p.TotalBytes)
 				_ = bar.Set64(p.DoneBytes)
@@ -72,13 +78,28 @@ func indexLibrary(ctx context.Context, lib libraries.Library, errOut io.Writer, 
 		if bar != nil {
 			_ = bar.Finish()
 		}
-		r.Files = totals.Files
+		r.Files, r.Skipped = totals.Files, skippedFiles(totals, skipped)
 		if err != nil {
 			r.Error = err.Error()
 		}
 	}
 	r.Elapsed = time.Since(start).Seconds()
 	return r
+}
+
+// skippedFiles counts a library's files left out, by reason.
+func skippedFiles(t indexer.Totals, s scan.Skipped) map[string]int {
+	out := map[string]int{}
+	for k, v := range map[string]int{"tooLarge": s.TooLarge, "binary": s.Binary + t.Skipped.Binary,
+		"unreadable": s.Unreadable + t.Skipped.Unreadable, "malformed": t.Skipped.Malformed} {
+		if v > 0 {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func printLibraries(w io.Writer, rep librariesReport) {
@@ -95,6 +116,9 @@ func printLibraries(w io.Writer, rep librariesReport) {
 		state := fmt.Sprintf("%d files in %s", l.Files, humanDuration(time.Duration(l.Elapsed*float64(time.Second))))
 		if l.Reused {
 			state = fmt.Sprintf("%d files, built before", l.Files)
+		}
+		for _, k := range slices.Sorted(maps.Keys(l.Skipped)) {
+			state += fmt.Sprintf(", %d skipped (%s)", l.Skipped[k], k)
 		}
 		if l.Error != "" {
 			state = "failed: " + l.Error

@@ -66,6 +66,13 @@ func startLibraryLSPWith(t *testing.T, files map[string]string, libs int, prepar
 	if prepare != nil {
 		prepare(dir)
 	}
+	return startLibraryLSPOn(t, dir, libs), dir
+}
+
+// startLibraryLSPOn serves ws/ of a tree already written with a host of
+// its own, and waits until libs libraries are indexed.
+func startLibraryLSPOn(t *testing.T, dir string, libs int) *lspEnv {
+	t.Helper()
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
 		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd"),
@@ -86,7 +93,7 @@ func startLibraryLSPWith(t *testing.T, files map[string]string, libs int, prepar
 	}
 	e := &lspEnv{t, ctx, client, root}
 	e.waitLibraries(libs)
-	return e, dir
+	return e
 }
 
 type libraryStatus struct {

@@ -55,3 +55,42 @@ func (e *lspEnv) firstDefAt(name string, line, char int) string {
 	}
 	return filepath.ToSlash(uri.URI(locs[0].URI).FsPath()) + ":" + strconv.Itoa(locs[0].Range.Start.Line)
 }
+
+// A package's entry points decide which declaration file an import names:
+// "exports" with conditions (types inside import) and re-exports from
+// there, an exports subpath, "types" deep in the package, and @types/<pkg>
+// for a package without declarations of its own.
+func TestLSPTypeScriptPackageEntryPoints(t *testing.T) {
+	nm := "ws/node_modules/"
+	e, dir := startLibraryLSP(t, map[string]string{
+		"ws/package.json":                         `{"name": "app", "dependencies": {"exp": "2", "deep": "1", "untyped": "1"}, "devDependencies": {"@types/untyped": "1"}}`,
+		nm + "exp/package.json":                   `{"name": "exp", "version": "2.0.0", "exports": {".": {"import": {"types": "./dist/esm/index.d.mts", "default": "./dist/esm/index.mjs"}, "require": "./dist/cjs/index.js"}, "./util": {"types": "./dist/util.d.ts"}}}`,
+		nm + "exp/dist/esm/index.d.mts":           "export { helper } from \"./helper.js\";\n",
+		nm + "exp/dist/esm/helper.d.ts":           "export declare function helper(): void;\n",
+		nm + "exp/dist/cjs/index.d.ts":            "export declare function helper(): void;\n",
+		nm + "exp/dist/util.d.ts":                 "\nexport declare function helper(): number;\n",
+		nm + "deep/package.json":                  `{"name": "deep", "version": "1.0.0", "types": "./build/types/public/api.d.ts"}`,
+		nm + "deep/build/types/public/api.d.ts":   "export declare class Api {}\n",
+		nm + "deep/build/types/internal/api.d.ts": "export declare class Api {}\n",
+		nm + "untyped/package.json":               `{"name": "untyped", "version": "1.0.0", "main": "lib/untyped.js"}`,
+		nm + "untyped/lib/untyped.js":             "exports.go = function () {};\n",
+		nm + "@types/untyped/package.json":        `{"name": "@types/untyped", "version": "1.0.1", "types": "index.d.ts"}`,
+		nm + "@types/untyped/index.d.ts":          "export declare function go(): void;\n",
+		"ws/app.ts": "import { helper } from \"exp\";\nimport { helper as util } from \"exp/util\";\nimport { Api } from \"deep\";\nimport { go } from \"untyped\";\n\n" +
+			"helper();\nutil();\nnew Api();\ngo();\n",
+	}, 4)
+	root := filepath.ToSlash(dir) + "/"
+	for _, c := range []struct {
+		line, char int
+		want       string
+	}{
+		{5, 1, root + nm + "exp/dist/esm/helper.d.ts:0"},
+		{6, 1, root + nm + "exp/dist/util.d.ts:1"},
+		{7, 5, root + nm + "deep/build/types/public/api.d.ts:0"},
+		{8, 0, root + nm + "@types/untyped/index.d.ts:0"},
+	} {
+		if got := e.defAt("app.ts", c.line, c.char); got != c.want {
+			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
+		}
+	}
+}

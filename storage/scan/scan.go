@@ -63,6 +63,9 @@ const sniffLen = 8 << 10
 type Options struct {
 	MaxFileSize int64    // 0 means DefaultMaxFileSize
 	Excludes    []string // directory names to skip; nil means DefaultExcludes
+	// KeepBuildOutputs enters build/, dist/ and the like beside a build
+	// file: in an installed library they are what the package ships.
+	KeepBuildOutputs bool
 	// Include, when set, selects files by path (e.g. known source extensions)
 	// before they are opened; files it rejects are not counted as skipped.
 	Include func(path string) bool
@@ -222,7 +225,7 @@ func (w *walker) dir(rel string, stack []*IgnoreFile) error {
 		}
 		switch {
 		case e.IsDir():
-			if slices.Contains(w.opts.Excludes, e.Name()) || isBuildOutput(e.Name(), entries) || Ignored(stack, childRel, true) {
+			if slices.Contains(w.opts.Excludes, e.Name()) || !w.opts.KeepBuildOutputs && isBuildOutput(e.Name(), entries) || Ignored(stack, childRel, true) {
 				continue
 			}
 			if err := w.dir(childRel, stack); err != nil {
