@@ -55,21 +55,11 @@ func goAccuracy(kast, gopls, root string, n int) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "kastbench-goacc")
+	k, libs, cleanup, err := startKastWithLibraries(ctx, root, kast)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	kastEnv := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-	k, err := startServer(ctx, "kast", root, kastEnv, kast, "lsp", "--stdio")
-	if err != nil {
-		return err
-	}
-	libs, err := waitLibraries(ctx, k)
-	if err != nil {
-		k.close()
-		return err
-	}
+	defer cleanup()
 	kastDefs := definitions(ctx, k, samples)
 	rss := rssKB(k.cmd.Process.Pid)
 	k.close()
@@ -141,6 +131,28 @@ func definitions(ctx context.Context, s *lspServer, samples []sample) []string {
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 	}
 	return out
+}
+
+// startKastWithLibraries starts kast on root with a cache of its own and
+// waits until its workspace and libraries are indexed; cleanup removes the
+// cache once the server is closed.
+func startKastWithLibraries(ctx context.Context, root, kast string) (k *lspServer, libs string, cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "kastbench-acc")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	if k, err = startServer(ctx, "kast", root, env, kast, "lsp", "--stdio"); err != nil {
+		cleanup()
+		return nil, "", nil, err
+	}
+	if libs, err = waitLibraries(ctx, k); err != nil {
+		k.close()
+		cleanup()
+		return nil, "", nil, err
+	}
+	return k, libs, cleanup, nil
 }
 
 // waitLibraries waits for kast's workspace index and then its libraries,

@@ -84,21 +84,11 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "kastbench-refacc")
+	k, libs, cleanup, err := startKastWithLibraries(ctx, root, kast)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	kastEnv := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-	k, err := startServer(ctx, "kast", root, kastEnv, kast, "lsp", "--stdio")
-	if err != nil {
-		return err
-	}
-	libs, err := waitLibraries(ctx, k)
-	if err != nil {
-		k.close()
-		return err
-	}
+	defer cleanup()
 	kastDefs := targets(ctx, k, l, defSamples)
 	kastItems := completions(ctx, k, l, memberSamples)
 	k.close()
