@@ -255,7 +255,11 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 // its companion object, declared outside with t as receiver (Go methods,
 // Kotlin extensions, Rust impls), or inherited.
 func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if r.tooDeep(r.file(t.Path).Lang, depth) {
+	g, _, ok := r.entry(t)
+	if !ok {
+		return nil // a guess from the name tables whose file is gone
+	}
+	if r.tooDeep(g.Lang, depth) {
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
