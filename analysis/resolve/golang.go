@@ -49,6 +49,9 @@ func (r *Resolver) universe(ref analysis.Ref) []Candidate {
 			continue
 		}
 		g := r.file(p)
+		if g == nil {
+			continue
+		}
 		for _, i := range r.named(g, ref.Name) {
 			if d := g.Defs[i]; d.Container == analysis.None && d.Receiver == "" {
 				out = r.add(out, p, i, confUniverse, ViaImport, ref.Role)

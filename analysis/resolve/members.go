@@ -293,7 +293,7 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 		// directory: the name tables say which of its files declare a
 		// method with the name, and only those are decoded.
 		for _, e := range r.goMethodsIn(name, t.Path) {
-			if d := r.file(e.Path).Defs[e.Index]; d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
+			if _, d, ok := r.entry(e.DefID); ok && d.Receiver != "" && baseTypeName(d.Receiver) == typeName {
 				out = r.add(out, e.Path, e.Index, conf, ViaMember, role)
 			}
 		}
@@ -404,9 +404,8 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 				!moduleMatches(f.Path, id.Path, imp.Path) {
 				continue
 			}
-			g := r.file(id.Path)
-			d := g.Defs[id.Index]
-			if d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang {
+			g, d, ok := r.entry(id.DefID)
+			if ok && d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang {
 				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
 			}
 		}
@@ -451,11 +450,7 @@ func (r *Resolver) goPackageMember(importPath, name string, role analysis.Role) 
 		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod || !slices.Contains(dirs, filepath.Dir(id.Path)) {
 			continue
 		}
-		g := r.file(id.Path)
-		if g == nil {
-			continue
-		}
-		if d := g.Defs[id.Index]; d.Container == analysis.None && d.Receiver == "" {
+		if _, d, ok := r.entry(id.DefID); ok && d.Container == analysis.None && d.Receiver == "" {
 			out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
 		}
 	}
@@ -481,9 +476,8 @@ func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Can
 		if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
 			continue
 		}
-		g := r.file(id.Path)
-		d := g.Defs[id.Index]
-		if g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
+		g, d, ok := r.entry(id.DefID)
+		if !ok || g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
 			continue
 		}
 		if score > bestScore || rest < bestRest {
@@ -517,7 +511,7 @@ func matchDirSegments(segs []string, dir string) (score, rest int) {
 func withoutReceivers(r *Resolver, c []Candidate) []Candidate {
 	out := c[:0]
 	for _, x := range c {
-		if r.file(x.Def.Path).Defs[x.Def.Index].Receiver == "" {
+		if _, d, ok := r.entry(x.Def); ok && d.Receiver == "" {
 			out = append(out, x)
 		}
 	}

@@ -140,8 +140,8 @@ func (r *Resolver) methodsNamed(name string) []method {
 		if !mayHaveReceiver(e) {
 			continue
 		}
-		g := r.file(e.Path)
-		if d := g.Defs[e.Index]; d.Receiver != "" {
+		g, d, ok := r.entry(e.DefID)
+		if ok && d.Receiver != "" {
 			base := baseTypeName(d.Receiver)
 			ms = append(ms, method{e.DefID, base, g.Lang == "kotlin" && declaresTypeParam(g, e.Index, base)})
 		}
@@ -181,6 +181,17 @@ func (r *Resolver) file(path string) *analysis.FileFacts {
 // resolver: resolving the references of a name asks for it at every one.
 func (r *Resolver) defs(name string) []DefEntry {
 	return memo(&r.mu, r.defsNamed, name, r.ws.DefsNamed)
+}
+
+// entry returns the file and definition a name table's entry names; false
+// when the file cannot be read (a name table can list a file whose facts
+// are not readable yet, or no longer) or holds no such definition.
+func (r *Resolver) entry(id DefID) (*analysis.FileFacts, analysis.Def, bool) {
+	g := r.file(id.Path)
+	if g == nil || id.Index < 0 || int(id.Index) >= len(g.Defs) {
+		return nil, analysis.Def{}, false
+	}
+	return g, g.Defs[id.Index], true
 }
 
 // memo returns m[key], computing it with fetch outside the lock the first
@@ -501,8 +512,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		if id.Nested || id.Lang != f.Lang || !moduleMatches(f.Path, id.Path, pkg) {
 			continue
 		}
-		g := r.file(id.Path)
-		if g.Defs[id.Index].Container == analysis.None && g.Lang == f.Lang {
+		if g, d, ok := r.entry(id.DefID); ok && d.Container == analysis.None && g.Lang == f.Lang {
 			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
 		}
 	}
@@ -670,7 +680,7 @@ func (r *Resolver) byName(name string, role analysis.Role, members bool) []Candi
 				continue
 			}
 			if e.Lang != "go" {
-				if d := r.file(e.Path).Defs[e.Index]; d.Container == analysis.None && d.Receiver == "" {
+				if _, d, ok := r.entry(e.DefID); !ok || d.Container == analysis.None && d.Receiver == "" {
 					continue
 				}
 			}
@@ -685,7 +695,10 @@ func (r *Resolver) byName(name string, role analysis.Role, members bool) []Candi
 
 // add appends the candidate when its kind fits the reference's role.
 func (r *Resolver) add(out []Candidate, file string, index int32, conf float64, via Via, role analysis.Role) []Candidate {
-	d := r.file(file).Defs[index]
+	_, d, ok := r.entry(DefID{file, index})
+	if !ok {
+		return out
+	}
 	fit := kindFit(role, d.Kind)
 	if fit == 0 {
 		return out

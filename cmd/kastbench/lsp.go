@@ -41,6 +41,12 @@ func startServer(ctx context.Context, name, root string, env []string, argv ...s
 	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Dir, cmd.Env = root, env
 	cmd.Stderr = io.Discard
+	if dir := os.Getenv("KASTBENCH_STDERR"); dir != "" {
+		// A server that dies mid-run says why on its standard error.
+		if f, err := os.Create(filepath.Join(dir, name+".stderr")); err == nil {
+			cmd.Stderr = f
+		}
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
