@@ -219,8 +219,12 @@ func (s *postingScan) each(tag byte, nameID uint32, fn func(file fileRow, v []by
 		if err != nil {
 			return err
 		}
-		if file.path == "" {
-			continue // removed while a posting lingers; the reverse index will drop it
+		if file.path == "" || file.incomplete {
+			// Removed while a posting lingers (the reverse index will drop
+			// it), or new and not complete: a new file's postings are
+			// loaded before its final row, and its facts are not readable
+			// until that row is.
+			continue
 		}
 		if err := item.Value(func(v []byte) error { return fn(file, v) }); err != nil {
 			return err

@@ -516,6 +516,38 @@ func TestReopenedIndexKeepsNameIDs(t *testing.T) {
 	}
 }
 
+// A new file's postings are loaded before its final row: a query between
+// the two must not list a definition whose facts it cannot read yet (the
+// resolver dereferenced them, and a cold start crashed).
+func TestPostingsOfFilesNotCompleteAreNotListed(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	var during []DefHit
+	var duringErr error
+	beforeCompleting = func() error {
+		during, duringErr = ix.DefsNamed("Fresh")
+		return nil
+	}
+	b := ix.NewBatch()
+	if err := b.PutFile("/w/new.go", time.Unix(1, 0), fakeFacts("new", []string{"Fresh"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Flush()
+	beforeCompleting = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if duringErr != nil || len(during) != 0 {
+		t.Errorf("DefsNamed(Fresh) before the file's row was complete = %v, %v; want none", during, duringErr)
+	}
+	defs, err := ix.DefsNamed("Fresh")
+	if err != nil || len(defs) != 1 {
+		t.Fatalf("DefsNamed(Fresh) once written = %v, %v; want one", defs, err)
+	}
+	if _, err := ix.Facts(defs[0].Path); err != nil {
+		t.Errorf("a listed definition's facts: %v", err)
+	}
+}
+
 // A batch that fails after loading the postings of new files but before
 // their final rows leaves them Incomplete, each posting listed in its
 // reverse index; writing them again, as the indexer does, completes them.

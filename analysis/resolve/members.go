@@ -234,8 +234,8 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 // its companion object, declared outside with t as receiver (Go methods,
 // Kotlin extensions, Rust impls), or inherited.
 func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
-		return nil
+	if _, _, ok := r.entry(t); !ok || depth > maxDepth {
+		return nil // a guess from the name tables whose file is gone
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
 		if role&analysis.RoleCall != 0 && overloadLangs[r.file(t.Path).Lang] {
