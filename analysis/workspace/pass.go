@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"hash/fnv"
+	"path/filepath"
+	"slices"
 	"sync/atomic"
 
 	"github.com/kast-dev/kast/analysis"
@@ -21,10 +23,12 @@ const maxWanted = 4096
 func (u *usesTracker) want(paths []string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	// The newest asks matter most, and are taken from the end.
+	paths = paths[max(0, len(paths)-maxWanted):]
 	if len(u.wanted)+len(paths) > maxWanted {
-		u.wanted = u.wanted[:0] // the newest asks matter most
+		u.wanted = u.wanted[:0]
 	}
-	u.wanted = append(u.wanted, paths[:min(len(paths), maxWanted)]...)
+	u.wanted = append(u.wanted, paths...)
 }
 
 // takeWanted returns the most recently wanted file still in todo.
@@ -103,4 +107,41 @@ func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
 func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {
 	return p.view.supertypesNamed(name)
+}
+
+// maxPrioritizedPackage bounds the files of one package Prioritize puts
+// ahead of the rest (a generated package can hold thousands).
+const maxPrioritizedPackage = 256
+
+// Prioritize asks the reference pass under way, or the next, to resolve
+// paths first, then the other files of their folders (their packages in
+// Go, and mostly elsewhere): what an editor shows. It only reorders the
+// indexed files a pass would resolve anyway; other paths are ignored.
+func (w *Workspace) Prioritize(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		dirs[filepath.Dir(p)] = true
+	}
+	var near []string
+	perDir := map[string]int{}
+	for _, p := range w.view.Files() {
+		if d := filepath.Dir(p); dirs[d] && perDir[d] < maxPrioritizedPackage {
+			perDir[d]++
+			near = append(near, p)
+		}
+	}
+	// The wanted list is taken newest first: the named files go last.
+	want := make([]string, 0, len(near)+len(paths))
+	for _, p := range near {
+		if !slices.Contains(paths, p) {
+			want = append(want, p)
+		}
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		want = append(want, paths[i])
+	}
+	w.uses.want(want)
 }

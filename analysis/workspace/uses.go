@@ -276,6 +276,9 @@ const (
 	maxYield   = time.Second
 )
 
+// passPicked, set by tests only, hears each file a pass takes, in order.
+var passPicked func(path string)
+
 func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, progress func(done, total int)) (int, error) {
 	u := &w.uses
 	u.pass.Lock()
@@ -370,6 +373,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				return
 			}
 			delete(todo, p)
+			if passPicked != nil {
+				passPicked(p)
+			}
 			select {
 			case next <- p:
 			case <-ctx.Done():
