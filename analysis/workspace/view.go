@@ -111,12 +111,8 @@ func (v *view) removeLocked(e *list.Element) {
 	v.bytes -= c.size
 }
 
-// factsSize estimates the memory decoded facts hold: measured on the Go
-// standard library, about 150 bytes per definition or reference with their
-// strings, definitions (with signatures and doc comments) weighing more.
-func factsSize(f *analysis.FileFacts) int64 {
-	return int64(512 + 320*len(f.Defs) + 128*len(f.Refs) + 64*len(f.Scopes) + 96*len(f.Calls) + 96*len(f.Imports))
-}
+// factsSize estimates the memory decoded facts hold (resolve.FactsSize).
+func factsSize(f *analysis.FileFacts) int64 { return resolve.FactsSize(f) }
 
 // File returns path's decoded facts for a query.
 func (v *view) File(path string) *analysis.FileFacts {
