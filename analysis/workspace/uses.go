@@ -273,7 +273,7 @@ const (
 	// is replaced: its memo of facts is bounded by passResolverBytes, but
 	// its lookups (names, types, chains) grow with the files it resolves.
 	passResolverRenewal = 4 * passResolverBytes
-	usesPerFlush      = 256
+	usesPerFlush        = 256
 	// A background pass waits for queryQuiet without queries before each
 	// file, but never longer than maxYield.
 	queryQuiet = 25 * time.Millisecond
