@@ -93,8 +93,11 @@ type passView struct {
 	kept atomic.Int64
 }
 
+// File reads through the view's cache without filling it: the pass reads
+// every file of the workspace, which would push out what queries come back
+// to, and its resolver keeps what it reads again within its own budget.
 func (p *passView) File(path string) *analysis.FileFacts {
-	f := p.view.file(path)
+	f := p.view.peek(path)
 	if f != nil {
 		p.kept.Add(factsSize(f))
 	}

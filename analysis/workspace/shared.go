@@ -28,7 +28,7 @@ const (
 	// pass has stored its uses, reads hundreds of files, which were all
 	// kept until the query ended (125 MB of the standard library's in one
 	// heap profile of a cold start).
-	snapshotFactsBytes = 48 << 20
+	snapshotFactsBytes = 32 << 20
 	// maxRememberedRefs bounds the references remembered across requests.
 	maxRememberedRefs = 1 << 18
 )

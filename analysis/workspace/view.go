@@ -142,6 +142,24 @@ func (v *view) waitForQueries(done <-chan struct{}, quiet, most time.Duration) {
 	}
 }
 
+// peek returns path's facts from the cache, or decoded from the index
+// without caching them.
+func (v *view) peek(path string) *analysis.FileFacts {
+	v.mu.Lock()
+	if e, ok := v.facts[path]; ok {
+		f := e.Value.(*cachedFacts).facts
+		v.mu.Unlock()
+		return f
+	}
+	v.mu.Unlock()
+	f, err := v.ix.Facts(path)
+	if err != nil {
+		v.log.Debug("index has no facts", "path", path, "err", err)
+		return nil
+	}
+	return f
+}
+
 func (v *view) file(path string) *analysis.FileFacts {
 	v.mu.Lock()
 	if e, ok := v.facts[path]; ok {
