@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/kast-dev/kast/analysis"
@@ -124,16 +125,13 @@ func (w *Workspace) Prioritize(paths []string) {
 	if len(paths) == 0 {
 		return
 	}
-	dirs := map[string]bool{}
-	for _, p := range paths {
-		dirs[filepath.Dir(p)] = true
-	}
+	files := w.view.Files() // sorted
 	var near []string
-	perDir := map[string]int{}
-	for _, p := range w.view.Files() {
-		if d := filepath.Dir(p); dirs[d] && perDir[d] < maxPrioritizedPackage {
-			perDir[d]++
-			near = append(near, p)
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if dir := filepath.Dir(p); !seen[dir] {
+			seen[dir] = true
+			near = append(near, filesIn(files, dir, maxPrioritizedPackage)...)
 		}
 	}
 	// The wanted list is taken newest first: the named files go last.
@@ -147,4 +145,24 @@ func (w *Workspace) Prioritize(paths []string) {
 		want = append(want, paths[i])
 	}
 	w.uses.want(want)
+}
+
+// filesIn lists up to limit files directly in dir among sorted paths,
+// skipping its subfolders' files by search rather than one by one.
+func filesIn(sorted []string, dir string, limit int) []string {
+	prefix := dir + string(filepath.Separator)
+	var out []string
+	i, _ := slices.BinarySearch(sorted, prefix)
+	for i < len(sorted) && len(out) < limit && strings.HasPrefix(sorted[i], prefix) {
+		rest := sorted[i][len(prefix):]
+		sub, _, nested := strings.Cut(rest, string(filepath.Separator))
+		if !nested {
+			out = append(out, sorted[i])
+			i++
+			continue
+		}
+		// Past every path under prefix+sub+"/": the separator's successor.
+		i, _ = slices.BinarySearch(sorted, prefix+sub+string(filepath.Separator+1))
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +97,23 @@ func TestPassTakesOpenedFilesFirst(t *testing.T) {
 			t.Errorf("files 3–6 are %v, want the rest of the opened file's folder", order[2:6])
 			break
 		}
+	}
+}
+
+// filesIn finds a folder's own files among sorted paths, not its
+// subfolders'.
+func TestFilesInFolder(t *testing.T) {
+	sep := string(filepath.Separator)
+	j := func(parts ...string) string { return strings.Join(parts, sep) }
+	sorted := []string{j("r", "a", "b.go"), j("r", "a", "b", "x.go"), j("r", "a", "b", "y", "z.go"), j("r", "a", "b0.go"),
+		j("r", "a", "c.go"), j("r", "ab", "d.go")}
+	slices.Sort(sorted)
+	got := filesIn(sorted, j("r", "a"), 10)
+	want := []string{j("r", "a", "b.go"), j("r", "a", "b0.go"), j("r", "a", "c.go")}
+	if !slices.Equal(got, want) {
+		t.Errorf("filesIn(r/a) = %v, want %v", got, want)
+	}
+	if got := filesIn(sorted, j("r", "a"), 2); len(got) != 2 {
+		t.Errorf("filesIn with a limit of 2 = %v", got)
 	}
 }

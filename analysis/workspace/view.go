@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/list"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -295,6 +296,9 @@ func (v *view) loadFilesLocked() {
 			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
 	}
+	// In path order: a pass then resolves a package's files one after
+	// another, which read the same facts, and a folder is found by search.
+	slices.Sort(v.paths)
 }
 
 func (v *view) DefsNamed(name string) []resolve.DefEntry {
