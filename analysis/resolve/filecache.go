@@ -39,6 +39,11 @@ type fileCache struct {
 	max, bytes int64 // max 0: unbounded
 	byPath     map[string]*list.Element
 	lru        list.List // of *cachedFile
+	// pinned counts the calls resolving references of each file: the
+	// file stays while they run, though one reference's lookups can read
+	// more than the budget (a file evicted between its own references was
+	// decoded again, and its tables rebuilt, for each of them).
+	pinned map[string]int
 }
 
 type cachedFile struct {
@@ -94,7 +99,12 @@ func (r *Resolver) keepLocked(path string, f *analysis.FileFacts) {
 	cf := &cachedFile{path: path, facts: f, size: FactsSize(f)}
 	c.byPath[path] = c.lru.PushFront(cf)
 	c.bytes += cf.size
-	for c.max > 0 && c.bytes > c.max && c.lru.Len() > 1 {
+	for skipped := 0; c.max > 0 && c.bytes > c.max && c.lru.Len() > 1 && skipped < c.lru.Len(); {
+		if back := c.lru.Back(); c.pinned[back.Value.(*cachedFile).path] > 0 {
+			c.lru.MoveToFront(back)
+			skipped++
+			continue
+		}
 		old := c.lru.Remove(c.lru.Back()).(*cachedFile)
 		delete(c.byPath, old.path)
 		c.bytes -= old.size
@@ -119,4 +129,22 @@ func (r *Resolver) tableFor(f *analysis.FileFacts) bool {
 	}
 	r.keepLocked(f.Path, f)
 	return true
+}
+
+// pin keeps path's facts memoized until unpin is called.
+func (r *Resolver) pin(path string) (unpin func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &r.files
+	if c.pinned == nil {
+		c.pinned = map[string]int{}
+	}
+	c.pinned[path]++
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if c.pinned[path]--; c.pinned[path] <= 0 {
+			delete(c.pinned, path)
+		}
+	}
 }

@@ -268,6 +268,7 @@ func (r *Resolver) namedIn(f *analysis.FileFacts, scope int32, name string) []in
 
 // Resolve returns the candidates for a reference, best first.
 func (r *Resolver) Resolve(id RefID) []Candidate {
+	defer r.pin(id.Path)()
 	f := r.file(id.Path)
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil
