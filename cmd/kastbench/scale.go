@@ -258,12 +258,14 @@ func (row *scaleRow) measure(ctx context.Context, kast, root, cacheHome string, 
 	}
 }
 
+// dirSize is the disk space the files under root take: allocated blocks
+// where the system says, since badger preallocates its value log sparsely.
 func dirSize(root string) int64 {
 	var total int64
 	filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				total += info.Size()
+				total += allocated(info)
 			}
 		}
 		return nil
