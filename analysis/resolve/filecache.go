@@ -97,10 +97,18 @@ func (r *Resolver) keepLocked(path string, f *analysis.FileFacts) {
 		c.byPath = map[string]*list.Element{}
 	}
 	cf := &cachedFile{path: path, facts: f, size: FactsSize(f)}
-	c.byPath[path] = c.lru.PushFront(cf)
+	admitted := c.lru.PushFront(cf)
+	c.byPath[path] = admitted
 	c.bytes += cf.size
+	// Never the file just admitted: a caller builds tables from it next,
+	// which would outlive it (pinned files moved to the front could leave
+	// it at the back).
 	for skipped := 0; c.max > 0 && c.bytes > c.max && c.lru.Len() > 1 && skipped < c.lru.Len(); {
-		if back := c.lru.Back(); c.pinned[back.Value.(*cachedFile).path] > 0 {
+		back := c.lru.Back()
+		if back == admitted {
+			break
+		}
+		if c.pinned[back.Value.(*cachedFile).path] > 0 {
 			c.lru.MoveToFront(back)
 			skipped++
 			continue
@@ -128,7 +136,7 @@ func (r *Resolver) tableFor(f *analysis.FileFacts) bool {
 		return false
 	}
 	r.keepLocked(f.Path, f)
-	return true
+	return r.files.current(f)
 }
 
 // pin keeps path's facts memoized until unpin is called.
