@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
@@ -21,7 +22,28 @@ type marker struct {
 func checkMarkers(t *testing.T, files map[string]string, markers []marker) {
 	t.Helper()
 	ws := workspace(t, files)
-	r := resolve.New(ws)
+	checkMarkersWith(t, ws, resolve.New(ws), files, markers)
+	// With a budget too small to keep any file but the last one read, over
+	// a workspace that decodes its files anew at every read (as the index
+	// does), every answer is the same.
+	checkMarkersWith(t, ws, resolve.NewWithBudget(decodingWorkspace{ws}, 1), files, markers)
+}
+
+// decodingWorkspace returns a fresh copy of a file's facts at every read,
+// as a workspace decoding them from an index does.
+type decodingWorkspace struct{ *resolve.Memory }
+
+func (d decodingWorkspace) File(path string) *analysis.FileFacts {
+	f := d.Memory.File(path)
+	if f == nil {
+		return nil
+	}
+	g := *f
+	return &g
+}
+
+func checkMarkersWith(t *testing.T, ws *resolve.Memory, r *resolve.Resolver, files map[string]string, markers []marker) {
+	t.Helper()
 	for _, m := range markers {
 		caret := max(0, strings.Index(m.needle, "^"))
 		offset := offsetOf(t, files[m.file], strings.Replace(m.needle, "^", "", 1), m.occurrence, caret)

@@ -69,7 +69,7 @@ type Resolver struct {
 	goMethods    map[[2]string][]DefEntry // (name, directory) → Go methods
 	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
 	defsNamed    map[string][]DefEntry
-	files        map[string]*analysis.FileFacts
+	files        fileCache
 	methods      map[string][]method
 	types        map[typeKey][]Candidate
 	imports      map[importKey][]Candidate
@@ -112,7 +112,6 @@ func New(ws Workspace) *Resolver {
 		goMethods:    map[[2]string][]DefEntry{},
 		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
 		defsNamed:    map[string][]DefEntry{},
-		files:        map[string]*analysis.FileFacts{},
 		methods:      map[string][]method{},
 		types:        map[typeKey][]Candidate{},
 		imports:      map[importKey][]Candidate{},
@@ -172,14 +171,6 @@ func mayHaveReceiver(e DefEntry) bool {
 	return !e.Kind.IsType()
 }
 
-// file returns a file's facts, fetched from the workspace once per resolver:
-// the references of a common name touch thousands of files many times over,
-// more than the workspace keeps decoded, and the name tables are keyed by
-// the facts they were built from.
-func (r *Resolver) file(path string) *analysis.FileFacts {
-	return memo(&r.mu, r.files, path, r.ws.File)
-}
-
 // defs returns the workspace's definitions called name, looked up once per
 // resolver: resolving the references of a name asks for it at every one.
 func (r *Resolver) defs(name string) []DefEntry {
@@ -225,7 +216,9 @@ func (r *Resolver) inheritanceRef(f *analysis.FileFacts, span analysis.Span) int
 				table[ref.Span] = int32(i)
 			}
 		}
-		r.inheritances[f] = table
+		if r.tableFor(f) {
+			r.inheritances[f] = table
+		}
 	}
 	if i, ok := table[span]; ok {
 		return i
@@ -243,7 +236,9 @@ func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
 		for i, d := range f.Defs {
 			table[d.Name] = append(table[d.Name], int32(i))
 		}
-		r.names[f] = table
+		if r.tableFor(f) {
+			r.names[f] = table
+		}
 	}
 	return table[name]
 }
@@ -267,13 +262,16 @@ func (r *Resolver) namedIn(f *analysis.FileFacts, scope int32, name string) []in
 			k := scopedName{d.Scope, d.Name}
 			table[k] = append(table[k], int32(i))
 		}
-		r.scoped[f] = table
+		if r.tableFor(f) {
+			r.scoped[f] = table
+		}
 	}
 	return table[scopedName{scope, name}]
 }
 
 // Resolve returns the candidates for a reference, best first.
 func (r *Resolver) Resolve(id RefID) []Candidate {
+	defer r.pin(id.Path)()
 	f := r.file(id.Path)
 	if f == nil || id.Index < 0 || int(id.Index) >= len(f.Refs) {
 		return nil

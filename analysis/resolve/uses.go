@@ -27,6 +27,7 @@ func usesOf(c []Candidate) []Candidate {
 // listed; so are uses of parameters and locals, which References finds in
 // their own file.
 func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
+	defer r.pin(path)()
 	f := r.file(path)
 	if f == nil {
 		return

@@ -2,6 +2,9 @@ package workspace
 
 import (
 	"hash/fnv"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/kast-dev/kast/analysis"
@@ -21,10 +24,12 @@ const maxWanted = 4096
 func (u *usesTracker) want(paths []string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	// The newest asks matter most, and are taken from the end.
+	paths = paths[max(0, len(paths)-maxWanted):]
 	if len(u.wanted)+len(paths) > maxWanted {
-		u.wanted = u.wanted[:0] // the newest asks matter most
+		u.wanted = u.wanted[:0]
 	}
-	u.wanted = append(u.wanted, paths[:min(len(paths), maxWanted)]...)
+	u.wanted = append(u.wanted, paths...)
 }
 
 // takeWanted returns the most recently wanted file still in todo.
@@ -89,8 +94,11 @@ type passView struct {
 	kept atomic.Int64
 }
 
+// File reads through the view's cache without filling it: the pass reads
+// every file of the workspace, which would push out what queries come back
+// to, and its resolver keeps what it reads again within its own budget.
 func (p *passView) File(path string) *analysis.FileFacts {
-	f := p.view.file(path)
+	f := p.view.peek(path)
 	if f != nil {
 		p.kept.Add(factsSize(f))
 	}
@@ -103,4 +111,58 @@ func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
 func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {
 	return p.view.supertypesNamed(name)
+}
+
+// maxPrioritizedPackage bounds the files of one package Prioritize puts
+// ahead of the rest (a generated package can hold thousands).
+const maxPrioritizedPackage = 256
+
+// Prioritize asks the reference pass under way, or the next, to resolve
+// paths first, then the other files of their folders (their packages in
+// Go, and mostly elsewhere): what an editor shows. It only reorders the
+// indexed files a pass would resolve anyway; other paths are ignored.
+func (w *Workspace) Prioritize(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	files := w.view.Files() // sorted
+	var near []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if dir := filepath.Dir(p); !seen[dir] {
+			seen[dir] = true
+			near = append(near, filesIn(files, dir, maxPrioritizedPackage)...)
+		}
+	}
+	// The wanted list is taken newest first: the named files go last.
+	want := make([]string, 0, len(near)+len(paths))
+	for _, p := range near {
+		if !slices.Contains(paths, p) {
+			want = append(want, p)
+		}
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		want = append(want, paths[i])
+	}
+	w.uses.want(want)
+}
+
+// filesIn lists up to limit files directly in dir among sorted paths,
+// skipping its subfolders' files by search rather than one by one.
+func filesIn(sorted []string, dir string, limit int) []string {
+	prefix := dir + string(filepath.Separator)
+	var out []string
+	i, _ := slices.BinarySearch(sorted, prefix)
+	for i < len(sorted) && len(out) < limit && strings.HasPrefix(sorted[i], prefix) {
+		rest := sorted[i][len(prefix):]
+		sub, _, nested := strings.Cut(rest, string(filepath.Separator))
+		if !nested {
+			out = append(out, sorted[i])
+			i++
+			continue
+		}
+		// Past every path under prefix+sub+"/": the separator's successor.
+		i, _ = slices.BinarySearch(sorted, prefix+sub+string(filepath.Separator+1))
+	}
+	return out
 }

@@ -263,7 +263,7 @@ func (s *Snapshot) Resolver() *resolve.Resolver {
 	if s.shared != nil {
 		return s.shared.snapshot().Resolver()
 	}
-	s.once.Do(func() { s.resolver = resolve.New(s) })
+	s.once.Do(func() { s.resolver = resolve.NewWithBudget(s, snapshotFactsBytes) })
 	return s.resolver
 }
 
@@ -331,7 +331,9 @@ func (s *Snapshot) File(path string) *analysis.FileFacts {
 	s.mu.Lock()
 	if g, ok := s.cached[path]; ok {
 		f = g
-	} else {
+	} else if s.bytes < snapshotFactsBytes {
+		// Past the budget, the view's cache and the resolver's memo keep
+		// what is read again.
 		s.cached[path] = f
 		if f != nil {
 			s.bytes += factsSize(f)

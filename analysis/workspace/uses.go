@@ -269,12 +269,19 @@ const (
 	// reach hundreds of files): with a fresh resolver every 64 files, the
 	// standard library's pass held over 400 MB of them.
 	passResolverBytes = 24 << 20
-	usesPerFlush      = 256
+	// passResolverRenewal is how much a worker's resolver reads before it
+	// is replaced: its memo of facts is bounded by passResolverBytes, but
+	// its lookups (names, types, chains) grow with the files it resolves.
+	passResolverRenewal = 4 * passResolverBytes
+	usesPerFlush        = 256
 	// A background pass waits for queryQuiet without queries before each
 	// file, but never longer than maxYield.
 	queryQuiet = 25 * time.Millisecond
 	maxYield   = time.Second
 )
+
+// passPicked, set by tests only, hears each file a pass takes, in order.
+var passPicked func(path string)
 
 func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, progress func(done, total int)) (int, error) {
 	u := &w.uses
@@ -345,9 +352,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				}
 				// A fresh resolver once the facts it keeps outgrow the
 				// budget bounds the pass's memory.
-				if r == nil || pv.kept.Load() > passResolverBytes {
+				if r == nil || pv.kept.Load() > passResolverRenewal {
 					pv.kept.Store(0)
-					r, ords = resolve.New(pv), map[string][]int32{}
+					r, ords = resolve.NewWithBudget(pv, passResolverBytes), map[string][]int32{}
 				}
 				results <- result{p, w.fileRecord(p), w.fileUses(r, p, ords)}
 			}
@@ -370,6 +377,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				return
 			}
 			delete(todo, p)
+			if passPicked != nil {
+				passPicked(p)
+			}
 			select {
 			case next <- p:
 			case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/list"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,12 +112,8 @@ func (v *view) removeLocked(e *list.Element) {
 	v.bytes -= c.size
 }
 
-// factsSize estimates the memory decoded facts hold: measured on the Go
-// standard library, about 150 bytes per definition or reference with their
-// strings, definitions (with signatures and doc comments) weighing more.
-func factsSize(f *analysis.FileFacts) int64 {
-	return int64(512 + 320*len(f.Defs) + 128*len(f.Refs) + 64*len(f.Scopes) + 96*len(f.Calls) + 96*len(f.Imports))
-}
+// factsSize estimates the memory decoded facts hold (resolve.FactsSize).
+func factsSize(f *analysis.FileFacts) int64 { return resolve.FactsSize(f) }
 
 // File returns path's decoded facts for a query.
 func (v *view) File(path string) *analysis.FileFacts {
@@ -144,6 +141,24 @@ func (v *view) waitForQueries(done <-chan struct{}, quiet, most time.Duration) {
 		case <-time.After(min(quiet-idle, left)):
 		}
 	}
+}
+
+// peek returns path's facts from the cache, or decoded from the index
+// without caching them.
+func (v *view) peek(path string) *analysis.FileFacts {
+	v.mu.Lock()
+	if e, ok := v.facts[path]; ok {
+		f := e.Value.(*cachedFacts).facts
+		v.mu.Unlock()
+		return f
+	}
+	v.mu.Unlock()
+	f, err := v.ix.Facts(path)
+	if err != nil {
+		v.log.Debug("index has no facts", "path", path, "err", err)
+		return nil
+	}
+	return f
 }
 
 func (v *view) file(path string) *analysis.FileFacts {
@@ -281,6 +296,9 @@ func (v *view) loadFilesLocked() {
 			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
 	}
+	// In path order: a pass then resolves a package's files one after
+	// another, which read the same facts, and a folder is found by search.
+	slices.Sort(v.paths)
 }
 
 func (v *view) DefsNamed(name string) []resolve.DefEntry {

@@ -83,7 +83,14 @@ func coldRun(ctx context.Context, name, root string, argv []string, samples []sa
 		return r
 	}
 	defer os.RemoveAll(tmp)
-	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	return coldRunCached(ctx, name, root, argv, samples, filepath.Join(tmp, "cache"))
+}
+
+// coldRunCached is coldRun with the server's cache folder (XDG_CACHE_HOME)
+// at cacheHome, which the caller keeps: a scale run reads the index's size
+// there and starts the server again on it.
+func coldRunCached(ctx context.Context, name, root string, argv []string, samples []sample, cacheHome string) (r coldResult) {
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
 	if name == "gopls" {
 		// gopls's own caches start empty; the go command's build cache is
 		// the machine's, as an editor user's would be.

@@ -83,9 +83,13 @@ func main() {
 	retrieval := flag.Bool("retrieval", false, "score code search's retrieval of documented functions by their doc's first sentence (-lang, -root, -queries) instead of indexing")
 	retrievalLang := flag.String("lang", "go", "with -retrieval, the corpus language: go or python")
 	retrievalQueries := flag.Int("queries", 400, "with -retrieval, at most this many queries (an even sample)")
+	scale := flag.String("scale", "", "instead of indexing, assemble workspaces of real Go code of these sizes in millions of lines (comma-separated: 1,3,10) under -scratch and index each cold with references")
+	scratch := flag.String("scratch", filepath.Join(os.TempDir(), "kast-scale"), "with -scale, where the workspaces and their indexes are made")
 	flag.Parse()
 	var err error
-	if *retrieval {
+	if *scale != "" {
+		err = runScale(*kast, *scale, *scratch, *samples)
+	} else if *retrieval {
 		err = runRetrieval(*retrievalLang, *root, *retrievalQueries)
 	} else if *semanticFP {
 		err = runSemantic(*root)

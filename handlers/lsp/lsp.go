@@ -67,11 +67,17 @@ func (l *LSP) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// DidOpen records the document's text.
+// DidOpen records the document's text and puts it first in the reference
+// pass.
 func (l *LSP) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	item := params.TextDocument
 	documents(server.ConnOf(ctx)).Open(document.New(string(item.URI), string(item.LanguageID), item.Version, []byte(item.Text)))
-	l.session(ctx).diagnose(string(item.URI))
+	s := l.session(ctx)
+	// What the editor shows is resolved first by a reference pass.
+	if ws := s.engine.Owner(uriPath(item.URI)); ws != nil && ws.Lib == nil {
+		l.pool.Prioritize(ws.Root, []string{uriPath(item.URI)})
+	}
+	s.diagnose(string(item.URI))
 	return nil
 }
 
