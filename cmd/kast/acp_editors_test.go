@@ -36,17 +36,7 @@ type editorSetup struct {
 // loopback Anthropic Messages model. The editors themselves (Zed, the
 // JetBrains AI Assistant, CodeCompanion) cannot be installed here.
 func TestEditorSetups(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "acp", "node")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node or the ACP SDK is missing (.ci/run runs npm ci --prefix testdata/acp/node): %v", err)
-		}
-		t.Skipf("node or the ACP SDK is missing (npm ci --prefix testdata/acp/node): %v", err)
-	}
+	node, dir := acpNodeSDK(t)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

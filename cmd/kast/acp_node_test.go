@@ -17,17 +17,7 @@ import (
 // testdata/acp/node`; without them it skips, except under CI, which
 // installs both (.ci/run).
 func TestACPNodeClient(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "acp", "node")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node or the ACP SDK is missing (.ci/run runs npm ci --prefix testdata/acp/node): %v", err)
-		}
-		t.Skipf("node or the ACP SDK is missing (npm ci --prefix testdata/acp/node): %v", err)
-	}
+	node, dir := acpNodeSDK(t)
 	tmp := t.TempDir()
 	ws := filepath.Join(tmp, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -57,4 +47,22 @@ func acpNodeModel(t *testing.T) string {
 		writeCall("c1", "hello from ACP\n"), map[string]any{"text": []string{"Written."}},
 		writeCall("c2", "changed\n"), map[string]any{"text": []string{"Not changed."}},
 		map[string]any{"stall": true}))
+}
+
+// acpNodeSDK finds node and the ACP SDK installed in testdata/acp/node: the
+// test skips without them, except under CI, which installs both (.ci/run).
+func acpNodeSDK(t *testing.T) (node, dir string) {
+	t.Helper()
+	dir = filepath.Join("..", "..", "testdata", "acp", "node")
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk"))
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node or the ACP SDK is missing (.ci/run runs npm ci --prefix testdata/acp/node): %v", err)
+		}
+		t.Skipf("node or the ACP SDK is missing (npm ci --prefix testdata/acp/node): %v", err)
+	}
+	return node, dir
 }
