@@ -55,9 +55,12 @@ func TestShellDiesWithKast(t *testing.T) {
 		run(t, newEnv(t), RunShellCommand, map[string]any{"command": "echo $$ > " + pidFile + "; sleep 1000; true", "timeout_seconds": 600})
 		return
 	}
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
 	host := exec.Command(os.Args[0], "-test.run=^TestShellDiesWithKast$")
-	host.Env = append(os.Environ(), "KAST_TEST_SHELL_HOST="+pidFile)
+	// The killed host cannot remove its own temporary folders: they go
+	// inside this test's, which is removed.
+	host.Env = append(os.Environ(), "KAST_TEST_SHELL_HOST="+pidFile, "TMPDIR="+dir)
 	if err := host.Start(); err != nil {
 		t.Fatal(err)
 	}
