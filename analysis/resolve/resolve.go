@@ -542,6 +542,9 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		if out, ok := r.nodeImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
 			return out
 		}
+		if out, ok := r.rustImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
+			return out
+		}
 	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
 	if len(out) > 0 {
