@@ -23,7 +23,7 @@ var rustFiles = map[string]string{
 	cargoRegistry + "my-util-0.2.0/src/lib.rs":    "pub fn helper() {}\n",
 	// Half extracted: no Cargo.toml.
 	cargoRegistry + "half-0.1.0/src/lib.rs": "pub fn half() {}\n",
-	"ws/Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
+	"ws/Cargo.toml":                         "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
 	"ws/Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n" +
 		"[[package]]\nname = \"serde\"\nversion = \"1.0.190\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n" +
 		"[[package]]\nname = \"my-util\"\nversion = \"0.2.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n" +
