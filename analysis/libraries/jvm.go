@@ -2,7 +2,9 @@ package libraries
 
 import (
 	"bufio"
+	"context"
 	"encoding/xml"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +55,7 @@ func jvmProject(root string) bool {
 	return false
 }
 
-func (f *Found) discoverJVM(root string, c Caches) {
+func (f *Found) discoverJVM(ctx context.Context, root string, c Caches) {
 	var deps []artifact
 	if fileExists(filepath.Join(root, "pom.xml")) {
 		d, err := pomDependencies(root, filepath.Join(root, "pom.xml"), nil, 0)
@@ -68,6 +70,9 @@ func (f *Found) discoverJVM(root string, c Caches) {
 	repo, gradle := mavenRepo(root, c), gradleFiles(c)
 	seen := map[string]bool{}
 	for _, d := range deps {
+		if ctx.Err() != nil {
+			return // extracting the rest would hold up the close
+		}
 		jar, version, skip := findSourcesJar(repo, gradle, d)
 		if skip != nil {
 			f.Skipped = append(f.Skipped, *skip)
@@ -120,10 +125,15 @@ type pomDependency struct {
 // maxModuleDepth bounds how deep <modules> are followed.
 const maxModuleDepth = 3
 
+// pomScope is what a module inherits from the pom.xml aggregating it.
+type pomScope struct {
+	props, managed map[string]string
+}
+
 // pomDependencies lists the dependencies of a pom.xml and of the modules it
-// aggregates, with ${property} values substituted (a module inherits its
-// parent's properties).
-func pomDependencies(root, file string, inherited map[string]string, depth int) ([]artifact, error) {
+// aggregates, with ${property} values substituted and missing versions
+// taken from dependencyManagement (a module inherits its parent's).
+func pomDependencies(root, file string, inherited *pomScope, depth int) ([]artifact, error) {
 	data, err := readSmall(file)
 	if err != nil {
 		return nil, err
@@ -132,9 +142,10 @@ func pomDependencies(root, file string, inherited map[string]string, depth int) 
 	if err := xml.Unmarshal(data, &p); err != nil {
 		return nil, err
 	}
-	props := map[string]string{}
-	for k, v := range inherited {
-		props[k] = v
+	props, managed := map[string]string{}, map[string]string{}
+	if inherited != nil {
+		maps.Copy(props, inherited.props)
+		maps.Copy(managed, inherited.managed)
 	}
 	for _, e := range p.Properties.Entries {
 		props[e.XMLName.Local] = strings.TrimSpace(e.Value)
@@ -143,7 +154,6 @@ func pomDependencies(root, file string, inherited map[string]string, depth int) 
 	group := strings.TrimSpace(nonBlank(p.GroupID, p.Parent.GroupID))
 	props["project.version"], props["version"], props["project.groupId"] = version, version, group
 	props["project.parent.version"] = strings.TrimSpace(p.Parent.Version)
-	managed := map[string]string{}
 	for _, d := range p.Managed {
 		managed[expand(d.GroupID, props)+":"+expand(d.ArtifactID, props)] = expand(d.Version, props)
 	}
@@ -168,7 +178,7 @@ func pomDependencies(root, file string, inherited map[string]string, depth int) 
 		if !within(root, sub) {
 			continue
 		}
-		if d, err := pomDependencies(root, sub, props, depth+1); err == nil {
+		if d, err := pomDependencies(root, sub, &pomScope{props, managed}, depth+1); err == nil {
 			out = append(out, d...)
 		}
 	}

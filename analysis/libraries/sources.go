@@ -15,7 +15,7 @@ func (f *Found) discoverJVMRustRuby(ctx context.Context, root string, opts Optio
 		c = *opts.Caches
 	}
 	if jvmProject(root) {
-		f.discoverJVM(root, c)
+		f.discoverJVM(ctx, root, c)
 	}
 	if _, err := os.Stat(filepath.Join(root, "Cargo.toml")); err == nil {
 		f.discoverCargo(root, c)
