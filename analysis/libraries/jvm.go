@@ -220,6 +220,11 @@ func gradleDependencies(root string) []artifact {
 	scripts, _ := filepath.Glob(filepath.Join(root, "build.gradle*"))
 	sub, _ := filepath.Glob(filepath.Join(root, "*", "build.gradle*"))
 	scripts = append(scripts, sub...)
+	for _, dir := range gradleIncludes(root) {
+		if nested, _ := filepath.Glob(filepath.Join(root, dir, "build.gradle*")); filepath.Dir(dir) != "." {
+			scripts = append(scripts, nested...)
+		}
+	}
 	vars := map[string]string{}
 	var texts []string
 	for _, name := range append([]string{filepath.Join(root, "gradle.properties")}, scripts...) {
@@ -250,6 +255,32 @@ func gradleDependencies(root string) []artifact {
 		}
 	}
 	return append(out, versionCatalog(filepath.Join(root, "gradle", "libs.versions.toml"))...)
+}
+
+var (
+	gradleInclude = regexp.MustCompile(`(?m)^\s*include\b(.*)$`)
+	quoted        = regexp.MustCompile(`["']([^"']+)["']`)
+)
+
+// gradleIncludes lists the folders of the projects settings.gradle(.kts)
+// includes (":libs:core" is libs/core), those inside root only.
+func gradleIncludes(root string) []string {
+	var out []string
+	for _, name := range []string{"settings.gradle", "settings.gradle.kts"} {
+		data, err := readSmall(filepath.Join(root, name))
+		if err != nil {
+			continue
+		}
+		for _, m := range gradleInclude.FindAllStringSubmatch(string(data), -1) {
+			for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
+				dir := filepath.FromSlash(strings.ReplaceAll(strings.TrimPrefix(q[1], ":"), ":", "/"))
+				if within(root, filepath.Join(root, dir)) {
+					out = append(out, dir)
+				}
+			}
+		}
+	}
+	return out
 }
 
 var (

@@ -61,9 +61,11 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 		"core/pom.xml": `<project><parent><groupId>g</groupId><version>3.0</version></parent><artifactId>core</artifactId>
   <dependencies><dependency><groupId>c</groupId><artifactId>two</artifactId><version>${lib.version}</version></dependency>
   <dependency><groupId>m</groupId><artifactId>managed</artifactId></dependency></dependencies></project>`,
-		"gradle.properties": "okioVersion=3.6.0\n",
-		"build.gradle.kts":  "val kotlinxVersion = \"1.7.3\"\ndependencies {\n  implementation(\"org.jetbrains.kotlinx:kotlinx-coroutines-core:$kotlinxVersion\")\n  implementation(\"com.squareup.okio:okio:${okioVersion}\")\n  testImplementation(\"junit:junit:4.13.2@jar\")\n  implementation(libs.moshi)\n}\n",
-		"app/build.gradle":  "dependencies { implementation 'com.google.code.gson:gson:2.10.1' }\n",
+		"gradle.properties":      "okioVersion=3.6.0\n",
+		"build.gradle.kts":       "val kotlinxVersion = \"1.7.3\"\ndependencies {\n  implementation(\"org.jetbrains.kotlinx:kotlinx-coroutines-core:$kotlinxVersion\")\n  implementation(\"com.squareup.okio:okio:${okioVersion}\")\n  testImplementation(\"junit:junit:4.13.2@jar\")\n  implementation(libs.moshi)\n}\n",
+		"app/build.gradle":       "dependencies { implementation 'com.google.code.gson:gson:2.10.1' }\n",
+		"settings.gradle":        "include ':app', ':libs:deep'\ninclude(\":../escape\")\n",
+		"libs/deep/build.gradle": "dependencies { api \"com.squareup.okhttp3:okhttp:4.12.0\" }\n",
 		"gradle/libs.versions.toml": "[versions]\nmoshi = \"1.15.0\"\n\n[libraries]\nmoshi = { module = \"com.squareup.moshi:moshi\", version.ref = \"moshi\" }\n" +
 			"retrofit = { group = \"com.squareup.retrofit2\", name = \"retrofit\", version = \"2.9.0\" }\nguava = \"com.google.guava:guava:32.1.2-jre\"\n\n[plugins]\nx = { id = \"a.b\", version = \"1\" }\n",
 	})
@@ -78,7 +80,7 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{"a:one@1.2", "c:two@1.2", "com.google.code.gson:gson@2.10.1", "com.google.guava:guava@32.1.2-jre",
-		"com.squareup.moshi:moshi@1.15.0", "com.squareup.okio:okio@3.6.0", "com.squareup.retrofit2:retrofit@2.9.0",
+		"com.squareup.moshi:moshi@1.15.0", "com.squareup.okhttp3:okhttp@4.12.0", "com.squareup.okio:okio@3.6.0", "com.squareup.retrofit2:retrofit@2.9.0",
 		"g:sibling@3.0", "junit:junit@4.13.2", "m:managed@1.2", "org.jetbrains.kotlinx:kotlinx-coroutines-core@1.7.3", "u:unknown@"}
 	if !slices.Equal(got, want) {
 		t.Errorf("dependencies:\n got %v\nwant %v", got, want)
