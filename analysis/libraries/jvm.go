@@ -58,11 +58,14 @@ func jvmProject(root string) bool {
 func (f *Found) discoverJVM(ctx context.Context, root string, c Caches) {
 	var deps []artifact
 	if fileExists(filepath.Join(root, "pom.xml")) {
-		d, err := pomDependencies(root, filepath.Join(root, "pom.xml"), nil, 0)
+		own := map[string]bool{}
+		d, err := pomDependencies(root, filepath.Join(root, "pom.xml"), &pomScope{own: own}, 0)
 		if err != nil {
 			f.Skipped = append(f.Skipped, Skip{Library: filepath.Join(root, "pom.xml"), Reason: BadBuildFile, Detail: err.Error()})
 		}
-		deps = append(deps, d...)
+		// A module depending on a sibling module depends on the user's
+		// own sources, not on a library.
+		deps = append(deps, slices.DeleteFunc(d, func(a artifact) bool { return own[a.Group+":"+a.Name] })...)
 	}
 	deps = append(deps, gradleDependencies(root)...)
 	slices.SortFunc(deps, func(a, b artifact) int { return strings.Compare(a.String(), b.String()) })
@@ -128,6 +131,7 @@ const maxModuleDepth = 3
 // pomScope is what a module inherits from the pom.xml aggregating it.
 type pomScope struct {
 	props, managed map[string]string
+	own            map[string]bool // group:artifact of every pom.xml read, filled in
 }
 
 // pomDependencies lists the dependencies of a pom.xml and of the modules it
@@ -143,9 +147,11 @@ func pomDependencies(root, file string, inherited *pomScope, depth int) ([]artif
 		return nil, err
 	}
 	props, managed := map[string]string{}, map[string]string{}
+	var own map[string]bool
 	if inherited != nil {
 		maps.Copy(props, inherited.props)
 		maps.Copy(managed, inherited.managed)
+		own = inherited.own
 	}
 	for _, e := range p.Properties.Entries {
 		props[e.XMLName.Local] = strings.TrimSpace(e.Value)
@@ -154,6 +160,9 @@ func pomDependencies(root, file string, inherited *pomScope, depth int) ([]artif
 	group := strings.TrimSpace(nonBlank(p.GroupID, p.Parent.GroupID))
 	props["project.version"], props["version"], props["project.groupId"] = version, version, group
 	props["project.parent.version"] = strings.TrimSpace(p.Parent.Version)
+	if own != nil {
+		own[group+":"+strings.TrimSpace(p.ArtifactID)] = true
+	}
 	for _, d := range p.Managed {
 		managed[expand(d.GroupID, props)+":"+expand(d.ArtifactID, props)] = expand(d.Version, props)
 	}
@@ -178,7 +187,7 @@ func pomDependencies(root, file string, inherited *pomScope, depth int) ([]artif
 		if !within(root, sub) {
 			continue
 		}
-		if d, err := pomDependencies(root, sub, &pomScope{props, managed}, depth+1); err == nil {
+		if d, err := pomDependencies(root, sub, &pomScope{props, managed, own}, depth+1); err == nil {
 			out = append(out, d...)
 		}
 	}

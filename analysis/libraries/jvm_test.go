@@ -69,9 +69,13 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 		"gradle/libs.versions.toml": "[versions]\nmoshi = \"1.15.0\"\n\n[libraries]\nmoshi = { module = \"com.squareup.moshi:moshi\", version.ref = \"moshi\" }\n" +
 			"retrofit = { group = \"com.squareup.retrofit2\", name = \"retrofit\", version = \"2.9.0\" }\nguava = \"com.google.guava:guava:32.1.2-jre\"\n\n[plugins]\nx = { id = \"a.b\", version = \"1\" }\n",
 	})
-	deps, err := pomDependencies(root, filepath.Join(root, "pom.xml"), nil, 0)
+	own := map[string]bool{}
+	deps, err := pomDependencies(root, filepath.Join(root, "pom.xml"), &pomScope{own: own}, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !own["g:parent"] || !own["g:core"] || len(own) != 2 {
+		t.Errorf("the project's own artifacts: %v", own)
 	}
 	deps = append(deps, gradleDependencies(root)...)
 	var got []string
