@@ -191,6 +191,24 @@ func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
 	if err := e.client.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": app}}); err != nil {
 		t.Fatal(err)
 	}
+	kt := e.uri("src/main/kotlin/app/Main.kt")
+	if err := e.client.DidOpen(kt, "kotlin", 1, strings.Replace(kotlinApp, "s.shout(\"x\")", "s.", 1)); err != nil {
+		t.Fatal(err)
+	}
+	list.Items = nil
+	if err := e.client.Call(e.ctx, "textDocument/completion", e.at("src/main/kotlin/app/Main.kt", 6, 6), &list); err != nil {
+		t.Fatal(err)
+	}
+	labels = labels[:0]
+	for _, it := range list.Items {
+		labels = append(labels, it.Label)
+	}
+	if !slices.Contains(labels, "shout") {
+		t.Errorf("completion after s. in Kotlin = %v, want shout among them", labels)
+	}
+	if err := e.client.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": kt}}); err != nil {
+		t.Fatal(err)
+	}
 
 	var rename json.RawMessage
 	err := e.client.Call(e.ctx, "textDocument/rename", map[string]any{"textDocument": map[string]string{"uri": app},

@@ -38,11 +38,17 @@ var rustFiles = map[string]string{
 // Rust: Cargo.lock's registry crates in $CARGO_HOME/registry/src answer
 // definitions of use paths and qualified paths, through a crate's
 // re-exports; a half-extracted crate, a crate folder that is a symlink
-// loop and one not fetched are skipped with their reasons.
+// loop and one not fetched are skipped with their reasons, and a loop
+// inside a crate is not followed.
 func TestLSPRustIntoCargoRegistry(t *testing.T) {
 	e, _ := startSourcesLSP(t, rustFiles, 2, func(dir string) {
 		l := filepath.Join(dir, filepath.FromSlash(cargoRegistry), "loopy-0.1.0")
 		if err := os.Symlink(l, l); err != nil {
+			t.Fatal(err)
+		}
+		// A loop inside a crate: the scan does not follow it.
+		src := filepath.Join(dir, filepath.FromSlash(cargoRegistry), "serde-1.0.190", "src")
+		if err := os.Symlink(src, filepath.Join(src, "again")); err != nil {
 			t.Fatal(err)
 		}
 	})
