@@ -29,9 +29,14 @@ const (
 
 var errTooLarge = errors.New("too large")
 
-// extractSources extracts jar's sources into dest unless a whole copy is
-// there already, and returns dest.
+// extractSources extracts jar's Java and Kotlin sources into dest unless a
+// whole copy is there already, and returns dest.
 func extractSources(jar, dest string) (string, error) {
+	return extractArchive(jar, dest, jvmSource)
+}
+
+// extractArchive extracts the entries of jar that keep accepts.
+func extractArchive(jar, dest string, keep func(name string) bool) (string, error) {
 	if fileExists(filepath.Join(dest, extractedMarker)) {
 		return dest, nil
 	}
@@ -55,7 +60,7 @@ func extractSources(jar, dest string) (string, error) {
 	defer os.RemoveAll(tmp) // gone after the rename; left over only on failure
 	total := int64(0)
 	for _, f := range zr.File {
-		if !jvmSource(f.Name) || f.FileInfo().IsDir() || f.UncompressedSize64 > maxJarFile {
+		if !keep(f.Name) || f.FileInfo().IsDir() || f.UncompressedSize64 > maxJarFile {
 			continue
 		}
 		n, err := extractEntry(f, filepath.Join(tmp, filepath.FromSlash(f.Name)))

@@ -33,6 +33,9 @@ type Caches struct {
 	GradleHome string   // the Gradle user home ($GRADLE_USER_HOME, ~/.gradle)
 	CargoHome  string   // $CARGO_HOME, ~/.cargo
 	GemDirs    []string // gem installation folders, each holding gems/ (GEM_HOME, GEM_PATH, ...)
+	// JavaHome is the JDK whose lib/src.zip is the Java standard library
+	// ($JAVA_HOME, else the java on PATH).
+	JavaHome string
 	// NoSystemGems leaves out the machine's own gem folders (/var/lib/gems...).
 	NoSystemGems bool
 	// Sources is where jars are extracted; "" is the user cache's
@@ -70,6 +73,7 @@ func (f *Found) discoverJVM(ctx context.Context, root string, c Caches) {
 	deps = append(deps, gradleDependencies(root)...)
 	slices.SortFunc(deps, func(a, b artifact) int { return strings.Compare(a.String(), b.String()) })
 	deps = slices.Compact(deps)
+	f.discoverJDK(c)
 	repo, gradle := mavenRepo(root, c), gradleFiles(c)
 	seen := map[string]bool{}
 	for _, d := range deps {

@@ -164,12 +164,21 @@ func TestDiscoverJVM(t *testing.T) {
 		"m2/a/b/old/1.9/old-1.9-sources.jar": jar,
 		"gradle/caches/modules-2/files-2.1/a.b/old/1.10/ff/old-1.10-sources.jar": jar,
 		"m2/a/b/binary/1.0/binary-1.0.jar":                                       "",
+		"jdk/release":                                                            "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"99.0.1\"\n",
+		"jdk/lib/src.zip": zipOf(t, map[string]string{"java.base/java/lang/String.java": "package java.lang;\npublic final class String {}\n",
+			"java.sql/java/sql/Connection.java": "package java.sql;\npublic interface Connection {}\n"}),
 	}
 	write(t, dir, files)
-	c := &Caches{MavenRepo: filepath.Join(dir, "m2"), GradleHome: filepath.Join(dir, "gradle"), Sources: filepath.Join(dir, "src")}
+	c := &Caches{MavenRepo: filepath.Join(dir, "m2"), GradleHome: filepath.Join(dir, "gradle"), Sources: filepath.Join(dir, "src"),
+		JavaHome: filepath.Join(dir, "jdk")}
 	f := Discover(context.Background(), filepath.Join(dir, "ws"), Options{Caches: c})
 	var libs []string
-	for _, l := range f.Libraries {
+	jdk := f.Libraries[0]
+	if jdk.String() != "jdk@99.0.1" || !fileExists(filepath.Join(jdk.Dir, "java.base", "java", "lang", "String.java")) ||
+		fileExists(filepath.Join(jdk.Dir, "java.sql", "java", "sql", "Connection.java")) {
+		t.Errorf("the JDK's java.base: %+v", jdk)
+	}
+	for _, l := range f.Libraries[1:] {
 		libs = append(libs, l.String()+" "+filepath.ToSlash(strings.TrimPrefix(l.Dir, dir)))
 		if !l.Include(filepath.Join(l.Dir, "x", "X.java")) || l.Include(filepath.Join(l.Dir, extractedMarker)) {
 			t.Errorf("%s: Include", l)
@@ -182,7 +191,11 @@ func TestDiscoverJVM(t *testing.T) {
 	if r := reasons(f); !mapsEqual(r, want) {
 		t.Errorf("skipped %+v, want %v", f.Skipped, want)
 	}
-	if k := filepath.ToSlash(f.Libraries[0].Key()); k != "jvm/a.b/lib@1.0" {
+	c.JavaHome = filepath.Join(dir, "m2") // a folder with no src.zip
+	if r := reasons(Discover(context.Background(), filepath.Join(dir, "ws"), Options{Caches: c})); r["jdk"] != NoJDK {
+		t.Errorf("a JDK without src.zip: %v", r)
+	}
+	if k := filepath.ToSlash(f.Libraries[1].Key()); k != "jvm/a.b/lib@1.0" {
 		t.Errorf("Key = %s", k)
 	}
 }

@@ -61,7 +61,7 @@ func startSourcesLSP(t *testing.T, files map[string]string, libs int, prepare fu
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Caches: &libraries.Caches{MavenRepo: filepath.Join(dir, "m2"),
 		GradleHome: filepath.Join(dir, "gradle"), CargoHome: filepath.Join(dir, "cargo"),
-		GemDirs: []string{filepath.Join(dir, "gems")}, NoSystemGems: true}})
+		GemDirs: []string{filepath.Join(dir, "gems")}, NoSystemGems: true, JavaHome: filepath.Join(dir, "jdk")}})
 	t.Cleanup(h.Close)
 	l := New(h)
 	t.Cleanup(l.WaitSessions)
@@ -125,6 +125,14 @@ func jvmFiles(t *testing.T) map[string]string {
 		"m2/com/bad/slip/1.0/slip-1.0-sources.jar":           jarBytes(t, map[string]string{"../../evil/Evil.java": "class Evil {}\n"}),
 		gradleDir + "2.0.0/aaaa/colors-2.0.0-sources.jar":    jarBytes(t, map[string]string{"org/sample/colors/Old.java": "package org.sample.colors;\nclass Old {}\n"}),
 		gradleDir + "2.1.0/bbbb/colors-2.1.0-sources.jar":    jarBytes(t, paletteJar),
+		"jdk/release": "JAVA_VERSION=\"99.0.1\"\n",
+		"jdk/lib/src.zip": jarBytes(t, map[string]string{
+			"java.base/java/lang/String.java":  "package java.lang;\n\npublic final class String {\n    public int length() { return 0; }\n}\n",
+			"java.base/java/util/List.java":    "package java.util;\n\npublic interface List<E> {\n    int size();\n}\n",
+			"java.desktop/java/awt/Frame.java": "package java.awt;\n\npublic class Frame {}\n",
+		}),
+		"ws/src/main/java/app/Std.java": "package app;\n\nimport java.util.List;\n\nclass Std {\n" +
+			"    int size(List<String> xs, String s) {\n        return xs.size() + s.length();\n    }\n}\n",
 		"ws/pom.xml":                     jvmPom,
 		"ws/build.gradle":                "dependencies {\n    implementation 'org.sample:colors:9.9'\n}\n",
 		"ws/src/main/java/app/App.java":  jvmApp,
@@ -139,9 +147,10 @@ func jvmFiles(t *testing.T) map[string]string {
 // ../ entries and an artifact in no cache are skipped with their reasons;
 // rename refuses a library target.
 func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
-	e, cache := startSourcesLSP(t, jvmFiles(t), 2, nil)
+	e, cache := startSourcesLSP(t, jvmFiles(t), 3, nil)
 	src := filepath.ToSlash(cache) + "/kast/libsrc/jvm"
 	greeter := src + "/com.example/greet@1.0.0/com/example/greet/Greeter.java"
+	jdk := filepath.ToSlash(cache) + "/kast/libsrc/jdk/99.0.1/java.base/java/"
 	for _, c := range []struct {
 		file       string
 		line, char int
@@ -154,6 +163,12 @@ func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
 		{"src/main/java/app/App.java", 9, 17, src + "/org.sample/colors@2.1.0/org/sample/colors/Palette.java:3"}, // Palette.red
 		{"src/main/kotlin/app/Main.kt", 5, 13, src + "/com.example/greet@1.0.0/com/example/greet/Shouter.kt:2"},
 		{"src/main/kotlin/app/Main.kt", 6, 7, src + "/com.example/greet@1.0.0/com/example/greet/Shouter.kt:3"},
+		// The JDK's java.base: an import, java.lang without one, members.
+		{"src/main/java/app/Std.java", 2, 18, jdk + "util/List.java:2"},
+		{"src/main/java/app/Std.java", 5, 14, jdk + "util/List.java:2"},
+		{"src/main/java/app/Std.java", 5, 31, jdk + "lang/String.java:2"},
+		{"src/main/java/app/Std.java", 6, 19, jdk + "util/List.java:3"},
+		{"src/main/java/app/Std.java", 6, 30, jdk + "lang/String.java:3"},
 	} {
 		if got := e.defAt(c.file, c.line, c.char); got != c.want {
 			t.Errorf("definition at %s:%d:%d = %q, want %q", c.file, c.line, c.char, got, c.want)
@@ -217,7 +232,7 @@ func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
 		t.Errorf("rename of g.hello: %v %s, want a refusal naming the library", err, rename)
 	}
 
-	st := e.waitLibraries(2)
+	st := e.waitLibraries(3)
 	reasons := map[string]string{}
 	for _, s := range st.Skipped {
 		reasons[s.Library] = s.Reason
