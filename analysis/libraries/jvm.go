@@ -267,7 +267,43 @@ func gradleDependencies(root string) []artifact {
 			out = append(out, artifact{m[1], m[2], v})
 		}
 	}
-	return append(out, versionCatalog(filepath.Join(root, "gradle", "libs.versions.toml"))...)
+	out = append(out, versionCatalog(filepath.Join(root, "gradle", "libs.versions.toml"))...)
+	if a, ok := kotlinStdlib(root, texts); ok {
+		out = append(out, a)
+	}
+	return out
+}
+
+var (
+	kotlinPlugin    = regexp.MustCompile(`(?:kotlin\(\s*"[a-z.\-]+"\s*\)|id\s*\(?\s*["']org\.jetbrains\.kotlin\.[a-z.\-]+["']\s*\)?)\s*version\s*["']([^"']+)["']`)
+	catalogKotlin   = regexp.MustCompile(`(?m)^\s*kotlin\s*=\s*"([^"]+)"`)
+	kotlinInScripts = regexp.MustCompile(`org\.jetbrains\.kotlin\b|kotlin\(\s*"`)
+)
+
+// kotlinStdlib is the kotlin-stdlib a Gradle build with the Kotlin plugin
+// compiles against, at the plugin's version (the scripts', else the
+// catalog's "kotlin" version, else the newest cached); the plugin adds it
+// without the scripts declaring it.
+func kotlinStdlib(root string, scripts []string) (artifact, bool) {
+	found := false
+	version := ""
+	for _, text := range scripts {
+		found = found || kotlinInScripts.MatchString(text)
+		if m := kotlinPlugin.FindStringSubmatch(text); m != nil && version == "" && !strings.Contains(m[1], "$") {
+			version = m[1]
+		}
+	}
+	if !found {
+		return artifact{}, false
+	}
+	if version == "" {
+		if data, err := readSmall(filepath.Join(root, "gradle", "libs.versions.toml")); err == nil {
+			if m := catalogKotlin.FindSubmatch(data); m != nil {
+				version = string(m[1])
+			}
+		}
+	}
+	return artifact{"org.jetbrains.kotlin", "kotlin-stdlib", version}, true
 }
 
 var (

@@ -62,7 +62,7 @@ func TestJVMDeclaredDependencies(t *testing.T) {
   <dependencies><dependency><groupId>c</groupId><artifactId>two</artifactId><version>${lib.version}</version></dependency>
   <dependency><groupId>m</groupId><artifactId>managed</artifactId></dependency></dependencies></project>`,
 		"gradle.properties":      "okioVersion=3.6.0\n",
-		"build.gradle.kts":       "val kotlinxVersion = \"1.7.3\"\ndependencies {\n  implementation(\"org.jetbrains.kotlinx:kotlinx-coroutines-core:$kotlinxVersion\")\n  implementation(\"com.squareup.okio:okio:${okioVersion}\")\n  testImplementation(\"junit:junit:4.13.2@jar\")\n  implementation(libs.moshi)\n}\n",
+		"build.gradle.kts":       "plugins {\n  kotlin(\"jvm\") version \"1.9.22\"\n}\nval kotlinxVersion = \"1.7.3\"\ndependencies {\n  implementation(\"org.jetbrains.kotlinx:kotlinx-coroutines-core:$kotlinxVersion\")\n  implementation(\"com.squareup.okio:okio:${okioVersion}\")\n  testImplementation(\"junit:junit:4.13.2@jar\")\n  implementation(libs.moshi)\n}\n",
 		"app/build.gradle":       "dependencies { implementation 'com.google.code.gson:gson:2.10.1' }\n",
 		"settings.gradle":        "include ':app', ':libs:deep'\ninclude(\":../escape\")\n",
 		"libs/deep/build.gradle": "dependencies { api \"com.squareup.okhttp3:okhttp:4.12.0\" }\n",
@@ -85,7 +85,7 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 	slices.Sort(got)
 	want := []string{"a:one@1.2", "c:two@1.2", "com.google.code.gson:gson@2.10.1", "com.google.guava:guava@32.1.2-jre",
 		"com.squareup.moshi:moshi@1.15.0", "com.squareup.okhttp3:okhttp@4.12.0", "com.squareup.okio:okio@3.6.0", "com.squareup.retrofit2:retrofit@2.9.0",
-		"g:sibling@3.0", "junit:junit@4.13.2", "m:managed@1.2", "org.jetbrains.kotlinx:kotlinx-coroutines-core@1.7.3", "u:unknown@"}
+		"g:sibling@3.0", "junit:junit@4.13.2", "m:managed@1.2", "org.jetbrains.kotlin:kotlin-stdlib@1.9.22", "org.jetbrains.kotlinx:kotlinx-coroutines-core@1.7.3", "u:unknown@"}
 	if !slices.Equal(got, want) {
 		t.Errorf("dependencies:\n got %v\nwant %v", got, want)
 	}

@@ -365,7 +365,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
-	if c := r.javaLang(f, ref); len(c) > 0 {
+	if c := r.defaultImported(f, ref); len(c) > 0 {
 		return c
 	}
 	return r.byName(ref.Name, ref.Role, false)

@@ -133,10 +133,15 @@ func jvmFiles(t *testing.T) map[string]string {
 		}),
 		"ws/src/main/java/app/Std.java": "package app;\n\nimport java.util.List;\n\nclass Std {\n" +
 			"    int size(List<String> xs, String s) {\n        return xs.size() + s.length();\n    }\n}\n",
-		"ws/pom.xml":                     jvmPom,
-		"ws/build.gradle":                "dependencies {\n    implementation 'org.sample:colors:9.9'\n}\n",
-		"ws/src/main/java/app/App.java":  jvmApp,
-		"ws/src/main/kotlin/app/Main.kt": kotlinApp,
+		"ws/pom.xml":      jvmPom,
+		"ws/build.gradle": "plugins {\n    id 'org.jetbrains.kotlin.jvm' version '1.9.0'\n}\n\ndependencies {\n    implementation 'org.sample:colors:9.9'\n}\n",
+		"gradle/caches/modules-2/files-2.1/org.jetbrains.kotlin/kotlin-stdlib/1.9.0/cccc/kotlin-stdlib-1.9.0-sources.jar": jarBytes(t, map[string]string{
+			"common/kotlin/collections/Collections.kt": "package kotlin.collections\n\npublic fun <T> listOf(vararg elements: T): List<T> = TODO()\n",
+			"jvm/kotlin/io/Console.kt":                 "@file:JvmName(\"ConsoleKt\")\npackage kotlin.io\n\npublic fun println(message: Any?) {}\n",
+		}),
+		"ws/src/main/kotlin/app/Lists.kt": "package app\n\nfun lists() {\n    val xs = listOf(1, 2)\n    println(xs)\n}\n",
+		"ws/src/main/java/app/App.java":   jvmApp,
+		"ws/src/main/kotlin/app/Main.kt":  kotlinApp,
 	}
 }
 
@@ -147,10 +152,11 @@ func jvmFiles(t *testing.T) map[string]string {
 // ../ entries and an artifact in no cache are skipped with their reasons;
 // rename refuses a library target.
 func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
-	e, cache := startSourcesLSP(t, jvmFiles(t), 3, nil)
+	e, cache := startSourcesLSP(t, jvmFiles(t), 4, nil)
 	src := filepath.ToSlash(cache) + "/kast/libsrc/jvm"
 	greeter := src + "/com.example/greet@1.0.0/com/example/greet/Greeter.java"
 	jdk := filepath.ToSlash(cache) + "/kast/libsrc/jdk/99.0.1/java.base/java/"
+	stdlib := src + "/org.jetbrains.kotlin/kotlin-stdlib@1.9.0/"
 	for _, c := range []struct {
 		file       string
 		line, char int
@@ -169,6 +175,9 @@ func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
 		{"src/main/java/app/Std.java", 5, 31, jdk + "lang/String.java:2"},
 		{"src/main/java/app/Std.java", 6, 19, jdk + "util/List.java:3"},
 		{"src/main/java/app/Std.java", 6, 30, jdk + "lang/String.java:3"},
+		// kotlin-stdlib at the Kotlin plugin's version: default imports.
+		{"src/main/kotlin/app/Lists.kt", 3, 14, stdlib + "common/kotlin/collections/Collections.kt:2"},
+		{"src/main/kotlin/app/Lists.kt", 4, 5, stdlib + "jvm/kotlin/io/Console.kt:3"},
 	} {
 		if got := e.defAt(c.file, c.line, c.char); got != c.want {
 			t.Errorf("definition at %s:%d:%d = %q, want %q", c.file, c.line, c.char, got, c.want)
@@ -232,7 +241,7 @@ func TestLSPJavaKotlinIntoSourcesJars(t *testing.T) {
 		t.Errorf("rename of g.hello: %v %s, want a refusal naming the library", err, rename)
 	}
 
-	st := e.waitLibraries(3)
+	st := e.waitLibraries(4)
 	reasons := map[string]string{}
 	for _, s := range st.Skipped {
 		reasons[s.Library] = s.Reason
