@@ -9,7 +9,8 @@ import (
 )
 
 // Ruby: Gemfile.lock's gems, installed in a gem folder, answer definitions
-// of the constants and methods a required gem's lib/ declares; a gem
+// of the constants and methods a required gem's lib/ declares, and of the
+// require itself (the gem's lib/<feature>.rb); a gem
 // folder that is a symlink loop and a gem not installed are skipped with
 // their reasons.
 func TestLSPRubyIntoGems(t *testing.T) {
@@ -36,6 +37,7 @@ func TestLSPRubyIntoGems(t *testing.T) {
 		{5, 19, gem + "/rack/request.rb:2"}, // Rack::Request
 		{6, 11, gem + "/rack/request.rb:3"}, // req.params
 		{7, 12, gem + "/rack.rb:4"},         // Rack.version
+		{0, 10, gem + "/rack.rb:0"},         // require 'rack'
 	} {
 		if got := e.defAt("app.rb", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
