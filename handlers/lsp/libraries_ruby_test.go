@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/libraries"
@@ -42,6 +43,15 @@ func TestLSPRubyIntoGems(t *testing.T) {
 		if got := e.defAt("app.rb", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
 		}
+	}
+	var hover struct {
+		Contents struct{ Value string } `json:"contents"`
+	}
+	if err := e.client.Call(e.ctx, "textDocument/hover", e.at("app.rb", 5, 19), &hover); err != nil {
+		t.Fatal(err)
+	}
+	if v := hover.Contents.Value; !strings.Contains(v, "class Request") || !strings.Contains(v, "A request.") {
+		t.Errorf("hover on Rack::Request = %q", v)
 	}
 	st := e.waitLibraries(1)
 	reasons := map[string]string{}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kast-dev/kast/analysis/libraries"
@@ -68,6 +69,15 @@ func TestLSPRustIntoCargoRegistry(t *testing.T) {
 		if got := e.defAt("src/main.rs", c.line, c.char); got != c.want {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
 		}
+	}
+	var hover struct {
+		Contents struct{ Value string } `json:"contents"`
+	}
+	if err := e.client.Call(e.ctx, "textDocument/hover", e.at("src/main.rs", 5, 7), &hover); err != nil {
+		t.Fatal(err)
+	}
+	if v := hover.Contents.Value; !strings.Contains(v, "trait Deserialize") || !strings.Contains(v, "A data structure that can be deserialized.") {
+		t.Errorf("hover on Deserialize = %q", v)
 	}
 	st := e.waitLibraries(2)
 	reasons := map[string]string{}
