@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // A -sources.jar is extracted once into the shared sources folder, its
@@ -56,6 +57,7 @@ func extractArchive(jar, dest string, keep func(name string) bool) (string, erro
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return "", err
 	}
+	removeStale(dest + ".tmp-*")
 	tmp := dest + ".tmp-" + randomSuffix()
 	defer os.RemoveAll(tmp) // gone after the rename; left over only on failure
 	total := int64(0)
@@ -130,6 +132,21 @@ func extractEntry(f *zip.File, to string) (int64, error) {
 		err = errTooLarge
 	}
 	return n, err
+}
+
+// staleAfter is how old a temporary extraction folder is before it counts
+// as left by a process that died: a younger one may be another's, under way.
+const staleAfter = time.Hour
+
+// removeStale removes the temporary extraction folders matching pattern
+// that processes which died mid-extraction left.
+func removeStale(pattern string) {
+	left, _ := filepath.Glob(pattern)
+	for _, p := range left {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.RemoveAll(p)
+		}
+	}
 }
 
 func randomSuffix() string {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func zipOf(t *testing.T, files map[string]string) string {
@@ -112,6 +113,14 @@ func TestExtractSources(t *testing.T) {
 		"corrupt.jar": "PK\x03\x04 truncated",
 	})
 	dest := filepath.Join(dir, "out", "ok@1")
+	// What a process that died mid-extraction left, long ago, and what
+	// one extracting now has written so far.
+	stale, current := dest+".tmp-dead", dest+".tmp-live"
+	write(t, dir, map[string]string{"out/ok@1.tmp-dead/a/A.java": "", "out/ok@1.tmp-live/a/A.java": ""})
+	old := time.Now().Add(-2 * staleAfter)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	got, err := extractSources(filepath.Join(dir, "ok.jar"), dest)
 	if err != nil || got != dest {
 		t.Fatal(got, err)
@@ -126,6 +135,15 @@ func TestExtractSources(t *testing.T) {
 	})
 	if want := []string{extractedMarker, "a/A.java", "a/B.kt"}; !slices.Equal(files, want) {
 		t.Errorf("extracted %v, want %v", files, want)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary folder was left")
+	}
+	if _, err := os.Stat(current); err != nil {
+		t.Error("another process's extraction under way was removed")
+	}
+	if err := os.RemoveAll(current); err != nil { // checked below: none left
+		t.Fatal(err)
 	}
 	// Once extracted, the jar is not read again.
 	if err := os.WriteFile(filepath.Join(dir, "ok.jar"), []byte("gone"), 0o644); err != nil {
