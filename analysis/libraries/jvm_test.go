@@ -198,7 +198,8 @@ func TestDiscoverJVM(t *testing.T) {
 	}
 	for _, l := range f.Libraries[1:] {
 		libs = append(libs, l.String()+" "+filepath.ToSlash(strings.TrimPrefix(l.Dir, dir)))
-		if !l.Include(filepath.Join(l.Dir, "x", "X.java")) || l.Include(filepath.Join(l.Dir, extractedMarker)) {
+		if !l.Include(filepath.Join(l.Dir, "x", "X.java")) || l.Include(filepath.Join(l.Dir, extractedMarker)) ||
+			!l.Include(filepath.Join(l.Dir, "java", "security", "spec", "KeySpec.java")) {
 			t.Errorf("%s: Include", l)
 		}
 	}
@@ -254,13 +255,15 @@ func TestLockFiles(t *testing.T) {
 	if got := crate.CrateSourceFiles([]string{"de", "value"}); !slices.Equal(got, []string{filepath.FromSlash("/r/serde-1/src/de/value.rs"), filepath.FromSlash("/r/serde-1/src/de/value/mod.rs")}) {
 		t.Errorf("CrateSourceFiles = %v", got)
 	}
-	for path, want := range map[string]bool{"src/lib.rs": true, "tests/t.rs": false, "benches/b.rs": false, "build.rs": true, "README.md": false} {
+	for path, want := range map[string]bool{"src/lib.rs": true, "tests/t.rs": false, "benches/b.rs": false, "build.rs": true, "README.md": false,
+		"src/test/mod.rs": true, ".git/x.rs": false} {
 		if got := crate.Include(filepath.Join(crate.Dir, filepath.FromSlash(path))); got != want {
 			t.Errorf("crate Include(%s) = %v", path, got)
 		}
 	}
 	gem := Library{Lang: "ruby", Module: "rack", Version: "2", Dir: "/g/rack-2"}
-	for path, want := range map[string]bool{"lib/rack.rb": true, "lib/rack/request.rb": true, "test/spec.rb": false, "Rakefile.rb": false} {
+	for path, want := range map[string]bool{"lib/rack.rb": true, "lib/rack/request.rb": true, "test/spec.rb": false, "Rakefile.rb": false,
+		"lib/rack/test/methods.rb": true} {
 		if got := gem.Include(filepath.Join(gem.Dir, filepath.FromSlash(path))); got != want {
 			t.Errorf("gem Include(%s) = %v", path, got)
 		}

@@ -26,15 +26,13 @@ func (f *Found) discoverJVMRustRuby(ctx context.Context, root string, opts Optio
 }
 
 // otherInclude reports whether a JVM, Rust or Ruby library indexes a file
-// (relative parts given): its sources, not its tests, examples or
-// benchmarks; a gem's lib/ only, where require finds its files.
+// (relative parts given): a sources jar's Java and Kotlin files (it holds
+// no tests: a package named test or spec is the library's own), a crate's
+// Rust files but its tests, benchmarks and examples at the top, a gem's
+// lib/, where require finds its files.
 func (l Library) otherInclude(parts []string) bool {
 	name := parts[len(parts)-1]
 	for _, p := range parts[:len(parts)-1] {
-		switch p {
-		case "test", "tests", "spec", "benches", "examples", "target":
-			return false
-		}
 		if strings.HasPrefix(p, ".") {
 			return false
 		}
@@ -43,6 +41,10 @@ func (l Library) otherInclude(parts []string) bool {
 	case "jvm":
 		return jvmSource(strings.Join(parts, "/"))
 	case "rust":
+		switch parts[0] {
+		case "tests", "benches", "examples", "target":
+			return false
+		}
 		return strings.HasSuffix(name, ".rs")
 	case "ruby":
 		return len(parts) > 1 && parts[0] == "lib" && strings.HasSuffix(name, ".rb")
