@@ -43,7 +43,7 @@ type Library struct {
 func (l Library) Key() string {
 	esc, err := module.EscapePath(l.Module)
 	if err != nil {
-		esc = strings.ReplaceAll(l.Module, "/", "_")
+		esc = strings.NewReplacer("/", "_", ":", "/").Replace(l.Module)
 	}
 	return filepath.Join(l.Lang, filepath.FromSlash(esc)+"@"+l.Version)
 }
@@ -86,6 +86,9 @@ type Options struct {
 	// Python overrides what the project's interpreter says. nil asks the
 	// virtualenv's python3, else the one on PATH.
 	Python *PythonEnv
+	// Caches overrides where the JVM, Rust and Ruby caches are (jvm.go).
+	// nil reads the environment.
+	Caches *Caches
 }
 
 // goEnvTimeout bounds `go env`: a broken toolchain must not hold up indexing.
@@ -104,6 +107,7 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 	if _, err := os.Stat(filepath.Join(root, "package.json")); err == nil {
 		found.discoverNode(root)
 	}
+	found.discoverJVMRustRuby(ctx, root, opts)
 	return found
 }
 
@@ -326,6 +330,8 @@ func (l Library) Include(path string) bool {
 		return l.pythonInclude(parts)
 	case "node":
 		return l.nodeInclude(parts)
+	case "jvm", "rust", "ruby":
+		return l.otherInclude(parts)
 	}
 	if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 		return false

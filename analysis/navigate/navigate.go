@@ -83,6 +83,11 @@ func Definition(s Snapshot, path string, offset int) []Symbol {
 		}
 		return []Symbol{{Def: resolve.DefID{Path: file, Index: analysis.None}, Name: name, Kind: analysis.KindModule, Detail: file}}
 	}
+	if file, ok := r.RequireAt(path, offset); ok {
+		// A required gem file: its start.
+		name := strings.TrimSuffix(filepath.Base(file), ".rb")
+		return []Symbol{{Def: resolve.DefID{Path: file, Index: analysis.None}, Name: name, Kind: analysis.KindModule, Detail: file}}
+	}
 	return nil
 }
 

@@ -405,6 +405,9 @@ type moduleKey struct {
 }
 
 func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if out, ok := r.rustInCrate(f, ref); ok && len(out) > 0 {
+		return out
+	}
 	for _, imp := range f.Imports {
 		// An alias hides the name the import would otherwise bring in.
 		local := cmp.Or(imp.Alias, imp.Name)

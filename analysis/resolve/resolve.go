@@ -365,6 +365,9 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			return c
 		}
 	}
+	if c := r.defaultImported(f, ref); len(c) > 0 {
+		return c
+	}
 	return r.byName(ref.Name, ref.Role, false)
 }
 
@@ -540,6 +543,9 @@ type importKey struct {
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
 	if depth <= maxDepth {
 		if out, ok := r.nodeImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
+			return out
+		}
+		if out, ok := r.rustImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
 			return out
 		}
 	}

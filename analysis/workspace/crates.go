@@ -1,0 +1,41 @@
+package workspace
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis/libraries"
+)
+
+// RustCrateFiles lists the files of a module path of the library
+// crate Rust code names crate (dashes in crate names become underscores).
+func (s *Snapshot) RustCrateFiles(crate string, modules []string) ([]string, bool) {
+	for _, w := range s.roots {
+		if w.Lib == nil || w.Lib.Lang != "rust" || libraries.CrateName(w.Lib.Module) != crate {
+			continue
+		}
+		// A file that is not there is none the resolver finds: no need to
+		// ask the file system.
+		return w.Lib.CrateSourceFiles(modules), true
+	}
+	return nil, false
+}
+
+// RubyRequireFiles lists lib/<feature>.rb of the library gems that have
+// it, the gem named like the feature's first segment first.
+func (s *Snapshot) RubyRequireFiles(feature string) []string {
+	head, _, _ := strings.Cut(feature, "/")
+	var first, rest []string
+	for _, w := range s.roots {
+		if w.Lib == nil || w.Lib.Lang != "ruby" {
+			continue
+		}
+		p := filepath.Join(w.Lib.Dir, "lib", filepath.FromSlash(feature)+".rb")
+		if w.Lib.Module == head {
+			first = append(first, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return append(first, rest...)
+}
