@@ -352,9 +352,12 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 			"search_time_ms": elapsed.Milliseconds(),
 			"skipped":        skipped,
 			"index_stats":    nil,
-			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "in_progress": !ready, "files_indexed": rep.Indexed,
+			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
 				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
 		},
+	}
+	if !ready { // beside ck's fields only when kast answered without its index
+		summary["metadata"].(map[string]any)["indexing"].(map[string]any)["in_progress"] = true
 	}
 	sess := s.newSession(params, matches, pageSize, summary)
 	return s.page(sess, 0, pageSize, elapsed, rep.Duration.Round(time.Millisecond).String()), nil
