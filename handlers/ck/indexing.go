@@ -151,15 +151,20 @@ func notReady(root string, run *indexRun) *Result {
 	return res
 }
 
+// regexIndexWait is how long regex_search waits for an index being built
+// when calls wait at all: it answers as well without it, scanning the
+// files the index does not hold yet, so it waits only for a quick refresh.
+const regexIndexWait = 2 * time.Second
+
 // awaitIndex brings eng's index up to date for a call, waiting at most
-// s.IndexWait (0: as long as it takes). ready is false when the wait ran
-// out; the refresh goes on in the background.
-func (s *Service) awaitIndex(ctx context.Context, eng *search.Engine, force bool, progress Progress) (run *indexRun, ready bool, err error) {
+// wait (0: as long as it takes). ready is false when the wait ran out; the
+// refresh goes on in the background.
+func (s *Service) awaitIndex(ctx context.Context, eng *search.Engine, force bool, wait time.Duration, progress Progress) (run *indexRun, ready bool, err error) {
 	run = s.startIndex(eng, force)
 	defer run.listen(progress)()
 	var timeout <-chan time.Time
-	if s.IndexWait > 0 {
-		t := time.NewTimer(s.IndexWait)
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}

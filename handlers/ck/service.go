@@ -159,7 +159,7 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 		if err != nil {
 			return nil, err
 		}
-		run, ready, err := s.awaitIndex(ctx, eng, a.Force == nil || *a.Force, progress)
+		run, ready, err := s.awaitIndex(ctx, eng, a.Force == nil || *a.Force, s.IndexWait, progress)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Message: "reindex failed: " + err.Error()}
 		}
@@ -324,7 +324,11 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 		return nil, err
 	}
 	scope := search.Scope{Paths: []string{scopePath}, Include: a.Include, Exclude: a.Exclude, Filter: a.filter()}
-	run, ready, err := s.awaitIndex(ctx, eng, false, progress)
+	wait := s.IndexWait
+	if mode == "regex" && wait > 0 {
+		wait = min(wait, regexIndexWait)
+	}
+	run, ready, err := s.awaitIndex(ctx, eng, false, wait, progress)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
