@@ -107,7 +107,9 @@ func breadcrumb(f *analysis.FileFacts, i int32) string {
 	for c := f.Defs[i].Container; c != analysis.None && int(c) < len(f.Defs); c = f.Defs[c].Container {
 		name = f.Defs[c].Name + "." + name
 	}
-	return name
+	// A definition's name is a slice of its parsed file's whole text: the
+	// index keeps chunks as long as it runs, and must not keep every file.
+	return strings.Clone(name)
 }
 
 // withLeadingComments moves start up over the comment and annotation lines

@@ -227,10 +227,6 @@ type IndexReport struct {
 	Duration  time.Duration `json:"-"`
 }
 
-// segmentBudget is how many pending postings a refresh holds in memory
-// before writing them out as a segment.
-const segmentBudget = 6 << 20
-
 // Refresh brings the search index up to date with the files under the root:
 // only files whose size or mtime changed are read, only changed content is
 // re-chunked, and only chunks without a vector for the current model are
@@ -296,7 +292,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 			removed = append(removed, f)
 		}
 	}
-	b := &builder{e: e, emb: e.emb, old: old, st: st, trigrams: map[uint32][]uint32{}, terms: map[string][]termPosting{}}
+	b := &builder{e: e, emb: e.emb, old: old, st: st, pending: newPendingPostings()}
 	if err := b.index(ctx, changed, total, &rep, progress); err != nil {
 		return rep, err
 	}
@@ -367,15 +363,13 @@ func (e *Engine) abs(rel string) string { return filepath.Join(e.root, filepath.
 
 // builder accumulates one refresh's writes.
 type builder struct {
-	e        *Engine
-	emb      Embedder // e.emb, or a newly trained model not yet published
-	old      *state   // the published state: read-only, shared with workers
-	st       *state
-	trigrams map[uint32][]uint32
-	terms    map[string][]termPosting
-	pending  int
-	files    []*fileEntry // rows to write
-	deleted  [][]byte     // rows to delete
+	e       *Engine
+	emb     Embedder // e.emb, or a newly trained model not yet published
+	old     *state   // the published state: read-only, shared with workers
+	st      *state
+	pending *pendingPostings
+	files   []*fileEntry // rows to write
+	deleted [][]byte     // rows to delete
 }
 
 type extracted struct {
@@ -388,13 +382,16 @@ type extracted struct {
 }
 
 // index reads, chunks and tokenizes the changed files in parallel; the
-// results are applied in order so file ids (and thus postings) ascend.
+// results are applied in order so file ids (and thus postings) ascend. At
+// most a few files per worker are extracted ahead of the one applied, so a
+// slow write of a segment does not pile up extracted files.
 func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep *IndexReport, progress func(Progress)) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	results := make([]chan extracted, len(files))
 	for i := range results {
 		results[i] = make(chan extracted, 1)
 	}
+	slots := make(chan struct{}, 4*workers)
 	next := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -413,6 +410,11 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		defer close(next)
 		for i := range files {
 			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
 			case next <- i:
 			case <-ctx.Done():
 				return
@@ -425,6 +427,7 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		var x extracted
 		select {
 		case x = <-results[i]:
+			<-slots
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -455,16 +458,14 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		rep.Indexed++
 		rep.NewChunks += len(f.chunks)
 		for _, t := range x.trigrams {
-			b.trigrams[t] = append(b.trigrams[t], f.id)
+			b.pending.addTrigram(t, f.id)
 		}
 		for ci, m := range x.terms {
 			for term, tf := range m {
-				b.terms[term] = append(b.terms[term], termPosting{file: f.id, chunk: uint32(ci), tf: tf})
+				b.pending.addTerm(term, f.id, uint32(ci), tf)
 			}
-			b.pending += len(m)
 		}
-		b.pending += len(x.trigrams)
-		if b.pending > segmentBudget {
+		if b.pending.bytes > pendingBudget {
 			if err := b.flush(); err != nil {
 				return err
 			}
@@ -503,11 +504,11 @@ func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet) ext
 // flush writes the pending postings as a new segment, then the file rows,
 // then the meta row: a crash in between leaves only unreferenced postings.
 func (b *builder) flush() error {
-	if len(b.files) == 0 && len(b.deleted) == 0 && len(b.trigrams) == 0 {
+	if len(b.files) == 0 && len(b.deleted) == 0 && b.pending.empty() {
 		return nil
 	}
 	seg := b.st.meta.nextSeg
-	if len(b.trigrams) > 0 || len(b.terms) > 0 {
+	if !b.pending.empty() {
 		b.st.meta.nextSeg++
 		b.st.meta.segments++
 	}
@@ -516,13 +517,13 @@ func (b *builder) flush() error {
 		if err := w.Set([]byte{subMeta}, b.st.meta.encode()); err != nil {
 			return err
 		}
-		for t, ids := range b.trigrams {
-			if err := w.Set(trigramKey(t, seg), encodeIDs(ids)); err != nil {
+		for t, r := range b.pending.trigrams {
+			if err := w.Set(trigramKey(t, seg), r.buf); err != nil {
 				return err
 			}
 		}
-		for term, ps := range b.terms {
-			if err := w.Set(termKey(term, seg), encodeTermPostings(ps)); err != nil {
+		for term, r := range b.pending.terms {
+			if err := w.Set(termKey(term, seg), r.buf); err != nil {
 				return err
 			}
 		}
@@ -541,9 +542,8 @@ func (b *builder) flush() error {
 		}
 		return nil
 	})
-	clear(b.trigrams)
-	clear(b.terms)
-	b.files, b.deleted, b.pending = b.files[:0], b.deleted[:0], 0
+	b.pending.reset()
+	b.files, b.deleted = b.files[:0], b.deleted[:0]
 	return err
 }
 

@@ -162,10 +162,11 @@ func (e *Engine) publishModel(used Embedder) {
 }
 
 // fileTokens streams the meaning tokens of the files, read and split in
-// parallel but delivered in path order, with a bounded number in flight.
+// parallel but delivered in path order, with a few files per worker in
+// flight: a file's tokens hold its text and cost several times its size.
 func (e *Engine) fileTokens(ctx context.Context, paths []string) tokenStream {
 	return func(fn func([]string)) error {
-		const ahead = 64
+		ahead := 4 * max(1, runtime.GOMAXPROCS(0))
 		results := make([]chan []string, len(paths))
 		for i := range results {
 			results[i] = make(chan []string, 1)

@@ -30,20 +30,24 @@ type tokenStream func(fn func(tokens []string)) error
 // the workspace has too few words to learn from.
 func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	cfg = cfg.withDefaults()
-	freq := map[string]int64{}
+	// Counts are updated through pointers: assigning to a string key that
+	// is present stores the new key, a slice of a whole file's text, and
+	// the vocabulary would keep every file it last saw a word in.
+	freq := map[string]*int64{}
 	floor := int64(1)
 	if err := stream(func(toks []string) {
 		for _, t := range toks {
 			if n, ok := freq[t]; ok {
-				freq[t] = n + 1
+				*n++
 			} else {
-				freq[strings.Clone(t)] = 1 // not a slice of a whole file's text
+				one := int64(1)
+				freq[strings.Clone(t)] = &one
 			}
 		}
 		for len(freq) > maxDistinct { // lossy counting: forget the rarest
 			floor++
 			for w, n := range freq {
-				if n < floor {
+				if *n < floor {
 					delete(freq, w)
 				}
 			}
@@ -53,17 +57,18 @@ func trainLearned(cfg Learned, stream tokenStream) (*learnedModel, error) {
 	}
 	words := make([]string, 0, len(freq))
 	for w, n := range freq {
-		if n >= minWordCount {
+		if *n >= minWordCount {
 			words = append(words, w)
 		}
 	}
 	sort.Slice(words, func(i, j int) bool {
-		if freq[words[i]] != freq[words[j]] {
-			return freq[words[i]] > freq[words[j]]
+		if a, b := *freq[words[i]], *freq[words[j]]; a != b {
+			return a > b
 		}
 		return words[i] < words[j]
 	})
-	words = words[:min(len(words), cfg.MaxVocab)]
+	// A pair's key packs word and context into 32 bits.
+	words = words[:min(len(words), cfg.MaxVocab, math.MaxUint32/maxContexts)]
 	if len(words) < 8 {
 		return nil, nil
 	}
@@ -170,22 +175,29 @@ func dequantize(q []byte) []float32 {
 }
 
 // pairCounts holds weighted (word, context) co-occurrence counts, bounded
-// by maxPairs.
+// by maxPairs, keyed by word×nctx+context: 32-bit keys halve the largest
+// table training builds.
 type pairCounts struct {
 	nctx   int
-	m      map[uint64]float32
+	m      map[uint32]float32
 	weeded float32 // counts below this were dropped to stay in bounds
 }
 
 func newPairCounts(nctx int) *pairCounts {
-	return &pairCounts{nctx: nctx, m: map[uint64]float32{}, weeded: 0.5}
+	return &pairCounts{nctx: nctx, m: map[uint32]float32{}, weeded: 0.5}
+}
+
+func (p *pairCounts) key(word, ctx int32) uint32 { return uint32(word)*uint32(p.nctx) + uint32(ctx) }
+
+func (p *pairCounts) split(k uint32) (word, ctx uint32) {
+	return k / uint32(p.nctx), k % uint32(p.nctx)
 }
 
 func (p *pairCounts) add(word, ctx int32, w float32) {
 	if int(ctx) >= p.nctx {
 		return
 	}
-	p.m[uint64(word)<<32|uint64(ctx)] += w
+	p.m[p.key(word, ctx)] += w
 	if len(p.m) > maxPairs {
 		p.weed()
 	}
@@ -213,8 +225,9 @@ func (p *pairCounts) ppmi(rows int) *csr {
 	colSum := make([]float64, p.nctx)
 	var n float64
 	for k, v := range p.m {
-		rowSum[k>>32] += float64(v)
-		colSum[uint32(k)] += float64(v)
+		w, c := p.split(k)
+		rowSum[w] += float64(v)
+		colSum[c] += float64(v)
 		n += float64(v)
 	}
 	var smooth float64
@@ -222,14 +235,15 @@ func (p *pairCounts) ppmi(rows int) *csr {
 		colSum[i] = math.Pow(c, contextAlpha)
 		smooth += colSum[i]
 	}
-	pmi := func(k uint64, v float32) float64 {
-		w, c := k>>32, uint32(k)
+	pmi := func(k uint32, v float32) float64 {
+		w, c := p.split(k)
 		return math.Log(float64(v) / n / (rowSum[w] / n * colSum[c] / smooth))
 	}
 	m := &csr{rows: rows, cols: p.nctx, start: make([]int, rows+1)}
 	for k, v := range p.m {
 		if pmi(k, v) > 0 {
-			m.start[k>>32+1]++
+			w, _ := p.split(k)
+			m.start[w+1]++
 		}
 	}
 	for i := range rows {
@@ -240,8 +254,8 @@ func (p *pairCounts) ppmi(rows int) *csr {
 	fill := slices.Clone(m.start[:rows])
 	for k, v := range p.m {
 		if x := pmi(k, v); x > 0 {
-			w := k >> 32
-			m.col[fill[w]], m.val[fill[w]] = int32(uint32(k)), float32(x)
+			w, c := p.split(k)
+			m.col[fill[w]], m.val[fill[w]] = int32(c), float32(x)
 			fill[w]++
 		}
 	}

@@ -276,7 +276,8 @@ type RankedQuery struct {
 	Scope     Scope
 	// Rerank reorders the best candidates by how many of the query's terms
 	// each chunk holds (RerankModel); ck's cross-encoder rerankers need
-	// model downloads kast does not make.
+	// model downloads kast does not make. Hybrid ignores it: it always
+	// reranks its fused candidates by features (hybrid.go).
 	Rerank bool
 	// Overlay holds editor texts ranked in place of the indexed files.
 	Overlay Overlay
@@ -463,9 +464,11 @@ func (e *Engine) semantic(ctx context.Context, st *state, q RankedQuery) ([]rank
 	return append(withoutOverlaid(out, q.ov), ov...), nil
 }
 
-// Hybrid fuses the semantic and lexical rankings by reciprocal rank fusion
-// (k = 60), keyed on chunk spans; each arm contributes 1/(60+rank). Each arm
-// ranks max(5×top_k, 50) candidates within the scope.
+// Hybrid fuses the semantic and lexical rankings: each arm ranks
+// max(5×top_k, 50) candidates within the scope, reciprocal rank fusion
+// (k = 60) joins them, and a feature reranker orders them (fuse). A hit's
+// score is its RRF score, as ck reports hybrid scores, and the threshold
+// applies to it.
 func (e *Engine) Hybrid(ctx context.Context, q RankedQuery) ([]Hit, error) {
 	var err error
 	if q.Scope, err = e.resolve(ctx, q.Scope); err != nil {
@@ -485,21 +488,18 @@ func (e *Engine) Hybrid(ctx context.Context, q RankedQuery) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		f     *fileEntry
-		chunk int
+	fused := fuse(q.Query, best(sem, k), best(lex, k))
+	fused = slices.DeleteFunc(fused, func(h fusedHit) bool { return h.rrf < q.Threshold })
+	out := make([]ranked, len(fused))
+	rrf := make(map[chunkRef]float64, len(fused))
+	for i, h := range fused {
+		out[i] = ranked{h.f, h.chunk, h.blend}
+		rrf[chunkRef{h.f, h.chunk}] = h.rrf
 	}
-	fused := map[key]float64{}
-	for _, arm := range [][]ranked{sem, lex} {
-		for i, r := range best(arm, k) {
-			fused[key{r.f, r.chunk}] += 1 / float64(60+i+1)
-		}
-	}
-	out := make([]ranked, 0, len(fused))
-	for k, s := range fused {
-		out = append(out, ranked{k.f, k.chunk, s})
-	}
-	return e.hits(st, out, q)
+	q.Threshold = math.Inf(-1)
+	q.Rerank = false // the feature reranker above is hybrid's reranking
+	hits, err := e.hitsOf(st, out, q, func(r ranked) float64 { return rrf[chunkRef{r.f, r.chunk}] })
+	return hits, err
 }
 
 func topK(q RankedQuery) int {
@@ -545,6 +545,12 @@ func best(rs []ranked, k int) []ranked {
 // hits applies the threshold and top-k (after reranking, when asked) and
 // reads the chunks' text.
 func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
+	return e.hitsOf(st, rs, q, func(r ranked) float64 { return r.score })
+}
+
+// hitsOf is hits with the score each hit reports, when it is not the one
+// that ordered it.
+func (e *Engine) hitsOf(st *state, rs []ranked, q RankedQuery, score func(ranked) float64) ([]Hit, error) {
 	rs = slices.DeleteFunc(rs, func(r ranked) bool { return r.score < q.Threshold })
 	if q.Rerank {
 		rs = best(rs, max(3*topK(q), 50))
@@ -566,7 +572,7 @@ func (e *Engine) hits(st *state, rs []ranked, q RankedQuery) ([]Hit, error) {
 		if c.End <= len(src) {
 			text = string(bytes.ToValidUTF8(src[c.Start:c.End], []byte("\uFFFD")))
 		}
-		out = append(out, Hit{Path: e.abs(r.f.path), Chunk: c, Score: r.score, Text: text})
+		out = append(out, Hit{Path: e.abs(r.f.path), Chunk: c, Score: score(r), Text: text})
 	}
 	if q.Rerank {
 		out = rerank(q.Query, out)[:min(len(out), topK(q))]

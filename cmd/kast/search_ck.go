@@ -51,7 +51,7 @@ func (c *ckFlags) register(cmd *cobra.Command, f *searchFlags) {
 	fl.BoolVar(&c.printCkignore, "print-default-ckignore", false, "print the default .ckignore and exit")
 	fl.BoolVar(&c.fullSection, "full-section", false, "print the whole function, method or type around each regex match")
 	fl.BoolVarP(&c.multiline, "multiline", "U", false, "let matches span lines")
-	fl.BoolVar(&c.rerank, "rerank", false, "rerank --lex, --sem and --hybrid results by how much of the query each holds")
+	fl.BoolVar(&c.rerank, "rerank", false, "rerank --lex and --sem results by how much of the query each holds (--hybrid always reranks its fused results)")
 	fl.StringVar(&c.rerankModel, "rerank-model", search.RerankModel, "reranker (kast has one: "+search.RerankModel+")")
 	fl.StringVar(&f.embed.model, "model", os.Getenv("KAST_EMBED_MODEL"), "embedding model (as --embed-model)")
 	fl.BoolVar(&c.index, "index", false, "build or update the search index of PATH and exit")

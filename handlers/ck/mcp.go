@@ -25,7 +25,7 @@ import (
 // NewMCPService returns the service of `kast mcp`: tool paths must lie
 // under one of roots, each an existing directory.
 func NewMCPService(h *host.Host, roots []string) (*Service, error) {
-	svc := &Service{Engine: h.Search, Version: h.Version}
+	svc := &Service{Engine: h.Search, Version: h.Version, IndexWait: DefaultIndexWait}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -68,6 +68,7 @@ func NewMCPServer(svc *Service) *mcp.Server {
 				return &mcp.CallToolResult{
 					Content:           []mcp.Content{&mcp.TextContent{Text: res.Text}, &mcp.TextContent{Text: string(structured)}},
 					StructuredContent: json.RawMessage(structured),
+					IsError:           res.IsError,
 				}, nil
 			})
 	}

@@ -66,11 +66,17 @@ type Service struct {
 	// Now and TTL govern cursor expiry (tests shorten them).
 	Now func() time.Time
 	TTL time.Duration
+	// IndexWait bounds how long a call waits for its index to be built or
+	// refreshed (0: as long as it takes); then ranked searches report the
+	// build's progress and regex_search scans the files directly.
+	IndexWait time.Duration
 
 	once     sync.Once
 	key      []byte
 	mu       sync.Mutex
 	sessions map[string]*session
+	runs     map[*search.Engine]*indexRun // the latest refresh of each engine
+	indexed  map[*search.Engine]int       // files each engine's refreshes indexed
 }
 
 type session struct {
@@ -99,8 +105,9 @@ func (s *Service) init() {
 // Result is a tool's answer: a text summary for people and a JSON object
 // for programs (MCP structuredContent).
 type Result struct {
-	Text string
-	JSON map[string]any
+	Text    string
+	JSON    map[string]any
+	IsError bool // a tool error the model should read (MCP isError), not a protocol error
 }
 
 // Progress reports indexing done on a tool's behalf.
@@ -138,7 +145,8 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 		return jsonResult(map[string]any{"indexed": st.Indexed, "root": st.Root, "file_count": st.Files,
 			"chunk_count": st.Chunks, "embedded_chunks": st.Embedded, "embedding_model": st.Model,
 			"embedding_dimensions": st.Dim, "index_size_bytes": st.IndexBytes, "index_size_mb": float64(st.IndexBytes) / 1e6,
-			"source_size_bytes": st.SourceBytes, "last_updated": lastUpdated(st.Updated)}), nil
+			"source_size_bytes": st.SourceBytes, "last_updated": lastUpdated(st.Updated),
+			"indexing": s.indexingStatus(eng)}), nil
 	case "reindex":
 		var a struct {
 			Path  string `json:"path"`
@@ -151,10 +159,14 @@ func (s *Service) Call(ctx context.Context, tool string, args json.RawMessage, p
 		if err != nil {
 			return nil, err
 		}
-		rep, err := eng.Refresh(ctx, a.Force == nil || *a.Force, progress)
+		run, ready, err := s.awaitIndex(ctx, eng, a.Force == nil || *a.Force, s.IndexWait, progress)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Message: "reindex failed: " + err.Error()}
 		}
+		if !ready {
+			return notReady(eng.Root(), run), nil
+		}
+		rep := run.rep
 		return jsonResult(map[string]any{"status": "success", "files_indexed": rep.Indexed, "files": rep.Files,
 			"chunks_created": rep.NewChunks, "chunks_embedded": rep.Embedded, "time_seconds": rep.Duration.Seconds()}), nil
 	case "regex_search", "semantic_search", "lexical_search", "hybrid_search":
@@ -186,6 +198,29 @@ func jsonResult(v map[string]any) *Result {
 	return &Result{Text: string(b), JSON: v}
 }
 
+// rootInEngine is root as the engine rooted at engRoot names it: engRoot
+// itself, or a folder below it when the engine is a parent's.
+func rootInEngine(engRoot, root string) string {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	rel, err := filepath.Rel(real(engRoot), real(root))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return engRoot
+	}
+	return filepath.Join(engRoot, rel)
+}
+
+func (s *Service) roots() []string {
+	if s.RootsFunc != nil {
+		return s.RootsFunc()
+	}
+	return s.Roots
+}
+
 // engine confines path to the roots and returns its workspace's engine.
 func (s *Service) engine(path string) (*search.Engine, string, error) {
 	if path == "" {
@@ -204,10 +239,7 @@ func (s *Service) engine(path string) (*search.Engine, string, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, "", invalid("invalid path: %s: does not exist or is not readable", path)
 	}
-	roots := s.Roots
-	if s.RootsFunc != nil {
-		roots = s.RootsFunc()
-	}
+	roots := s.roots()
 	var refusal *confine.Error
 	for _, root := range roots {
 		real, err := confine.Check([]string{root}, abs, confine.Read)
@@ -222,9 +254,10 @@ func (s *Service) engine(path string) (*search.Engine, string, error) {
 		if err != nil {
 			return nil, "", &Error{Code: CodeInternal, Message: "failed to load index: " + err.Error()}
 		}
-		// Report paths under the root as the engine knows it.
+		// Report paths under the root as the engine knows it; the engine's
+		// root may be a folder around the root whose index it shares.
 		rel, _ := filepath.Rel(root, real)
-		return eng, filepath.Join(eng.Root(), rel), nil
+		return eng, filepath.Join(rootInEngine(eng.Root(), root), rel), nil
 	}
 	if refusal != nil && refusal.Reason != confine.OutsideWorkspace {
 		return nil, "", invalid("invalid path: %v", refusal)
@@ -291,10 +324,26 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 		return nil, err
 	}
 	scope := search.Scope{Paths: []string{scopePath}, Include: a.Include, Exclude: a.Exclude, Filter: a.filter()}
-	rep, err := eng.Refresh(ctx, false, progress)
+	wait := s.IndexWait
+	if mode == "regex" && wait > 0 {
+		wait = min(wait, regexIndexWait)
+	}
+	run, ready, err := s.awaitIndex(ctx, eng, false, wait, progress)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &Error{Code: CodeInternal, Message: "failed to update the index: " + err.Error()}
 	}
+	var rep search.IndexReport
+	switch {
+	case ready:
+		rep = run.rep
+	case mode != "regex":
+		return notReady(eng.Root(), run), nil
+	}
+	// Not ready, regex: the engine scans the files its index does not
+	// hold yet directly, so the answer is complete, only slower.
 	start := time.Now()
 	matches, skipped, err := find(ctx, eng, mode, text, a, scope)
 	if err != nil {
@@ -310,6 +359,9 @@ func (s *Service) search(ctx context.Context, tool string, raw json.RawMessage, 
 			"indexing": map[string]any{"triggered": rep.Indexed+rep.Removed > 0, "files_indexed": rep.Indexed,
 				"orphaned_files_removed": rep.Removed, "duration_ms": rep.Duration.Milliseconds()},
 		},
+	}
+	if !ready { // beside ck's fields only when kast answered without its index
+		summary["metadata"].(map[string]any)["indexing"].(map[string]any)["in_progress"] = true
 	}
 	sess := s.newSession(params, matches, pageSize, summary)
 	return s.page(sess, 0, pageSize, elapsed, rep.Duration.Round(time.Millisecond).String()), nil

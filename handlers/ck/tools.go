@@ -39,7 +39,7 @@ func rankedProps(extra map[string]any) map[string]any {
 		"snippet_length":       prop("integer", "Maximum characters per snippet (default 500, at most 2000)"),
 		"respect_gitignore":    prop("boolean", "Honour .gitignore files (default true); false adds the files they exclude to the scope (regex only searches files not indexed)"),
 		"use_default_excludes": prop("boolean", "Skip ck's default directories (.git, node_modules, target, build, venv, ...) (default true)"),
-		"rerank":               prop("boolean", "Rerank the best candidates by how much of the query each holds (default false)"),
+		"rerank":               prop("boolean", "Rerank semantic and lexical results by how much of the query each holds (default false); hybrid results are always reranked by the arms' scores, the symbol's name and kind"),
 		"rerank_model":         prop("string", "Reranker name; kast has one, kast-term-coverage, whatever is asked"),
 		"case_insensitive":     prop("boolean", "Accepted as ck has it; ranked search is case-insensitive already"),
 		"whole_word":           prop("boolean", "Accepted as ck has it; ranked search matches whole terms already"),
