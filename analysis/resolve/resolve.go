@@ -81,6 +81,7 @@ type Resolver struct {
 	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
 	pyModules    map[string][]string // see pythonModules
+	importers    map[string][]string // see importerDirs
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -122,6 +123,7 @@ func New(ws Workspace) *Resolver {
 		written:      map[chainKey][]string{},
 		supers:       map[superKey][]TypeEdge{},
 		superSets:    map[string]superSet{},
+		importers:    map[string][]string{},
 	}
 }
 

@@ -4,6 +4,7 @@
 package resolve
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -136,6 +137,28 @@ func (m *Memory) DefsNamed(name string) []DefEntry { return m.defs[name] }
 func EntryOf(f *analysis.FileFacts, i int32) DefEntry {
 	d := f.Defs[i]
 	return DefEntry{DefID: DefID{f.Path, i}, Lang: f.Lang, Kind: d.Kind, NameSpan: d.NameSpan, Nested: d.Container != analysis.None}
+}
+
+// GoImporters implements GoImports.
+func (m *Memory) GoImporters(name string) []string {
+	var out []string
+	for _, id := range m.refs[name] {
+		if m.files[id.Path].Refs[id.Index].Role&analysis.RoleImport != 0 && !slices.Contains(out, id.Path) {
+			out = append(out, id.Path)
+		}
+	}
+	return out
+}
+
+// GoPackagesIn implements GoImports.
+func (m *Memory) GoPackagesIn(dir string) []string {
+	var out []string
+	for _, p := range m.paths {
+		if f := m.files[p]; f.Lang == "go" && filepath.Dir(p) == dir && !slices.Contains(out, f.Package) {
+			out = append(out, f.Package)
+		}
+	}
+	return out
 }
 
 // RefsNamed implements Workspace.

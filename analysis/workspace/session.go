@@ -406,6 +406,45 @@ func (s *Snapshot) filesInPackage(lang, pkg string) []string {
 	return out
 }
 
+// GoImporters implements resolve.GoImports.
+func (s *Snapshot) GoImporters(name string) []string {
+	var out []string
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue // references stay workspace-scoped
+		}
+		for _, p := range w.view.goImporters(name) {
+			if s.fromIndex(w, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		f := s.open[p].facts
+		for _, i := range s.open[p].refs[name] {
+			if f.Refs[i].Role&analysis.RoleImport != 0 {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// GoPackagesIn implements resolve.GoImports.
+func (s *Snapshot) GoPackagesIn(dir string) []string {
+	var out []string
+	for _, w := range s.roots {
+		out = append(out, w.view.GoPackagesIn(dir)...)
+	}
+	for _, p := range s.openPaths {
+		if f := s.open[p].facts; f.Lang == "go" && filepath.Dir(p) == dir {
+			out = append(out, f.Package)
+		}
+	}
+	return out
+}
+
 // DefsNamed implements resolve.Workspace.
 func (s *Snapshot) DefsNamed(name string) []resolve.DefEntry {
 	var out []resolve.DefEntry

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/list"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,7 @@ type view struct {
 	bytes   int64
 	paths   []string
 	pkgs    map[[2]string][]string
+	goDirs  map[string][]string       // folder → the Go packages its files declare
 	indexed map[string]indexedVersion // by path, complete files only
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
@@ -258,6 +260,14 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
+// GoPackagesIn lists the Go packages the indexed files of dir declare.
+func (v *view) GoPackagesIn(dir string) []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.goDirs[dir]
+}
+
 // indexedVersion is what the file table says of a file's indexed content.
 type indexedVersion struct {
 	hash  string
@@ -287,11 +297,15 @@ func (v *view) loadFilesLocked() {
 	}
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
+	v.goDirs = map[string][]string{}
 	v.indexed = make(map[string]indexedVersion, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
+		if dir := filepath.Dir(f.Path); f.Lang == "go" && !slices.Contains(v.goDirs[dir], f.Package) {
+			v.goDirs[dir] = append(v.goDirs[dir], f.Package)
+		}
 		if !f.Incomplete {
 			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
@@ -331,6 +345,21 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	out := make([]resolve.RefID, len(hits))
 	for i, h := range hits {
 		out[i] = resolve.RefID{Path: h.Path, Index: int32(h.Index)}
+	}
+	return out
+}
+
+// goImporters lists the files with an import reference named name.
+func (v *view) goImporters(name string) []string {
+	hits, err := v.ix.RefsNamed(name)
+	if err != nil {
+		v.log.Warn("reference lookup failed", "name", name, "err", err)
+	}
+	var out []string
+	for _, h := range hits {
+		if h.Role&analysis.RoleImport != 0 && (len(out) == 0 || out[len(out)-1] != h.Path) {
+			out = append(out, h.Path)
+		}
 	}
 	return out
 }
