@@ -115,9 +115,6 @@ func (w *walker) importSpec(n syntax.Node) {
 	switch name := n.Field("name"); name.Type() {
 	case "dot":
 		imp.Wildcard, imp.Name = true, ""
-		// Named like any other import, so that the files importing a
-		// package are found by name (resolve.Resolver.CertainReferences).
-		w.b.RefNamed(path.Base(importPath), p.Span(), analysis.RoleImport, strings.TrimRight(strings.TrimSuffix(importPath, path.Base(importPath)), "/"))
 	case "package_identifier", "blank_identifier":
 		imp.Alias = name.Text()
 	}

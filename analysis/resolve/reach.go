@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,25 +16,30 @@ import (
 // Before the reference pass has stored a definition's uses, finding its
 // references resolves every reference with its name: for a common Go name
 // (Type, Pos, Name) thousands, in files that cannot see the definition at
-// all. A Go file surely names a declaration of package P only when its own
-// package is P or depends on P through imports: every step of resolution
-// (an import, a variable's type, a call's result, an embedded field) goes
-// through a declaration its package imports. An import is a reference
-// named by the last segment of its path, so the files importing a folder
-// are found through the name tables, without decoding a file. The
-// folders that can reach P are found backwards from P, generously (any
-// import named like the folder counts as one of it), so that pruning drops
-// no certain reference of code that compiles; guesses (uncertain
-// references) may be dropped, which is why only CertainReferences prunes.
+// all. A Go file of code that compiles names a declaration of package P
+// only when its own package is P or depends on P through imports: every
+// step of resolution (an import, a variable's type, a call's result, an
+// embedded field) goes through a declaration its package imports. The file
+// table holds each Go file's import paths, so the folders that can reach P
+// are found backwards from P without decoding a file, generously (an
+// import path counts when the folder ends with it, or with its end below a
+// module root). The resolver's guesses for code that does not compile
+// (uncertain references) may be dropped, which is why only
+// CertainReferences prunes.
 
-// GoImports is implemented by a workspace that knows, without decoding
-// files, the packages a folder's Go files declare and which files import
-// a package of a given name.
+// GoImport is one import of a Go file.
+type GoImport struct {
+	File, Path string
+}
+
+// GoImports is implemented by a workspace that knows its Go files'
+// imports without decoding the files.
 type GoImports interface {
-	GoPackagesIn(dir string) []string
-	// GoImporters lists the files with an import whose reference is
-	// named name: the last segment of the import's path.
-	GoImporters(name string) []string
+	// GoImportsNamed lists the imports whose paths end in the segment
+	// name.
+	GoImportsNamed(name string) []GoImport
+	// GoDirsNamed lists the folders named name that hold Go files.
+	GoDirsNamed(name string) []string
 }
 
 // maxReachDirs bounds the folders one search expands: past it, most of the
@@ -55,25 +61,28 @@ func (r *Resolver) goReachers(def DefID, f *analysis.FileFacts, candidates map[s
 		// in the same folder).
 		return reach
 	}
+	// Declarations of test files are seen by no other package: a folder
+	// whose tests alone import a reached one is reached, its importers not.
 	left := len(candidates)
 	if candidates[home] {
 		left--
 	}
+	expand := map[string]bool{home: true}
 	queue := []string{home}
 	for i := 0; i < len(queue); i++ {
 		if left == 0 || i >= maxReachDirs {
 			return nil
 		}
-		for _, name := range r.importNames(dp, queue[i]) {
-			for _, dir := range r.importerDirs(dp, name) {
-				if reach[dir] {
-					continue
-				}
-				reach[dir] = true
-				queue = append(queue, dir)
-				if candidates[dir] {
+		for _, imp := range r.importerDirs(dp, queue[i]) {
+			if !reach[imp.dir] {
+				reach[imp.dir] = true
+				if candidates[imp.dir] {
 					left--
 				}
+			}
+			if !imp.tests && !expand[imp.dir] {
+				expand[imp.dir] = true
+				queue = append(queue, imp.dir)
 			}
 		}
 	}
@@ -89,37 +98,84 @@ func exported(name string) bool {
 	return unicode.IsUpper(c)
 }
 
-// importNames lists the names a file importing the package in dir may
-// refer to it by: the folder's name (an import's reference is named by the
-// last segment of its path), the packages it declares (found by package
-// name when an import's path is not a folder), and for a module's root the
-// last segment of the module's path.
-func (r *Resolver) importNames(dp GoImports, dir string) []string {
+// importer is a folder holding files that import a package.
+type importer struct {
+	dir   string
+	tests bool // only test files import it
+}
+
+// importerDirs lists the folders of the files importing the package in
+// dir, once per resolver.
+func (r *Resolver) importerDirs(dp GoImports, dir string) []importer {
+	return memo(&r.mu, r.importers, dir, func(dir string) []importer {
+		at := map[string]int{}
+		var out []importer
+		for _, name := range r.importNames(dir) {
+			for _, imp := range dp.GoImportsNamed(name) {
+				if !r.mayImport(dp, imp.Path, dir) {
+					continue
+				}
+				d, test := filepath.Dir(imp.File), strings.HasSuffix(imp.File, "_test.go")
+				if i, ok := at[d]; ok {
+					out[i].tests = out[i].tests && test
+					continue
+				}
+				at[d] = len(out)
+				out = append(out, importer{d, test})
+			}
+		}
+		return out
+	})
+}
+
+// importNames lists the last segments of the import paths that may name
+// the package in dir: the folder's name, and for a module's root the last
+// segment of the module's path.
+func (r *Resolver) importNames(dir string) []string {
 	base := filepath.Base(dir)
 	names := []string{base}
 	if at := strings.IndexByte(base, '@'); at > 0 {
 		names = append(names, base[:at]) // a module cache folder: path@version
 	}
-	names = append(names, dp.GoPackagesIn(dir)...)
-	if mod := goModulePath(filepath.Join(dir, "go.mod")); mod != "" {
+	if mod := r.modulePath(dir); mod != "" && path.Base(mod) != base {
 		names = append(names, path.Base(mod))
 	}
 	return names
 }
 
-// importerDirs lists the folders of the files importing a package by the
-// name, once per resolver.
-func (r *Resolver) importerDirs(dp GoImports, name string) []string {
-	return memo(&r.mu, r.importers, name, func(name string) []string {
-		seen := map[string]bool{}
-		var out []string
-		for _, p := range dp.GoImporters(name) {
-			if d := filepath.Dir(p); !seen[d] {
-				seen[d] = true
-				out = append(out, d)
-			}
+// mayImport reports whether an import path may name the package in dir:
+// the folder the workspace maps it to, or else the one the resolver picks
+// by name (goImported): of the folders ending like the path, the one with
+// the most segments in common, then the one nearest the root.
+func (r *Resolver) mayImport(dp GoImports, importPath, dir string) bool {
+	if gp, ok := r.ws.(GoPackages); ok {
+		if dirs, ok := gp.GoPackageDirs(importPath); ok && slices.Contains(dirs, dir) {
+			return true
 		}
-		return out
+	}
+	return slices.Contains(memo(&r.mu, r.importDirs, importPath, func(importPath string) []string {
+		segs := strings.Split(importPath, "/")
+		var best []string
+		bestScore, bestRest := 0, 0
+		for _, d := range dp.GoDirsNamed(segs[len(segs)-1]) {
+			score, rest := matchDirSegments(segs, filepath.ToSlash(d))
+			if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
+				continue
+			}
+			if score > bestScore || rest < bestRest {
+				best, bestScore, bestRest = best[:0], score, rest
+			}
+			best = append(best, d)
+		}
+		return best
+	}), dir)
+}
+
+// modulePath is the module path of a go.mod in dir, "" when there is none,
+// read once per resolver.
+func (r *Resolver) modulePath(dir string) string {
+	return memo(&r.mu, r.goMods, dir, func(dir string) string {
+		return goModulePath(filepath.Join(dir, "go.mod"))
 	})
 }
 

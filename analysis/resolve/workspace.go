@@ -4,7 +4,7 @@
 package resolve
 
 import (
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 
@@ -139,23 +139,27 @@ func EntryOf(f *analysis.FileFacts, i int32) DefEntry {
 	return DefEntry{DefID: DefID{f.Path, i}, Lang: f.Lang, Kind: d.Kind, NameSpan: d.NameSpan, Nested: d.Container != analysis.None}
 }
 
-// GoImporters implements GoImports.
-func (m *Memory) GoImporters(name string) []string {
+// GoDirsNamed implements GoImports.
+func (m *Memory) GoDirsNamed(name string) []string {
 	var out []string
-	for _, id := range m.refs[name] {
-		if m.files[id.Path].Refs[id.Index].Role&analysis.RoleImport != 0 && !slices.Contains(out, id.Path) {
-			out = append(out, id.Path)
+	for _, p := range m.paths {
+		if d := path.Dir(p); m.files[p].Lang == "go" && path.Base(d) == name && !slices.Contains(out, d) {
+			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// GoPackagesIn implements GoImports.
-func (m *Memory) GoPackagesIn(dir string) []string {
-	var out []string
+// GoImportsNamed implements GoImports.
+func (m *Memory) GoImportsNamed(name string) []GoImport {
+	var out []GoImport
 	for _, p := range m.paths {
-		if f := m.files[p]; f.Lang == "go" && filepath.Dir(p) == dir && !slices.Contains(out, f.Package) {
-			out = append(out, f.Package)
+		if f := m.files[p]; f.Lang == "go" {
+			for _, imp := range f.Imports {
+				if path.Base(imp.Path) == name {
+					out = append(out, GoImport{p, imp.Path})
+				}
+			}
 		}
 	}
 	return out

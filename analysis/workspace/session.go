@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -406,40 +407,41 @@ func (s *Snapshot) filesInPackage(lang, pkg string) []string {
 	return out
 }
 
-// GoImporters implements resolve.GoImports.
-func (s *Snapshot) GoImporters(name string) []string {
+// GoDirsNamed implements resolve.GoImports.
+func (s *Snapshot) GoDirsNamed(name string) []string {
 	var out []string
+	for _, w := range s.roots {
+		out = append(out, w.view.goDirsNamed(name)...)
+	}
+	for _, p := range s.openPaths {
+		if d := filepath.Dir(p); s.open[p].facts.Lang == "go" && filepath.Base(d) == name {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// GoImportsNamed implements resolve.GoImports.
+func (s *Snapshot) GoImportsNamed(name string) []resolve.GoImport {
+	var out []resolve.GoImport
 	for _, w := range s.roots {
 		if w.Lib != nil {
 			continue // references stay workspace-scoped
 		}
-		for _, p := range w.view.goImporters(name) {
-			if s.fromIndex(w, p) {
-				out = append(out, p)
+		for _, imp := range w.view.goImportsNamed(name) {
+			if s.fromIndex(w, imp.File) {
+				out = append(out, imp)
 			}
 		}
 	}
 	for _, p := range s.openPaths {
-		f := s.open[p].facts
-		for _, i := range s.open[p].refs[name] {
-			if f.Refs[i].Role&analysis.RoleImport != 0 {
-				out = append(out, p)
-				break
+		if f := s.open[p].facts; f.Lang == "go" {
+			for _, imp := range f.Imports {
+				if path.Base(imp.Path) == name {
+					out = append(out, resolve.GoImport{File: p, Path: imp.Path})
+				}
 			}
-		}
-	}
-	return out
-}
-
-// GoPackagesIn implements resolve.GoImports.
-func (s *Snapshot) GoPackagesIn(dir string) []string {
-	var out []string
-	for _, w := range s.roots {
-		out = append(out, w.view.GoPackagesIn(dir)...)
-	}
-	for _, p := range s.openPaths {
-		if f := s.open[p].facts; f.Lang == "go" && filepath.Dir(p) == dir {
-			out = append(out, f.Package)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/list"
 	"log/slog"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -49,14 +50,15 @@ type view struct {
 	// pauses while queries run (see waitForQueries).
 	queried atomic.Int64
 
-	mu      sync.Mutex
-	facts   map[string]*list.Element // of *cachedFacts
-	lru     list.List                // most recently used first
-	bytes   int64
-	paths   []string
-	pkgs    map[[2]string][]string
-	goDirs  map[string][]string       // folder → the Go packages its files declare
-	indexed map[string]indexedVersion // by path, complete files only
+	mu        sync.Mutex
+	facts     map[string]*list.Element // of *cachedFacts
+	lru       list.List                // most recently used first
+	bytes     int64
+	paths     []string
+	pkgs      map[[2]string][]string
+	goImports map[string][]resolve.GoImport // by the last segment of the path
+	goDirs    map[string][]string           // folders holding Go files, by name
+	indexed   map[string]indexedVersion     // by path, complete files only
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
@@ -260,12 +262,20 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
-// GoPackagesIn lists the Go packages the indexed files of dir declare.
-func (v *view) GoPackagesIn(dir string) []string {
+// goDirsNamed lists the indexed folders named name holding Go files.
+func (v *view) goDirsNamed(name string) []string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.loadFilesLocked()
-	return v.goDirs[dir]
+	return slices.Compact(slices.Sorted(slices.Values(v.goDirs[name])))
+}
+
+// goImportsNamed lists the indexed Go imports whose paths end in name.
+func (v *view) goImportsNamed(name string) []resolve.GoImport {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.goImports[name]
 }
 
 // indexedVersion is what the file table says of a file's indexed content.
@@ -297,14 +307,22 @@ func (v *view) loadFilesLocked() {
 	}
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
+	v.goImports = map[string][]resolve.GoImport{}
 	v.goDirs = map[string][]string{}
 	v.indexed = make(map[string]indexedVersion, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
-		if dir := filepath.Dir(f.Path); f.Lang == "go" && !slices.Contains(v.goDirs[dir], f.Package) {
-			v.goDirs[dir] = append(v.goDirs[dir], f.Package)
+		if dir := filepath.Dir(f.Path); f.Lang == "go" {
+			name := filepath.Base(dir)
+			if ds := v.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
+				v.goDirs[name] = append(ds, dir)
+			}
+		}
+		for _, p := range f.Imports {
+			name := path.Base(p)
+			v.goImports[name] = append(v.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
 			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
@@ -345,21 +363,6 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	out := make([]resolve.RefID, len(hits))
 	for i, h := range hits {
 		out[i] = resolve.RefID{Path: h.Path, Index: int32(h.Index)}
-	}
-	return out
-}
-
-// goImporters lists the files with an import reference named name.
-func (v *view) goImporters(name string) []string {
-	hits, err := v.ix.RefsNamed(name)
-	if err != nil {
-		v.log.Warn("reference lookup failed", "name", name, "err", err)
-	}
-	var out []string
-	for _, h := range hits {
-		if h.Role&analysis.RoleImport != 0 && (len(out) == 0 || out[len(out)-1] != h.Path) {
-			out = append(out, h.Path)
-		}
 	}
 	return out
 }
