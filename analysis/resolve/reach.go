@@ -55,8 +55,17 @@ func (r *Resolver) goReachers(def DefID, f *analysis.FileFacts, candidates map[s
 		return nil
 	}
 	home := filepath.Dir(def.Path)
+	if f.Package == "builtin" && filepath.Base(home) == "builtin" {
+		return nil // the universe scope: seen from everywhere
+	}
 	reach := map[string]bool{home: true}
-	if name := f.Defs[def.Index].Name; !exported(name) {
+	// An import whose path ends in the name is resolved as a use of a
+	// declaration so named in the package above the path, if any.
+	name := f.Defs[def.Index].Name
+	for _, imp := range dp.GoImportsNamed(name) {
+		reach[filepath.Dir(imp.File)] = true
+	}
+	if !exported(name) {
 		// Unexported: only its own package names it (its test package is
 		// in the same folder).
 		return reach
@@ -64,8 +73,10 @@ func (r *Resolver) goReachers(def DefID, f *analysis.FileFacts, candidates map[s
 	// Declarations of test files are seen by no other package: a folder
 	// whose tests alone import a reached one is reached, its importers not.
 	left := len(candidates)
-	if candidates[home] {
-		left--
+	for d := range reach {
+		if candidates[d] {
+			left--
+		}
 	}
 	expand := map[string]bool{home: true}
 	queue := []string{home}
