@@ -55,7 +55,8 @@ type FileState struct {
 	Lines   int
 	Defs    int
 	Refs    int
-	ASCII   bool // FileFacts.ASCII
+	ASCII   bool     // FileFacts.ASCII
+	Imports []string // a Go file's import paths
 	// Incomplete marks a file whose last write was interrupted (the process
 	// died mid-batch): its rows may be partial and it must be reindexed.
 	Incomplete bool
@@ -68,6 +69,9 @@ type fileRow struct {
 	hash              contentHash
 	lines, defs, refs int
 	incomplete, ascii bool
+	// imports are a Go file's import paths: queries find which files
+	// import a package from the file table, without decoding facts.
+	imports []string
 }
 
 func (r fileRow) encode() []byte {
@@ -83,6 +87,10 @@ func (r fileRow) encode() []byte {
 	e.varint(int64(r.refs))
 	e.bool(r.incomplete)
 	e.bool(r.ascii)
+	e.uvarint(uint64(len(r.imports)))
+	for _, p := range r.imports {
+		e.str(p)
+	}
 	return e.buf
 }
 
@@ -91,16 +99,34 @@ func decodeFileRow(v []byte) (fileRow, error) {
 	r := fileRow{path: d.str(), lang: d.str(), pkg: d.str(), size: d.varint(), mtime: d.varint()}
 	copy(r.hash[:], d.bytes(hashLen))
 	r.lines, r.defs, r.refs, r.incomplete, r.ascii = d.int(), d.int(), d.int(), d.bool(), d.bool()
+	if n := d.count(); n > 0 {
+		r.imports = make([]string, n)
+		for i := range r.imports {
+			r.imports[i] = d.str()
+		}
+	}
 	return r, d.err
 }
 
 func (r fileRow) state() FileState {
 	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
-		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete}
+		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports}
 	if r.mtime != 0 {
 		s.ModTime = time.Unix(0, r.mtime)
 	}
 	return s
+}
+
+// goImports lists the import paths of a Go file, nil for other languages.
+func goImports(f *analysis.FileFacts) []string {
+	if f.Lang != "go" {
+		return nil
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		out = append(out, imp.Path)
+	}
+	return out
 }
 
 // blobID names one stored extraction result.
@@ -243,7 +269,7 @@ func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *a
 		}
 	}
 	final := fileRow{path: path, lang: facts.Lang, pkg: facts.Package, size: int64(facts.Size), mtime: mtime.UnixNano(),
-		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs), ascii: facts.ASCII}
+		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs), ascii: facts.ASCII, imports: goImports(facts)}
 	if deferred {
 		b.completed = append(b.completed, completedFile{cur.id, final.encode()})
 		return nil

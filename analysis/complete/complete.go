@@ -97,26 +97,35 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	// Scope distance, then how the label matches (a prefix before a
 	// scattered match), then kind, then name.
+	// The keys are worked out once per item, not at every comparison: a
+	// package's completions are thousands of items.
 	lower := strings.ToLower(prefix)
-	slices.SortFunc(c.items, func(a, b Item) int {
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), boolOrder(a.Label, b.Label, lower),
-			cmp.Compare(kindOrder(a), kindOrder(b)), cmp.Compare(a.Label, b.Label))
+	type keyed struct {
+		it       Item
+		unprefix int // 0 when the label starts with the prefix, ignoring case
+		kind     int
+	}
+	ks := make([]keyed, len(c.items))
+	for i, it := range c.items {
+		ks[i] = keyed{it, btoi(!strings.HasPrefix(strings.ToLower(it.Label), lower)), kindOrder(it)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(a.unprefix, b.unprefix),
+			cmp.Compare(a.kind, b.kind), cmp.Compare(a.it.Label, b.it.Label))
 	})
+	for i := range ks {
+		c.items[i] = ks[i].it
+	}
 	res.Items = c.items[:min(len(c.items), maxItems)]
 	res.Incomplete = c.cut || len(c.items) > maxItems
 	return res
 }
 
-// boolOrder puts a label the prefix starts before one it only fuzzily matches.
-func boolOrder(a, b, lowerPrefix string) int {
-	pa, pb := strings.HasPrefix(strings.ToLower(a), lowerPrefix), strings.HasPrefix(strings.ToLower(b), lowerPrefix)
-	switch {
-	case pa == pb:
-		return 0
-	case pa:
-		return -1
+func btoi(b bool) int {
+	if b {
+		return 1
 	}
-	return 1
+	return 0
 }
 
 // kindOrder ranks items of one scope distance: a keyword that starts the

@@ -203,10 +203,8 @@ func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
 	if includeDecl {
 		out = append(out, Loc{Path: sym.Def.Path, Span: sym.NameSpan})
 	}
-	for _, r := range references(s, sym.Def) {
-		if !r.Uncertain {
-			out = append(out, Loc{Path: r.Ref.Path, Span: r.Span, Ambiguous: r.Ambiguous})
-		}
+	for _, r := range certainReferences(s, sym.Def) {
+		out = append(out, Loc{Path: r.Ref.Path, Span: r.Span, Ambiguous: r.Ambiguous})
 	}
 	sortLocs(out[min(len(out), btoi(includeDecl)):])
 	return out
@@ -217,6 +215,20 @@ func References(s Snapshot, path string, offset int, includeDecl bool) []Loc {
 // not to be modified.
 type referencer interface {
 	References(def resolve.DefID) []resolve.Reference
+}
+
+// certainReferencer is a snapshot that finds the references without the
+// guesses faster than by listing them all.
+type certainReferencer interface {
+	CertainReferences(def resolve.DefID) []resolve.Reference
+}
+
+// certainReferences lists the references that surely resolve to def.
+func certainReferences(s Snapshot, def resolve.DefID) []resolve.Reference {
+	if r, ok := s.(certainReferencer); ok {
+		return r.CertainReferences(def)
+	}
+	return s.Resolver().CertainReferences(def)
 }
 
 // ReferencesOf lists the references, certain or not, that resolve to def,

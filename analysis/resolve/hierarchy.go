@@ -1,7 +1,11 @@
 package resolve
 
 import (
+	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -22,39 +26,104 @@ type Reference struct {
 // References finds the references that resolve to def: those where def is
 // the best candidate. Guesses come back flagged Uncertain.
 func (r *Resolver) References(def DefID) []Reference {
+	return r.references(def, false)
+}
+
+// CertainReferences is References without the guesses, found faster: the
+// files that cannot surely name def (see goReachers) are not resolved.
+func (r *Resolver) CertainReferences(def DefID) []Reference {
+	return r.references(def, true)
+}
+
+func (r *Resolver) references(def DefID, certain bool) []Reference {
+	return r.ReferencesAmong(def, r.ReferenceCandidates(def, certain), certain)
+}
+
+// ReferencesAmong lists the references among ids that resolve to def,
+// without the guesses if certain, resolving them on every core.
+func (r *Resolver) ReferencesAmong(def DefID, ids []RefID, certain bool) []Reference {
+	found := make([]Reference, len(ids))
+	ok := make([]bool, len(ids))
+	parallel(len(ids), func(i int) {
+		found[i], ok[i] = r.ResolvesTo(ids[i], def)
+	})
+	var out []Reference
+	for i := range ids {
+		if ok[i] && (!certain || !found[i].Uncertain) {
+			out = append(out, found[i])
+		}
+	}
+	return out
+}
+
+// ReferenceCandidates lists the references that may resolve to def: those
+// named like it (in its own file only for a parameter or local). With
+// certain, only those that may surely resolve to it.
+func (r *Resolver) ReferenceCandidates(def DefID, certain bool) []RefID {
 	f := r.file(def.Path)
 	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) {
 		return nil
 	}
 	name := f.Defs[def.Index].Name
-	candidates := func(yield func(RefID) bool) {
-		if DeclaredInBody(f, def.Index) {
-			// A parameter, local or local function is visible only in its
-			// own file: skip the workspace-wide list of the name, which for
-			// names like err or i holds tens of thousands of references.
-			for i, ref := range f.Refs {
-				if ref.Name == name && !yield(RefID{def.Path, int32(i)}) {
-					return
-				}
-			}
-			return
-		}
-		for _, n := range r.UseNames(def) {
-			for _, id := range r.ws.RefsNamed(n) {
-				if !yield(id) {
-					return
-				}
+	var out []RefID
+	if DeclaredInBody(f, def.Index) {
+		// A parameter, local or local function is visible only in its
+		// own file: skip the workspace-wide list of the name, which for
+		// names like err or i holds tens of thousands of references.
+		for i, ref := range f.Refs {
+			if ref.Name == name {
+				out = append(out, RefID{def.Path, int32(i)})
 			}
 		}
+		return out
 	}
-	var out []Reference
-	for id := range candidates {
-		if ref, ok := r.ResolvesTo(id, def); ok {
-			out = append(out, ref)
+	for _, n := range r.UseNames(def) {
+		out = append(out, r.ws.RefsNamed(n)...)
+	}
+	if !certain {
+		return out
+	}
+	dirs := map[string]bool{}
+	for _, id := range out {
+		dirs[filepath.Dir(id.Path)] = true
+	}
+	reach := r.goReachers(def, f, dirs)
+	if reach == nil {
+		return out
+	}
+	kept := out[:0:0]
+	for _, id := range out {
+		if reach[filepath.Dir(id.Path)] {
+			kept = append(kept, id)
 		}
 	}
-	return out
+	return kept
 }
+
+// parallel calls fn(i) for i in [0, n) on every core; fn must be safe for
+// concurrent use.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/minPerWorker)
+	if workers < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// minPerWorker is the least work that pays for a goroutine.
+const minPerWorker = 32
 
 // DeclaredInBody reports whether def i is declared inside a function, method
 // or lambda body (a parameter, a local, a local function or class): its

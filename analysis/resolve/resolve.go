@@ -80,7 +80,10 @@ type Resolver struct {
 	written      map[chainKey][]string
 	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
-	pyModules    map[string][]string // see pythonModules
+	pyModules    map[string][]string   // see pythonModules
+	importers    map[string][]importer // see importerDirs
+	goMods       map[string]string     // see modulePath
+	importDirs   map[string][]string   // see mayImport
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -122,6 +125,9 @@ func New(ws Workspace) *Resolver {
 		written:      map[chainKey][]string{},
 		supers:       map[superKey][]TypeEdge{},
 		superSets:    map[string]superSet{},
+		importers:    map[string][]importer{},
+		goMods:       map[string]string{},
+		importDirs:   map[string][]string{},
 	}
 }
 

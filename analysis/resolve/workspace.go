@@ -4,6 +4,7 @@
 package resolve
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -136,6 +137,32 @@ func (m *Memory) DefsNamed(name string) []DefEntry { return m.defs[name] }
 func EntryOf(f *analysis.FileFacts, i int32) DefEntry {
 	d := f.Defs[i]
 	return DefEntry{DefID: DefID{f.Path, i}, Lang: f.Lang, Kind: d.Kind, NameSpan: d.NameSpan, Nested: d.Container != analysis.None}
+}
+
+// GoDirsNamed implements GoImports.
+func (m *Memory) GoDirsNamed(name string) []string {
+	var out []string
+	for _, p := range m.paths {
+		if d := path.Dir(p); m.files[p].Lang == "go" && path.Base(d) == name && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// GoImportsNamed implements GoImports.
+func (m *Memory) GoImportsNamed(name string) []GoImport {
+	var out []GoImport
+	for _, p := range m.paths {
+		if f := m.files[p]; f.Lang == "go" {
+			for _, imp := range f.Imports {
+				if path.Base(imp.Path) == name {
+					out = append(out, GoImport{p, imp.Path})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // RefsNamed implements Workspace.

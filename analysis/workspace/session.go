@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -401,6 +402,46 @@ func (s *Snapshot) filesInPackage(lang, pkg string) []string {
 	for _, p := range s.openPaths {
 		if f := s.open[p].facts; f.Lang == lang && f.Package == pkg {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// GoDirsNamed implements resolve.GoImports.
+func (s *Snapshot) GoDirsNamed(name string) []string {
+	var out []string
+	for _, w := range s.roots {
+		out = append(out, w.view.goDirsNamed(name)...)
+	}
+	for _, p := range s.openPaths {
+		if d := filepath.Dir(p); s.open[p].facts.Lang == "go" && filepath.Base(d) == name {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// GoImportsNamed implements resolve.GoImports.
+func (s *Snapshot) GoImportsNamed(name string) []resolve.GoImport {
+	var out []resolve.GoImport
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue // references stay workspace-scoped
+		}
+		for _, imp := range w.view.goImportsNamed(name) {
+			if s.fromIndex(w, imp.File) {
+				out = append(out, imp)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		if f := s.open[p].facts; f.Lang == "go" {
+			for _, imp := range f.Imports {
+				if path.Base(imp.Path) == name {
+					out = append(out, resolve.GoImport{File: p, Path: imp.Path})
+				}
+			}
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 
@@ -42,8 +41,15 @@ type shared struct {
 
 	mu    sync.Mutex
 	base  *Snapshot
-	refs  map[resolve.DefID][]resolve.Reference
+	refs  map[refsKey][]resolve.Reference
 	nrefs int // total length of refs' lists
+}
+
+// refsKey names a remembered list: a definition's references, or its
+// certain ones only.
+type refsKey struct {
+	def     resolve.DefID
+	certain bool
 }
 
 // sharedFor returns the shared state for the roots at their current
@@ -59,7 +65,7 @@ func (s *Session) sharedFor(roots []*Workspace) *shared {
 		sh.trim()
 		return sh
 	}
-	sh := &shared{roots: roots, gens: gens, base: newSnapshot(roots), refs: map[resolve.DefID][]resolve.Reference{}}
+	sh := &shared{roots: roots, gens: gens, base: newSnapshot(roots), refs: map[refsKey][]resolve.Reference{}}
 	s.shared = sh
 	return sh
 }
@@ -80,14 +86,14 @@ func (sh *shared) trim() {
 	}
 }
 
-func (sh *shared) references(def resolve.DefID) ([]resolve.Reference, bool) {
+func (sh *shared) references(key refsKey) ([]resolve.Reference, bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	refs, ok := sh.refs[def]
+	refs, ok := sh.refs[key]
 	return refs, ok
 }
 
-func (sh *shared) remember(def resolve.DefID, refs []resolve.Reference) {
+func (sh *shared) remember(key refsKey, refs []resolve.Reference) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if len(refs) > maxRememberedRefs {
@@ -97,7 +103,7 @@ func (sh *shared) remember(def resolve.DefID, refs []resolve.Reference) {
 		clear(sh.refs)
 		sh.nrefs = 0
 	}
-	sh.refs[def] = refs
+	sh.refs[key] = refs
 	sh.nrefs += len(refs)
 }
 
@@ -106,64 +112,53 @@ func (sh *shared) remember(def resolve.DefID, refs []resolve.Reference) {
 // equal to the indexes. The result must not be modified.
 func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 	if s.shared != nil {
-		if refs, ok := s.shared.references(def); ok {
+		if refs, ok := s.shared.references(refsKey{def, false}); ok {
 			return refs
 		}
 	}
-	refs, ok := s.storedReferences(def)
+	refs, ok := s.storedReferences(def, false)
 	if !ok {
-		s.prefetchReferences(def)
 		refs = s.Resolver().References(def)
 	}
 	if s.shared != nil {
-		s.shared.remember(def, refs)
+		s.shared.remember(refsKey{def, false}, refs)
 		s.shared.trim()
 	}
 	return refs
 }
 
-// prefetchReferences decodes the files holding references named like def
-// on every core, before the resolver reads them one by one: decoding is
-// most of the work of finding the references of a common name.
-func (s *Snapshot) prefetchReferences(def resolve.DefID) {
-	f := s.File(def.Path)
-	if f == nil || def.Index < 0 || int(def.Index) >= len(f.Defs) || resolve.DeclaredInBody(f, def.Index) {
-		return // the resolver looks in def's own file only
-	}
-	target := s
+// CertainReferences is References without the guesses (what navigation
+// lists). Before the stored uses answer for def, it resolves only the files
+// that may surely name def (resolve.Resolver.CertainReferences), so it is
+// remembered apart from References' answer.
+func (s *Snapshot) CertainReferences(def resolve.DefID) []resolve.Reference {
 	if s.shared != nil {
-		target = s.shared.snapshot()
-	}
-	var paths []string
-	seen := map[string]bool{}
-	for _, id := range s.RefsNamed(f.Defs[def.Index].Name) {
-		if !seen[id.Path] && !s.IsOpen(id.Path) {
-			seen[id.Path] = true
-			paths = append(paths, id.Path)
+		if refs, ok := s.shared.references(refsKey{def, false}); ok {
+			return certainOnly(refs)
+		}
+		if refs, ok := s.shared.references(refsKey{def, true}); ok {
+			return refs
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), 8, len(paths)/minPrefetchPerWorker)
-	if workers < 2 {
-		return // reading them in order is as quick
+	refs, ok := s.storedReferences(def, true)
+	if ok {
+		refs = certainOnly(refs)
+	} else {
+		refs = s.Resolver().CertainReferences(def)
 	}
-	var wg sync.WaitGroup
-	next := make(chan string)
-	for range workers {
-		wg.Go(func() {
-			for p := range next {
-				if target.cachedBytes() >= snapshotFactsBytes {
-					continue // more would not be kept
-				}
-				target.File(p)
-			}
-		})
+	if s.shared != nil {
+		s.shared.remember(refsKey{def, true}, refs)
+		s.shared.trim()
 	}
-	for _, p := range paths {
-		next <- p
-	}
-	close(next)
-	wg.Wait()
+	return refs
 }
 
-// minPrefetchPerWorker is the least work that pays for a goroutine.
-const minPrefetchPerWorker = 16
+func certainOnly(refs []resolve.Reference) []resolve.Reference {
+	var out []resolve.Reference
+	for _, r := range refs {
+		if !r.Uncertain {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -475,8 +475,10 @@ func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][
 
 // storedReferences answers References from the stored uses when they hold
 // for this snapshot: one root, every open document as indexed. Files
-// changed since the pass are resolved here.
-func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, bool) {
+// changed since the pass are resolved here, only those that may surely
+// name def when certain (the stored uses of the others then hold guesses
+// that the caller drops).
+func (s *Snapshot) storedReferences(def resolve.DefID, certain bool) ([]resolve.Reference, bool) {
 	ws := workspaceRoots(s.roots)
 	if s.shared == nil || len(ws) != 1 {
 		return nil, false
@@ -487,6 +489,8 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 		resolve.IsPredeclared(s, def) { // not stored: navigation lists none
 		return nil, false
 	}
+	r := s.Resolver()
+	var candidates []resolve.RefID // listed once, when files are to be resolved here
 	st := w.usesStatus()
 	if !st.valid {
 		// A full pass under way has stored the uses in the files it has
@@ -497,12 +501,11 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 		}
 		st = &usesState{gen: st.gen, epoch: st.epoch, valid: true, dirty: map[string]bool{}}
 		var unresolved []string
-		for _, name := range s.Resolver().UseNames(def) {
-			for _, id := range s.RefsNamed(name) {
-				if !done[id.Path] && !st.dirty[id.Path] {
-					st.dirty[id.Path] = true
-					unresolved = append(unresolved, id.Path)
-				}
+		candidates = r.ReferenceCandidates(def, certain)
+		for _, id := range candidates {
+			if !done[id.Path] && !st.dirty[id.Path] {
+				st.dirty[id.Path] = true
+				unresolved = append(unresolved, id.Path)
 			}
 		}
 		w.uses.want(unresolved)
@@ -521,16 +524,16 @@ func (s *Snapshot) storedReferences(def resolve.DefID) ([]resolve.Reference, boo
 		}
 	}
 	if len(st.dirty) > 0 {
-		r := s.Resolver()
-		for _, name := range r.UseNames(def) {
-			for _, id := range s.RefsNamed(name) {
-				if st.dirty[id.Path] {
-					if ref, ok := r.ResolvesTo(id, def); ok {
-						out = append(out, ref)
-					}
-				}
+		if candidates == nil {
+			candidates = r.ReferenceCandidates(def, certain)
+		}
+		var dirty []resolve.RefID
+		for _, id := range candidates {
+			if st.dirty[id.Path] {
+				dirty = append(dirty, id)
 			}
 		}
+		out = append(out, r.ReferencesAmong(def, dirty, false)...)
 	}
 	slices.SortFunc(out, func(a, b resolve.Reference) int {
 		return cmp.Or(cmp.Compare(a.Ref.Path, b.Ref.Path), cmp.Compare(a.Ref.Index, b.Ref.Index))

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"container/list"
 	"log/slog"
+	"path"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -48,13 +50,15 @@ type view struct {
 	// pauses while queries run (see waitForQueries).
 	queried atomic.Int64
 
-	mu      sync.Mutex
-	facts   map[string]*list.Element // of *cachedFacts
-	lru     list.List                // most recently used first
-	bytes   int64
-	paths   []string
-	pkgs    map[[2]string][]string
-	indexed map[string]indexedVersion // by path, complete files only
+	mu        sync.Mutex
+	facts     map[string]*list.Element // of *cachedFacts
+	lru       list.List                // most recently used first
+	bytes     int64
+	paths     []string
+	pkgs      map[[2]string][]string
+	goImports map[string][]resolve.GoImport // by the last segment of the path
+	goDirs    map[string][]string           // folders holding Go files, by name
+	indexed   map[string]indexedVersion     // by path, complete files only
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
@@ -258,6 +262,22 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
+// goDirsNamed lists the indexed folders named name holding Go files.
+func (v *view) goDirsNamed(name string) []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return slices.Compact(slices.Sorted(slices.Values(v.goDirs[name])))
+}
+
+// goImportsNamed lists the indexed Go imports whose paths end in name.
+func (v *view) goImportsNamed(name string) []resolve.GoImport {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.goImports[name]
+}
+
 // indexedVersion is what the file table says of a file's indexed content.
 type indexedVersion struct {
 	hash  string
@@ -287,11 +307,23 @@ func (v *view) loadFilesLocked() {
 	}
 	v.paths = make([]string, 0, len(files))
 	v.pkgs = map[[2]string][]string{}
+	v.goImports = map[string][]resolve.GoImport{}
+	v.goDirs = map[string][]string{}
 	v.indexed = make(map[string]indexedVersion, len(files))
 	for _, f := range files {
 		v.paths = append(v.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
 		v.pkgs[key] = append(v.pkgs[key], f.Path)
+		if dir := filepath.Dir(f.Path); f.Lang == "go" {
+			name := filepath.Base(dir)
+			if ds := v.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
+				v.goDirs[name] = append(ds, dir)
+			}
+		}
+		for _, p := range f.Imports {
+			name := path.Base(p)
+			v.goImports[name] = append(v.goImports[name], resolve.GoImport{File: f.Path, Path: p})
+		}
 		if !f.Incomplete {
 			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
