@@ -21,8 +21,15 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 	if m.multiline {
 		return m.findIn(src, 0, len(src), out)
 	}
+	d := m.takeDFA()
+	defer m.putDFA(d)
 	if m.pre != nil {
-		return m.findByPrefilter(ctx, src, out)
+		return m.findByPrefilter(ctx, src, d, out)
+	}
+	if d != nil {
+		if lines, ok := m.findByDFA(ctx, src, d, out); ok {
+			return lines
+		}
 	}
 	for bs := 0; bs < len(src) || bs == 0; {
 		if ctx.Err() != nil {
@@ -57,8 +64,9 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 }
 
 // findByPrefilter runs the matcher only on the lines the prefilter points
-// at, as grep does with a required literal.
-func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int) [][2]int {
+// at, as grep does with a required literal, and of those, when there is a
+// DFA, only on the lines it says match.
+func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, d *lazyDFA, out [][2]int) [][2]int {
 	hay := src
 	if m.pre.folded() {
 		buf := lowerPool.Get().(*[]byte)
@@ -77,6 +85,15 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int)
 		le := len(src)
 		if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
 			le = start + j
+		}
+		if d != nil {
+			if match, ok := d.lineMatches(src[ls:le]); ok && !match {
+				off = le + 1
+				continue
+			} else if !ok {
+				m.dfa.off.Store(true)
+				d = nil
+			}
 		}
 		out = m.findIn(src, ls, le, out)
 		off = le + 1
