@@ -41,7 +41,10 @@ const lineConds = syntax.EmptyBeginLine | syntax.EmptyEndLine | syntax.EmptyBegi
 // NUL or a newline (a line-oriented search has neither; NUL stands for
 // invalid UTF-8 in the text the regexp runs on, which the DFA, reading raw
 // bytes, would not match).
-func newByteNFA(prog *syntax.Prog) *byteNFA {
+//
+// Built reversed, each rune's bytes are read last to first: the NFA of a
+// reversed pattern then runs over text read backwards.
+func newByteNFA(prog *syntax.Prog, reversed bool) *byteNFA {
 	n := &byteNFA{nodes: make([]nfaNode, len(prog.Inst)), start: int32(prog.Start)}
 	for pc, inst := range prog.Inst {
 		switch inst.Op {
@@ -67,6 +70,12 @@ func newByteNFA(prog *syntax.Prog) *byteNFA {
 			var seqs [][]byteRange
 			for i := 0; i+1 < len(ranges); i += 2 {
 				seqs = utf8Sequences(ranges[i], ranges[i+1], seqs)
+			}
+			if reversed {
+				for _, seq := range seqs {
+					slices.Reverse(seq)
+				}
+				slices.SortStableFunc(seqs, func(a, b []byteRange) int { return int(a[0].lo) - int(b[0].lo) })
 			}
 			n.nodes[pc] = nfaNode{op: nfaSplit, outs: n.trie(seqs, 0, int32(inst.Out))}
 		default:

@@ -178,14 +178,15 @@ func (d *lazyDFA) step(s int32, b byte) (int32, bool) {
 // or len(hay)) of each line of hay that holds a match; false when the DFA
 // gave up, and the caller must search hay another way.
 func (d *lazyDFA) matchingLines(hay []byte, emit func(ls, le int)) bool {
-	s := d.lineStart
+	s, trans := d.lineStart, d.trans
 	for i := 0; i < len(hay); i++ {
-		t := d.trans[int(s)<<8|int(hay[i])]
+		t := trans[int(s)<<8|int(hay[i])]
 		if t == tUnknown {
 			var ok bool
 			if t, ok = d.step(s, hay[i]); !ok {
 				return false
 			}
+			trans = d.trans
 		}
 		if t >= 0 {
 			s = t
@@ -209,13 +210,14 @@ func (d *lazyDFA) matchingLines(hay []byte, emit func(ls, le int)) bool {
 // lineMatches reports whether line (without its newline) holds a match;
 // ok is false when the DFA gave up.
 func (d *lazyDFA) lineMatches(line []byte) (match, ok bool) {
-	s := d.lineStart
+	s, trans := d.lineStart, d.trans
 	for _, b := range line {
-		t := d.trans[int(s)<<8|int(b)]
+		t := trans[int(s)<<8|int(b)]
 		if t == tUnknown {
 			if t, ok = d.step(s, b); !ok {
 				return false, false
 			}
+			trans = d.trans
 		}
 		if t < 0 {
 			return true, true
@@ -223,4 +225,26 @@ func (d *lazyDFA) lineMatches(line []byte) (match, ok bool) {
 		s = t
 	}
 	return d.endsMatch(s), true
+}
+
+// leftmostStart runs a DFA of the reversed pattern backwards over line and
+// returns the first offset a match starts at, or -1; ok is false when the
+// DFA gave up.
+func (d *lazyDFA) leftmostStart(line []byte) (start int, ok bool) {
+	s, trans := d.lineStart, d.trans
+	start = -1
+	for i := len(line) - 1; i >= 0; i-- {
+		t := trans[int(s)<<8|int(line[i])]
+		if t == tUnknown {
+			if t, ok = d.step(s, line[i]); !ok {
+				return -1, false
+			}
+			trans = d.trans
+		}
+		if t < 0 {
+			start, t = i, ^t
+		}
+		s = t
+	}
+	return start, true
 }

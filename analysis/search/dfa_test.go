@@ -63,6 +63,9 @@ func TestDFAAgreesWithRegexp(t *testing.T) {
 		if withDFA.dfa == nil && c.pattern != `^$` && c.pattern != `$^` {
 			t.Errorf("%q: no DFA", c.pattern)
 		}
+		if !strings.ContainsAny(c.pattern, `^$\b`) && c.flags == "" && (withDFA.dfa == nil || withDFA.dfa.rev == nil) {
+			t.Errorf("%q: no reverse DFA for the offsets", c.pattern)
+		}
 		plain := *withDFA
 		plain.dfa = nil
 		for range 400 {

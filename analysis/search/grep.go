@@ -73,6 +73,13 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, d *lazyDFA, o
 		defer lowerPool.Put(buf)
 		hay = lowerInto(buf, src) // keeps byte offsets, unlike Unicode lowering
 	}
+	// The DFA checks a line before the regexp runs on it, unless the
+	// offsets come from the DFAs (then a line without a match costs one
+	// backward pass already).
+	check, checked, rejected := d, 0, 0
+	if m.dfa != nil && m.dfa.rev != nil {
+		check = nil
+	}
 	for off, n := 0, 0; off < len(hay); n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return nil
@@ -86,13 +93,20 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, d *lazyDFA, o
 		if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
 			le = start + j
 		}
-		if d != nil {
-			if match, ok := d.lineMatches(src[ls:le]); ok && !match {
+		if check != nil {
+			match, ok := check.lineMatches(src[ls:le])
+			if !ok {
+				m.dfa.off.Store(true)
+				check = nil
+			}
+			checked++
+			if ok && !match {
+				rejected++
 				off = le + 1
 				continue
-			} else if !ok {
-				m.dfa.off.Store(true)
-				d = nil
+			}
+			if checked == 64 && rejected < 16 {
+				check = nil // the prefilter's lines mostly match: checking them first only costs
 			}
 		}
 		out = m.findIn(src, ls, le, out)
@@ -106,6 +120,11 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, d *lazyDFA, o
 // the range count; a candidate failing them is retried one character on,
 // with ^ no longer matching.
 func (m *Matcher) findIn(src []byte, from, to int, out [][2]int) [][2]int {
+	if m.markers == nil {
+		if out, ok := m.offsetsByDFA(src, from, to, out); ok {
+			return out
+		}
+	}
 	seg := matchable(src[from:to]) // same offsets as src
 	if m.markers == nil {
 		for _, loc := range m.re.FindAllIndex(seg, -1) {

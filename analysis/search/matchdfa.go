@@ -3,7 +3,9 @@ package search
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -12,28 +14,79 @@ import (
 // built from, a pool of those DFAs (each caches the states it met, so
 // reuse pays), and a switch that turns them off for good once one spends
 // its state budget on this pattern.
+//
+// For a pattern without assertions or markers, whose matches are then the
+// same whatever surrounds them, the offsets come from the DFAs too: a DFA
+// of the reversed pattern, run backwards over the line, finds where the
+// leftmost match starts, and the regexp, anchored there, only finds its
+// end. Go's unanchored regexp instead tries every start of the line.
 type lineDFA struct {
-	nfa  *byteNFA
-	dfas sync.Pool
-	off  atomic.Bool
+	nfa, rev   *byteNFA
+	dfas, revs sync.Pool
+	anchored   *regexp.Regexp // the pattern matched at the start of the text only
+	off        atomic.Bool
 }
+
+// maxFastLine bounds the lines whose offsets the reverse DFA finds: each
+// match costs a backward pass over the rest of its line.
+const maxFastLine = 4 << 10
 
 // newLineDFA prepares DFAs for a line-oriented pattern (the rewritten
 // text, as compiled), or returns nil when they cannot decide it.
-func newLineDFA(text string) *lineDFA {
+func newLineDFA(text string, markers bool) *lineDFA {
 	re, err := syntax.Parse(text, syntax.Perl)
 	if err != nil {
 		return nil
 	}
-	prog, err := syntax.Compile(re.Simplify())
+	re = re.Simplify()
+	prog, err := syntax.Compile(re)
 	if err != nil {
 		return nil
 	}
-	nfa := newByteNFA(prog)
+	nfa := newByteNFA(prog, false)
 	if nfa == nil || newLazyDFA(nfa) == nil {
 		return nil
 	}
-	return &lineDFA{nfa: nfa}
+	l := &lineDFA{nfa: nfa}
+	if markers || slices.ContainsFunc(prog.Inst, func(i syntax.Inst) bool { return i.Op == syntax.InstEmptyWidth }) {
+		return l
+	}
+	rprog, err := syntax.Compile(reverseRegexp(re))
+	if err != nil {
+		return l
+	}
+	if anchored, err := regexp.Compile(`\A(?:` + text + `)`); err == nil {
+		if l.rev = newByteNFA(rprog, true); l.rev != nil && newLazyDFA(l.rev) != nil {
+			l.anchored = anchored
+		} else {
+			l.rev = nil
+		}
+	}
+	return l
+}
+
+// reverseRegexp is re spelled backwards: it matches the reversed strings.
+func reverseRegexp(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		c.Sub[i] = reverseRegexp(s)
+	}
+	switch c.Op {
+	case syntax.OpConcat:
+		slices.Reverse(c.Sub)
+	case syntax.OpLiteral:
+		c.Rune = slices.Clone(c.Rune)
+		slices.Reverse(c.Rune)
+	}
+	return &c
+}
+
+func take(p *sync.Pool, nfa *byteNFA) *lazyDFA {
+	if d, ok := p.Get().(*lazyDFA); ok {
+		return d
+	}
+	return newLazyDFA(nfa)
 }
 
 // takeDFA returns a DFA for one goroutine's use, or nil when there is none.
@@ -41,10 +94,7 @@ func (m *Matcher) takeDFA() *lazyDFA {
 	if m.dfa == nil || m.dfa.off.Load() {
 		return nil
 	}
-	if d, ok := m.dfa.dfas.Get().(*lazyDFA); ok {
-		return d
-	}
-	return newLazyDFA(m.dfa.nfa)
+	return take(&m.dfa.dfas, m.dfa.nfa)
 }
 
 func (m *Matcher) putDFA(d *lazyDFA) {
@@ -75,6 +125,37 @@ func (m *Matcher) findByDFA(ctx context.Context, src []byte, d *lazyDFA, out [][
 			return nil, false
 		}
 		bs = be
+	}
+	return out, true
+}
+
+// offsetsByDFA appends the matches of src[from:to] (a line, for a pattern
+// with no assertions) found by the reverse DFA and the anchored regexp;
+// false when it cannot, and the caller must search the line itself.
+func (m *Matcher) offsetsByDFA(src []byte, from, to int, out [][2]int) ([][2]int, bool) {
+	l := m.dfa
+	if l == nil || l.rev == nil || to-from > maxFastLine || l.off.Load() {
+		return out, false
+	}
+	r := take(&l.revs, l.rev)
+	defer l.revs.Put(r)
+	seg := matchable(src[from:to])
+	n := len(out)
+	for pos := 0; pos < len(seg); {
+		s, ok := r.leftmostStart(src[from+pos : to])
+		if !ok {
+			l.off.Store(true)
+			return out[:n], false
+		}
+		if s < 0 {
+			break
+		}
+		loc := l.anchored.FindIndex(seg[pos+s:])
+		if loc == nil || loc[1] == 0 {
+			return out[:n], false // cannot happen: the DFAs and the regexp agree
+		}
+		out = append(out, [2]int{from + pos + s, from + pos + s + loc[1]})
+		pos += s + loc[1]
 	}
 	return out, true
 }

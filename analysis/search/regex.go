@@ -141,7 +141,7 @@ func NewMatcher(q RegexQuery) (*Matcher, error) {
 		}
 	}
 	if !q.Multiline {
-		m.dfa = newLineDFA(text)
+		m.dfa = newLineDFA(text, m.markers != nil)
 	}
 	m.pre = newPrefilter(parsed.Simplify())
 	m.trigrams = TrigramQuery(parsed)
