@@ -27,6 +27,8 @@ type lazyDFA struct {
 	stack []int32
 	set   []int32
 	key   []byte
+	// starts is matchStarts' reused buffer
+	starts []int
 }
 
 type dfaState struct {
@@ -227,24 +229,23 @@ func (d *lazyDFA) lineMatches(line []byte) (match, ok bool) {
 	return d.endsMatch(s), true
 }
 
-// leftmostStart runs a DFA of the reversed pattern backwards over line and
-// returns the first offset a match starts at, or -1; ok is false when the
-// DFA gave up.
-func (d *lazyDFA) leftmostStart(line []byte) (start int, ok bool) {
+// matchStarts runs a DFA of the reversed pattern backwards over line and
+// appends to starts, in descending order, every offset a match starts at;
+// ok is false when the DFA gave up.
+func (d *lazyDFA) matchStarts(line []byte, starts []int) (_ []int, ok bool) {
 	s, trans := d.lineStart, d.trans
-	start = -1
 	for i := len(line) - 1; i >= 0; i-- {
 		t := trans[int(s)<<8|int(line[i])]
 		if t == tUnknown {
 			if t, ok = d.step(s, line[i]); !ok {
-				return -1, false
+				return starts, false
 			}
 			trans = d.trans
 		}
 		if t < 0 {
-			start, t = i, ^t
+			starts, t = append(starts, i), ^t
 		}
 		s = t
 	}
-	return start, true
+	return starts, true
 }

@@ -27,9 +27,9 @@ type lineDFA struct {
 	off        atomic.Bool
 }
 
-// maxFastLine bounds the lines whose offsets the reverse DFA finds: each
-// match costs a backward pass over the rest of its line.
-const maxFastLine = 4 << 10
+// maxFastLine bounds the lines whose offsets the reverse DFA finds (it
+// keeps an offset per possible match start).
+const maxFastLine = 1 << 20
 
 // newLineDFA prepares DFAs for a line-oriented pattern (the rewritten
 // text, as compiled), or returns nil when they cannot decide it.
@@ -132,6 +132,12 @@ func (m *Matcher) findByDFA(ctx context.Context, src []byte, d *lazyDFA, out [][
 // offsetsByDFA appends the matches of src[from:to] (a line, for a pattern
 // with no assertions) found by the reverse DFA and the anchored regexp;
 // false when it cannot, and the caller must search the line itself.
+//
+// One backward pass lists every offset a match starts at. Without
+// assertions a match's extent does not depend on the text around it, so
+// the leftmost match at or after any offset starts at the first listed
+// offset there, and the regexp anchored at it gives the end grep's
+// leftmost-first rule gives.
 func (m *Matcher) offsetsByDFA(src []byte, from, to int, out [][2]int) ([][2]int, bool) {
 	l := m.dfa
 	if l == nil || l.rev == nil || to-from > maxFastLine || l.off.Load() {
@@ -139,23 +145,28 @@ func (m *Matcher) offsetsByDFA(src []byte, from, to int, out [][2]int) ([][2]int
 	}
 	r := take(&l.revs, l.rev)
 	defer l.revs.Put(r)
+	starts, ok := r.matchStarts(src[from:to], r.starts[:0])
+	r.starts = starts
+	if !ok {
+		l.off.Store(true)
+		return out, false
+	}
+	if len(starts) == 0 {
+		return out, true
+	}
 	seg := matchable(src[from:to])
 	n := len(out)
-	for pos := 0; pos < len(seg); {
-		s, ok := r.leftmostStart(src[from+pos : to])
-		if !ok {
-			l.off.Store(true)
-			return out[:n], false
+	for i, pos := len(starts)-1, 0; i >= 0; i-- {
+		s := starts[i]
+		if s < pos {
+			continue // inside the previous match
 		}
-		if s < 0 {
-			break
-		}
-		loc := l.anchored.FindIndex(seg[pos+s:])
+		loc := l.anchored.FindIndex(seg[s:])
 		if loc == nil || loc[1] == 0 {
 			return out[:n], false // cannot happen: the DFAs and the regexp agree
 		}
-		out = append(out, [2]int{from + pos + s, from + pos + s + loc[1]})
-		pos += s + loc[1]
+		out = append(out, [2]int{from + s, from + s + loc[1]})
+		pos = s + loc[1]
 	}
 	return out, true
 }
