@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -214,7 +213,17 @@ func (m *Matcher) verify(src []byte, loc []int) bool {
 // grepText turns the matches in src into matching lines with context.
 func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before, after int) []LineMatch {
 	locs := m.find(ctx, src)
-	var out []LineMatch
+	if len(locs) == 0 {
+		return nil
+	}
+	// A file's lines share one string and their columns one array: a
+	// file with thousands of matching lines costs a few allocations, not
+	// thousands.
+	out := make([]LineMatch, 0, min(len(locs), 1024))
+	spans := make([][2]int, 0, len(locs))
+	var text []byte
+	var textEnds []int      // out[i].Text is text[textEnds[i-1]:textEnds[i]]
+	first := 0              // out[len(out)-1]'s first span
 	line, lineStart := 1, 0 // the line holding lineStart
 	advance := func(pos int) {
 		ls := bytes.LastIndexByte(src[:pos], '\n') + 1
@@ -223,12 +232,25 @@ func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before,
 			lineStart = ls
 		}
 	}
+	closeLine := func() {
+		if n := len(out); n > 0 {
+			out[n-1].Matches = spans[first:len(spans):len(spans)]
+		}
+		first = len(spans)
+	}
 	add := func(ls, start, end int) {
 		if len(out) == 0 || out[len(out)-1].Line != line {
-			out = append(out, LineMatch{Path: path, Line: line, Text: lineAt(src, ls), Offset: ls})
+			closeLine()
+			out = append(out, LineMatch{Path: path, Line: line, Offset: ls})
+			text = append(text, lineBytes(src, ls)...)
+			textEnds = append(textEnds, len(text))
 		}
-		lm := &out[len(out)-1]
-		lm.Matches = append(lm.Matches, [2]int{start - ls, max(min(end-ls, len(lm.Text)), start-ls)})
+		n := len(textEnds)
+		width := textEnds[n-1]
+		if n > 1 {
+			width -= textEnds[n-2]
+		}
+		spans = append(spans, [2]int{start - ls, max(min(end-ls, width), start-ls)})
 	}
 	for _, loc := range locs {
 		if loc[0] == len(src) && (len(src) == 0 || src[len(src)-1] == '\n') {
@@ -246,7 +268,17 @@ func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before,
 			add(lineStart, lineStart, loc[1])
 		}
 	}
+	closeLine()
+	if len(out) == 0 {
+		return nil
+	}
+	all := string(text)
 	for i := range out {
+		from := 0
+		if i > 0 {
+			from = textEnds[i-1]
+		}
+		out[i].Text = all[from:textEnds[i]]
 		out[i].Before, out[i].After = contextLines(src, out[i].Offset, out[i].Line, before, after)
 	}
 	return out
@@ -275,12 +307,14 @@ func matchable(src []byte) []byte {
 }
 
 // lineAt is the text of the line starting at ls, without its terminator.
-func lineAt(src []byte, ls int) string {
+func lineAt(src []byte, ls int) string { return string(lineBytes(src, ls)) }
+
+func lineBytes(src []byte, ls int) []byte {
 	le := len(src)
 	if i := bytes.IndexByte(src[ls:], '\n'); i >= 0 {
 		le = ls + i
 	}
-	return strings.TrimRight(string(src[ls:le]), "\r")
+	return bytes.TrimRight(src[ls:le], "\r")
 }
 
 func contextLines(src []byte, ls, line, before, after int) (b, a []Line) {
