@@ -120,3 +120,38 @@ func TestUTF8Sequences(t *testing.T) {
 		}
 	}
 }
+
+// TestDFAStateBudget: a pattern whose DFA outgrows its budget (an a 13
+// characters before an x at the line's end: the DFA remembers which of the
+// last 13 were a's, 2^13 states) gives up, and the regexp answers alone,
+// with the same matches.
+func TestDFAStateBudget(t *testing.T) {
+	m, err := NewMatcher(RegexQuery{Pattern: `a[ab]{12}x$`})
+	if err != nil || m.dfa == nil {
+		t.Fatalf("no DFA: %v", err)
+	}
+	plain := *m
+	plain.dfa = nil
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	for i := range 200000 {
+		c := byte('a' + rng.IntN(2))
+		if rng.IntN(40) == 0 {
+			c = 'x'
+		}
+		b.WriteByte(c)
+		if i%100 == 99 || c == 'x' && rng.IntN(2) == 0 {
+			b.WriteByte('\n')
+		}
+	}
+	text := []byte(b.String())
+	ctx := context.Background()
+	want := plain.grepText(ctx, "f", text, 0, 0)
+	got := m.grepText(ctx, "f", text, 0, 0)
+	if !m.dfa.off.Load() {
+		t.Error("the DFA did not give up")
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d lines with the DFA giving up, %d without it", len(got), len(want))
+	}
+}
