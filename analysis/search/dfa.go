@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"regexp/syntax"
 	"slices"
 )
@@ -27,8 +28,8 @@ type lazyDFA struct {
 	stack []int32
 	set   []int32
 	key   []byte
-	// starts is matchStarts' reused buffer
-	starts []int
+	// starts is matchStarts' reused bit set
+	starts []uint64
 }
 
 type dfaState struct {
@@ -230,22 +231,37 @@ func (d *lazyDFA) lineMatches(line []byte) (match, ok bool) {
 }
 
 // matchStarts runs a DFA of the reversed pattern backwards over line and
-// appends to starts, in descending order, every offset a match starts at;
-// ok is false when the DFA gave up.
-func (d *lazyDFA) matchStarts(line []byte, starts []int) (_ []int, ok bool) {
+// sets, in starts (a bit per byte of line, cleared by the caller), every
+// offset a match starts at; ok is false when the DFA gave up.
+func (d *lazyDFA) matchStarts(line []byte, starts []uint64) (ok bool) {
 	s, trans := d.lineStart, d.trans
 	for i := len(line) - 1; i >= 0; i-- {
 		t := trans[int(s)<<8|int(line[i])]
 		if t == tUnknown {
 			if t, ok = d.step(s, line[i]); !ok {
-				return starts, false
+				return false
 			}
 			trans = d.trans
 		}
 		if t < 0 {
-			starts, t = append(starts, i), ^t
+			starts[i>>6] |= 1 << (i & 63)
+			t = ^t
 		}
 		s = t
 	}
-	return starts, true
+	return true
+}
+
+// nextStart is the first offset at or after from set in starts, or -1.
+func nextStart(starts []uint64, from int) int {
+	for w := from >> 6; w < len(starts); w++ {
+		word := starts[w]
+		if w == from>>6 {
+			word &= ^uint64(0) << (from & 63)
+		}
+		if word != 0 {
+			return w<<6 + bits.TrailingZeros64(word)
+		}
+	}
+	return -1
 }

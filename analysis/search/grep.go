@@ -225,12 +225,17 @@ func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before,
 	var textEnds []int      // out[i].Text is text[textEnds[i-1]:textEnds[i]]
 	first := 0              // out[len(out)-1]'s first span
 	line, lineStart := 1, 0 // the line holding lineStart
+	scanned := 0            // src[lineStart:scanned] holds no newline
 	advance := func(pos int) {
-		ls := bytes.LastIndexByte(src[:pos], '\n') + 1
-		if ls > lineStart {
-			line += bytes.Count(src[lineStart:ls], []byte{'\n'})
+		if pos <= scanned {
+			return // still on the line: a long line with many matches is read once
+		}
+		if j := bytes.LastIndexByte(src[scanned:pos], '\n'); j >= 0 {
+			ls := scanned + j + 1
+			line += bytes.Count(src[scanned:ls], []byte{'\n'})
 			lineStart = ls
 		}
+		scanned = pos
 	}
 	closeLine := func() {
 		if n := len(out); n > 0 {

@@ -28,8 +28,8 @@ type lineDFA struct {
 }
 
 // maxFastLine bounds the lines whose offsets the reverse DFA finds (it
-// keeps an offset per possible match start).
-const maxFastLine = 1 << 20
+// keeps a bit per byte of the line: 8 MiB at most).
+const maxFastLine = 64 << 20
 
 // newLineDFA prepares DFAs for a line-oriented pattern (the rewritten
 // text, as compiled), or returns nil when they cannot decide it.
@@ -145,21 +145,22 @@ func (m *Matcher) offsetsByDFA(src []byte, from, to int, out [][2]int) ([][2]int
 	}
 	r := take(&l.revs, l.rev)
 	defer l.revs.Put(r)
-	starts, ok := r.matchStarts(src[from:to], r.starts[:0])
-	r.starts = starts
-	if !ok {
+	words := (to - from + 63) >> 6
+	if cap(r.starts) < words {
+		r.starts = make([]uint64, words)
+	}
+	starts := r.starts[:words]
+	clear(starts)
+	if !r.matchStarts(src[from:to], starts) {
 		l.off.Store(true)
 		return out, false
 	}
-	if len(starts) == 0 {
-		return out, true
-	}
 	seg := matchable(src[from:to])
 	n := len(out)
-	for i, pos := len(starts)-1, 0; i >= 0; i-- {
-		s := starts[i]
-		if s < pos {
-			continue // inside the previous match
+	for pos := 0; ; {
+		s := nextStart(starts, pos)
+		if s < 0 {
+			break
 		}
 		loc := l.anchored.FindIndex(seg[s:])
 		if loc == nil || loc[1] == 0 {
