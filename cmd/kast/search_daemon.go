@@ -36,7 +36,7 @@ func regexViaDaemon(root string, q search.RegexQuery, withSearched bool, logger 
 	if err != nil {
 		return nil, false
 	}
-	dir, err := runtimeDir()
+	dir, err := runtimeDirPath() // a lookup: nothing is created
 	if err != nil {
 		return nil, false
 	}
