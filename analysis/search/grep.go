@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -21,8 +20,15 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 	if m.multiline {
 		return m.findIn(src, 0, len(src), out)
 	}
+	d := m.takeDFA()
+	defer m.putDFA(d)
 	if m.pre != nil {
-		return m.findByPrefilter(ctx, src, out)
+		return m.findByPrefilter(ctx, src, d, out)
+	}
+	if d != nil {
+		if lines, ok := m.findByDFA(ctx, src, d, out); ok {
+			return lines
+		}
 	}
 	for bs := 0; bs < len(src) || bs == 0; {
 		if ctx.Err() != nil {
@@ -57,13 +63,21 @@ func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
 }
 
 // findByPrefilter runs the matcher only on the lines the prefilter points
-// at, as grep does with a required literal.
-func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int) [][2]int {
+// at, as grep does with a required literal, and of those, when there is a
+// DFA, only on the lines it says match.
+func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, d *lazyDFA, out [][2]int) [][2]int {
 	hay := src
 	if m.pre.folded() {
 		buf := lowerPool.Get().(*[]byte)
 		defer lowerPool.Put(buf)
 		hay = lowerInto(buf, src) // keeps byte offsets, unlike Unicode lowering
+	}
+	// The DFA checks a line before the regexp runs on it, unless the
+	// offsets come from the DFAs (then a line without a match costs one
+	// backward pass already).
+	check, checked, rejected := d, 0, 0
+	if m.dfa != nil && m.dfa.rev != nil {
+		check = nil
 	}
 	for off, n := 0, 0; off < len(hay); n++ {
 		if n%1024 == 0 && ctx.Err() != nil {
@@ -78,6 +92,22 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int)
 		if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
 			le = start + j
 		}
+		if check != nil {
+			match, ok := check.lineMatches(src[ls:le])
+			if !ok {
+				m.dfa.off.Store(true)
+				check = nil
+			}
+			checked++
+			if ok && !match {
+				rejected++
+				off = le + 1
+				continue
+			}
+			if checked == 64 && rejected < 16 {
+				check = nil // the prefilter's lines mostly match: checking them first only costs
+			}
+		}
 		out = m.findIn(src, ls, le, out)
 		off = le + 1
 	}
@@ -89,6 +119,11 @@ func (m *Matcher) findByPrefilter(ctx context.Context, src []byte, out [][2]int)
 // the range count; a candidate failing them is retried one character on,
 // with ^ no longer matching.
 func (m *Matcher) findIn(src []byte, from, to int, out [][2]int) [][2]int {
+	if m.markers == nil {
+		if out, ok := m.offsetsByDFA(src, from, to, out); ok {
+			return out
+		}
+	}
 	seg := matchable(src[from:to]) // same offsets as src
 	if m.markers == nil {
 		for _, loc := range m.re.FindAllIndex(seg, -1) {
@@ -178,21 +213,49 @@ func (m *Matcher) verify(src []byte, loc []int) bool {
 // grepText turns the matches in src into matching lines with context.
 func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before, after int) []LineMatch {
 	locs := m.find(ctx, src)
-	var out []LineMatch
+	if len(locs) == 0 {
+		return nil
+	}
+	// A file's lines share one string and their columns one array: a
+	// file with thousands of matching lines costs a few allocations, not
+	// thousands.
+	out := make([]LineMatch, 0, min(len(locs), 1024))
+	spans := make([][2]int, 0, len(locs))
+	var text []byte
+	var textEnds []int      // out[i].Text is text[textEnds[i-1]:textEnds[i]]
+	first := 0              // out[len(out)-1]'s first span
 	line, lineStart := 1, 0 // the line holding lineStart
+	scanned := 0            // src[lineStart:scanned] holds no newline
 	advance := func(pos int) {
-		ls := bytes.LastIndexByte(src[:pos], '\n') + 1
-		if ls > lineStart {
-			line += bytes.Count(src[lineStart:ls], []byte{'\n'})
+		if pos <= scanned {
+			return // still on the line: a long line with many matches is read once
+		}
+		if j := bytes.LastIndexByte(src[scanned:pos], '\n'); j >= 0 {
+			ls := scanned + j + 1
+			line += bytes.Count(src[scanned:ls], []byte{'\n'})
 			lineStart = ls
 		}
+		scanned = pos
+	}
+	closeLine := func() {
+		if n := len(out); n > 0 {
+			out[n-1].Matches = spans[first:len(spans):len(spans)]
+		}
+		first = len(spans)
 	}
 	add := func(ls, start, end int) {
 		if len(out) == 0 || out[len(out)-1].Line != line {
-			out = append(out, LineMatch{Path: path, Line: line, Text: lineAt(src, ls), Offset: ls})
+			closeLine()
+			out = append(out, LineMatch{Path: path, Line: line, Offset: ls})
+			text = append(text, lineBytes(src, ls)...)
+			textEnds = append(textEnds, len(text))
 		}
-		lm := &out[len(out)-1]
-		lm.Matches = append(lm.Matches, [2]int{start - ls, max(min(end-ls, len(lm.Text)), start-ls)})
+		n := len(textEnds)
+		width := textEnds[n-1]
+		if n > 1 {
+			width -= textEnds[n-2]
+		}
+		spans = append(spans, [2]int{start - ls, max(min(end-ls, width), start-ls)})
 	}
 	for _, loc := range locs {
 		if loc[0] == len(src) && (len(src) == 0 || src[len(src)-1] == '\n') {
@@ -210,7 +273,17 @@ func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before,
 			add(lineStart, lineStart, loc[1])
 		}
 	}
+	closeLine()
+	if len(out) == 0 {
+		return nil
+	}
+	all := string(text)
 	for i := range out {
+		from := 0
+		if i > 0 {
+			from = textEnds[i-1]
+		}
+		out[i].Text = all[from:textEnds[i]]
 		out[i].Before, out[i].After = contextLines(src, out[i].Offset, out[i].Line, before, after)
 	}
 	return out
@@ -239,12 +312,14 @@ func matchable(src []byte) []byte {
 }
 
 // lineAt is the text of the line starting at ls, without its terminator.
-func lineAt(src []byte, ls int) string {
+func lineAt(src []byte, ls int) string { return string(lineBytes(src, ls)) }
+
+func lineBytes(src []byte, ls int) []byte {
 	le := len(src)
 	if i := bytes.IndexByte(src[ls:], '\n'); i >= 0 {
 		le = ls + i
 	}
-	return strings.TrimRight(string(src[ls:le]), "\r")
+	return bytes.TrimRight(src[ls:le], "\r")
 }
 
 func contextLines(src []byte, ls, line, before, after int) (b, a []Line) {

@@ -151,6 +151,11 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	total := 0
+	for _, o := range perFile {
+		total += len(o.lines)
+	}
+	res.Lines = make([]LineMatch, 0, total)
 	for i, o := range perFile {
 		var skip *SkipError
 		switch {

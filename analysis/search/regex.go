@@ -37,6 +37,7 @@ type Matcher struct {
 	markers   []marker       // by capture group index; nil when none
 	multiline bool
 	pre       prefilter // nil: every line goes to the regexp
+	dfa       *lineDFA  // nil: the regexp decides every line
 	trigrams  *Query
 }
 
@@ -138,6 +139,9 @@ func NewMatcher(q RegexQuery) (*Matcher, error) {
 				m.markers[i] = marker{kinds[k]}
 			}
 		}
+	}
+	if !q.Multiline {
+		m.dfa = newLineDFA(text, m.markers != nil)
 	}
 	m.pre = newPrefilter(parsed.Simplify())
 	m.trigrams = TrigramQuery(parsed)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,6 +169,18 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		absTargets = append(absTargets, abs)
 	}
 	f.ck.showFilename = showFilename(f, absTargets)
+	scope := search.Scope{Paths: absTargets, Include: f.include, Exclude: f.exclude, Filter: f.ck.filter()}
+	before, after := max(f.before, f.context), max(f.after, f.context)
+	rq := search.RegexQuery{Pattern: args[0], IgnoreCase: f.ignoreCase, WholeWord: f.wholeWord,
+		Fixed: f.fixed, Multiline: f.ck.multiline, Before: before, After: after, Scope: scope}
+	if !(f.lex || f.sem || f.hybrid || f.reindex || f.ck.fullSection) {
+		if _, err := rq.Compile(); err != nil {
+			return false, err // said the same here as by a daemon
+		}
+		if res, ok := regexViaDaemon(root, rq, f.filesWithout, logger); ok {
+			return printRegex(cmd, res, f, logger)
+		}
+	}
 	ctx := cmd.Context()
 	h, err := newHost(ctx, logger, &f.embed)
 	if err != nil {
@@ -200,7 +213,6 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 	defer func() {
 		logger.Debug("search", "indexing", rep.Duration, "filesIndexed", rep.Indexed, "search", time.Since(searchStart))
 	}()
-	scope := search.Scope{Paths: absTargets, Include: f.include, Exclude: f.exclude, Filter: f.ck.filter()}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
 	pattern := args[0]
@@ -228,20 +240,33 @@ func runSearch(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []string
 		}
 		return len(hits) > 0, printHits(out, hits, f)
 	}
-	before, after := max(f.before, f.context), max(f.after, f.context)
-	res, err := eng.Regex(ctx, search.RegexQuery{Pattern: pattern, IgnoreCase: f.ignoreCase, WholeWord: f.wholeWord,
-		Fixed: f.fixed, Multiline: f.ck.multiline, Before: before, After: after, Scope: scope})
+	res, err := eng.Regex(ctx, rq)
 	if err != nil {
 		return false, err
 	}
-	reportSkips(cmd.ErrOrStderr(), res, logger)
-	if f.ck.limit > 0 && len(res.Lines) > f.ck.limit {
-		res.Lines = res.Lines[:f.ck.limit]
-	}
 	if f.ck.fullSection {
+		reportSkips(cmd.ErrOrStderr(), res, logger)
+		res.Lines = res.Lines[:limitLines(len(res.Lines), f)]
 		return printSections(out, eng, res, f)
 	}
+	return printRegex(cmd, res, f, logger)
+}
+
+// printRegex prints a regex search's answer, the daemon's or this
+// process's alike.
+func printRegex(cmd *cobra.Command, res *search.RegexResult, f *searchFlags, logger *slog.Logger) (bool, error) {
+	reportSkips(cmd.ErrOrStderr(), res, logger)
+	res.Lines = res.Lines[:limitLines(len(res.Lines), f)]
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	return printLines(out, res, f)
+}
+
+func limitLines(n int, f *searchFlags) int {
+	if f.ck.limit > 0 {
+		return min(n, f.ck.limit)
+	}
+	return n
 }
 
 // searchRoot is the workspace a search works in: workspaceRoot's, unless a

@@ -42,6 +42,15 @@ type descriptor struct {
 // runtimeDir holds sockets and descriptors: $XDG_RUNTIME_DIR/kast, else the
 // user cache dir's kast/run.
 func runtimeDir() (string, error) {
+	dir, err := runtimeDirPath()
+	if err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// runtimeDirPath is runtimeDir without creating it, for lookups.
+func runtimeDirPath() (string, error) {
 	dir := os.Getenv("XDG_RUNTIME_DIR")
 	if dir != "" {
 		dir = filepath.Join(dir, "kast")
@@ -52,7 +61,7 @@ func runtimeDir() (string, error) {
 		}
 		dir = filepath.Join(cache, "kast", "run")
 	}
-	return dir, os.MkdirAll(dir, 0o700)
+	return dir, nil
 }
 
 // workspaceKey names a workspace's socket and descriptor.

@@ -73,9 +73,41 @@ func (k *Service) methods() []server.Spec {
 	}
 }
 
+// extensions are kast's own methods beside Kast's catalog (which the
+// methods table matches exactly), advertised apart, in
+// capabilities.experimental.kastExtensions: {"methods": {name: alias},
+// "capabilities": [...]}, so that Kast's capability object stays Kast's.
+func (k *Service) extensions() []server.Spec {
+	return []server.Spec{
+		// The whole `kast search` regex query (search.go).
+		method("search/regex", server.Concurrent, k.regexSearch).Advertise("extension:REGEX_SEARCH"),
+	}
+}
+
+// extensionCapabilities is the kastExtensions object of a table.
+func extensionCapabilities(table []server.Spec) map[string]any {
+	methods, caps := map[string]string{}, []string{}
+	for _, m := range table {
+		methods[m.Name()] = kastAlias(m.Name())
+		for _, tag := range strings.Fields(m.Capability) {
+			if name, ok := strings.CutPrefix(tag, "extension:"); ok {
+				caps = append(caps, name)
+			}
+		}
+	}
+	return map[string]any{"methods": methods, "capabilities": caps}
+}
+
 // Register adds every Kast method and its kast/<camelCase> alias to reg and
-// advertises the family in capabilities.experimental.kast.
+// advertises the family in capabilities.experimental.kast; kast's
+// extensions likewise, in experimental.kastExtensions.
 func (k *Service) Register(reg *server.Registry) {
+	ext := k.extensions()
+	reg.Register(ext)
+	for _, m := range ext {
+		reg.Alias(kastAlias(m.Name()), m.Name())
+	}
+	reg.Family("kastExtensions", extensionCapabilities(ext))
 	table := k.methods()
 	reg.Register(table)
 	aliases := map[string]string{}

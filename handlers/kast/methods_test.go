@@ -100,3 +100,54 @@ func TestMethodsTableMatchesCatalog(t *testing.T) {
 		t.Errorf("experimental.kast lists %d methods, the table has %d", len(family.Methods), len(table))
 	}
 }
+
+// kast's extensions stay out of Kast's catalog and capability object, and
+// each is registered (with its alias) and advertised in
+// experimental.kastExtensions; nothing is advertised there unregistered.
+func TestExtensionsTable(t *testing.T) {
+	ref := kastReference(t)
+	raw, err := os.ReadFile(filepath.Join(ref, "later-0660b755", "commands.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var catalog struct {
+		Commands map[string]json.RawMessage `json:"commands"`
+	}
+	if err := json.Unmarshal(raw, &catalog); err != nil {
+		t.Fatal(err)
+	}
+	k := New(host.New(host.Options{}), Options{})
+	ext := k.extensions()
+	reg := server.NewRegistry()
+	k.Register(reg)
+	b, _ := json.Marshal(reg.Families()["kastExtensions"])
+	var family struct {
+		Methods      map[string]string `json:"methods"`
+		Capabilities []string          `json:"capabilities"`
+	}
+	if err := json.Unmarshal(b, &family); err != nil {
+		t.Fatal(err)
+	}
+	if len(family.Methods) != len(ext) || len(family.Capabilities) != len(ext) {
+		t.Errorf("experimental.kastExtensions %s: want the %d extensions, each with a capability", b, len(ext))
+	}
+	for _, m := range ext {
+		if _, ok := catalog.Commands[m.Name()]; ok {
+			t.Errorf("%s is in Kast's catalog: it belongs in the methods table", m.Name())
+		}
+		if family.Methods[m.Name()] != kastAlias(m.Name()) {
+			t.Errorf("%s is not advertised with its alias: %s", m.Name(), b)
+		}
+	}
+	for name, alias := range family.Methods {
+		for _, n := range []string{name, alias} {
+			if _, ok := reg.Lookup(n); !ok {
+				t.Errorf("experimental.kastExtensions lists %s, which is not registered", n)
+			}
+		}
+	}
+	read, mutation := advertised(ext)
+	if len(read)+len(mutation) != 0 {
+		t.Errorf("an extension advertises a Kast capability: %v %v", read, mutation)
+	}
+}
