@@ -98,9 +98,13 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	// Scope distance, then how the label matches (a prefix before a
 	// scattered match), then kind, then name.
 	lower := strings.ToLower(prefix)
+	byKind := kindOrder
+	if q := qualifierBefore(text, start); q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
+		byKind = func(Item) int { return 0 } // tsserver sorts a type's members by name alone
+	}
 	slices.SortFunc(c.items, func(a, b Item) int {
 		return cmp.Or(cmp.Compare(a.Rank, b.Rank), boolOrder(a.Label, b.Label, lower),
-			cmp.Compare(kindOrder(a), kindOrder(b)), cmp.Compare(a.Label, b.Label))
+			cmp.Compare(byKind(a), byKind(b)), cmp.Compare(a.Label, b.Label))
 	})
 	res.Items = c.items[:min(len(c.items), maxItems)]
 	res.Incomplete = c.cut || len(c.items) > maxItems
@@ -424,6 +428,7 @@ func (c *collector) members(qualifier string, offset int) {
 	r := c.s.Resolver()
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
+	ecma := c.f.Lang == "typescript" || c.f.Lang == "javascript"
 	var visit func(t resolve.DefID, depth int)
 	visit = func(t resolve.DefID, depth int) {
 		if seen[t] || depth > 6 {
@@ -435,6 +440,9 @@ func (c *collector) members(qualifier string, offset int) {
 			return
 		}
 		rank := RankLocal + Rank(min(depth, 1)) // own members before inherited ones
+		if ecma {
+			rank = RankLocal // tsserver lists a type's members alike, by name
+		}
 		for i, d := range g.Defs {
 			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
 				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
@@ -467,6 +475,9 @@ func (c *collector) members(qualifier string, offset int) {
 		}
 		for _, sup := range navigate.Supertypes(c.s, t) {
 			visit(sup.Def, depth+1)
+		}
+		for _, a := range r.AliasedTypes(t) {
+			visit(a.Def, depth+1)
 		}
 	}
 	for _, t := range types {
