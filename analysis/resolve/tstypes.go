@@ -23,10 +23,21 @@ var tsPrimitives = map[string]string{"string": "String", "number": "Number", "bo
 // "ReadonlyArray"; the name itself otherwise.
 func tsTypeName(typeName, name string) string {
 	t := strings.TrimSpace(typeName)
-	readonly := strings.HasPrefix(t, "readonly ")
-	if i := topLevelIndex(t, '|'); i > 0 {
-		t = strings.TrimSpace(t[:i]) // the first of a union: `string | undefined`
+	if topLevelIndex(t, '|') >= 0 {
+		// A union has the members its types share: kast knows them only
+		// for `T | undefined` (or null).
+		var kept []string
+		for _, part := range splitAt(t, '|') {
+			if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
+				kept = append(kept, part)
+			}
+		}
+		if len(kept) != 1 {
+			return ""
+		}
+		t, name = kept[0], baseTypeName(kept[0])
 	}
+	readonly := strings.HasPrefix(t, "readonly ")
 	switch {
 	case strings.HasSuffix(t, "[]") && readonly:
 		return "ReadonlyArray"
@@ -40,21 +51,41 @@ func tsTypeName(typeName, name string) string {
 }
 
 // awaitedTypes are the types `await q` gives: the type argument of the
-// Promise q's written type names, or q's own types when it is no Promise.
+// Promise that q's declared type (a call's, its declared result) names,
+// read in the file that declares it; q's own types when it is no Promise.
 func (r *Resolver) awaitedTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) []Candidate {
 	qref := ref
-	qref.Qualifier = q
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	name := q
+	if callee, ok := calleeOf(q); ok {
+		qref.Role, name = analysis.RoleCall, callee
+	} else if !isName(q) && !isChain(f.Lang, q) {
+		return nil
+	}
+	qref.Qualifier, qref.Name = splitQualifier(name)
 	var out []Candidate
-	for _, t := range r.writtenTypes(f, qref, depth+1) {
-		if baseTypeName(t) == "Promise" || baseTypeName(t) == "PromiseLike" {
-			if e := firstTypeArg(t); e != "" {
-				out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
-			}
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		g, d, ok := r.entry(c.Def)
+		if !ok || d.TypeName == "" || d.Kind.IsType() || c.Confidence < r.threshold {
+			continue
+		}
+		t := d.TypeName
+		if qref.Role == analysis.RoleCall {
+			t = calledType(g.Lang, t)
+		}
+		if b := baseTypeName(t); b == "Promise" || b == "PromiseLike" {
+			t = firstTypeArg(t)
+		}
+		for _, x := range r.typesNamed(g, t, d.Scope, d.NameSpan, depth+1) {
+			x.Confidence *= c.Confidence
+			out = append(out, x)
 		}
 	}
 	if len(out) > 0 {
 		return out
 	}
+	qref = ref
+	qref.Qualifier = q
 	return r.receiverTypes(f, qref, depth+1)
 }
 
@@ -103,4 +134,17 @@ func calledType(lang, t string) string {
 		}
 	}
 	return t
+}
+
+// splitAt splits s at the separators outside brackets.
+func splitAt(s string, sep byte) []string {
+	var out []string
+	for {
+		i := topLevelIndex(s, sep)
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i])
+		s = s[i+1:]
+	}
 }

@@ -63,6 +63,9 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			w.b.Within(n, analysis.None, func() { w.children(n) })
 		}
+	case "if_statement":
+		w.instanceOf(n)
+		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
 	case "assignment_expression":
@@ -110,6 +113,22 @@ func (w *walker) node(n syntax.Node) {
 	case "comment", "string", "regex", "property_identifier", "number":
 	default:
 		w.children(n)
+	}
+}
+
+// instanceOf records that `if (x instanceof T) {…}` narrows x to T in its
+// consequence.
+func (w *walker) instanceOf(n syntax.Node) {
+	cond, body := n.Field("condition"), n.Field("consequence")
+	for cond.Type() == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
+		cond = cond.NamedChildren()[0]
+	}
+	if cond.Type() != "binary_expression" || cond.Field("operator").Text() != "instanceof" || !body.Valid() {
+		return
+	}
+	left, right := cond.Field("left"), cond.Field("right")
+	if left.Type() == "identifier" && right.Type() == "identifier" {
+		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Name: left.Text(), Type: right.Text(), Span: body.Span()})
 	}
 }
 
