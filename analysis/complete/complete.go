@@ -509,9 +509,14 @@ func qualifierBefore(text []byte, start int) string {
 		return ""
 	}
 	i, depth := end, 0
+	if q := quotedBefore(text, end); q != "" {
+		return q // a string literal's members: "x".repeat
+	}
 	for i > 0 {
 		b := text[i-1]
 		switch {
+		case b == '!' && depth == 0 && i == end:
+			// TypeScript's non-null assertion: `signal!.reason`.
 		case b == ')':
 			depth++
 		case b == '(' && depth > 0:
@@ -523,6 +528,20 @@ func qualifierBefore(text []byte, start int) string {
 		i--
 	}
 	return strings.TrimRight(string(text[i:end]), "?!")
+}
+
+// quotedBefore is the one-line string literal ending at end, or "".
+func quotedBefore(text []byte, end int) string {
+	if end < 2 || text[end-1] != '\'' && text[end-1] != '"' && text[end-1] != '`' {
+		return ""
+	}
+	quote := text[end-1]
+	for i := end - 2; i >= 0 && text[i] != '\n'; i-- {
+		if text[i] == quote && (i == 0 || text[i-1] != '\\') {
+			return string(text[i:end])
+		}
+	}
+	return ""
 }
 
 func isIdent(b byte) bool {

@@ -148,3 +148,20 @@ func splitAt(s string, sep byte) []string {
 		s = s[i+1:]
 	}
 }
+
+// tsLiteralType is the interface declaring the members of a literal
+// qualifier ("x", 'x', `x`, 1.5, [a, b]), or "".
+func tsLiteralType(q string) string {
+	if len(q) < 2 {
+		return ""
+	}
+	switch first, last := q[0], q[len(q)-1]; {
+	case (first == '"' || first == '\'' || first == '`') && last == first:
+		return "String"
+	case first == '[' && last == ']':
+		return "Array"
+	case first >= '0' && first <= '9' && strings.Trim(q, "0123456789._") == "":
+		return "Number"
+	}
+	return ""
+}

@@ -22,7 +22,8 @@ func TestLSPTypeScriptAmbientModulesAndLibMembers(t *testing.T) {
 		lib + "lib.es5.d.ts": "interface String {\n    toLowerCase(): string;\n    trim(): string;\n    length: number;\n}\n" +
 			"interface Array<T> {\n    length: number;\n    map<U>(f: (v: T) => U): U[];\n    filter(f: (v: T) => boolean): T[];\n}\n",
 		"ws/app.ts": "import { readFile } from \"fs\";\nimport { rm } from \"node:fs\";\n\n" +
-			"export function f(name: string, names: string[]) {\n    readFile(name);\n    rm(name.toLowerCase());\n    return names.length;\n}\n",
+			"export function f(name: string, names: string[]) {\n    readFile(name);\n    rm(name.toLowerCase());\n    return names.length;\n}\n" +
+			"export function g(s?: string) {\n    \"ab\".t;\n    s!.l;\n}\n",
 	}, 2)
 	root := filepath.ToSlash(dir) + "/"
 	for _, c := range []struct {
@@ -38,19 +39,28 @@ func TestLSPTypeScriptAmbientModulesAndLibMembers(t *testing.T) {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
 		}
 	}
-	var list struct {
-		Items []struct {
-			Label string `json:"label"`
-		} `json:"items"`
+	complete := func(line, char int) string {
+		var list struct {
+			Items []struct {
+				Label string `json:"label"`
+			} `json:"items"`
+		}
+		if err := e.client.Call(e.ctx, "textDocument/completion", e.at("app.ts", line, char), &list); err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, it := range list.Items {
+			labels = append(labels, it.Label)
+		}
+		return strings.Join(labels, " ")
 	}
-	if err := e.client.Call(e.ctx, "textDocument/completion", e.at("app.ts", 6, 17), &list); err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, it := range list.Items {
-		labels = append(labels, it.Label)
-	}
-	if got := strings.Join(labels, " "); got != "filter length map" {
+	if got := complete(6, 17); got != "filter length map" {
 		t.Errorf("after names.: %q, want Array's members by name", got)
+	}
+	if got := complete(9, 10); !strings.HasPrefix(got, "toLowerCase trim") {
+		t.Errorf("after \"ab\".t: %q, want String's members starting with t", got)
+	}
+	if got := complete(10, 8); !strings.HasPrefix(got, "length") {
+		t.Errorf("after s!.l: %q, want String's length", got)
 	}
 }
