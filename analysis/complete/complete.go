@@ -100,6 +100,10 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	// The keys are worked out once per item, not at every comparison: a
 	// package's completions are thousands of items.
 	lower := strings.ToLower(prefix)
+	byKind := kindOrder
+	if q := qualifierBefore(text, start); q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
+		byKind = func(Item) int { return 0 } // tsserver sorts a type's members by name alone
+	}
 	type keyed struct {
 		it       Item
 		unprefix int // 0 when the label starts with the prefix, ignoring case
@@ -107,7 +111,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	ks := make([]keyed, len(c.items))
 	for i, it := range c.items {
-		ks[i] = keyed{it, btoi(!strings.HasPrefix(strings.ToLower(it.Label), lower)), kindOrder(it)}
+		ks[i] = keyed{it, btoi(!strings.HasPrefix(strings.ToLower(it.Label), lower)), byKind(it)}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(a.unprefix, b.unprefix),
@@ -433,6 +437,7 @@ func (c *collector) members(qualifier string, offset int) {
 	r := c.s.Resolver()
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
+	ecma := c.f.Lang == "typescript" || c.f.Lang == "javascript"
 	var visit func(t resolve.DefID, depth int)
 	visit = func(t resolve.DefID, depth int) {
 		if seen[t] || depth > 6 {
@@ -444,6 +449,9 @@ func (c *collector) members(qualifier string, offset int) {
 			return
 		}
 		rank := RankLocal + Rank(min(depth, 1)) // own members before inherited ones
+		if ecma {
+			rank = RankLocal // tsserver lists a type's members alike, by name
+		}
 		for i, d := range g.Defs {
 			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
 				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
@@ -477,6 +485,9 @@ func (c *collector) members(qualifier string, offset int) {
 		for _, sup := range navigate.Supertypes(c.s, t) {
 			visit(sup.Def, depth+1)
 		}
+		for _, a := range r.AliasedTypes(t) {
+			visit(a.Def, depth+1)
+		}
 	}
 	for _, t := range types {
 		if !t.Uncertain {
@@ -507,9 +518,14 @@ func qualifierBefore(text []byte, start int) string {
 		return ""
 	}
 	i, depth := end, 0
+	if q := quotedBefore(text, end); q != "" {
+		return q // a string literal's members: "x".repeat
+	}
 	for i > 0 {
 		b := text[i-1]
 		switch {
+		case b == '!' && depth == 0 && i == end:
+			// TypeScript's non-null assertion: `signal!.reason`.
 		case b == ')':
 			depth++
 		case b == '(' && depth > 0:
@@ -521,6 +537,20 @@ func qualifierBefore(text []byte, start int) string {
 		i--
 	}
 	return strings.TrimRight(string(text[i:end]), "?!")
+}
+
+// quotedBefore is the one-line string literal ending at end, or "".
+func quotedBefore(text []byte, end int) string {
+	if end < 2 || text[end-1] != '\'' && text[end-1] != '"' && text[end-1] != '`' {
+		return ""
+	}
+	quote := text[end-1]
+	for i := end - 2; i >= 0 && text[i] != '\n'; i-- {
+		if text[i] == quote && (i == 0 || text[i-1] != '\\') {
+			return string(text[i:end])
+		}
+	}
+	return ""
 }
 
 func isIdent(b byte) bool {

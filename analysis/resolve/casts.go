@@ -44,7 +44,7 @@ func asCastType(q string) string {
 // narrowedType is the type a Kotlin qualifier is narrowed to where ref is,
 // by a cast or a smart cast, or "".
 func narrowedType(f *analysis.FileFacts, ref analysis.Ref, q string) string {
-	if f.Lang != "kotlin" {
+	if f.Lang != "kotlin" && !ecmaLang(f.Lang) {
 		return ""
 	}
 	if t := asCastType(q); t != "" {

@@ -44,7 +44,7 @@ func calleeOf(q string) (string, bool) {
 // or another chain (`a.b(x).c`, `"s".length`): the resolver types expr,
 // then looks name up in it. Kotlin and Java only.
 func isChain(lang, q string) bool {
-	if lang != "kotlin" && lang != "java" {
+	if lang != "kotlin" && lang != "java" && !ecmaLang(lang) {
 		return false
 	}
 	i := strings.LastIndexByte(q, '.')
@@ -165,7 +165,7 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 				out = append(out, t)
 			}
 		case d.TypeName != "":
-			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+			for _, t := range r.typesNamed(g, calledType(g.Lang, d.TypeName), d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
@@ -374,6 +374,8 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
+		case d.TypeName != "" && !d.Kind.IsType() && qref.Role == analysis.RoleCall:
+			out = append(out, calledType(g.Lang, d.TypeName))
 		case d.TypeName != "" && !d.Kind.IsType():
 			out = append(out, d.TypeName)
 		case d.Kind == analysis.KindEnumEntry && d.Container != analysis.None:
@@ -382,7 +384,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 			out = append(out, d.Name) // a constructor call
 		case d.Kind == analysis.KindObject:
 			out = append(out, d.Name)
-		case d.Value != "" && g.Lang == "kotlin":
+		case d.Value != "" && (g.Lang == "kotlin" || ecmaLang(g.Lang)):
 			vref := valueRef(d)
 			vref.Qualifier = d.Value
 			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {

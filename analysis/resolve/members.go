@@ -106,7 +106,10 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			return out
 		}
 	}
-	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" {
+	if inner, ok := strings.CutPrefix(q, "await "); ok && ecmaLang(f.Lang) {
+		return r.awaitedTypes(f, ref, inner, depth)
+	}
+	if f.Lang == "kotlin" || f.Lang == "java" || f.Lang == "python" || ecmaLang(f.Lang) {
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
 		// a chain decides, and a constructor call is a call of its class.
 		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
@@ -116,6 +119,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	}
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
+	}
+	if t := tsLiteralType(q); t != "" && ecmaLang(f.Lang) {
+		return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
 		if t := literalType(q); t != "" {
@@ -152,7 +158,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 				t.Confidence *= c.Confidence
 				out = append(out, t)
 			}
-		case d.Value != "" && (g.Lang == "kotlin" || g.Lang == "python") && c.Confidence >= r.threshold:
+		case d.Value != "" && (g.Lang == "kotlin" || g.Lang == "python" || ecmaLang(g.Lang)) && c.Confidence >= r.threshold:
 			for _, t := range r.valueTypes(g, d, depth+1) {
 				t.Confidence *= c.Confidence
 				out = append(out, t)
@@ -226,6 +232,9 @@ func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int3
 
 func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
 	name := baseTypeName(typeName)
+	if ecmaLang(f.Lang) {
+		name = tsTypeName(typeName, name)
+	}
 	if name == "" {
 		return nil
 	}
@@ -274,16 +283,19 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	return r.inherited(t, name, role, conf*confInherited, depth+1)
 }
 
+// underlyingLangs have type aliases whose members are the aliased type's.
+var underlyingLangs = map[string]bool{"go": true, "kotlin": true, "typescript": true, "javascript": true}
+
 // goUnderlying finds name among the members of the type a Go type
 // declaration `type A = B` or `type A B` is declared with: an alias has
 // all of B's members, a defined type B's fields but not its methods.
 func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	g := r.file(t.Path)
 	d := g.Defs[t.Index]
-	if g.Lang != "go" && g.Lang != "kotlin" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth) {
+	if !underlyingLangs[g.Lang] || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth) {
 		return nil
 	}
-	alias := g.Lang == "kotlin" || strings.Contains(d.Signature, "=")
+	alias := g.Lang != "go" || strings.Contains(d.Signature, "=")
 	var out []Candidate
 	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 		if u.Def == t || u.Confidence < r.threshold {

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"strings"
+
 	"github.com/kast-dev/kast/analysis"
 )
 
@@ -41,4 +43,41 @@ func (r *Resolver) nodeImported(f *analysis.FileFacts, name, specifier string, r
 		}
 	}
 	return r.reexportedIn(files, name, role, conf, depth+1), true
+}
+
+// ambientImported finds name among the declarations of the ambient module
+// a specifier names, `declare module "fs" { … }` (how @types/node declares
+// Node's modules, "node:fs" included): where TypeScript looks when no
+// installed package serves the specifier.
+func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.Role, conf float64) []Candidate {
+	if !ecmaLang(lang) || strings.HasPrefix(specifier, ".") || strings.HasPrefix(specifier, "/") {
+		return nil
+	}
+	specs := []string{specifier}
+	if bare, ok := strings.CutPrefix(specifier, "node:"); ok {
+		specs = append(specs, bare) // "node:fs" re-exports "fs"
+	}
+	for _, spec := range specs {
+		var out []Candidate
+		for _, quoted := range []string{`"` + spec + `"`, `'` + spec + `'`} {
+			for _, e := range r.defs(quoted) {
+				if e.Kind != analysis.KindModule || !ecmaLang(e.Lang) {
+					continue
+				}
+				g := r.file(e.Path)
+				if g == nil {
+					continue
+				}
+				for _, i := range r.named(g, name) {
+					if g.Defs[i].Container == e.Index {
+						out = r.add(out, e.Path, i, conf, ViaImport, role)
+					}
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }

@@ -548,7 +548,10 @@ type importKey struct {
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
 	if depth <= maxDepth {
-		if out, ok := r.nodeImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
+		if out, _ := r.nodeImported(f, name, pkg, role, conf, depth); len(out) > 0 {
+			return out
+		}
+		if out := r.ambientImported(f.Lang, name, pkg, role, conf); len(out) > 0 {
 			return out
 		}
 		if out, ok := r.rustImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {

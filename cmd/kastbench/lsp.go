@@ -29,6 +29,11 @@ type lspServer struct {
 }
 
 func startServer(ctx context.Context, name, root string, env []string, argv ...string) (*lspServer, error) {
+	return startServerWith(ctx, name, root, env, nil, argv...)
+}
+
+// startServerWith is startServer with the server's initializationOptions.
+func startServerWith(ctx context.Context, name, root string, env []string, initOptions any, argv ...string) (*lspServer, error) {
 	// The server runs in the workspace root, so a relative binary path must
 	// be made absolute first.
 	bin, err := exec.LookPath(argv[0])
@@ -72,7 +77,7 @@ func startServer(ctx context.Context, name, root string, env []string, argv ...s
 	s := &lspServer{name: name, cmd: cmd, conn: conn}
 	rootURI := uri.File(root)
 	err = s.call(ctx, "initialize", map[string]any{
-		"processId": os.Getpid(), "rootUri": rootURI,
+		"processId": os.Getpid(), "rootUri": rootURI, "initializationOptions": initOptions,
 		"workspaceFolders": []map[string]any{{"uri": rootURI, "name": filepath.Base(root)}},
 		"capabilities": map[string]any{"textDocument": map[string]any{
 			"completion": map[string]any{"completionItem": map[string]any{"snippetSupport": false}},

@@ -40,16 +40,22 @@ type refLang struct {
 	exts       []string
 	languageID func(path string) string
 	server     string // the reference server's name in the table
+	// initOptions are the reference server's initializationOptions.
+	initOptions any
 }
 
 var refLangs = map[string]refLang{
 	"python": {exts: []string{".py"}, languageID: func(string) string { return "python" }, server: "pyright"},
-	"typescript": {exts: []string{".ts", ".tsx"}, server: "tsserver", languageID: func(p string) string {
-		if strings.HasSuffix(p, ".tsx") {
-			return "typescriptreact"
-		}
-		return "typescript"
-	}},
+	// While a project loads, typescript-language-server answers from a
+	// syntax-only server that knows one file: a use of an imported name
+	// then goes to its import line. The reference is the semantic answer.
+	"typescript": {exts: []string{".ts", ".tsx"}, server: "tsserver",
+		initOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}}, languageID: func(p string) string {
+			if strings.HasSuffix(p, ".tsx") {
+				return "typescriptreact"
+			}
+			return "typescript"
+		}},
 }
 
 func runRefAccuracy(language, kast, ref, roots string, n int) error {
@@ -97,7 +103,7 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 	if venvBin := filepath.Join(root, ".venv", "bin"); dirExists(venvBin) {
 		refEnv = append(refEnv, "PATH="+venvBin+string(os.PathListSeparator)+os.Getenv("PATH"), "VIRTUAL_ENV="+filepath.Dir(venvBin))
 	}
-	r, err := startServer(ctx, l.server, root, refEnv, ref, "--stdio")
+	r, err := startServerWith(ctx, l.server, root, refEnv, l.initOptions, ref, "--stdio")
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,8 @@ func (w *walker) node(n syntax.Node) {
 		w.typeDecl(n, analysis.KindModule)
 	case "function_declaration", "generator_function_declaration", "function_signature":
 		w.function(n, analysis.KindFunction, n.Field("name"))
-	case "function_expression", "function", "arrow_function", "generator_function":
+	case "function_expression", "function", "arrow_function", "generator_function", "function_type", "constructor_type":
+		// A function type's parameters are declared too: `(url: Input) => R`.
 		w.b.Within(n, analysis.None, func() { w.signature(n) })
 	case "method_definition", "method_signature", "abstract_method_signature":
 		w.method(n)
@@ -55,12 +56,16 @@ func (w *walker) node(n syntax.Node) {
 		w.variables(n)
 	case "object_type":
 		// The members of an inline object type are not names of the
-		// enclosing scope: `({ title }: { title: string })`.
-		if n.Parent().Type() == "interface_declaration" {
+		// enclosing scope: `({ title }: { title: string })`; those of a
+		// type alias's object type are the alias's own.
+		if n.Parent().Type() == "interface_declaration" || aliasedObject(n) {
 			w.children(n)
 		} else {
 			w.b.Within(n, analysis.None, func() { w.children(n) })
 		}
+	case "if_statement":
+		w.instanceOf(n)
+		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
 	case "assignment_expression":
@@ -108,6 +113,22 @@ func (w *walker) node(n syntax.Node) {
 	case "comment", "string", "regex", "property_identifier", "number":
 	default:
 		w.children(n)
+	}
+}
+
+// instanceOf records that `if (x instanceof T) {…}` narrows x to T in its
+// consequence.
+func (w *walker) instanceOf(n syntax.Node) {
+	cond, body := n.Field("condition"), n.Field("consequence")
+	for cond.Type() == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
+		cond = cond.NamedChildren()[0]
+	}
+	if cond.Type() != "binary_expression" || cond.Field("operator").Text() != "instanceof" || !body.Valid() {
+		return
+	}
+	left, right := cond.Field("left"), cond.Field("right")
+	if left.Type() == "identifier" && right.Type() == "identifier" {
+		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Name: left.Text(), Type: right.Text(), Span: body.Span()})
 	}
 }
 
@@ -190,12 +211,44 @@ func (w *walker) typeDecl(n syntax.Node, kind analysis.Kind) int32 {
 				}
 			case c.Type() == "enum_body":
 				w.enumBody(c)
+			case kind == analysis.KindTypeAlias && c.Type() == "intersection_type":
+				// `type A = B & {…}`: A has B's members and its own.
+				w.aliasParts(d, c)
 			default:
 				w.node(c)
 			}
 		}
 	})
 	return d
+}
+
+// aliasParts visits a type alias's value, recording the named types an
+// intersection joins as the alias's supertypes.
+func (w *walker) aliasParts(alias int32, v syntax.Node) {
+	switch v.Type() {
+	case "intersection_type", "parenthesized_type":
+		for _, c := range v.NamedChildren() {
+			w.aliasParts(alias, c)
+		}
+	case "type_identifier", "nested_type_identifier", "generic_type":
+		if v.Parent().Type() != "type_alias_declaration" {
+			w.supertype(alias, v)
+			return
+		}
+		w.node(v)
+	default:
+		w.node(v)
+	}
+}
+
+// aliasedObject reports whether an object type is a type alias's value or
+// one of the types its intersection joins.
+func aliasedObject(n syntax.Node) bool {
+	p := n.Parent()
+	for p.Type() == "intersection_type" || p.Type() == "parenthesized_type" {
+		p = p.Parent()
+	}
+	return p.Type() == "type_alias_declaration"
 }
 
 func (w *walker) enumBody(n syntax.Node) {
@@ -413,6 +466,12 @@ func (w *walker) variables(n syntax.Node) {
 		def.Doc = w.b.Doc(at, extract.CStyle)
 		def.Signature = extract.Header(v, value.Field("body"))
 		def.TypeName = cmp.Or(annotation(v.Field("type")), constructedType(value))
+		if kind == analysis.KindFunction {
+			// A function's type, as for declared functions, is what it returns.
+			def.TypeName = cmp.Or(annotation(value.Field("return_type")), def.TypeName)
+		} else if def.TypeName == "" {
+			def.Value = valueText(value)
+		}
 		if topLevel {
 			def.Visibility = exported(n)
 		}
@@ -522,6 +581,30 @@ func exported(decl syntax.Node) string {
 // annotation strips the colon of a type annotation.
 func annotation(t syntax.Node) string {
 	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text()), ":"))
+}
+
+// valueText is a variable's value as the resolver infers types from it: a
+// name, a call or a member chain (what `await` waits for, marked by a
+// leading "await "); "" for anything else.
+func valueText(v syntax.Node) string {
+	prefix := ""
+	for v.Type() == "await_expression" || v.Type() == "parenthesized_expression" {
+		if v.Type() == "await_expression" {
+			prefix = "await "
+		}
+		kids := v.NamedChildren()
+		if len(kids) != 1 {
+			return ""
+		}
+		v = kids[0]
+	}
+	switch v.Type() {
+	case "identifier", "member_expression", "call_expression":
+		if q := extract.Qualifier(v); len(q) <= 200 {
+			return prefix + q
+		}
+	}
+	return ""
 }
 
 // constructedType infers Foo from `new Foo(...)`.

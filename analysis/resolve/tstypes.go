@@ -1,0 +1,167 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// TypeScript's types as the resolver reads them from written text: the
+// primitives are the global interfaces of lib.es5.d.ts that describe their
+// members (string is String), arrays are Array, and `await p` is what the
+// Promise p is declared as holds.
+
+// ecmaLang reports whether lang is TypeScript or JavaScript.
+func ecmaLang(lang string) bool { return lang == "typescript" || lang == "tsx" || lang == "javascript" }
+
+// tsPrimitives are the interfaces that declare the primitives' members.
+var tsPrimitives = map[string]string{"string": "String", "number": "Number", "boolean": "Boolean",
+	"bigint": "BigInt", "symbol": "Symbol"}
+
+// tsTypeName is the declared type a written TypeScript type's members come
+// from: "string" → "String", "Foo[]" → "Array", "readonly Foo[]" →
+// "ReadonlyArray"; the name itself otherwise.
+func tsTypeName(typeName, name string) string {
+	t := strings.TrimSpace(typeName)
+	if topLevelIndex(t, '|') >= 0 {
+		// A union has the members its types share: kast knows them only
+		// for `T | undefined` (or null).
+		var kept []string
+		for _, part := range splitAt(t, '|') {
+			if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
+				kept = append(kept, part)
+			}
+		}
+		if len(kept) != 1 {
+			return ""
+		}
+		t, name = kept[0], baseTypeName(kept[0])
+	}
+	readonly := strings.HasPrefix(t, "readonly ")
+	switch {
+	case strings.HasSuffix(t, "[]") && readonly:
+		return "ReadonlyArray"
+	case strings.HasSuffix(t, "[]"):
+		return "Array"
+	}
+	if p, ok := tsPrimitives[name]; ok {
+		return p
+	}
+	return name
+}
+
+// awaitedTypes are the types `await q` gives: the type argument of the
+// Promise that q's declared type (a call's, its declared result) names,
+// read in the file that declares it; q's own types when it is no Promise.
+func (r *Resolver) awaitedTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) []Candidate {
+	qref := ref
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	name := q
+	if callee, ok := calleeOf(q); ok {
+		qref.Role, name = analysis.RoleCall, callee
+	} else if !isName(q) && !isChain(f.Lang, q) {
+		return nil
+	}
+	qref.Qualifier, qref.Name = splitQualifier(name)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		g, d, ok := r.entry(c.Def)
+		if !ok || d.TypeName == "" || d.Kind.IsType() || c.Confidence < r.threshold {
+			continue
+		}
+		t := d.TypeName
+		if qref.Role == analysis.RoleCall {
+			t = calledType(g.Lang, t)
+		}
+		if b := baseTypeName(t); b == "Promise" || b == "PromiseLike" {
+			t = firstTypeArg(t)
+		}
+		for _, x := range r.typesNamed(g, t, d.Scope, d.NameSpan, depth+1) {
+			x.Confidence *= c.Confidence
+			out = append(out, x)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	qref = ref
+	qref.Qualifier = q
+	return r.receiverTypes(f, qref, depth+1)
+}
+
+// AliasedTypes are the types a TypeScript type alias `type A = B<T>` stands
+// for, whose members are A's; none for any other definition.
+func (r *Resolver) AliasedTypes(t DefID) []Candidate {
+	g, d, ok := r.entry(t)
+	if !ok || !ecmaLang(g.Lang) || d.Kind != analysis.KindTypeAlias || d.TypeName == "" {
+		return nil
+	}
+	var out []Candidate
+	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, 1) {
+		if u.Def != t && u.Confidence >= r.threshold {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// calledType is the type a call of something of written type t gives: R
+// for a TypeScript function type `(a: A) => R` or `<T>(a: T) => R`, else t.
+func calledType(lang, t string) string {
+	if !ecmaLang(lang) {
+		return t
+	}
+	s := strings.TrimSpace(t)
+	if !strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "<") {
+		return t
+	}
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i] {
+		case '(', '<', '{', '[':
+			depth++
+		case ')', '}', ']':
+			depth--
+		case '>':
+			if i > 0 && s[i-1] == '=' {
+				continue
+			}
+			depth--
+		case '=':
+			if depth == 0 && s[i+1] == '>' {
+				return strings.TrimSpace(s[i+2:])
+			}
+		}
+	}
+	return t
+}
+
+// splitAt splits s at the separators outside brackets.
+func splitAt(s string, sep byte) []string {
+	var out []string
+	for {
+		i := topLevelIndex(s, sep)
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i])
+		s = s[i+1:]
+	}
+}
+
+// tsLiteralType is the interface declaring the members of a literal
+// qualifier ("x", 'x', `x`, 1.5, [a, b]), or "".
+func tsLiteralType(q string) string {
+	if len(q) < 2 {
+		return ""
+	}
+	switch first, last := q[0], q[len(q)-1]; {
+	case (first == '"' || first == '\'' || first == '`') && last == first:
+		return "String"
+	case first == '[' && last == ']':
+		return "Array"
+	case first >= '0' && first <= '9' && strings.Trim(q, "0123456789._") == "":
+		return "Number"
+	}
+	return ""
+}
