@@ -85,7 +85,11 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	prefix := string(text[start:offset])
 	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
-	if q := qualifierBefore(text, start); q != "" {
+	q := qualifierBefore(text, start)
+	if q == "" && f.Lang == "python" {
+		q = pythonLiteralBefore(text, start)
+	}
+	if q != "" {
 		c.members(q, start)
 	} else {
 		c.scope(start)
@@ -102,6 +106,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		return cmp.Or(cmp.Compare(a.Rank, b.Rank), boolOrder(a.Label, b.Label, lower),
 			cmp.Compare(kindOrder(a), kindOrder(b)), cmp.Compare(a.Label, b.Label))
 	})
+	if q != "" && f.Lang == "python" {
+		c.sortPythonMembers()
+	}
 	res.Items = c.items[:min(len(c.items), maxItems)]
 	res.Incomplete = c.cut || len(c.items) > maxItems
 	return res
@@ -473,6 +480,9 @@ func (c *collector) members(qualifier string, offset int) {
 		if !t.Uncertain {
 			visit(t.Def, 0)
 		}
+	}
+	if len(seen) > 0 && c.f.Lang == "python" {
+		c.pythonObjectMembers(visit)
 	}
 	if len(c.items) == 0 && c.f.Lang == "go" {
 		c.goPackageMembers(qualifier)

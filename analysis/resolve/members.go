@@ -117,6 +117,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if name := constructedName(q); name != "" {
 		return r.typesNamed(f, name, ref.Scope, ref.Span, depth)
 	}
+	if f.Lang == "python" {
+		if t := pythonLiteralType(q); t != "" {
+			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
+		}
+	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
 		if t := literalType(q); t != "" {
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)

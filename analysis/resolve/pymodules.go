@@ -100,8 +100,54 @@ func importedUpTo(importPath, seg string) string {
 	return importPath
 }
 
-// moduleFiles lists the files that may be the module, best first.
+// PythonModuleFiles lists the files of the module a dotted qualifier
+// denotes in file (click, os.path, an alias of either), best first.
+func (r *Resolver) PythonModuleFiles(file, qualifier string) []string {
+	f := r.file(file)
+	if f == nil || f.Lang != "python" {
+		return nil
+	}
+	head, rest, _ := strings.Cut(qualifier, ".")
+	module := r.moduleBinding(f, head)
+	if module == "" {
+		return nil
+	}
+	if rest != "" {
+		module += "." + rest
+	}
+	return r.moduleFiles(file, module)
+}
+
+// moduleFiles lists the files that may be the module, best first. A
+// dotted module no file is may be a name its parent binds to another
+// module: os.path is posixpath, by os's `import posixpath as path`.
 func (r *Resolver) moduleFiles(from, module string) []string {
+	return r.moduleFilesAt(from, module, 0)
+}
+
+func (r *Resolver) moduleFilesAt(from, module string, depth int) []string {
+	out := r.moduleFilesNamed(from, module)
+	i := strings.LastIndexByte(module, '.')
+	if len(out) > 0 || depth >= 3 || i <= 0 || strings.HasPrefix(module, ".") {
+		return out
+	}
+	parent, name := module[:i], module[i+1:]
+	for _, p := range r.moduleFilesAt(from, parent, depth+1) {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		if bound := r.moduleBinding(g, name); bound != "" && bound != module {
+			if out = r.moduleFilesAt(p, bound, depth+1); len(out) > 0 {
+				return out
+			}
+		}
+		break // the parent's first file is the module
+	}
+	return nil
+}
+
+func (r *Resolver) moduleFilesNamed(from, module string) []string {
 	if strings.HasPrefix(module, ".") {
 		var out []string
 		for _, p := range moduleCandidates(relativeModule(from, module)) {

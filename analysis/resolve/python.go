@@ -131,3 +131,47 @@ func withoutStubbedSources(c []Candidate) []Candidate {
 	}
 	return slices.DeleteFunc(c, func(x Candidate) bool { return stubbed[[2]string{x.Def.Path, x.Name}] })
 }
+
+// PythonBuiltin finds a name among the interpreter's built-in names
+// (object, str): what every Python file sees without an import.
+func (r *Resolver) PythonBuiltin(name string) []Candidate {
+	return r.builtins(analysis.Ref{Name: name, Role: analysis.RoleType, Scope: analysis.None, Enclosing: analysis.None})
+}
+
+// pythonLiteralType is the built-in class of a literal qualifier: `"x"` and
+// f-strings are str, b"x" bytes, [..] list, {..} dict, (..) a tuple, a
+// number int or float; "" when q is no literal.
+func pythonLiteralType(q string) string {
+	if q == "" {
+		return ""
+	}
+	prefix := strings.ToLower(q[:len(q)-len(strings.TrimLeft(q, "bBrRuUfF"))])
+	body := q[len(prefix):]
+	if body == "" {
+		return ""
+	}
+	switch c, last := body[0], body[len(body)-1]; {
+	case (c == '"' || c == '\'') && len(body) >= 2 && last == c:
+		if strings.Contains(prefix, "b") {
+			return "bytes"
+		}
+		return "str"
+	case prefix != "":
+		return ""
+	case c == '[' && last == ']':
+		return "list"
+	case c == '{' && last == '}':
+		return "dict"
+	case c == '(' && last == ')' && strings.Contains(body, ","):
+		return "tuple"
+	case c >= '0' && c <= '9':
+		switch {
+		case strings.ContainsAny(body, "()[]"):
+			return "" // 1).x: not a literal alone
+		case strings.Contains(body, ".") || !strings.HasPrefix(strings.ToLower(body), "0x") && strings.ContainsAny(body, "eE"):
+			return "float"
+		}
+		return "int"
+	}
+	return ""
+}
