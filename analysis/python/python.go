@@ -243,6 +243,11 @@ func (w *walker) parameters(list syntax.Node, cls int32) {
 		switch p.Type() {
 		case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
 			name = p.Child("identifier")
+			if splat := p.Child("dictionary_splat_pattern"); !name.Valid() && splat.Valid() {
+				name = splat.Child("identifier") // **kwargs: Unpack[Options]
+			} else if splat := p.Child("list_splat_pattern"); !name.Valid() && splat.Valid() {
+				name = splat.Child("identifier")
+			}
 		case "default_parameter", "typed_default_parameter":
 			name = p.Field("name")
 		}
@@ -253,6 +258,12 @@ func (w *walker) parameters(list syntax.Node, cls int32) {
 		d := w.b.Def(analysis.KindParameter, name, p)
 		w.declared[scopedName{w.b.Scope(), name.Text()}] = true
 		w.b.D(d).TypeName = strings.TrimSpace(p.Field("type").Text())
+		switch {
+		case p.Type() == "list_splat_pattern" || p.Child("list_splat_pattern").Valid():
+			w.b.D(d).TypeName = "tuple" // *args: int is a tuple of ints
+		case p.Type() == "dictionary_splat_pattern" || p.Child("dictionary_splat_pattern").Valid():
+			w.b.D(d).TypeName = "dict"
+		}
 		if i == 0 && cls != analysis.None {
 			w.b.D(d).TypeName = w.b.D(cls).Name
 		}
@@ -303,13 +314,18 @@ func (w *walker) target(t syntax.Node, role analysis.Role, typeName string) {
 		case owner == nil && strings.ToUpper(name) == name:
 			kind = analysis.KindConstant
 		}
-		d := w.b.Def(kind, t, t.Parent())
+		// A loop's variable spans itself, not the loop: its body sees it.
+		full := t.Parent()
+		if full.Type() == "for_statement" || full.Type() == "for_in_clause" {
+			full = t
+		}
+		d := w.b.Def(kind, t, full)
 		w.declared[scopedName{w.b.Scope(), name}] = true
 		w.b.D(d).TypeName = typeName
 		w.b.D(d).Value = w.value
 		if owner == nil || owner.Kind == analysis.KindClass {
 			w.b.D(d).Visibility = visibility(name)
-			w.b.D(d).Signature = extract.Header(t.Parent(), syntax.Node{})
+			w.b.D(d).Signature = extract.Header(full, syntax.Node{})
 		}
 	case "attribute":
 		if obj := t.Field("object"); obj.Text() == "self" && len(w.classes) > 0 && role == analysis.RoleWrite {

@@ -26,6 +26,9 @@ func (r *Resolver) ModuleAt(file string, offset int) (string, bool) {
 	if i == analysis.None {
 		return "", false
 	}
+	if ref := f.Refs[i]; ref.Qualifier == "" && moduleAttributes[ref.Name] && len(r.unqualified(f, ref, 0)) == 0 {
+		return file, true // __name__, __doc__: the module's own
+	}
 	module := r.moduleNamed(f, f.Refs[i])
 	if module == "" {
 		return "", false

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -104,6 +105,9 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 // interpreter's built-in names: the top level of a builtins.pyi (the stub
 // kast writes from the interpreter, or typeshed's).
 func (r *Resolver) builtins(ref analysis.Ref) []Candidate {
+	if moduleAttributes[ref.Name] {
+		return nil // the module's own: ModuleAt answers with its file
+	}
 	var out []Candidate
 	for _, e := range r.defs(ref.Name) {
 		if e.Nested || e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {
@@ -174,4 +178,52 @@ func pythonLiteralType(q string) string {
 		return "int"
 	}
 	return ""
+}
+
+// moduleAttributes are the names every module has of its own (__name__ is
+// the module's name): pyright's target for them is the module itself.
+var moduleAttributes = map[string]bool{"__name__": true, "__doc__": true, "__file__": true, "__package__": true,
+	"__spec__": true, "__loader__": true, "__path__": true, "__builtins__": true, "__dict__": true}
+
+// pythonBindsModule reports whether one of the file's imports binds name
+// to a module: `import name`, `import name.sub`, `import mod as name`.
+func pythonBindsModule(f *analysis.FileFacts, name string) bool {
+	for _, imp := range f.Imports {
+		switch {
+		case imp.Wildcard:
+		case imp.Path == imp.Name && (imp.Alias == name || imp.Alias == "" && imp.Name == name):
+			return true
+		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+"."):
+			return true
+		}
+	}
+	return false
+}
+
+// pythonEarlierBinding replaces declarations found for a reference at a
+// module's top level that all come after it in the file (`str = str`, or
+// `X = None` in an except clause after `from m import X`) with the binding
+// that reaches the reference when the module runs: the import, else the
+// built-in name. Code in a function runs later and sees the module's
+// final bindings, so this is for the top level only.
+func (r *Resolver) pythonEarlierBinding(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
+	if ref.Scope != 0 || ref.Role&(analysis.RoleWrite|analysis.RoleImport) != 0 {
+		return c
+	}
+	for _, x := range c {
+		if x.Def.Path != f.Path || f.Defs[x.Def.Index].Container != analysis.None || f.Defs[x.Def.Index].NameSpan.Start < ref.Span.Start {
+			return c
+		}
+	}
+	for _, imp := range f.Imports {
+		if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == ref.Name && imp.Span.End <= ref.Span.Start && imp.Path != imp.Name {
+			if out := r.imported(f, imp.Name, importModule(imp), ref.Role, confImport); len(out) > 0 {
+				return out
+			}
+		}
+	}
+	if out := r.builtins(ref); len(out) > 0 {
+		return out
+	}
+	return c
 }

@@ -13,7 +13,7 @@ const pyObject = "class object():\n    __dict__: dict\n    def __eq__(self, valu
 
 // Python library targets pyright answers and kast did not: os.path is the
 // module os binds to the name (posixpath), a compiled module (sys) is the
-// stub written from the interpreter.
+// stub written from the interpreter, __name__ is the module's own.
 func TestLSPPythonAliasedAndCompiledModules(t *testing.T) {
 	e, dir := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":             "import sys\nimport posixpath as path\n\ndef getcwd():\n    return '.'\n",
@@ -21,7 +21,7 @@ func TestLSPPythonAliasedAndCompiledModules(t *testing.T) {
 		"pybuiltins/builtins.pyi": pyObject,
 		"pybuiltins/sys.pyi":      "modules: dict\nplatform: str\ndef exit(status=None, /): ...\n",
 		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
-		"ws/app.py":               "import os\nimport sys\n\nos.path.join('a', 'b')\nsys.modules\nos.path.\nsys.\n",
+		"ws/app.py":               "import os\nimport sys\n\nos.path.join('a', 'b')\nsys.modules\nos.path.\nsys.\n__name__\n",
 	}, 2)
 	root := filepath.ToSlash(dir)
 	for _, c := range []struct {
