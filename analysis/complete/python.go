@@ -2,6 +2,7 @@ package complete
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"strings"
 
@@ -94,27 +95,63 @@ func (c *collector) pythonObjectMembers(visit func(resolve.DefID, int)) {
 
 // pythonModuleMembers adds the attributes of the module the qualifier
 // names (click, os.path, an alias of either): what the module's file
-// declares at its top level and the names its top-level imports bind, as
-// pyright lists them (a stub's imports only when re-exported as themselves).
+// declares at its top level, the names its top-level imports bind (a
+// stub's only when re-exported as themselves), the public names of the
+// modules it imports whole (os's from posix), and the attributes every
+// module has (__name__, __dict__…), as pyright lists them.
 func (c *collector) pythonModuleMembers(qualifier string) {
-	for _, p := range c.s.Resolver().PythonModuleFiles(c.f.Path, qualifier) {
-		for _, d := range c.s.TopLevel(p) {
-			if d.Receiver == "" && d.Kind != analysis.KindLambda {
-				c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
-			}
+	files := c.s.Resolver().PythonModuleFiles(c.f.Path, qualifier)
+	if len(files) == 0 {
+		return
+	}
+	c.pythonModuleNames(files[0], false, 0)
+	attrs := moduleAttributes
+	if strings.HasPrefix(path.Base(files[0]), "__init__.") {
+		attrs = append(slices.Clone(attrs), "__path__")
+	}
+	for _, name := range attrs {
+		c.add(Item{Label: name, Kind: analysis.KindVariable, Rank: RankMember})
+	}
+}
+
+// moduleAttributes are what every module object has.
+var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__", "__dict__", "__doc__", "__file__",
+	"__loader__", "__name__", "__package__", "__spec__"}
+
+// pythonModuleNames adds the names module file p binds at its top level;
+// public only, for a module imported whole.
+func (c *collector) pythonModuleNames(p string, public bool, depth int) {
+	for _, d := range c.s.TopLevel(p) {
+		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
+			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
 		}
-		g := c.s.File(p)
-		if g == nil {
+	}
+	g := c.s.File(p)
+	if g == nil {
+		return
+	}
+	stub := strings.HasSuffix(p, ".pyi")
+	// A library's `import sys` is its own business: pyright reads the
+	// library's stub, which does not re-export it.
+	lib, _ := c.s.(interface{ InLibrary(string) string })
+	library := lib != nil && lib.InLibrary(p) != ""
+	for _, imp := range g.Imports {
+		if !topLevelSpan(g, imp.Span) {
 			continue
 		}
-		stub := strings.HasSuffix(p, ".pyi")
-		for _, imp := range g.Imports {
-			if imp.Wildcard || !topLevelSpan(g, imp.Span) || stub && imp.Alias != imp.Name {
-				continue
+		if imp.Wildcard {
+			if depth < 3 {
+				if files := c.s.Resolver().PythonModulePath(p, imp.Path); len(files) > 0 {
+					c.pythonModuleNames(files[0], true, depth+1)
+				}
 			}
-			c.add(Item{Label: cmp.Or(imp.Alias, imp.Name), Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
+			continue
 		}
-		return // the first file is the module; the rest are its shadows
+		name := cmp.Or(imp.Alias, imp.Name)
+		if stub && imp.Alias != imp.Name || public && strings.HasPrefix(name, "_") || library && imp.Alias == "" && imp.Path == imp.Name {
+			continue
+		}
+		c.add(Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
 	}
 }
 

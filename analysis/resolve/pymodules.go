@@ -121,6 +121,12 @@ func (r *Resolver) PythonModuleFiles(file, qualifier string) []string {
 	return r.moduleFiles(file, module)
 }
 
+// PythonModulePath lists the files of a dotted module path as an import
+// in file names it (relative ones from file's folder), best first.
+func (r *Resolver) PythonModulePath(file, module string) []string {
+	return r.moduleFiles(file, module)
+}
+
 // moduleFiles lists the files that may be the module, best first. A
 // dotted module no file is may be a name its parent binds to another
 // module: os.path is posixpath, by os's `import posixpath as path`.

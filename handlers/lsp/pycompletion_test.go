@@ -16,12 +16,13 @@ const pyObject = "class object():\n    __dict__: dict\n    def __eq__(self, valu
 // stub written from the interpreter, __name__ is the module's own.
 func TestLSPPythonAliasedAndCompiledModules(t *testing.T) {
 	e, dir := startLibraryLSP(t, map[string]string{
-		"pystd/os.py":             "import sys\nimport posixpath as path\n\ndef getcwd():\n    return '.'\n",
+		"pystd/os.py":             "import sys\nimport posixpath as path\nfrom posix import *\n\ndef getcwd():\n    return '.'\n",
+		"pybuiltins/posix.pyi":    "EX_OK: int\n_hidden: int\ndef getpid(): ...\n",
 		"pystd/posixpath.py":      "def join(a, *p):\n    return a\n\n\ndef exists(p):\n    return True\n",
 		"pybuiltins/builtins.pyi": pyObject,
 		"pybuiltins/sys.pyi":      "modules: dict\nplatform: str\ndef exit(status=None, /): ...\n",
 		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
-		"ws/app.py":               "import os\nimport sys\n\nos.path.join('a', 'b')\nsys.modules\nos.path.\nsys.\n__name__\n",
+		"ws/app.py":               "import os\nimport sys\n\nos.path.join('a', 'b')\nsys.modules\nos.path.\nsys.\n__name__\nos.\n",
 	}, 2)
 	root := filepath.ToSlash(dir)
 	for _, c := range []struct {
@@ -37,11 +38,23 @@ func TestLSPPythonAliasedAndCompiledModules(t *testing.T) {
 			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
 		}
 	}
-	if got := pyLabels(e, "app.py", 5, 8); !slices.Equal(got, []string{"exists", "join"}) {
-		t.Errorf("os.path. = %v, want [exists join]", got)
-	}
-	if got := pyLabels(e, "app.py", 6, 4); !slices.Equal(got, []string{"exit", "modules", "platform"}) {
-		t.Errorf("sys. = %v, want [exit modules platform]", got)
+	// A module's own names, the names its top-level imports bind (a
+	// library's plain `import sys` is its own business) and the public
+	// names of what it imports whole; then what every module has.
+	for _, c := range []struct {
+		line, char int
+		want       []string
+	}{
+		{5, 8, []string{"exists", "join"}},
+		{6, 4, []string{"exit", "modules", "platform"}},
+		{8, 3, []string{"EX_OK", "getcwd", "getpid", "path"}},
+	} {
+		got := pyLabels(e, "app.py", c.line, c.char)
+		if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Contains(got, "__name__") {
+			t.Errorf("completion at %d:%d = %v, want the module attributes", c.line, c.char, got)
+		} else if got = got[:i]; !slices.Equal(got, c.want) {
+			t.Errorf("completion at %d:%d = %v, want %v", c.line, c.char, got, c.want)
+		}
 	}
 }
 
