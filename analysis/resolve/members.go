@@ -276,7 +276,11 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
 		return out
 	}
-	return r.inherited(t, name, role, conf*confInherited, depth+1)
+	out := r.inherited(t, name, role, conf*confInherited, depth+1)
+	if len(out) == 0 && g.Lang == "python" {
+		out = r.pythonObjectMember(t, name, role, conf*confInherited)
+	}
+	return out
 }
 
 // goUnderlying finds name among the members of the type a Go type

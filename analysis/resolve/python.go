@@ -227,3 +227,17 @@ func (r *Resolver) pythonEarlierBinding(f *analysis.FileFacts, ref analysis.Ref,
 	}
 	return c
 }
+
+// pythonObjectMember finds a __dunder__ member no class in t's hierarchy
+// declares in object, which every Python class derives from.
+func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, conf float64) []Candidate {
+	if len(name) < 5 || !strings.HasPrefix(name, "__") || !strings.HasSuffix(name, "__") {
+		return nil
+	}
+	for _, o := range r.PythonBuiltin("object") {
+		if o.Def != t && r.file(o.Def.Path).Defs[o.Def.Index].Kind == analysis.KindClass {
+			return r.declared(o.Def, name, role, conf)
+		}
+	}
+	return nil
+}
