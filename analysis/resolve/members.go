@@ -430,6 +430,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
 			return out
 		}
 		var out []Candidate
@@ -444,6 +449,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 			}
 		}
 		if len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
 			return out
 		}
 		if f.Lang == "go" {

@@ -95,10 +95,49 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 			}
 		}
 		if len(out) > 0 {
+			if later := r.laterImport(g, ref, out); len(later) > 0 {
+				return later
+			}
 			return out
 		}
 	}
 	return nil
+}
+
+// laterImport follows an import at the top level of module g that binds
+// the name again after its declarations found: warnings.py defines warn
+// in Python and then, at its end, imports the compiled _warnings.warn over
+// it. The last binding is what the module's users get.
+func (r *Resolver) laterImport(g *analysis.FileFacts, ref analysis.Ref, found []Candidate) []Candidate {
+	last := 0
+	for _, c := range found {
+		if c.Def.Path != g.Path {
+			return nil
+		}
+		last = max(last, g.Defs[c.Def.Index].NameSpan.End)
+	}
+	for _, imp := range g.Imports {
+		if imp.Wildcard || imp.Span.Start < last || cmp.Or(imp.Alias, imp.Name) != ref.Name || imp.Path == imp.Name || !pyTopLevel(g, imp.Span) {
+			continue
+		}
+		if out := r.imported(g, imp.Name, importModule(imp), ref.Role, confImport); len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// pyTopLevel reports whether sp lies in no function or class of f.
+func pyTopLevel(f *analysis.FileFacts, sp analysis.Span) bool {
+	for _, d := range f.Defs {
+		switch d.Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindClass:
+			if d.FullSpan.Start <= sp.Start && sp.End <= d.FullSpan.End {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // builtins finds a Python name no scope or import declares among the
