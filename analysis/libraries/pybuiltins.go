@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/kast-dev/kast/storage"
 )
@@ -85,9 +86,9 @@ def stub(mod):
                 imports.add(t.__module__)
                 out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
     return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
-names = set(sys.builtin_module_names)
+names = set(sys.argv[1:]) or set(sys.builtin_module_names)
 dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
-for p in glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
+for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
     names.add(os.path.basename(p).split(".")[0])
 stubs = {}
 for name in sorted(names):
@@ -113,15 +114,13 @@ func pythonBuiltins(ctx context.Context, interp, version string) string {
 	if fileExists(filepath.Join(dir, "builtins.pyi")) {
 		return dir
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*goEnvTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, interp, "-I", "-c", stubsScript).Output()
-	if err != nil {
-		return ""
-	}
-	var stubs map[string]string
-	if json.Unmarshal(out, &stubs) != nil || stubs["builtins"] == "" {
-		return ""
+	stubs := runStubs(ctx, interp, 3*goEnvTimeout)
+	if stubs["builtins"] == "" {
+		// A slow or failing module import must not cost the built-in
+		// names: ask for those alone.
+		if stubs = runStubs(ctx, interp, goEnvTimeout, "builtins"); stubs["builtins"] == "" {
+			return ""
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return ""
@@ -147,6 +146,22 @@ func pythonBuiltins(ctx context.Context, interp, version string) string {
 		}
 	}
 	return dir
+}
+
+// runStubs runs the stubs' script for the named modules (all compiled
+// ones when none are named) within timeout; nil when it fails.
+func runStubs(ctx context.Context, interp string, timeout time.Duration, modules ...string) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, interp, append([]string{"-I", "-c", stubsScript}, modules...)...).Output()
+	if err != nil {
+		return nil
+	}
+	var stubs map[string]string
+	if json.Unmarshal(out, &stubs) != nil {
+		return nil
+	}
+	return stubs
 }
 
 // builtinsVersion is the version of the stubs' library: the interpreter's
