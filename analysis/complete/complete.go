@@ -428,6 +428,9 @@ func (c *collector) keywords() {
 
 // members adds the members of the types the qualifier before a dot denotes.
 func (c *collector) members(qualifier string, offset int) {
+	if c.f.Lang == "python" && c.pythonModuleMembers(qualifier) {
+		return // a name a module is bound to has the module's attributes
+	}
 	r := c.s.Resolver()
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
@@ -486,9 +489,6 @@ func (c *collector) members(qualifier string, offset int) {
 	}
 	if len(c.items) == 0 && c.f.Lang == "go" {
 		c.goPackageMembers(qualifier)
-	}
-	if len(c.items) == 0 && c.f.Lang == "python" {
-		c.pythonModuleMembers(qualifier)
 	}
 	if c.f.Lang == "go" {
 		c.dropUnexported()

@@ -94,15 +94,15 @@ func (c *collector) pythonObjectMembers(visit func(resolve.DefID, int)) {
 }
 
 // pythonModuleMembers adds the attributes of the module the qualifier
-// names (click, os.path, an alias of either): what the module's file
+// names, and reports whether it names one (click, os.path, an alias of either): what the module's file
 // declares at its top level, the names its top-level imports bind (a
 // stub's only when re-exported as themselves), the public names of the
 // modules it imports whole (os's from posix), and the attributes every
 // module has (__name__, __dict__…), as pyright lists them.
-func (c *collector) pythonModuleMembers(qualifier string) {
+func (c *collector) pythonModuleMembers(qualifier string) bool {
 	files := c.s.Resolver().PythonModuleFiles(c.f.Path, qualifier)
 	if len(files) == 0 {
-		return
+		return false
 	}
 	c.pythonModuleNames(files[0], false, 0)
 	attrs := moduleAttributes
@@ -112,6 +112,7 @@ func (c *collector) pythonModuleMembers(qualifier string) {
 	for _, name := range attrs {
 		c.add(Item{Label: name, Kind: analysis.KindVariable, Rank: RankMember})
 	}
+	return true
 }
 
 // moduleAttributes are what every module object has.
