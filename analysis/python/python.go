@@ -43,6 +43,9 @@ type walker struct {
 	// assigned ("prep()"): the resolver infers its type from what the
 	// callee is annotated to return.
 	value string
+	// kind, when known, is what the assignment being walked declares
+	// (a TypeVar, a type alias) instead of a variable.
+	kind analysis.Kind
 }
 
 type scopedName struct {
@@ -281,11 +284,36 @@ func (w *walker) assignment(n syntax.Node) {
 	if typeName == "" {
 		typeName = constructedType(right)
 	}
+	kind := typeDeclKind(typeName, right)
+	if kind != analysis.KindUnknown {
+		typeName = "" // TypeVar("T") is no instance of a class T's users know
+	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
 	}
+	w.kind = kind
 	w.target(left, analysis.RoleWrite, typeName)
-	w.value = ""
+	w.value, w.kind = "", analysis.KindUnknown
+}
+
+// typeDeclKind is the kind of what an assignment declares when it is a
+// type: `T = TypeVar("T")` a type parameter, `Id = NewType("Id", int)` a
+// class, `X: TypeAlias = …` an alias; KindUnknown for other values.
+func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
+	if annotation == "TypeAlias" || strings.HasSuffix(annotation, ".TypeAlias") {
+		return analysis.KindTypeAlias
+	}
+	if value.Type() != "call" {
+		return analysis.KindUnknown
+	}
+	callee := value.Field("function").Text()
+	switch callee[strings.LastIndexByte(callee, '.')+1:] {
+	case "TypeVar", "ParamSpec", "TypeVarTuple":
+		return analysis.KindTypeParameter
+	case "NewType", "NamedTuple", "TypedDict":
+		return analysis.KindClass
+	}
+	return analysis.KindUnknown
 }
 
 // callValue is a call's callee as a chain the resolver follows ("f()",
@@ -309,6 +337,8 @@ func (w *walker) target(t syntax.Node, role analysis.Role, typeName string) {
 		kind := analysis.KindVariable
 		owner := w.b.OwnerDef()
 		switch {
+		case w.kind != analysis.KindUnknown && t.Parent().Type() == "assignment":
+			kind = w.kind
 		case owner != nil && owner.Kind == analysis.KindClass:
 			kind = analysis.KindField
 		case owner == nil && strings.ToUpper(name) == name:

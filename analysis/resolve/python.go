@@ -250,7 +250,12 @@ func (r *Resolver) pythonEarlierBinding(f *analysis.FileFacts, ref analysis.Ref,
 		return c
 	}
 	for _, x := range c {
-		if x.Def.Path != f.Path || f.Defs[x.Def.Index].Container != analysis.None || f.Defs[x.Def.Index].NameSpan.Start < ref.Span.Start {
+		if x.Def.Path != f.Path || f.Defs[x.Def.Index].Container != analysis.None {
+			return c
+		}
+		// Bound before the reference, unless by the statement the
+		// reference is part of (`bytes = bytes`).
+		if d := f.Defs[x.Def.Index]; d.NameSpan.Start < ref.Span.Start && !(d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start)) {
 			return c
 		}
 	}
