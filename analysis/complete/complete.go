@@ -85,7 +85,11 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	prefix := string(text[start:offset])
 	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
-	if q := qualifierBefore(text, start); q != "" {
+	q := qualifierBefore(text, start)
+	if q == "" && f.Lang == "python" {
+		q = pythonLiteralBefore(text, start)
+	}
+	if q != "" {
 		c.members(q, start)
 	} else {
 		c.scope(start)
@@ -101,7 +105,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	// package's completions are thousands of items.
 	lower := strings.ToLower(prefix)
 	byKind := kindOrder
-	if q := qualifierBefore(text, start); q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
+	if q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
 		byKind = func(Item) int { return 0 } // tsserver sorts a type's members by name alone
 	}
 	type keyed struct {
@@ -119,6 +123,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	})
 	for i := range ks {
 		c.items[i] = ks[i].it
+	}
+	if q != "" && f.Lang == "python" {
+		c.sortPythonMembers()
 	}
 	res.Items = c.items[:min(len(c.items), maxItems)]
 	res.Incomplete = c.cut || len(c.items) > maxItems
@@ -434,6 +441,9 @@ func (c *collector) keywords() {
 
 // members adds the members of the types the qualifier before a dot denotes.
 func (c *collector) members(qualifier string, offset int) {
+	if c.f.Lang == "python" && c.pythonModuleMembers(qualifier) {
+		return // a name a module is bound to has the module's attributes
+	}
 	r := c.s.Resolver()
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
@@ -494,11 +504,11 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(t.Def, 0)
 		}
 	}
+	if len(seen) > 0 && c.f.Lang == "python" {
+		c.pythonObjectMembers(visit)
+	}
 	if len(c.items) == 0 && c.f.Lang == "go" {
 		c.goPackageMembers(qualifier)
-	}
-	if len(c.items) == 0 && c.f.Lang == "python" {
-		c.pythonModuleMembers(qualifier)
 	}
 	if c.f.Lang == "go" {
 		c.dropUnexported()

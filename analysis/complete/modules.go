@@ -1,7 +1,6 @@
 package complete
 
 import (
-	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,24 +38,6 @@ func (c *collector) goPackageMembers(qualifier string) {
 			}
 			for _, d := range c.s.TopLevel(p) {
 				if d.Receiver == "" && d.Kind != analysis.KindLambda {
-					c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
-				}
-			}
-		}
-	}
-}
-
-// pythonModuleMembers adds the module attributes of the module the file
-// imports under the name qualifier: what its files declare at the top,
-// private names (a leading underscore) left out.
-func (c *collector) pythonModuleMembers(qualifier string) {
-	for _, imp := range c.f.Imports {
-		if imp.Wildcard || cmp.Or(imp.Alias, imp.Name) != qualifier {
-			continue
-		}
-		for _, p := range resolve.ModuleFiles(c.s, c.f.Path, c.f.Lang, imp.Path) {
-			for _, d := range c.s.TopLevel(p) {
-				if d.Receiver == "" && !strings.HasPrefix(d.Name, "_") && d.Kind != analysis.KindLambda {
 					c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
 				}
 			}

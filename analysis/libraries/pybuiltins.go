@@ -2,23 +2,34 @@ package libraries
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/kast-dev/kast/storage"
 )
 
-// Python's built-in names (str, len, ValueError) have no source: the
-// interpreter is asked for them once per version and they are written as a
-// stub, builtins.pyi, in the cache, which is then indexed like any library
-// (the way editors without typeshed generate skeletons of compiled modules).
+// Python's compiled modules (builtins with str and len, sys, time, math,
+// _socket…) have no source: the interpreter is asked for them once per
+// version and each is written as a stub, name.pyi, in one cache folder,
+// which is then indexed like any library (the way editors without
+// typeshed generate skeletons of compiled modules). Definition, hover and
+// completion then have a target for sys.modules or math.floor.
 
-// builtinsScript prints a stub of the builtins module: classes with their
-// methods, functions, with signatures where the interpreter knows them and
-// their docstrings.
-const builtinsScript = `
-import builtins, inspect, keyword
+// stubRevision changes when the stubs' script does, so that a cache
+// written by an older kast is not reused (it names the folder and the
+// library's version).
+const stubRevision = "-k2"
+
+// stubsScript prints a JSON object of stubs by module name: the built-in
+// modules and the extension modules of lib-dynload, classes with their
+// methods, functions with signatures where the interpreter knows them,
+// other attributes with their type, and docstrings.
+const stubsScript = `
+import builtins, glob, importlib, inspect, json, keyword, os, sys, sysconfig
 def sig(obj, method):
     try:
         return str(inspect.signature(obj))
@@ -33,60 +44,126 @@ def doc(obj, indent):
 def fn(name, sg, obj, indent):
     d = doc(obj, indent + "    ")
     return indent + "def %s%s:" % (name, sg) + ("\n" + d if d else " ...\n")
-out = ["# The built-in names of this interpreter, written by kast from introspection.\n"]
-for name in sorted(dir(builtins)):
-    if keyword.iskeyword(name):
+def cls(name, obj, modname):
+    bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and b.__module__ in ("builtins", modname) and b.__name__.isidentifier())
+    out = ["class %s(%s):\n" % (name, bases) + doc(obj, "    ")]
+    if obj is object:
+        # What every instance has that vars(object) does not list.
+        out.append("    __doc__: str | None\n    __dict__: dict\n    __module__: str\n    __annotations__: dict\n")
+    for m, v in sorted(vars(obj).items()):
+        if m == "__doc__" or not m.isidentifier():
+            continue
+        if isinstance(v, (classmethod, staticmethod)) or callable(v):
+            out.append(fn(m, sig(v, True), v, "    "))
+        elif inspect.isdatadescriptor(v):
+            out.append("    @property\n" + fn(m, "(self)", v, "    "))
+        else:
+            out.append("    %s: %s\n" % (m, type(v).__name__))
+    return "".join(out) if len(out) > 1 or doc(obj, "") else out[0] + "    ...\n"
+def stub(mod):
+    imports = set()
+    out = ["# The names of the compiled module %s, written by kast from introspection.\n" % mod.__name__]
+    if isinstance(mod.__doc__, str):
+        out.append(doc(mod, ""))
+    for name in sorted(dir(mod)):
+        if keyword.iskeyword(name) or not name.isidentifier() or name in ("__builtins__", "__loader__", "__spec__"):
+            continue
+        try:
+            obj = getattr(mod, name)
+        except Exception:
+            continue
+        if inspect.ismodule(obj):
+            out.append("import %s as %s\n" % (obj.__name__, name) if obj.__name__.isidentifier() else "")
+        elif inspect.isclass(obj):
+            out.append(cls(name, obj, mod.__name__))
+        elif callable(obj):
+            out.append(fn(name, sig(obj, False), obj, ""))
+        else:
+            t = type(obj)
+            if t.__module__ in ("builtins", mod.__name__) or not t.__module__.isidentifier():
+                out.append("%s: %s\n" % (name, t.__name__))
+            else:
+                imports.add(t.__module__)
+                out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
+    return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
+names = set(sys.argv[1:]) or set(sys.builtin_module_names)
+dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
+for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
+    names.add(os.path.basename(p).split(".")[0])
+stubs = {}
+for name in sorted(names):
+    # Test modules, and ones whose import touches the terminal or a display.
+    if not name.isidentifier() or name.startswith(("_test", "xx", "_xx")) or name in ("readline", "_tkinter", "_curses", "_curses_panel", "__main__"):
         continue
-    obj = getattr(builtins, name)
-    if inspect.isclass(obj):
-        bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and b.__module__ == "builtins")
-        out.append("class %s(%s):\n" % (name, bases) + doc(obj, "    "))
-        body = []
-        for m, v in sorted(vars(obj).items()):
-            if m == "__doc__" or not m.isidentifier():
-                continue
-            if isinstance(v, (classmethod, staticmethod)) or callable(v):
-                body.append(fn(m, sig(v, True), v, "    "))
-            elif inspect.isdatadescriptor(v):
-                body.append("    @property\n" + fn(m, "(self)", v, "    "))
-        out.extend(body or ["    ...\n"])
-    elif callable(obj):
-        out.append(fn(name, sig(obj, False), obj, ""))
-    else:
-        out.append("%s: %s\n" % (name, type(obj).__name__))
-print("".join(out), end="")
+    try:
+        stubs[name] = stub(importlib.import_module(name))
+    except BaseException:
+        pass
+print(json.dumps(stubs))
 `
 
-// pythonBuiltins returns the folder holding the interpreter's builtins.pyi,
-// writing it first if this version has none yet; "" when it cannot.
+// pythonBuiltins returns the folder of the interpreter's compiled-module
+// stubs (builtins.pyi among them), writing them first if this version has
+// none yet; "" when it cannot.
 func pythonBuiltins(ctx context.Context, interp, version string) string {
 	root, err := storage.CacheRoot()
 	if err != nil || version == "" {
 		return ""
 	}
-	dir := filepath.Join(root, "python-builtins", version)
-	stub := filepath.Join(dir, "builtins.pyi")
-	if _, err := os.Stat(stub); err == nil {
+	dir := filepath.Join(root, "python-builtins", version+stubRevision)
+	if fileExists(filepath.Join(dir, "builtins.pyi")) {
 		return dir
 	}
-	ctx, cancel := context.WithTimeout(ctx, goEnvTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, interp, "-I", "-c", builtinsScript).Output()
-	if err != nil || len(out) == 0 {
+	stubs := runStubs(ctx, interp, 3*goEnvTimeout)
+	if stubs["builtins"] == "" {
+		// A slow or failing module import must not cost the built-in
+		// names: ask for those alone.
+		if stubs = runStubs(ctx, interp, goEnvTimeout, "builtins"); stubs["builtins"] == "" {
+			return ""
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return ""
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ""
-	}
-	// Written aside and renamed: another process may be reading it.
-	tmp, err := os.CreateTemp(dir, "builtins-*.tmp")
+	// Written aside and renamed whole: another process may be reading it.
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".stubs-*")
 	if err != nil {
 		return ""
 	}
-	_, werr := tmp.Write(out)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), stub) != nil {
-		os.Remove(tmp.Name())
-		return ""
+	for name, text := range stubs {
+		if name == "" || strings.ContainsAny(name, `/\.`) {
+			continue
+		}
+		if os.WriteFile(filepath.Join(tmp, name+".pyi"), []byte(text), 0o644) != nil {
+			os.RemoveAll(tmp)
+			return ""
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if !fileExists(filepath.Join(dir, "builtins.pyi")) { // not written by a racing process either
+			return ""
+		}
 	}
 	return dir
 }
+
+// runStubs runs the stubs' script for the named modules (all compiled
+// ones when none are named) within timeout; nil when it fails.
+func runStubs(ctx context.Context, interp string, timeout time.Duration, modules ...string) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, interp, append([]string{"-I", "-c", stubsScript}, modules...)...).Output()
+	if err != nil {
+		return nil
+	}
+	var stubs map[string]string
+	if json.Unmarshal(out, &stubs) != nil {
+		return nil
+	}
+	return stubs
+}
+
+// builtinsVersion is the version of the stubs' library: the interpreter's
+// and the script's.
+func builtinsVersion(version string) string { return version + stubRevision }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kast-dev/kast/analysis/lang"
 )
@@ -46,6 +48,14 @@ func TestPythonBuiltinsStub(t *testing.T) {
 	}
 	if !members["startswith"] || !members["upper"] {
 		t.Errorf("str's methods missing: %v", members)
+	}
+	// The compiled modules beside it: sys has no source.
+	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
+		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)
+	}
+	// Asked for one module, the script writes that one alone.
+	if only := runStubs(context.Background(), "python3", time.Minute, "builtins"); len(only) != 1 || only["builtins"] == "" {
+		t.Errorf("stubs of builtins alone: %d modules", len(only))
 	}
 	// Reused: the same folder, the file not rewritten.
 	before, _ := os.Stat(stub)

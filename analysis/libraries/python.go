@@ -88,7 +88,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		}
 	}
 	if env != nil && env.Builtins != "" && fileExists(filepath.Join(env.Builtins, "builtins.pyi")) {
-		f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: env.Version, Dir: env.Builtins})
+		f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: builtinsVersion(env.Version), Dir: env.Builtins})
 	}
 	if venv == "" {
 		return

@@ -43,6 +43,9 @@ type walker struct {
 	// assigned ("prep()"): the resolver infers its type from what the
 	// callee is annotated to return.
 	value string
+	// kind, when known, is what the assignment being walked declares
+	// (a TypeVar, a type alias) instead of a variable.
+	kind analysis.Kind
 }
 
 type scopedName struct {
@@ -243,6 +246,11 @@ func (w *walker) parameters(list syntax.Node, cls int32) {
 		switch p.Type() {
 		case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
 			name = p.Child("identifier")
+			if splat := p.Child("dictionary_splat_pattern"); !name.Valid() && splat.Valid() {
+				name = splat.Child("identifier") // **kwargs: Unpack[Options]
+			} else if splat := p.Child("list_splat_pattern"); !name.Valid() && splat.Valid() {
+				name = splat.Child("identifier")
+			}
 		case "default_parameter", "typed_default_parameter":
 			name = p.Field("name")
 		}
@@ -253,6 +261,12 @@ func (w *walker) parameters(list syntax.Node, cls int32) {
 		d := w.b.Def(analysis.KindParameter, name, p)
 		w.declared[scopedName{w.b.Scope(), name.Text()}] = true
 		w.b.D(d).TypeName = strings.TrimSpace(p.Field("type").Text())
+		switch {
+		case p.Type() == "list_splat_pattern" || p.Child("list_splat_pattern").Valid():
+			w.b.D(d).TypeName = "tuple" // *args: int is a tuple of ints
+		case p.Type() == "dictionary_splat_pattern" || p.Child("dictionary_splat_pattern").Valid():
+			w.b.D(d).TypeName = "dict"
+		}
 		if i == 0 && cls != analysis.None {
 			w.b.D(d).TypeName = w.b.D(cls).Name
 		}
@@ -270,11 +284,36 @@ func (w *walker) assignment(n syntax.Node) {
 	if typeName == "" {
 		typeName = constructedType(right)
 	}
+	kind := typeDeclKind(typeName, right)
+	if kind != analysis.KindUnknown {
+		typeName = "" // TypeVar("T") is no instance of a class T's users know
+	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
 	}
+	w.kind = kind
 	w.target(left, analysis.RoleWrite, typeName)
-	w.value = ""
+	w.value, w.kind = "", analysis.KindUnknown
+}
+
+// typeDeclKind is the kind of what an assignment declares when it is a
+// type: `T = TypeVar("T")` a type parameter, `Id = NewType("Id", int)` a
+// class, `X: TypeAlias = …` an alias; KindUnknown for other values.
+func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
+	if annotation == "TypeAlias" || strings.HasSuffix(annotation, ".TypeAlias") {
+		return analysis.KindTypeAlias
+	}
+	if value.Type() != "call" {
+		return analysis.KindUnknown
+	}
+	callee := value.Field("function").Text()
+	switch callee[strings.LastIndexByte(callee, '.')+1:] {
+	case "TypeVar", "ParamSpec", "TypeVarTuple":
+		return analysis.KindTypeParameter
+	case "NewType", "NamedTuple", "TypedDict":
+		return analysis.KindClass
+	}
+	return analysis.KindUnknown
 }
 
 // callValue is a call's callee as a chain the resolver follows ("f()",
@@ -298,18 +337,25 @@ func (w *walker) target(t syntax.Node, role analysis.Role, typeName string) {
 		kind := analysis.KindVariable
 		owner := w.b.OwnerDef()
 		switch {
+		case w.kind != analysis.KindUnknown && t.Parent().Type() == "assignment":
+			kind = w.kind
 		case owner != nil && owner.Kind == analysis.KindClass:
 			kind = analysis.KindField
 		case owner == nil && strings.ToUpper(name) == name:
 			kind = analysis.KindConstant
 		}
-		d := w.b.Def(kind, t, t.Parent())
+		// A loop's variable spans itself, not the loop: its body sees it.
+		full := t.Parent()
+		if full.Type() == "for_statement" || full.Type() == "for_in_clause" {
+			full = t
+		}
+		d := w.b.Def(kind, t, full)
 		w.declared[scopedName{w.b.Scope(), name}] = true
 		w.b.D(d).TypeName = typeName
 		w.b.D(d).Value = w.value
 		if owner == nil || owner.Kind == analysis.KindClass {
 			w.b.D(d).Visibility = visibility(name)
-			w.b.D(d).Signature = extract.Header(t.Parent(), syntax.Node{})
+			w.b.D(d).Signature = extract.Header(full, syntax.Node{})
 		}
 	case "attribute":
 		if obj := t.Field("object"); obj.Text() == "self" && len(w.classes) > 0 && role == analysis.RoleWrite {

@@ -123,6 +123,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if t := tsLiteralType(q); t != "" && ecmaLang(f.Lang) {
 		return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 	}
+	if f.Lang == "python" {
+		if t := pythonLiteralType(q); t != "" {
+			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
+		}
+	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
 		if t := literalType(q); t != "" {
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
@@ -280,7 +285,11 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
 		return out
 	}
-	return r.inherited(t, name, role, conf*confInherited, depth+1)
+	out := r.inherited(t, name, role, conf*confInherited, depth+1)
+	if len(out) == 0 && g.Lang == "python" {
+		out = r.pythonObjectMember(t, name, role, conf*confInherited)
+	}
+	return out
 }
 
 // underlyingLangs have type aliases whose members are the aliased type's.
@@ -436,6 +445,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
 			return out
 		}
 		var out []Candidate
@@ -450,6 +464,11 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 			}
 		}
 		if len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
 			return out
 		}
 		if f.Lang == "go" {

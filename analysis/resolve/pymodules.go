@@ -26,6 +26,9 @@ func (r *Resolver) ModuleAt(file string, offset int) (string, bool) {
 	if i == analysis.None {
 		return "", false
 	}
+	if ref := f.Refs[i]; ref.Qualifier == "" && moduleAttributes[ref.Name] && len(r.unqualified(f, ref, 0)) == 0 {
+		return file, true // __name__, __doc__: the module's own
+	}
 	module := r.moduleNamed(f, f.Refs[i])
 	if module == "" {
 		return "", false
@@ -100,8 +103,60 @@ func importedUpTo(importPath, seg string) string {
 	return importPath
 }
 
-// moduleFiles lists the files that may be the module, best first.
+// PythonModuleFiles lists the files of the module a dotted qualifier
+// denotes in file (click, os.path, an alias of either), best first.
+func (r *Resolver) PythonModuleFiles(file, qualifier string) []string {
+	f := r.file(file)
+	if f == nil || f.Lang != "python" {
+		return nil
+	}
+	head, rest, _ := strings.Cut(qualifier, ".")
+	module := r.moduleBinding(f, head)
+	if module == "" {
+		return nil
+	}
+	if rest != "" {
+		module += "." + rest
+	}
+	return r.moduleFiles(file, module)
+}
+
+// PythonModulePath lists the files of a dotted module path as an import
+// in file names it (relative ones from file's folder), best first.
+func (r *Resolver) PythonModulePath(file, module string) []string {
+	return r.moduleFiles(file, module)
+}
+
+// moduleFiles lists the files that may be the module, best first. A
+// dotted module no file is may be a name its parent binds to another
+// module: os.path is posixpath, by os's `import posixpath as path`.
 func (r *Resolver) moduleFiles(from, module string) []string {
+	return r.moduleFilesAt(from, module, 0)
+}
+
+func (r *Resolver) moduleFilesAt(from, module string, depth int) []string {
+	out := r.moduleFilesNamed(from, module)
+	i := strings.LastIndexByte(module, '.')
+	if len(out) > 0 || depth >= 3 || i <= 0 || strings.HasPrefix(module, ".") {
+		return out
+	}
+	parent, name := module[:i], module[i+1:]
+	for _, p := range r.moduleFilesAt(from, parent, depth+1) {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		if bound := r.moduleBinding(g, name); bound != "" && bound != module {
+			if out = r.moduleFilesAt(p, bound, depth+1); len(out) > 0 {
+				return out
+			}
+		}
+		break // the parent's first file is the module
+	}
+	return nil
+}
+
+func (r *Resolver) moduleFilesNamed(from, module string) []string {
 	if strings.HasPrefix(module, ".") {
 		var out []string
 		for _, p := range moduleCandidates(relativeModule(from, module)) {

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -94,16 +95,58 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 			}
 		}
 		if len(out) > 0 {
+			if later := r.laterImport(g, ref, out); len(later) > 0 {
+				return later
+			}
 			return out
 		}
 	}
 	return nil
 }
 
+// laterImport follows an import at the top level of module g that binds
+// the name again after its declarations found: warnings.py defines warn
+// in Python and then, at its end, imports the compiled _warnings.warn over
+// it. The last binding is what the module's users get.
+func (r *Resolver) laterImport(g *analysis.FileFacts, ref analysis.Ref, found []Candidate) []Candidate {
+	last := 0
+	for _, c := range found {
+		if c.Def.Path != g.Path {
+			return nil
+		}
+		last = max(last, g.Defs[c.Def.Index].NameSpan.End)
+	}
+	for _, imp := range g.Imports {
+		if imp.Wildcard || imp.Span.Start < last || cmp.Or(imp.Alias, imp.Name) != ref.Name || imp.Path == imp.Name || !pyTopLevel(g, imp.Span) {
+			continue
+		}
+		if out := r.imported(g, imp.Name, importModule(imp), ref.Role, confImport); len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// pyTopLevel reports whether sp lies in no function or class of f.
+func pyTopLevel(f *analysis.FileFacts, sp analysis.Span) bool {
+	for _, d := range f.Defs {
+		switch d.Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindClass:
+			if d.FullSpan.Start <= sp.Start && sp.End <= d.FullSpan.End {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // builtins finds a Python name no scope or import declares among the
 // interpreter's built-in names: the top level of a builtins.pyi (the stub
 // kast writes from the interpreter, or typeshed's).
 func (r *Resolver) builtins(ref analysis.Ref) []Candidate {
+	if moduleAttributes[ref.Name] {
+		return nil // the module's own: ModuleAt answers with its file
+	}
 	var out []Candidate
 	for _, e := range r.defs(ref.Name) {
 		if e.Nested || e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {
@@ -130,4 +173,115 @@ func withoutStubbedSources(c []Candidate) []Candidate {
 		return c
 	}
 	return slices.DeleteFunc(c, func(x Candidate) bool { return stubbed[[2]string{x.Def.Path, x.Name}] })
+}
+
+// PythonBuiltin finds a name among the interpreter's built-in names
+// (object, str): what every Python file sees without an import.
+func (r *Resolver) PythonBuiltin(name string) []Candidate {
+	return r.builtins(analysis.Ref{Name: name, Role: analysis.RoleType, Scope: analysis.None, Enclosing: analysis.None})
+}
+
+// pythonLiteralType is the built-in class of a literal qualifier: `"x"` and
+// f-strings are str, b"x" bytes, [..] list, {..} dict, (..) a tuple, a
+// number int or float; "" when q is no literal.
+func pythonLiteralType(q string) string {
+	if q == "" {
+		return ""
+	}
+	prefix := strings.ToLower(q[:len(q)-len(strings.TrimLeft(q, "bBrRuUfF"))])
+	body := q[len(prefix):]
+	if body == "" {
+		return ""
+	}
+	switch c, last := body[0], body[len(body)-1]; {
+	case (c == '"' || c == '\'') && len(body) >= 2 && last == c:
+		if strings.Contains(prefix, "b") {
+			return "bytes"
+		}
+		return "str"
+	case prefix != "":
+		return ""
+	case c == '[' && last == ']':
+		return "list"
+	case c == '{' && last == '}':
+		return "dict"
+	case c == '(' && last == ')' && strings.Contains(body, ","):
+		return "tuple"
+	case c >= '0' && c <= '9':
+		switch {
+		case strings.ContainsAny(body, "()[]"):
+			return "" // 1).x: not a literal alone
+		case strings.Contains(body, ".") || !strings.HasPrefix(strings.ToLower(body), "0x") && strings.ContainsAny(body, "eE"):
+			return "float"
+		}
+		return "int"
+	}
+	return ""
+}
+
+// moduleAttributes are the names every module has of its own (__name__ is
+// the module's name): pyright's target for them is the module itself.
+var moduleAttributes = map[string]bool{"__name__": true, "__doc__": true, "__file__": true, "__package__": true,
+	"__spec__": true, "__loader__": true, "__path__": true, "__builtins__": true, "__dict__": true}
+
+// pythonBindsModule reports whether one of the file's imports binds name
+// to a module: `import name`, `import name.sub`, `import mod as name`.
+func pythonBindsModule(f *analysis.FileFacts, name string) bool {
+	for _, imp := range f.Imports {
+		switch {
+		case imp.Wildcard:
+		case imp.Path == imp.Name && (imp.Alias == name || imp.Alias == "" && imp.Name == name):
+			return true
+		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+"."):
+			return true
+		}
+	}
+	return false
+}
+
+// pythonEarlierBinding replaces declarations found for a reference at a
+// module's top level that all come after it in the file (`str = str`, or
+// `X = None` in an except clause after `from m import X`) with the binding
+// that reaches the reference when the module runs: the import, else the
+// built-in name. Code in a function runs later and sees the module's
+// final bindings, so this is for the top level only.
+func (r *Resolver) pythonEarlierBinding(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
+	if ref.Scope != 0 || ref.Role&(analysis.RoleWrite|analysis.RoleImport) != 0 {
+		return c
+	}
+	for _, x := range c {
+		if x.Def.Path != f.Path || f.Defs[x.Def.Index].Container != analysis.None {
+			return c
+		}
+		// Bound before the reference, unless by the statement the
+		// reference is part of (`bytes = bytes`).
+		if d := f.Defs[x.Def.Index]; d.NameSpan.Start < ref.Span.Start && !(d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start)) {
+			return c
+		}
+	}
+	for _, imp := range f.Imports {
+		if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == ref.Name && imp.Span.End <= ref.Span.Start && imp.Path != imp.Name {
+			if out := r.imported(f, imp.Name, importModule(imp), ref.Role, confImport); len(out) > 0 {
+				return out
+			}
+		}
+	}
+	if out := r.builtins(ref); len(out) > 0 {
+		return out
+	}
+	return c
+}
+
+// pythonObjectMember finds a __dunder__ member no class in t's hierarchy
+// declares in object, which every Python class derives from.
+func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, conf float64) []Candidate {
+	if len(name) < 5 || !strings.HasPrefix(name, "__") || !strings.HasSuffix(name, "__") {
+		return nil
+	}
+	for _, o := range r.PythonBuiltin("object") {
+		if o.Def != t && r.file(o.Def.Path).Defs[o.Def.Index].Kind == analysis.KindClass {
+			return r.declared(o.Def, name, role, conf)
+		}
+	}
+	return nil
 }

@@ -349,6 +349,9 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		return r.qualified(f, ref, depth)
 	}
 	if c := r.unqualified(f, ref, depth); len(c) > 0 {
+		if f.Lang == "python" {
+			return r.pythonEarlierBinding(f, ref, c)
+		}
 		return c
 	}
 	if f.Lang == "go" {
@@ -367,8 +370,8 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "python" {
-		if c := r.builtins(ref); len(c) > 0 {
-			return c
+		if c := r.builtins(ref); len(c) > 0 || pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
+			return c // a module is no declaration: ModuleAt answers, or nothing does
 		}
 	}
 	if c := r.defaultImported(f, ref); len(c) > 0 {
@@ -495,6 +498,9 @@ func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Can
 	}
 	for _, imp := range f.Imports {
 		local := cmp.Or(imp.Alias, imp.Name)
+		if f.Lang == "python" && imp.Path == imp.Name {
+			continue // `import x (as y)` binds a module, not a declaration named x
+		}
 		if !imp.Wildcard && local == ref.Name {
 			return r.imported(f, imp.Name, importModule(imp), ref.Role, confImport)
 		}

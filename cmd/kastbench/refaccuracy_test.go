@@ -6,6 +6,8 @@ func TestLibraryModule(t *testing.T) {
 	for path, want := range map[string]string{
 		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/urllib/parse.pyi":               "urllib.parse",
 		"/c/kast/python-builtins/3.11.7/builtins.pyi":                                          "builtins",
+		"/c/kast/python-builtins/3.11.7-k2/sys.pyi":                                            "sys", // a compiled module's stub
+		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/sys/__init__.pyi":               "sys",
 		"/usr/lib/python3.11/urllib/parse.py":                                                  "urllib.parse",
 		"/p/.venv/lib/python3.11/site-packages/_pytest/mark/__init__.py":                       "_pytest.mark",
 		"/x/node_modules/pyright/dist/typeshed-fallback/stubs/requests/requests-stubs/api.pyi": "requests.api",

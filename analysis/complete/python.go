@@ -1,0 +1,175 @@
+package complete
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// Python members after "x." are listed the way Python users know them
+// from pyright and Pylance: alphabetically (upper case first, as byte
+// order has it), with __dunder__ names last (see pythonMemberCategory).
+
+// pythonLiteralBefore is the literal a member access ending at start is
+// made on, normalized for the resolver ("" for a string, b"" for bytes),
+// or "".
+func pythonLiteralBefore(text []byte, start int) string {
+	if start < 2 || text[start-1] != '.' {
+		return ""
+	}
+	switch q := text[start-2]; q {
+	case '"', '\'':
+		// The string's prefix letters: b"" is bytes, the rest str.
+		i := start - 3
+		for i >= 0 && text[i] != q && text[i] != '\n' {
+			i--
+		}
+		for i > 0 && text[i-1] == q { // """…""" and '''…'''
+			i--
+		}
+		j := i
+		for j > 0 && strings.ContainsRune("bBrRuUfF", rune(text[j-1])) {
+			j--
+		}
+		if strings.ContainsAny(string(text[max(j, 0):max(i, 0)]), "bB") {
+			return `b""`
+		}
+		return `""`
+	}
+	return ""
+}
+
+// pythonMemberCategory sorts a member label as pyright does: with a typed
+// prefix, dunder names after all others; before anything is typed, the
+// type's own public names, its own private ones, inherited public, then
+// inherited private names, dunders last.
+func pythonMemberCategory(it Item, prefix string) int {
+	label := it.Label
+	dunder := len(label) > 4 && strings.HasPrefix(label, "__") && strings.HasSuffix(label, "__")
+	switch {
+	case dunder && prefix != "":
+		return 1
+	case dunder:
+		return 4
+	case prefix != "":
+		return 0
+	}
+	category := 0
+	if it.Rank != RankLocal { // inherited
+		category = 2
+	}
+	if strings.HasPrefix(label, "_") {
+		category++
+	}
+	return category
+}
+
+// sortPythonMembers orders the members collected after "x." and gives them
+// one rank, so that the order is the list's.
+func (c *collector) sortPythonMembers() {
+	lower := strings.ToLower(c.prefix)
+	slices.SortStableFunc(c.items, func(a, b Item) int {
+		return cmp.Or(boolOrder(a.Label, b.Label, lower),
+			cmp.Compare(pythonMemberCategory(a, c.prefix), pythonMemberCategory(b, c.prefix)), cmp.Compare(a.Label, b.Label))
+	})
+	for i := range c.items {
+		c.items[i].Rank = RankMember
+	}
+}
+
+// pythonObjectMembers adds the members every Python class inherits from
+// object (__class__, __dict__, __eq__…), from the interpreter's builtins
+// stub, unless object was visited already.
+func (c *collector) pythonObjectMembers(visit func(resolve.DefID, int)) {
+	for _, o := range c.s.Resolver().PythonBuiltin("object") {
+		if g := c.s.File(o.Def.Path); g != nil && g.Defs[o.Def.Index].Kind == analysis.KindClass {
+			visit(o.Def, 1)
+			return
+		}
+	}
+}
+
+// pythonModuleMembers adds the attributes of the module the qualifier
+// names, and reports whether it names one (click, os.path, an alias of either): what the module's file
+// declares at its top level, the names its top-level imports bind (a
+// stub's only when re-exported as themselves), the public names of the
+// modules it imports whole (os's from posix), and the attributes every
+// module has (__name__, __dict__…), as pyright lists them.
+func (c *collector) pythonModuleMembers(qualifier string) bool {
+	files := c.s.Resolver().PythonModuleFiles(c.f.Path, qualifier)
+	if len(files) == 0 {
+		return false
+	}
+	c.pythonModuleNames(files[0], false, 0)
+	attrs := moduleAttributes
+	if strings.HasPrefix(path.Base(files[0]), "__init__.") {
+		attrs = append(slices.Clone(attrs), "__path__")
+	}
+	for _, name := range attrs {
+		c.add(Item{Label: name, Kind: analysis.KindVariable, Rank: RankMember})
+	}
+	return true
+}
+
+// moduleAttributes are what every module object has.
+var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__", "__dict__", "__doc__", "__file__",
+	"__loader__", "__name__", "__package__", "__spec__"}
+
+// pythonModuleNames adds the names module file p binds at its top level;
+// public only, for a module imported whole.
+func (c *collector) pythonModuleNames(p string, public bool, depth int) {
+	for _, d := range c.s.TopLevel(p) {
+		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
+			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
+		}
+	}
+	g := c.s.File(p)
+	if g == nil {
+		return
+	}
+	stub := strings.HasSuffix(p, ".pyi")
+	// A library's `import sys` is its own business: pyright reads the
+	// library's stub, which does not re-export it.
+	lib, _ := c.s.(interface{ InLibrary(string) string })
+	library := lib != nil && lib.InLibrary(p) != ""
+	for _, imp := range g.Imports {
+		if !topLevelSpan(g, imp.Span) {
+			continue
+		}
+		if imp.Wildcard {
+			if depth < 3 {
+				if files := c.s.Resolver().PythonModulePath(p, imp.Path); len(files) > 0 {
+					c.pythonModuleNames(files[0], true, depth+1)
+				}
+			}
+			continue
+		}
+		name := cmp.Or(imp.Alias, imp.Name)
+		if stub && imp.Alias != imp.Name || public && strings.HasPrefix(name, "_") || library && imp.Alias == "" && imp.Path == imp.Name {
+			continue
+		}
+		c.add(Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
+	}
+}
+
+// topLevelSpan reports whether sp lies in no function or class of f.
+func topLevelSpan(f *analysis.FileFacts, sp analysis.Span) bool {
+	for _, d := range f.Defs {
+		switch d.Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindClass:
+			if d.FullSpan.Start <= sp.Start && sp.End <= d.FullSpan.End {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// boolOrder puts a label the prefix starts before one it only fuzzily matches.
+func boolOrder(a, b, lowerPrefix string) int {
+	return cmp.Compare(btoi(!strings.HasPrefix(strings.ToLower(a), lowerPrefix)), btoi(!strings.HasPrefix(strings.ToLower(b), lowerPrefix)))
+}
