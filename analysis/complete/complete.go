@@ -85,9 +85,12 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	prefix := string(text[start:offset])
 	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
-	q := qualifierBefore(text, start)
-	if q == "" && f.Lang == "python" {
+	q := ""
+	if f.Lang == "python" { // b"" is bytes, not the quoted text another language would see
 		q = pythonLiteralBefore(text, start)
+	}
+	if q == "" {
+		q = qualifierBefore(text, start)
 	}
 	if q != "" {
 		c.members(q, start)
