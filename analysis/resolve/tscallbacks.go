@@ -73,15 +73,23 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 			continue
 		}
 		params := declaredParamTypes(fd)
-		if arg >= len(params) {
+		pg, pscope, pat := g, fd.Scope, fd.NameSpan
+		if len(params) == 0 && fd.TypeName != "" {
+			// A constant of a type with a call signature: ava's `test`.
+			if sig, ok := r.callSignature(g, fd, depth); ok {
+				params, pg, pscope, pat = declaredParamTypes(analysis.Def{Kind: analysis.KindVariable, TypeName: sig.text}), sig.file, sig.scope, sig.at
+			}
+		}
+		if arg >= len(params) || params[arg] == "" {
 			continue
 		}
-		cb := functionTypeParams(params[arg])
-		if param >= len(cb) {
+		ct, ok := r.callbackParam(contextType{pg, params[arg], pscope, pat}, param, depth)
+		t := ct.text
+		if !ok || t == "" || t == "any" || t == "unknown" {
 			continue
 		}
-		t := cb[param]
-		if t == "" || t == "any" || t == "unknown" {
+		if ct.file != g || ct.scope != fd.Scope {
+			out = append(out, ct) // read through a type alias, where it is declared
 			continue
 		}
 		// The receiver's type arguments stand for the type parameters of
@@ -115,6 +123,85 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 	return out
 }
 
+// callSignature is the call signature of the object type that def d's
+// declared type is an alias of: `type TestFn = { (title: string): void }`.
+func (r *Resolver) callSignature(g *analysis.FileFacts, d analysis.Def, depth int) (contextType, bool) {
+	for _, c := range best(r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)) {
+		ag, ad, ok := r.entry(c.Def)
+		if !ok || c.Confidence < r.threshold || ad.Kind != analysis.KindTypeAlias {
+			continue
+		}
+		body := strings.TrimSpace(ad.TypeName)
+		if !strings.HasPrefix(body, "{") || tsClosing(body, 0) != len(body)-1 {
+			continue
+		}
+		for _, m := range tsSplit(strings.ReplaceAll(body[1:len(body)-1], "\n", ";"), ';') {
+			if m = strings.TrimSpace(m); strings.HasPrefix(m, "(") || strings.HasPrefix(m, "<") {
+				return contextType{ag, m, ad.Scope, ad.NameSpan}, true
+			}
+		}
+	}
+	return contextType{}, false
+}
+
+// callbackParam is the type of parameter param of the function type t,
+// read through type aliases (ava's Implementation) and unions whose
+// function types agree on it.
+func (r *Resolver) callbackParam(t contextType, param, depth int) (contextType, bool) {
+	return r.callbackParamIn(t, param, depth, 4)
+}
+
+func (r *Resolver) callbackParamIn(t contextType, param, depth, hops int) (contextType, bool) {
+	if s, ok := functionParamType(t.text, param); ok {
+		t.text = s
+		return t, true
+	}
+	if hops == 0 || r.tooDeep(t.file.Lang, depth) {
+		return t, false
+	}
+	parts := tsSplit(t.text, '|')
+	if len(parts) > 1 {
+		// A union of aliases: the first that is a function type.
+		for _, part := range parts {
+			u := t
+			u.text = strings.TrimSpace(part)
+			if out, ok := r.callbackParamIn(u, param, depth+1, hops-1); ok {
+				return out, true
+			}
+		}
+		return t, false
+	}
+	for _, c := range best(r.typesNamed(t.file, t.text, t.scope, t.at, depth+1)) {
+		g, d, ok := r.entry(c.Def)
+		if ok && c.Confidence >= r.threshold && d.Kind == analysis.KindTypeAlias && d.TypeName != "" {
+			return r.callbackParamIn(contextType{g, d.TypeName, d.Scope, d.NameSpan}, param, depth+1, hops-1)
+		}
+	}
+	return t, false
+}
+
+// functionParamType is the type of parameter param of the function types
+// in t, which must all agree on it; members of a union that are no
+// function type (undefined, a Macro object) are left out.
+func functionParamType(t string, param int) (string, bool) {
+	found := ""
+	for _, part := range tsSplit(t, '|') {
+		part = strings.TrimSpace(part)
+		for strings.HasPrefix(part, "(") && tsClosing(part, 0) == len(part)-1 {
+			part = strings.TrimSpace(part[1 : len(part)-1])
+		}
+		if !strings.HasPrefix(part, "(") && !strings.HasPrefix(part, "<") || calledType("typescript", part) == part {
+			continue
+		}
+		params := declaredParamTypes(analysis.Def{Kind: analysis.KindVariable, TypeName: part})
+		if param >= len(params) || params[param] == "" || found != "" && params[param] != found {
+			return "", false
+		}
+		found = params[param]
+	}
+	return found, found != ""
+}
+
 // declaredParamTypes are the written types of the parameters of a
 // function or method (from its signature) or of a variable or property of
 // function type; "" for a parameter without a type.
@@ -138,38 +225,13 @@ func declaredParamTypes(d analysis.Def) []string {
 			continue
 		}
 		colon := tsTopLevel(p, ':')
-		if colon < 0 {
+		if colon < 0 || strings.HasPrefix(p, "...") {
 			out = append(out, "")
 			continue
 		}
 		out = append(out, strings.TrimSpace(p[colon+1:]))
 	}
 	return out
-}
-
-// functionTypeParams are the parameter types of a written function type,
-// `((value: T) => R) | undefined` included; none for any other type.
-func functionTypeParams(t string) []string {
-	t = strings.TrimSpace(t)
-	if tsTopLevel(t, '|') >= 0 {
-		var kept []string
-		for _, part := range tsSplit(t, '|') {
-			if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
-				kept = append(kept, part)
-			}
-		}
-		if len(kept) != 1 {
-			return nil
-		}
-		t = kept[0]
-	}
-	for strings.HasPrefix(t, "(") && tsClosing(t, 0) == len(t)-1 {
-		t = strings.TrimSpace(t[1 : len(t)-1])
-	}
-	if !strings.HasPrefix(t, "(") && !strings.HasPrefix(t, "<") || calledType("typescript", t) == t {
-		return nil
-	}
-	return declaredParamTypes(analysis.Def{Kind: analysis.KindVariable, TypeName: t})
 }
 
 // paramListStart is the index of the '(' opening a signature's parameters,
