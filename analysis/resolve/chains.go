@@ -384,6 +384,10 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 			out = append(out, d.Name) // a constructor call
 		case d.Kind == analysis.KindObject:
 			out = append(out, d.Name)
+		case isCallbackParam(g, d):
+			for _, t := range r.contextTypes(g, d, depth+1) {
+				out = append(out, t.text)
+			}
 		case d.Value != "" && (g.Lang == "kotlin" || ecmaLang(g.Lang)):
 			vref := valueRef(d)
 			vref.Qualifier = d.Value
@@ -436,6 +440,9 @@ var conversions = map[string]string{
 // its value: a chain's type, or for "xs[]" the element type of xs's
 // declared collection type.
 func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	if isCallbackParam(g, d) {
+		return r.callbackParamTypes(g, d, depth)
+	}
 	vref := valueRef(d)
 	base, elem := strings.CutSuffix(d.Value, "[]")
 	vref.Qualifier = base

@@ -4,6 +4,7 @@ package ecma
 
 import (
 	"cmp"
+	"strconv"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -17,7 +18,13 @@ func Walk(b *extract.Builder, root syntax.Node) {
 	w.children(root)
 }
 
-type walker struct{ b *extract.Builder }
+type walker struct {
+	b *extract.Builder
+	// callback is, while visiting a function passed as an argument, where
+	// it is passed ("=>callee#arg"): its untyped parameters take their
+	// types from that parameter's declared function type.
+	callback string
+}
 
 // children walks the named children of n, leaving out skip.
 func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n, w.node, skip...) }
@@ -47,7 +54,9 @@ func (w *walker) node(n syntax.Node) {
 		w.function(n, analysis.KindFunction, n.Field("name"))
 	case "function_expression", "function", "arrow_function", "generator_function", "function_type", "constructor_type":
 		// A function type's parameters are declared too: `(url: Input) => R`.
-		w.b.Within(n, analysis.None, func() { w.signature(n) })
+		callback := w.callback
+		w.callback = ""
+		w.b.Within(n, analysis.None, func() { w.signatureIn(n, callback) })
 	case "method_definition", "method_signature", "abstract_method_signature":
 		w.method(n)
 	case "public_field_definition", "field_definition", "property_signature":
@@ -81,7 +90,7 @@ func (w *walker) node(n syntax.Node) {
 	case "call_expression":
 		w.call(n.Field("function"))
 		w.node(n.Field("type_arguments"))
-		w.node(n.Field("arguments"))
+		w.arguments(n.Field("arguments"), extract.Qualifier(n.Field("function")))
 	case "new_expression":
 		w.call(n.Field("constructor"))
 		w.node(n.Field("type_arguments"))
@@ -331,25 +340,52 @@ func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) i
 	return d
 }
 
+// arguments visits a call's arguments, marking the functions among them
+// with where they are passed.
+func (w *walker) arguments(args syntax.Node, callee string) {
+	if args.Type() != "arguments" {
+		w.node(args) // a tagged template
+		return
+	}
+	i := 0
+	for _, a := range args.NamedChildren() {
+		if a.Type() == "comment" {
+			continue
+		}
+		if callee != "" && len(callee) <= 200 && a.Is("arrow_function", "function_expression", "function") {
+			w.callback = "=>" + callee + "#" + strconv.Itoa(i)
+		}
+		w.node(a)
+		w.callback = ""
+		i++
+	}
+}
+
 // signature declares type parameters and parameters, then visits the rest.
-func (w *walker) signature(n syntax.Node) {
+func (w *walker) signature(n syntax.Node) { w.signatureIn(n, "") }
+
+// signatureIn is signature for a function passed where callback says.
+func (w *walker) signatureIn(n syntax.Node, callback string) {
 	for _, c := range n.NamedChildren() {
 		switch {
 		case c.Same(n.Field("name")):
 		case c.Type() == "formal_parameters":
-			w.parameters(c)
+			w.parameters(c, callback)
 		case c.Type() == "identifier" && n.Type() == "arrow_function":
 			// `x => ...` has a bare parameter.
-			w.b.Def(analysis.KindParameter, c, c)
+			d := w.b.Def(analysis.KindParameter, c, c)
+			if callback != "" {
+				w.b.D(d).Value = callback + "#0"
+			}
 		default:
 			w.node(c)
 		}
 	}
 }
 
-func (w *walker) parameters(list syntax.Node) {
+func (w *walker) parameters(list syntax.Node, callback string) {
 	class := w.enclosingClass()
-	for _, p := range list.NamedChildren() {
+	for i, p := range list.NamedChildren() {
 		switch p.Type() {
 		case "required_parameter", "optional_parameter":
 			pattern := p.Field("pattern")
@@ -361,6 +397,9 @@ func (w *walker) parameters(list syntax.Node) {
 				def.Container, def.Scope = class, w.b.Facts.Scopes[w.b.Scope()].Parent
 				def.TypeName = typeName
 				def.Visibility = p.Child("accessibility_modifier").Text()
+			} else if callback != "" && typeName == "" && pattern.Type() == "identifier" {
+				d := w.b.Def(analysis.KindParameter, pattern, pattern)
+				w.b.D(d).Value = callback + "#" + strconv.Itoa(i)
 			} else {
 				w.declare(pattern, analysis.KindParameter, typeName)
 			}
