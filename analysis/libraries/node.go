@@ -2,6 +2,7 @@ package libraries
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,9 @@ const (
 	NotInstalled = "notInstalled" // a dependency with no folder in node_modules
 	BadPackage   = "badPackage"   // a package.json that cannot be read
 	LinkLoop     = "linkLoop"     // a package folder whose links do not end
+	// NoNodeModules: package.json names dependencies but nothing is
+	// installed; one skip stands for them all.
+	NoNodeModules = "noNodeModules"
 )
 
 func (f *Found) discoverNode(root string) {
@@ -28,6 +32,13 @@ func (f *Found) discoverNode(root string) {
 		return
 	}
 	nm := filepath.Join(root, "node_modules")
+	if _, err := os.Stat(nm); err != nil {
+		if len(deps) > 0 {
+			f.Skipped = append(f.Skipped, Skip{Library: nm, Reason: NoNodeModules,
+				Detail: fmt.Sprintf("%d dependencies of package.json are not installed (%s puts them there)", len(deps), nodeInstaller(root))})
+		}
+		return
+	}
 	// Every @types package and typescript, declared or not: editors use them.
 	if types, err := os.ReadDir(filepath.Join(nm, "@types")); err == nil {
 		for _, e := range types {
@@ -41,6 +52,18 @@ func (f *Found) discoverNode(root string) {
 	for _, name := range slices.Compact(deps) {
 		f.add(nodePackage(nm, name))
 	}
+}
+
+// nodeInstaller names the command that installs a project's packages, by
+// its lockfile.
+func nodeInstaller(root string) string {
+	for _, l := range []struct{ file, cmd string }{{"pnpm-lock.yaml", "pnpm install"}, {"yarn.lock", "yarn install"},
+		{"bun.lockb", "bun install"}, {"bun.lock", "bun install"}} {
+		if _, err := os.Stat(filepath.Join(root, l.file)); err == nil {
+			return l.cmd
+		}
+	}
+	return "npm install"
 }
 
 // nodeDependencies lists the names package.json depends on.

@@ -37,6 +37,9 @@ type session struct {
 	roots    map[string]func()          // root → stops watching its background passes
 	indexing map[string]<-chan struct{} // root → closed when indexed
 	timers   map[string]*time.Timer     // uri → pending diagnostics
+	// libsPending counts roots whose libraries are still being found or
+	// indexed: kast.status says the libraries are settled at zero.
+	libsPending int
 	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
 }
 
@@ -139,6 +142,7 @@ func (s *session) addRoot(root string) {
 	s.indexing[root] = indexed
 	if s.l.pool.Libraries {
 		s.wg.Add(1)
+		s.libsPending++
 		go s.indexLibraries(root, indexed)
 	}
 }
