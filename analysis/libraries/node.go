@@ -23,6 +23,10 @@ const (
 	// NoNodeModules: package.json names dependencies but nothing is
 	// installed; one skip stands for them all.
 	NoNodeModules = "noNodeModules"
+	// InWorkspace: a package linked to a folder of the workspace itself
+	// (pnpm and yarn workspaces link their packages so); the workspace
+	// index has its sources, and a library copy would shadow them.
+	InWorkspace = "inWorkspace"
 )
 
 func (f *Found) discoverNode(root string) {
@@ -48,10 +52,30 @@ func (f *Found) discoverNode(root string) {
 	if _, err := os.Stat(filepath.Join(nm, "typescript", "package.json")); err == nil {
 		deps = append(deps, "typescript")
 	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
 	slices.Sort(deps)
 	for _, name := range slices.Compact(deps) {
-		f.add(nodePackage(nm, name))
+		lib, skip := nodePackage(nm, name)
+		if rel, ok := workspaceFolder(realRoot, lib.Dir); skip == nil && ok {
+			skip = &Skip{Library: lib.String(), Reason: InWorkspace, Detail: "linked to " + rel + ", indexed with the workspace"}
+		}
+		f.add(lib, skip)
 	}
+}
+
+// workspaceFolder reports whether a package's real folder is the
+// workspace's own (under root and in no node_modules, where installed
+// packages and pnpm's store live), and where.
+func workspaceFolder(root, dir string) (string, bool) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	return rel, !slices.Contains(strings.Split(rel, "/"), "node_modules")
 }
 
 // nodeInstaller names the command that installs a project's packages, by
@@ -162,7 +186,9 @@ func (l Library) nodeInclude(parts []string) bool {
 	if l.declarations {
 		return isDeclaration(name)
 	}
-	for _, ext := range []string{".js", ".mjs", ".cjs"} {
+	// A package without declarations is read from its sources: JavaScript,
+	// or TypeScript for one linked in as its sources (a monorepo sibling).
+	for _, ext := range []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx"} {
 		if strings.HasSuffix(name, ext) && !strings.HasSuffix(name, ".min"+ext) {
 			return true
 		}
