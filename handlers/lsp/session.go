@@ -40,7 +40,7 @@ type session struct {
 	// libsPending counts roots whose libraries are still being found or
 	// indexed: kast.status says the libraries are settled at zero.
 	libsPending int
-	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
+	checks      toolchainChecks // the languages' own checks of open documents (checks.go)
 }
 
 // diagnosticDelay lets a burst of keystrokes settle before diagnostics are
