@@ -37,10 +37,11 @@ type session struct {
 	roots    map[string]func()          // root → stops watching its background passes
 	indexing map[string]<-chan struct{} // root → closed when indexed
 	timers   map[string]*time.Timer     // uri → pending diagnostics
+	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
+
 	// libsPending counts roots whose libraries are still being found or
 	// indexed: kast.status says the libraries are settled at zero.
 	libsPending int
-	checks      toolchainChecks // the languages' own checks of open documents (checks.go)
 }
 
 // diagnosticDelay lets a burst of keystrokes settle before diagnostics are
