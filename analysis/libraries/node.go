@@ -3,6 +3,7 @@ package libraries
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,10 +24,6 @@ const (
 	// NoNodeModules: package.json names dependencies but nothing is
 	// installed; one skip stands for them all.
 	NoNodeModules = "noNodeModules"
-	// InWorkspace: a package linked to a folder of the workspace itself
-	// (pnpm and yarn workspaces link their packages so); the workspace
-	// index has its sources, and a library copy would shadow them.
-	InWorkspace = "inWorkspace"
 )
 
 func (f *Found) discoverNode(root string) {
@@ -59,23 +56,65 @@ func (f *Found) discoverNode(root string) {
 	slices.Sort(deps)
 	for _, name := range slices.Compact(deps) {
 		lib, skip := nodePackage(nm, name)
-		if rel, ok := workspaceFolder(realRoot, lib.Dir); skip == nil && ok {
-			skip = &Skip{Library: lib.String(), Reason: InWorkspace, Detail: "linked to " + rel + ", indexed with the workspace"}
+		if skip == nil && workspaceFolder(realRoot, lib.Dir) {
+			lib = linkedPackage(lib)
 		}
 		f.add(lib, skip)
 	}
 }
 
+// selfPackage is the workspace's own package when its package.json has a
+// name and exports: TypeScript resolves an import of that name (zod's
+// tests import "zod/v4") through those exports to the workspace's files.
+func (f *Found) selfPackage(root string) {
+	data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return
+	}
+	var pkg map[string]json.RawMessage
+	var name, version string
+	if json.Unmarshal(data, &pkg) != nil || json.Unmarshal(pkg["name"], &name) != nil || name == "" || pkg["exports"] == nil {
+		return
+	}
+	_ = json.Unmarshal(pkg["version"], &version)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return
+	}
+	f.Libraries = append(f.Libraries, linkedPackage(Library{Lang: "node", Module: name, Version: cmpOr(version, "0"), Dir: real,
+		entries: nodeEntries(real, pkg)}))
+}
+
+// linkedPackage makes a package in the workspace's own folders (pnpm and
+// yarn workspaces link them into node_modules) one that resolves imports
+// to the workspace's files and indexes none itself: a library copy would
+// shadow the workspace. Its version names the folder, so that it never
+// shares an index with the same version installed elsewhere.
+func linkedPackage(l Library) Library {
+	l.linked, l.declarations = true, false
+	l.Version += fmt.Sprintf("+ws.%08x", fnv32(l.Dir))
+	return l
+}
+
+// Linked reports whether the package is one of the workspace's own
+// folders, linked in: it resolves imports and indexes nothing.
+func (l Library) Linked() bool { return l.linked }
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
 // workspaceFolder reports whether a package's real folder is the
-// workspace's own (under root and in no node_modules, where installed
-// packages and pnpm's store live), and where.
-func workspaceFolder(root, dir string) (string, bool) {
+// workspace's own: under root and in no node_modules, where installed
+// packages and pnpm's store live.
+func workspaceFolder(root, dir string) bool {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
+		return false
 	}
-	rel = filepath.ToSlash(rel)
-	return rel, !slices.Contains(strings.Split(rel, "/"), "node_modules")
+	return !slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), "node_modules")
 }
 
 // nodeInstaller names the command that installs a project's packages, by
@@ -176,6 +215,9 @@ func isDeclaration(name string) bool {
 // declarations when it has any, else its JavaScript; never tests or
 // nested packages.
 func (l Library) nodeInclude(parts []string) bool {
+	if l.linked {
+		return false // the workspace indexes these files
+	}
 	for _, p := range parts[:len(parts)-1] {
 		switch p {
 		case "node_modules", "test", "tests", "__tests__", "example", "examples":

@@ -22,15 +22,19 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // A monorepo's package linked into node_modules from the workspace itself
-// (as pnpm links zod to packages/zod) is the workspace's, not a library:
-// a library copy would shadow the sources kast indexes as the workspace.
-// One linked from outside the root is a library read from its TypeScript.
+// (as pnpm links zod to packages/zod) resolves imports to the workspace's
+// files and indexes none itself: a library copy would shadow them. So does
+// the workspace's own package, for imports of its own name. One linked
+// from outside the root is a library read from its TypeScript.
 func TestDiscoverNodeWorkspaceLinks(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"ws/package.json":                   `{"dependencies": {"zod": "workspace:*", "left": "1", "sibling": "workspace:*"}}`,
-		"ws/packages/zod/package.json":      `{"name": "zod", "version": "4.4.3", "exports": {".": "./src/index.ts"}}`,
-		"ws/packages/zod/src/index.ts":      "export const z = 1;\n",
+		"ws/package.json": `{"name": "mono", "exports": {"./tool": "./tool.ts"}, "dependencies": {"zod": "workspace:*", "left": "1", "sibling": "workspace:*"}}`,
+		"ws/tool.ts":      "export const t = 1;\n",
+		// A source checkout: "types" names a file not built; the custom
+		// condition leads to the sources.
+		"ws/packages/zod/package.json":      `{"name": "zod", "version": "4.4.3", "exports": {"./v4": {"@zod/source": "./src/v4/index.ts", "types": "./v4/index.d.cts"}}}`,
+		"ws/packages/zod/src/v4/index.ts":   "export const z = 1;\n",
 		"ws/node_modules/left/package.json": `{"name": "left", "version": "1.0.0", "types": "index.d.ts"}`,
 		"ws/node_modules/left/index.d.ts":   "export declare const pad: number;\n",
 		"sibling/package.json":              `{"name": "sibling", "version": "0.1.0", "exports": "./src/index.ts"}`,
@@ -43,20 +47,34 @@ func TestDiscoverNodeWorkspaceLinks(t *testing.T) {
 		}
 	}
 	found := Discover(context.Background(), root, Options{Caches: &Caches{}})
-	var libs []string
+	byName := map[string]Library{}
 	for _, l := range found.Libraries {
-		libs = append(libs, l.String())
+		byName[l.Module] = l
 	}
-	if strings.Join(libs, " ") != "left@1.0.0 sibling@0.1.0" {
-		t.Errorf("libraries %v, want left@1.0.0 sibling@0.1.0", libs)
+	if len(found.Libraries) != 4 || len(found.Skipped) != 0 {
+		t.Fatalf("found %+v, want left, sibling, zod and mono", found)
 	}
-	if len(found.Skipped) != 1 || found.Skipped[0].Reason != InWorkspace || found.Skipped[0].Library != "zod@4.4.3" ||
-		found.Skipped[0].Detail != "linked to packages/zod, indexed with the workspace" {
-		t.Errorf("skipped %+v, want zod@4.4.3 %s", found.Skipped, InWorkspace)
-	}
-	for _, l := range found.Libraries {
-		if l.Module == "sibling" && !l.nodeInclude([]string{"src", "index.ts"}) {
-			t.Errorf("sibling's TypeScript sources are not indexed")
+	for name, c := range map[string]struct {
+		linked  bool
+		sub     string
+		entry   string
+		indexes string
+	}{
+		"left":    {false, "", "node_modules/left/index.d.ts", "index.d.ts"},
+		"sibling": {false, "", "../sibling/src/index.ts", "src/index.ts"},
+		"zod":     {true, "v4", "packages/zod/src/v4/index.ts", ""},
+		"mono":    {true, "tool", "tool.ts", ""},
+	} {
+		l := byName[name]
+		if l.linked != c.linked || l.linked != strings.Contains(l.Version, "+ws.") {
+			t.Errorf("%s: linked %v version %s, want linked %v", name, l.linked, l.Version, c.linked)
+		}
+		files := l.NodeEntryFiles(c.sub)
+		if len(files) == 0 || files[0] != filepath.Join(root, filepath.FromSlash(c.entry)) {
+			t.Errorf("%s: entry files of %q %v, want %s first", name, c.sub, files, c.entry)
+		}
+		if c.indexes != "" && !l.nodeInclude(strings.Split(c.indexes, "/")) || c.indexes == "" && l.nodeInclude([]string{"src", "index.ts"}) {
+			t.Errorf("%s: nodeInclude wrong, want it to index only %q", name, c.indexes)
 		}
 	}
 }

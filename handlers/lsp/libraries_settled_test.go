@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +77,46 @@ func TestLSPLibrariesSettleWhenIndexed(t *testing.T) {
 	st := e.waitSettled()
 	if len(st.Indexed) != 1 || !st.Indexed[0].Complete {
 		t.Fatalf("settled with %+v, want left indexed and complete", st.Indexed)
+	}
+}
+
+// A package importing itself by name (zod's tests import "zod/v4") and a
+// monorepo sibling linked into node_modules reach the workspace's own
+// sources through their exports, a custom condition included, with no
+// library copy of them indexed.
+func TestLSPWorkspacePackagesResolveToWorkspace(t *testing.T) {
+	e, dir := startLibraryLSPWith(t, map[string]string{
+		"ws/package.json": `{"name": "zod", "version": "4.4.3", "exports": {"./v4": {"@zod/source": "./src/v4/index.ts", "types": "./v4/index.d.cts"}},` +
+			` "devDependencies": {"helper": "workspace:*"}}`,
+		"ws/src/v4/index.ts":                "export function string(): number {\n  return 1;\n}\n",
+		"ws/packages/helper/package.json":   `{"name": "helper", "version": "0.0.1", "exports": {".": "./src/main.ts"}}`,
+		"ws/packages/helper/src/main.ts":    "export const assist = (n: number) => n;\n",
+		"ws/src/v4/tests/string.test.ts":    "import * as z from \"zod/v4\";\nimport { assist } from \"helper\";\nz.string();\nassist(2);\nimport { string } from \"zod/v4\";\nstring();\n",
+		"ws/node_modules/.modules.yaml":     "{}\n",
+		"ws/packages/helper/tsconfig.json":  "{}\n",
+		"ws/packages/helper/src/unused.txt": "\n",
+	}, 2, func(dir string) {
+		if err := os.Symlink("../packages/helper", filepath.Join(dir, "ws", "node_modules", "helper")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	st := e.waitSettled()
+	for _, l := range st.Indexed {
+		if l.Files != 0 {
+			t.Errorf("library %s indexed %d files, want none: the workspace has them", l.Library, l.Files)
+		}
+	}
+	root := filepath.ToSlash(dir) + "/ws/"
+	for _, c := range []struct {
+		line, char int
+		want       string
+	}{
+		{2, 2, root + "src/v4/index.ts:0"},             // z.string through the package's own exports
+		{3, 0, root + "packages/helper/src/main.ts:0"}, // the linked sibling
+		{5, 0, root + "src/v4/index.ts:0"},
+	} {
+		if got := e.firstDefAt("src/v4/tests/string.test.ts", c.line, c.char); got != c.want {
+			t.Errorf("definition at %d:%d = %q, want %q", c.line, c.char, got, c.want)
+		}
 	}
 }
