@@ -81,8 +81,7 @@ func (f *Found) selfPackage(root string) {
 	if err != nil {
 		return
 	}
-	f.Libraries = append(f.Libraries, linkedPackage(Library{Lang: "node", Module: name, Version: cmpOr(version, "0"), Dir: real,
-		entries: nodeEntries(real, pkg)}))
+	f.Libraries = append(f.Libraries, linkedPackage(Library{Lang: "node", Module: name, Version: cmpOr(version, "0"), Dir: real}))
 }
 
 // linkedPackage makes a package in the workspace's own folders (pnpm and
@@ -92,6 +91,10 @@ func (f *Found) selfPackage(root string) {
 // shares an index with the same version installed elsewhere.
 func linkedPackage(l Library) Library {
 	l.linked, l.declarations = true, false
+	var pkg map[string]json.RawMessage
+	if data, err := os.ReadFile(filepath.Join(l.Dir, "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil {
+		l.entries = nodeEntriesOf(l.Dir, pkg, true)
+	}
 	l.Version += fmt.Sprintf("+ws.%08x", fnv32(l.Dir))
 	return l
 }

@@ -20,6 +20,12 @@ import (
 // "subpath\tfile" ("." is the package itself; file is relative to dir and
 // may hold one "*").
 func nodeEntries(dir string, pkg map[string]json.RawMessage) string {
+	return nodeEntriesOf(dir, pkg, false)
+}
+
+// nodeEntriesOf is nodeEntries, with every export condition's target when
+// every is set (the workspace's own packages, read from their sources).
+func nodeEntriesOf(dir string, pkg map[string]json.RawMessage, every bool) string {
 	var lines []string
 	add := func(sub, file string) {
 		if file != "" && !strings.Contains(file, "..") {
@@ -41,13 +47,13 @@ func nodeEntries(dir string, pkg map[string]json.RawMessage) string {
 			lines = append(lines, exportsMap+"\t")
 			for sub, target := range subs {
 				if strings.HasPrefix(sub, ".") {
-					for _, t := range exportTargets(target) {
+					for _, t := range exportTargets(target, every) {
 						add(strings.TrimPrefix(strings.TrimPrefix(sub, "."), "/"), t)
 					}
 				}
 			}
 		} else {
-			for _, t := range exportTargets(raw) {
+			for _, t := range exportTargets(raw, every) {
 				add(".", t)
 			}
 		}
@@ -120,14 +126,14 @@ func exportTarget(raw json.RawMessage, depth int) string {
 }
 
 // exportTargets lists an "exports" value's files, best first: the usual
-// conditions' pick, then every other condition's (a source checkout has
+// conditions' pick, then with every, each other condition's (a source checkout has
 // no built "types" file, but a custom condition such as zod's
 // "@zod/source", which its tsconfig's customConditions names, leads to
 // the sources). Only those that exist are used.
-func exportTargets(raw json.RawMessage) []string {
+func exportTargets(raw json.RawMessage, every bool) []string {
 	out := []string{exportTarget(raw, 0)}
 	var conds map[string]json.RawMessage
-	if json.Unmarshal(raw, &conds) == nil {
+	if every && json.Unmarshal(raw, &conds) == nil {
 		for _, c := range slices.Sorted(maps.Keys(conds)) {
 			out = append(out, exportTarget(conds[c], 1))
 		}
