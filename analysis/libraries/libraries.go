@@ -36,6 +36,9 @@ type Library struct {
 	vendored string
 	// entries is set for a node package: its entry points (nodeentry.go).
 	entries string
+	// linked is set for a node package whose folder is the workspace's
+	// own (node.go): it resolves imports and indexes nothing.
+	linked bool
 }
 
 // Key names the library's index: the same version shares one index across
@@ -106,6 +109,7 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 	}
 	if _, err := os.Stat(filepath.Join(root, "package.json")); err == nil {
 		found.discoverNode(root)
+		found.selfPackage(root)
 	}
 	found.discoverJVMRustRuby(ctx, root, opts)
 	return found

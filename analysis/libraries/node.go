@@ -2,6 +2,8 @@ package libraries
 
 import (
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,9 @@ const (
 	NotInstalled = "notInstalled" // a dependency with no folder in node_modules
 	BadPackage   = "badPackage"   // a package.json that cannot be read
 	LinkLoop     = "linkLoop"     // a package folder whose links do not end
+	// NoNodeModules: package.json names dependencies but nothing is
+	// installed; one skip stands for them all.
+	NoNodeModules = "noNodeModules"
 )
 
 func (f *Found) discoverNode(root string) {
@@ -28,6 +33,13 @@ func (f *Found) discoverNode(root string) {
 		return
 	}
 	nm := filepath.Join(root, "node_modules")
+	if _, err := os.Stat(nm); err != nil {
+		if len(deps) > 0 {
+			f.Skipped = append(f.Skipped, Skip{Library: nm, Reason: NoNodeModules,
+				Detail: fmt.Sprintf("%d dependencies of package.json are not installed (%s puts them there)", len(deps), nodeInstaller(root))})
+		}
+		return
+	}
 	// Every @types package and typescript, declared or not: editors use them.
 	if types, err := os.ReadDir(filepath.Join(nm, "@types")); err == nil {
 		for _, e := range types {
@@ -37,10 +49,87 @@ func (f *Found) discoverNode(root string) {
 	if _, err := os.Stat(filepath.Join(nm, "typescript", "package.json")); err == nil {
 		deps = append(deps, "typescript")
 	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
 	slices.Sort(deps)
 	for _, name := range slices.Compact(deps) {
-		f.add(nodePackage(nm, name))
+		lib, skip := nodePackage(nm, name)
+		if skip == nil && workspaceFolder(realRoot, lib.Dir) {
+			lib = linkedPackage(lib)
+		}
+		f.add(lib, skip)
 	}
+}
+
+// selfPackage is the workspace's own package when its package.json has a
+// name and exports: TypeScript resolves an import of that name (zod's
+// tests import "zod/v4") through those exports to the workspace's files.
+func (f *Found) selfPackage(root string) {
+	data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return
+	}
+	var pkg map[string]json.RawMessage
+	var name, version string
+	if json.Unmarshal(data, &pkg) != nil || json.Unmarshal(pkg["name"], &name) != nil || name == "" || pkg["exports"] == nil {
+		return
+	}
+	_ = json.Unmarshal(pkg["version"], &version)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return
+	}
+	f.Libraries = append(f.Libraries, linkedPackage(Library{Lang: "node", Module: name, Version: cmpOr(version, "0"), Dir: real}))
+}
+
+// linkedPackage makes a package in the workspace's own folders (pnpm and
+// yarn workspaces link them into node_modules) one that resolves imports
+// to the workspace's files and indexes none itself: a library copy would
+// shadow the workspace. Its version names the folder, so that it never
+// shares an index with the same version installed elsewhere.
+func linkedPackage(l Library) Library {
+	l.linked, l.declarations = true, false
+	var pkg map[string]json.RawMessage
+	if data, err := os.ReadFile(filepath.Join(l.Dir, "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil {
+		l.entries = nodeEntriesOf(l.Dir, pkg, true)
+	}
+	l.Version += fmt.Sprintf("+ws.%08x", fnv32(l.Dir))
+	return l
+}
+
+// Linked reports whether the package is one of the workspace's own
+// folders, linked in: it resolves imports and indexes nothing.
+func (l Library) Linked() bool { return l.linked }
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// workspaceFolder reports whether a package's real folder is the
+// workspace's own: under root and in no node_modules, where installed
+// packages and pnpm's store live.
+func workspaceFolder(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	return !slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), "node_modules")
+}
+
+// nodeInstaller names the command that installs a project's packages, by
+// its lockfile.
+func nodeInstaller(root string) string {
+	for _, l := range []struct{ file, cmd string }{{"pnpm-lock.yaml", "pnpm install"}, {"yarn.lock", "yarn install"},
+		{"bun.lockb", "bun install"}, {"bun.lock", "bun install"}} {
+		if _, err := os.Stat(filepath.Join(root, l.file)); err == nil {
+			return l.cmd
+		}
+	}
+	return "npm install"
 }
 
 // nodeDependencies lists the names package.json depends on.
@@ -129,6 +218,9 @@ func isDeclaration(name string) bool {
 // declarations when it has any, else its JavaScript; never tests or
 // nested packages.
 func (l Library) nodeInclude(parts []string) bool {
+	if l.linked {
+		return false // the workspace indexes these files
+	}
 	for _, p := range parts[:len(parts)-1] {
 		switch p {
 		case "node_modules", "test", "tests", "__tests__", "example", "examples":
@@ -139,7 +231,9 @@ func (l Library) nodeInclude(parts []string) bool {
 	if l.declarations {
 		return isDeclaration(name)
 	}
-	for _, ext := range []string{".js", ".mjs", ".cjs"} {
+	// A package without declarations is read from its sources: JavaScript,
+	// or TypeScript for one linked in as its sources (a monorepo sibling).
+	for _, ext := range []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx"} {
 		if strings.HasSuffix(name, ext) && !strings.HasSuffix(name, ".min"+ext) {
 			return true
 		}

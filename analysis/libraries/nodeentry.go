@@ -2,6 +2,7 @@ package libraries
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,12 @@ import (
 // "subpath\tfile" ("." is the package itself; file is relative to dir and
 // may hold one "*").
 func nodeEntries(dir string, pkg map[string]json.RawMessage) string {
+	return nodeEntriesOf(dir, pkg, false)
+}
+
+// nodeEntriesOf is nodeEntries, with every export condition's target when
+// every is set (the workspace's own packages, read from their sources).
+func nodeEntriesOf(dir string, pkg map[string]json.RawMessage, every bool) string {
 	var lines []string
 	add := func(sub, file string) {
 		if file != "" && !strings.Contains(file, "..") {
@@ -40,11 +47,15 @@ func nodeEntries(dir string, pkg map[string]json.RawMessage) string {
 			lines = append(lines, exportsMap+"\t")
 			for sub, target := range subs {
 				if strings.HasPrefix(sub, ".") {
-					add(strings.TrimPrefix(strings.TrimPrefix(sub, "."), "/"), exportTarget(target, 0))
+					for _, t := range exportTargets(target, every) {
+						add(strings.TrimPrefix(strings.TrimPrefix(sub, "."), "/"), t)
+					}
 				}
 			}
 		} else {
-			add(".", exportTarget(raw, 0))
+			for _, t := range exportTargets(raw, every) {
+				add(".", t)
+			}
 		}
 	}
 	if m := str("main"); m != "" {
@@ -114,6 +125,22 @@ func exportTarget(raw json.RawMessage, depth int) string {
 	return ""
 }
 
+// exportTargets lists an "exports" value's files, best first: the usual
+// conditions' pick, then with every, each other condition's (a source checkout has
+// no built "types" file, but a custom condition such as zod's
+// "@zod/source", which its tsconfig's customConditions names, leads to
+// the sources). Only those that exist are used.
+func exportTargets(raw json.RawMessage, every bool) []string {
+	out := []string{exportTarget(raw, 0)}
+	var conds map[string]json.RawMessage
+	if every && json.Unmarshal(raw, &conds) == nil {
+		for _, c := range slices.Sorted(maps.Keys(conds)) {
+			out = append(out, exportTarget(conds[c], 1))
+		}
+	}
+	return slices.Compact(slices.DeleteFunc(out, func(s string) bool { return s == "" }))
+}
+
 // exportsMap is the line of entries that says package.json has an exports
 // map of subpaths.
 const exportsMap = "!exports"
@@ -170,6 +197,9 @@ func (l Library) entryFiles(file string) []string {
 		cands = []string{stem + ".d.ts", stem + ".d.mts", stem + ".d.cts", filepath.Join(base, "index.d.ts")}
 	} else {
 		cands = []string{base, stem + ".js", stem + ".mjs", stem + ".cjs", filepath.Join(base, "index.js")}
+		if l.linked { // the workspace's own sources
+			cands = append(cands, stem+".ts", stem+".tsx", filepath.Join(base, "index.ts"))
+		}
 	}
 	var out []string
 	for _, c := range cands {

@@ -443,6 +443,10 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 				return out
 			}
 		}
+		// A namespace import of a node package: its entry points first.
+		if out, ok := r.nodeImported(f, ref.Name, imp.Path, ref.Role, confImport, 0); ok && len(out) > 0 {
+			return out
+		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
 			if f.Lang == "python" {

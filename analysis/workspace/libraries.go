@@ -40,7 +40,7 @@ func (s *Snapshot) InLibrary(path string) string {
 func (s *Snapshot) LibraryDirs() []string {
 	var out []string
 	for _, w := range s.roots {
-		if w.Lib != nil {
+		if w.Lib != nil && !w.Lib.Linked() {
 			out = append(out, w.Root)
 		}
 	}

@@ -53,14 +53,20 @@ func (s *Session) AddRoot(ws *Workspace) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, w := range s.roots {
-		if w.Root == ws.Root {
+		if w.Root == ws.Root && linked(w) == linked(ws) {
 			return
 		}
 	}
 	s.roots = append(s.roots, ws)
 	// Longest root first, so a nested root owns its files (a virtualenv's
-	// package inside the workspace belongs to its library).
-	slices.SortFunc(s.roots, func(a, b *Workspace) int { return len(b.Root) - len(a.Root) })
+	// package inside the workspace belongs to its library); a package
+	// linked from the workspace's own folders owns none, so comes last.
+	slices.SortFunc(s.roots, func(a, b *Workspace) int {
+		if la, lb := linked(a), linked(b); la != lb {
+			return cmp.Compare(btoi(la), btoi(lb))
+		}
+		return len(b.Root) - len(a.Root)
+	})
 }
 
 // RemoveRoot drops the root at path and returns its workspace, or nil.
@@ -111,6 +117,10 @@ func owner(roots []*Workspace, path string) *Workspace {
 	}
 	return nil
 }
+
+// linked reports whether w is a node package of the workspace's own
+// folders: it resolves imports, and its files are the workspace's.
+func linked(w *Workspace) bool { return w.Lib != nil && w.Lib.Linked() }
 
 func within(root, path string) bool {
 	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))

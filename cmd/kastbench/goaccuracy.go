@@ -156,42 +156,9 @@ func startKastWithLibraries(ctx context.Context, root, kast string) (k *lspServe
 }
 
 // waitLibraries waits for kast's workspace index and then its libraries,
-// and describes how long the standard library took.
+// and describes them.
 func waitLibraries(ctx context.Context, s *lspServer) (string, error) {
-	if _, err := s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); err != nil {
-		return "", err
-	}
-	deadline := time.Now().Add(10 * time.Minute)
-	for time.Now().Before(deadline) {
-		var st struct {
-			Libraries struct {
-				Indexed []struct {
-					Library  string  `json:"library"`
-					Files    int     `json:"files"`
-					Seconds  float64 `json:"seconds"`
-					Complete bool    `json:"complete"`
-				} `json:"indexed"`
-				Skipped []struct{ Library, Reason string } `json:"skipped"`
-			} `json:"libraries"`
-		}
-		if err := s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.status"}, &st); err != nil {
-			return "", err
-		}
-		done, std := 0, ""
-		for _, l := range st.Libraries.Indexed {
-			if l.Complete {
-				done++
-			}
-			if strings.HasPrefix(l.Library, "std@") {
-				std = fmt.Sprintf("%s %d files in %.1f s", l.Library, l.Files, l.Seconds)
-			}
-		}
-		if len(st.Libraries.Indexed) > 0 && done == len(st.Libraries.Indexed) {
-			return fmt.Sprintf("%d indexed (%s), %d skipped", done, std, len(st.Libraries.Skipped)), nil
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return "", fmt.Errorf("kast's libraries were not indexed in 10 minutes")
+	return awaitLibraries(ctx, s, 10*time.Minute)
 }
 
 // rssKB reads a process's resident set size from /proc, 0 elsewhere.

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -324,4 +326,99 @@ func runLSP(kast, gopls, root string, paths []string, n int) error {
 		fmt.Printf("definition agreement with gopls: %d of %d positions gopls resolves (%.1f%%)\n", agree, both, 100*float64(agree)/float64(max(both, 1)))
 	}
 	return nil
+}
+
+// libraryState is the libraries part of kast.status.
+type libraryState struct {
+	// Settled is nil from a kast that predates it; then every library
+	// open being complete is the best sign there is.
+	Settled *bool `json:"settled"`
+	Indexed []struct {
+		Library  string  `json:"library"`
+		Files    int     `json:"files"`
+		Seconds  float64 `json:"seconds"`
+		Complete bool    `json:"complete"`
+	} `json:"indexed"`
+	Skipped []struct{ Library, Reason string } `json:"skipped"`
+}
+
+// done reports whether kast has nothing more to index: a project may have
+// no libraries at all, so a count of indexed ones cannot say it.
+func (st libraryState) done() bool {
+	complete := 0
+	for _, l := range st.Indexed {
+		if l.Complete {
+			complete++
+		}
+	}
+	if st.Settled != nil {
+		return *st.Settled && complete == len(st.Indexed)
+	}
+	return len(st.Indexed) > 0 && complete == len(st.Indexed)
+}
+
+// summary describes the libraries: how many indexed, the Go standard
+// library's time, and the skips counted by reason.
+func (st libraryState) summary() string {
+	complete, std := 0, ""
+	for _, l := range st.Indexed {
+		if l.Complete {
+			complete++
+		}
+		if strings.HasPrefix(l.Library, "std@") {
+			std = fmt.Sprintf(" (%s %d files in %.1f s)", l.Library, l.Files, l.Seconds)
+		}
+	}
+	reasons := map[string]int{}
+	for _, s := range st.Skipped {
+		reasons[s.Reason]++
+	}
+	var why []string
+	for _, r := range slices.Sorted(maps.Keys(reasons)) {
+		why = append(why, fmt.Sprintf("%s %d", r, reasons[r]))
+	}
+	out := fmt.Sprintf("%d indexed%s, %d skipped", complete, std, len(st.Skipped))
+	if complete < len(st.Indexed) {
+		out = fmt.Sprintf("%d of %d indexed%s, %d skipped", complete, len(st.Indexed), std, len(st.Skipped))
+	}
+	if len(why) > 0 {
+		out += " (" + strings.Join(why, ", ") + ")"
+	}
+	return out
+}
+
+// awaitLibraries reindexes and waits until kast says its libraries have
+// settled, failing with what it last said once wait has passed.
+func awaitLibraries(ctx context.Context, s *lspServer, wait time.Duration) (string, error) {
+	if _, err := s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var status struct {
+			Libraries *libraryState `json:"libraries"`
+		}
+		if err := s.call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.status"}, &status); err != nil {
+			return "", err
+		}
+		st := status.Libraries
+		if st == nil {
+			return "", fmt.Errorf("kast.status says nothing of libraries: is this kast built without them?")
+		}
+		if st.done() {
+			return st.summary(), nil
+		}
+		if time.Now().After(deadline) {
+			hint := ""
+			if st.Settled == nil {
+				hint = "; kast.status has no \"settled\" field, so this kast cannot say it has no libraries"
+			}
+			return "", fmt.Errorf("kast's libraries did not settle in %s: %s%s", wait, st.summary(), hint)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

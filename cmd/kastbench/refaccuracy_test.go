@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestLibraryModule(t *testing.T) {
 	for path, want := range map[string]string{
@@ -33,6 +36,32 @@ func TestIdentifierFrom(t *testing.T) {
 	} {
 		if got := identifierFrom(c.line, c.col); got != c.want {
 			t.Errorf("identifierFrom(%q, %d) = %q, want %q", c.line, c.col, got, c.want)
+		}
+	}
+}
+
+// kast.status's libraries are done when kast says they settled and every
+// open one is complete; none at all is done, not a wait without end.
+func TestLibraryStateDone(t *testing.T) {
+	for _, c := range []struct {
+		status, summary string
+		done            bool
+	}{
+		{`{"settled": true, "indexed": [], "skipped": [{"library": "/p/node_modules", "reason": "noNodeModules"}]}`,
+			"0 indexed, 1 skipped (noNodeModules 1)", true},
+		{`{"settled": false, "indexed": [], "skipped": []}`, "0 indexed, 0 skipped", false},
+		{`{"settled": true, "indexed": [{"library": "zod@3.0.0", "complete": false}], "skipped": []}`,
+			"0 of 1 indexed, 0 skipped", false},
+		{`{"settled": true, "indexed": [{"library": "std@go1.24", "files": 9, "seconds": 1.5, "complete": true}], "skipped": [{"reason": "notInstalled"}, {"reason": "notInstalled"}]}`,
+			"1 indexed (std@go1.24 9 files in 1.5 s), 2 skipped (notInstalled 2)", true},
+		{`{"indexed": [], "skipped": []}`, "0 indexed, 0 skipped", false}, // an older kast: nothing to go by
+	} {
+		var st libraryState
+		if err := json.Unmarshal([]byte(c.status), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.done() != c.done || st.summary() != c.summary {
+			t.Errorf("%s: done %v %q, want %v %q", c.status, st.done(), st.summary(), c.done, c.summary)
 		}
 	}
 }

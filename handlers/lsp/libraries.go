@@ -18,6 +18,12 @@ import (
 // $/progress for them all. Queries answer from what is indexed meanwhile.
 func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 	defer s.wg.Done()
+	// Settled however it ends: none found, all indexed, some failed.
+	defer func() {
+		s.mu.Lock()
+		s.libsPending--
+		s.mu.Unlock()
+	}()
 	select {
 	case <-indexed:
 	case <-s.ctx.Done():
@@ -73,8 +79,13 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 }
 
 // libraryStatus is what kast.status says of the libraries: those open in
-// the process, and those discovery skipped for this session's roots.
+// the process, those discovery skipped for this session's roots, and
+// whether this session's library work has settled (a client waits for
+// that, not for a count: a project may have no libraries at all).
 func (s *session) libraryStatus() map[string]any {
+	s.mu.Lock()
+	settled := s.libsPending == 0
+	s.mu.Unlock()
 	skipped := []libraries.Skip{}
 	for _, w := range s.engine.Roots() {
 		skipped = append(skipped, s.l.pool.DiscoverLibraries(s.ctx, w.Root).Skipped...)
@@ -83,5 +94,5 @@ func (s *session) libraryStatus() map[string]any {
 	if libs == nil {
 		libs = []host.LibraryStatus{}
 	}
-	return map[string]any{"indexed": libs, "skipped": skipped}
+	return map[string]any{"settled": settled, "indexed": libs, "skipped": skipped}
 }

@@ -47,7 +47,12 @@ func (l *LSP) Initialize(ctx context.Context, params *protocol.InitializeParams)
 	if len(roots) == 0 && params.RootURI != nil {
 		roots = append(roots, uriPath(*params.RootURI))
 	}
-	l.session(ctx).pending = roots
+	s := l.session(ctx)
+	s.pending = roots
+	// Until initialized opens them, these roots' libraries are unsettled.
+	s.mu.Lock()
+	s.libsPending += len(roots)
+	s.mu.Unlock()
 	return &protocol.InitializeResult{Capabilities: l.capabilities()}, nil
 }
 
@@ -57,6 +62,9 @@ func (l *LSP) Initialized(ctx context.Context, _ *protocol.InitializedParams) er
 	for _, root := range s.pending {
 		s.addRoot(root)
 	}
+	s.mu.Lock()
+	s.libsPending -= len(s.pending)
+	s.mu.Unlock()
 	s.pending = nil
 	return nil
 }

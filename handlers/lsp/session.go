@@ -38,6 +38,10 @@ type session struct {
 	indexing map[string]<-chan struct{} // root → closed when indexed
 	timers   map[string]*time.Timer     // uri → pending diagnostics
 	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
+
+	// libsPending counts roots whose libraries are still being found or
+	// indexed: kast.status says the libraries are settled at zero.
+	libsPending int
 }
 
 // diagnosticDelay lets a burst of keystrokes settle before diagnostics are
@@ -139,6 +143,7 @@ func (s *session) addRoot(root string) {
 	s.indexing[root] = indexed
 	if s.l.pool.Libraries {
 		s.wg.Add(1)
+		s.libsPending++
 		go s.indexLibraries(root, indexed)
 	}
 }

@@ -1,0 +1,95 @@
+package libraries
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A monorepo's package linked into node_modules from the workspace itself
+// (as pnpm links zod to packages/zod) resolves imports to the workspace's
+// files and indexes none itself: a library copy would shadow them. So does
+// the workspace's own package, for imports of its own name. One linked
+// from outside the root is a library read from its TypeScript.
+func TestDiscoverNodeWorkspaceLinks(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ws/package.json": `{"name": "mono", "exports": {"./tool": "./tool.ts"}, "dependencies": {"zod": "workspace:*", "left": "1", "sibling": "workspace:*"}}`,
+		"ws/tool.ts":      "export const t = 1;\n",
+		// A source checkout: "types" names a file not built; the custom
+		// condition leads to the sources.
+		"ws/packages/zod/package.json":      `{"name": "zod", "version": "4.4.3", "exports": {"./v4": {"@zod/source": "./src/v4/index.ts", "types": "./v4/index.d.cts"}}}`,
+		"ws/packages/zod/src/v4/index.ts":   "export const z = 1;\n",
+		"ws/node_modules/left/package.json": `{"name": "left", "version": "1.0.0", "types": "index.d.ts"}`,
+		"ws/node_modules/left/index.d.ts":   "export declare const pad: number;\n",
+		"sibling/package.json":              `{"name": "sibling", "version": "0.1.0", "exports": "./src/index.ts"}`,
+		"sibling/src/index.ts":              "export const s = 1;\n",
+	})
+	root := filepath.Join(dir, "ws")
+	for link, target := range map[string]string{"zod": "../packages/zod", "sibling": "../../sibling"} {
+		if err := os.Symlink(target, filepath.Join(root, "node_modules", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := Discover(context.Background(), root, Options{Caches: &Caches{}})
+	byName := map[string]Library{}
+	for _, l := range found.Libraries {
+		byName[l.Module] = l
+	}
+	if len(found.Libraries) != 4 || len(found.Skipped) != 0 {
+		t.Fatalf("found %+v, want left, sibling, zod and mono", found)
+	}
+	for name, c := range map[string]struct {
+		linked  bool
+		sub     string
+		entry   string
+		indexes string
+	}{
+		"left":    {false, "", "node_modules/left/index.d.ts", "index.d.ts"},
+		"sibling": {false, "", "../sibling/src/index.ts", "src/index.ts"},
+		"zod":     {true, "v4", "packages/zod/src/v4/index.ts", ""},
+		"mono":    {true, "tool", "tool.ts", ""},
+	} {
+		l := byName[name]
+		if l.linked != c.linked || l.linked != strings.Contains(l.Version, "+ws.") {
+			t.Errorf("%s: linked %v version %s, want linked %v", name, l.linked, l.Version, c.linked)
+		}
+		files := l.NodeEntryFiles(c.sub)
+		if len(files) == 0 || files[0] != filepath.Join(root, filepath.FromSlash(c.entry)) {
+			t.Errorf("%s: entry files of %q %v, want %s first", name, c.sub, files, c.entry)
+		}
+		if c.indexes != "" && !l.nodeInclude(strings.Split(c.indexes, "/")) || c.indexes == "" && l.nodeInclude([]string{"src", "index.ts"}) {
+			t.Errorf("%s: nodeInclude wrong, want it to index only %q", name, c.indexes)
+		}
+	}
+}
+
+// A project whose packages were never installed is one counted skip that
+// names the installer its lockfile asks for.
+func TestDiscoverNodeNothingInstalled(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"package.json":   `{"dependencies": {"zod": "^4"}, "devDependencies": {"vitest": "^3"}}`,
+		"pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+	})
+	found := Discover(context.Background(), dir, Options{Caches: &Caches{}})
+	if len(found.Libraries) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Reason != NoNodeModules ||
+		found.Skipped[0].Detail != "2 dependencies of package.json are not installed (pnpm install puts them there)" {
+		t.Errorf("found %+v, want one %s skip", found, NoNodeModules)
+	}
+}
