@@ -101,7 +101,10 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 			return out
 		}
 	}
-	return nil
+	// A package's __init__ that imports the name from a submodule
+	// (`from .models import Request`) passes it on: requests.Request after
+	// `import requests.adapters`.
+	return r.reexported(f, ref.Name, module, ref.Role, confImport, 1)
 }
 
 // laterImport follows an import at the top level of module g that binds
