@@ -86,8 +86,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	prefix := string(text[start:offset])
 	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
 	q := qualifierBefore(text, start)
-	if q == "" && f.Lang == "python" {
-		q = pythonLiteralBefore(text, start)
+	if f.Lang == "python" {
+		// A string's prefix letters decide its type: b"x" is bytes.
+		q = cmp.Or(pythonLiteralBefore(text, start), q)
 	}
 	if q != "" {
 		c.members(q, start)

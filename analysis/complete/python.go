@@ -105,6 +105,7 @@ func (c *collector) pythonModuleMembers(qualifier string) bool {
 		return false
 	}
 	c.pythonModuleNames(files[0], false, 0)
+	c.importedSubmodules(qualifier)
 	attrs := moduleAttributes
 	if strings.HasPrefix(path.Base(files[0]), "__init__.") {
 		attrs = append(slices.Clone(attrs), "__path__")
@@ -113,6 +114,20 @@ func (c *collector) pythonModuleMembers(qualifier string) bool {
 		c.add(Item{Label: name, Kind: analysis.KindVariable, Rank: RankMember})
 	}
 	return true
+}
+
+// importedSubmodules adds the submodules this file's `import a.b` binds
+// as attributes of a: b after "a.".
+func (c *collector) importedSubmodules(qualifier string) {
+	for _, imp := range c.f.Imports {
+		if imp.Wildcard || imp.Alias != "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(imp.Path, qualifier+"."); ok {
+			sub, _, _ := strings.Cut(rest, ".")
+			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: qualifier + "." + sub, Rank: RankMember})
+		}
+	}
 }
 
 // moduleAttributes are what every module object has.

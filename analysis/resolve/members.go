@@ -236,6 +236,15 @@ func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int3
 }
 
 func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
+	if f.Lang == "python" {
+		if arms := pythonUnionArms(typeName); len(arms) != 1 || arms[0] != strings.TrimSpace(typeName) {
+			var out []Candidate
+			for _, arm := range arms {
+				out = append(out, r.typesNamed(f, arm, scope, at, depth+1)...)
+			}
+			return out
+		}
+	}
 	name := baseTypeName(typeName)
 	if ecmaLang(f.Lang) {
 		name = tsTypeName(typeName, name)

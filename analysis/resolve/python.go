@@ -288,3 +288,51 @@ func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, 
 	}
 	return nil
 }
+
+// pythonUnionArms splits a Python annotation into the types a value of it
+// may have: `str | bytes`, `Union[str, bytes]` and `Optional[str]` (any
+// qualifier of typing), without None. One arm is the annotation itself.
+func pythonUnionArms(t string) []string {
+	t = strings.TrimSpace(t)
+	if inner, ok := strings.CutSuffix(t, "]"); ok {
+		if open := strings.IndexByte(inner, '['); open > 0 {
+			switch head := inner[:open]; head[strings.LastIndexByte(head, '.')+1:] {
+			case "Optional", "Union":
+				return pythonNestedArms(pythonArmsSplit(inner[open+1:], ','))
+			}
+		}
+	}
+	if arms := pythonArmsSplit(t, '|'); len(arms) != 1 || arms[0] != t {
+		return pythonNestedArms(arms)
+	}
+	return []string{t}
+}
+
+// pythonNestedArms flattens the arms of arms that are unions themselves.
+func pythonNestedArms(arms []string) []string {
+	var out []string
+	for _, a := range arms {
+		out = append(out, pythonUnionArms(a)...)
+	}
+	return out
+}
+
+// pythonArmsSplit splits t at sep outside brackets, dropping None arms.
+func pythonArmsSplit(t string, sep byte) []string {
+	var arms []string
+	depth, start := 0, 0
+	for i := 0; i <= len(t); i++ {
+		switch {
+		case i < len(t) && strings.IndexByte("[(", t[i]) >= 0:
+			depth++
+		case i < len(t) && strings.IndexByte("])", t[i]) >= 0:
+			depth--
+		case i == len(t) || t[i] == sep && depth == 0:
+			if arm := strings.TrimSpace(t[start:i]); arm != "" && arm != "None" {
+				arms = append(arms, arm)
+			}
+			start = i + 1
+		}
+	}
+	return arms
+}
