@@ -319,10 +319,40 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 // callValue is a call's callee as a chain the resolver follows ("f()",
 // "mod.f()", "obj.method()"), or "" for other values.
 func callValue(v syntax.Node) string {
+	if lit := literalValue(v); lit != "" {
+		return lit
+	}
 	if v.Type() != "call" || !isDotted(v.Field("function")) {
 		return ""
 	}
 	return v.Field("function").Text() + "()"
+}
+
+// literalValue is a literal's type as the resolver reads a literal
+// qualifier (`""`, `b""`, `[]`, `{}`, `0`, `0.0`), or "": `v = "1.2"`
+// has str's members after `v.`.
+func literalValue(v syntax.Node) string {
+	switch v.Type() {
+	case "concatenated_string":
+		if kids := v.NamedChildren(); len(kids) > 0 {
+			return literalValue(kids[0])
+		}
+	case "string":
+		text := v.Text()
+		if strings.ContainsAny(text[:len(text)-len(strings.TrimLeft(text, "bBrRuUfF"))], "bB") {
+			return `b""`
+		}
+		return `""`
+	case "list", "list_comprehension":
+		return "[]"
+	case "dictionary", "dictionary_comprehension":
+		return "{}"
+	case "integer":
+		return "0"
+	case "float":
+		return "0.0"
+	}
+	return ""
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.
