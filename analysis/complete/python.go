@@ -163,12 +163,33 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 			}
 			continue
 		}
+		if sub := packageSubmodule(p, imp.Path); sub != "" && !(public && strings.HasPrefix(sub, "_")) {
+			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
+		}
 		name := cmp.Or(imp.Alias, imp.Name)
 		if stub && imp.Alias != imp.Name || public && strings.HasPrefix(name, "_") || library && imp.Alias == "" && imp.Path == imp.Name {
 			continue
 		}
 		c.add(Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
 	}
+}
+
+// packageSubmodule is the submodule a package's __init__ loads by
+// importing from it (`from .core import Command` binds core too, as
+// Python sets it on the package), or "".
+func packageSubmodule(file, importPath string) string {
+	if !strings.HasPrefix(path.Base(file), "__init__.") {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(importPath, ".")
+	if !ok || strings.HasPrefix(rest, ".") {
+		return ""
+	}
+	sub, _, nested := strings.Cut(rest, ".")
+	if !nested {
+		return "" // `from . import x`: x is bound by its own name already
+	}
+	return sub
 }
 
 // topLevelSpan reports whether sp lies in no function or class of f.

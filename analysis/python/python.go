@@ -63,7 +63,7 @@ func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n,
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
-	case "import_statement", "import_from_statement":
+	case "import_statement", "import_from_statement", "future_import_statement":
 		w.importStatement(n)
 	case "class_definition":
 		w.class(n)
@@ -155,6 +155,8 @@ func (w *walker) importStatement(n syntax.Node) {
 	module := ""
 	if m := n.Field("module_name"); m.Valid() {
 		module = m.Text()
+	} else if n.Type() == "future_import_statement" {
+		module = "__future__" // the grammar names no module field here
 	}
 	if n.Child("wildcard_import").Valid() {
 		w.b.Import(analysis.Import{Path: module, Wildcard: true, Span: n.Span()}, syntax.Node{})

@@ -37,3 +37,22 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 		}
 	}
 }
+
+// A package's attributes as pyright lists them: what `from __future__
+// import` binds and the submodules its __init__ imports from.
+func TestLSPPythonPackageAttributes(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pystd/__future__.py":     "annotations = 1\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":      "from __future__ import annotations\nfrom .core import Command as Command\nfrom . import utils\n",
+		"ws/pkg/core.py":          "class Command:\n    pass\n",
+		"ws/pkg/utils.py":         "def echo(): ...\n",
+		"ws/app.py":               "import pkg\n\npkg.\n",
+	}, 2)
+	got := pyLabels(e, "app.py", 2, 4)
+	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "annotations", "core", "utils"}) {
+		t.Errorf("completion after pkg. = %v, want Command, annotations, core, utils, then the module attributes", got)
+	}
+}
