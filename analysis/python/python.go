@@ -222,6 +222,7 @@ func (w *walker) function(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	w.b.D(d).TypeName = strings.TrimSpace(n.Field("return_type").Text())
+	w.b.D(d).Value = decoratedValue(n)
 	// self or cls is an instance of the class, except in static methods.
 	if p := n.Parent(); p.Type() == "decorated_definition" {
 		for _, dec := range p.ChildrenOf("decorator") {
@@ -506,4 +507,30 @@ func isDotted(n syntax.Node) bool {
 		return isDotted(n.Field("object"))
 	}
 	return false
+}
+
+// decoratedValue is what a function's name is bound to when its outermost
+// decorator is a call of a dotted name, as a chain the resolver follows:
+// `@cli.command()` binds what calling cli.command()'s result returns,
+// "cli.command()()". "" otherwise.
+func decoratedValue(fn syntax.Node) string {
+	p := fn.Parent()
+	if p.Type() != "decorated_definition" {
+		return ""
+	}
+	decs := p.ChildrenOf("decorator")
+	if len(decs) == 0 {
+		return ""
+	}
+	if v := callValue(firstNamed(decs[0])); strings.HasSuffix(v, "()") {
+		return v + "()"
+	}
+	return ""
+}
+
+func firstNamed(n syntax.Node) syntax.Node {
+	if kids := n.NamedChildren(); len(kids) > 0 {
+		return kids[0]
+	}
+	return syntax.Node{}
 }

@@ -113,6 +113,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
 		// a chain decides, and a constructor call is a call of its class.
 		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
+		if out, ok := r.pythonCallOfCall(f, ref, q, depth); ok {
+			return out
+		}
 		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
 			return r.callResultTypes(f, ref, callee, depth)
 		}

@@ -336,3 +336,65 @@ func pythonArmsSplit(t string, sep byte) []string {
 	}
 	return arms
 }
+
+// pythonCallOfCall types `f(a)()`, a decorator factory's result applied
+// (what `@f(a)` binds): what the Callable f is annotated to return returns
+// (`-> Callable[[F], Group]` gives Group). ok is false for other chains.
+func (r *Resolver) pythonCallOfCall(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if f.Lang != "python" {
+		return nil, false
+	}
+	outer, _ := calleeOf(q)
+	if !strings.HasSuffix(outer, ")") {
+		return nil, false
+	}
+	inner, ok := calleeOf(outer)
+	if !ok || r.tooDeep(f.Lang, depth) {
+		return nil, true
+	}
+	cref := ref
+	cref.Role, cref.Args = analysis.RoleCall, ""
+	cref.Qualifier, cref.Name = splitQualifier(inner)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, cref, depth)) {
+		g := r.file(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+			continue
+		}
+		for _, arm := range pythonUnionArms(d.TypeName) {
+			if res := callableResult(arm); res != "" {
+				for _, t := range r.typesNamed(g, res, d.Scope, d.NameSpan, depth+1) {
+					t.Confidence *= c.Confidence
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// callableResult is R of an annotation `Callable[[A], R]` (any qualifier
+// of typing or collections.abc), or "".
+func callableResult(t string) string {
+	inner, ok := strings.CutSuffix(strings.TrimSpace(t), "]")
+	open := strings.IndexByte(inner, '[')
+	if !ok || open <= 0 || baseTypeName(inner[:open]) != "Callable" {
+		return ""
+	}
+	args := inner[open+1:]
+	depth := 0
+	for i := len(args) - 1; i >= 0; i-- {
+		switch args[i] {
+		case ']', ')':
+			depth++
+		case '[', '(':
+			depth--
+		case ',':
+			if depth == 0 {
+				return strings.TrimSpace(args[i+1:])
+			}
+		}
+	}
+	return ""
+}

@@ -56,3 +56,20 @@ func TestLSPPythonPackageAttributes(t *testing.T) {
 		t.Errorf("completion after pkg. = %v, want Command, annotations, core, utils, then the module attributes", got)
 	}
 }
+
+// A function decorated with a decorator factory's call is what the
+// factory's Callable returns: `@click.group()` makes a Group.
+func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":      "",
+		"ws/pkg/deco.py": "import typing as t\n\n\nclass Group:\n    def command(self): ...\n\n\n" +
+			"def group(name=None) -> Group | t.Callable[[t.Callable], Group]: ...\n",
+		"ws/app.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef cli():\n    pass\n\n\ncli.co\n",
+	}, 2)
+	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
+		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+}
