@@ -85,12 +85,10 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	}
 	prefix := string(text[start:offset])
 	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
-	q := ""
-	if f.Lang == "python" { // b"" is bytes, not the quoted text another language would see
-		q = pythonLiteralBefore(text, start)
-	}
-	if q == "" {
-		q = qualifierBefore(text, start)
+	q := qualifierBefore(text, start)
+	if f.Lang == "python" {
+		// A string's prefix letters decide its type: b"x" is bytes.
+		q = cmp.Or(pythonLiteralBefore(text, start), q)
 	}
 	if q != "" {
 		c.members(q, start)

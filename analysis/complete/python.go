@@ -105,6 +105,7 @@ func (c *collector) pythonModuleMembers(qualifier string) bool {
 		return false
 	}
 	c.pythonModuleNames(files[0], false, 0)
+	c.importedSubmodules(qualifier)
 	attrs := moduleAttributes
 	if strings.HasPrefix(path.Base(files[0]), "__init__.") {
 		attrs = append(slices.Clone(attrs), "__path__")
@@ -113,6 +114,20 @@ func (c *collector) pythonModuleMembers(qualifier string) bool {
 		c.add(Item{Label: name, Kind: analysis.KindVariable, Rank: RankMember})
 	}
 	return true
+}
+
+// importedSubmodules adds the submodules this file's `import a.b` binds
+// as attributes of a: b after "a.".
+func (c *collector) importedSubmodules(qualifier string) {
+	for _, imp := range c.f.Imports {
+		if imp.Wildcard || imp.Alias != "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(imp.Path, qualifier+"."); ok {
+			sub, _, _ := strings.Cut(rest, ".")
+			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: qualifier + "." + sub, Rank: RankMember})
+		}
+	}
 }
 
 // moduleAttributes are what every module object has.
@@ -148,12 +163,33 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 			}
 			continue
 		}
+		if sub := packageSubmodule(p, imp.Path); sub != "" && !(public && strings.HasPrefix(sub, "_")) {
+			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
+		}
 		name := cmp.Or(imp.Alias, imp.Name)
 		if stub && imp.Alias != imp.Name || public && strings.HasPrefix(name, "_") || library && imp.Alias == "" && imp.Path == imp.Name {
 			continue
 		}
 		c.add(Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
 	}
+}
+
+// packageSubmodule is the submodule a package's __init__ loads by
+// importing from it (`from .core import Command` binds core too, as
+// Python sets it on the package), or "".
+func packageSubmodule(file, importPath string) string {
+	if !strings.HasPrefix(path.Base(file), "__init__.") {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(importPath, ".")
+	if !ok || strings.HasPrefix(rest, ".") {
+		return ""
+	}
+	sub, _, nested := strings.Cut(rest, ".")
+	if !nested {
+		return "" // `from . import x`: x is bound by its own name already
+	}
+	return sub
 }
 
 // topLevelSpan reports whether sp lies in no function or class of f.

@@ -63,7 +63,7 @@ func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n,
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
-	case "import_statement", "import_from_statement":
+	case "import_statement", "import_from_statement", "future_import_statement":
 		w.importStatement(n)
 	case "class_definition":
 		w.class(n)
@@ -155,6 +155,8 @@ func (w *walker) importStatement(n syntax.Node) {
 	module := ""
 	if m := n.Field("module_name"); m.Valid() {
 		module = m.Text()
+	} else if n.Type() == "future_import_statement" {
+		module = "__future__" // the grammar names no module field here
 	}
 	if n.Child("wildcard_import").Valid() {
 		w.b.Import(analysis.Import{Path: module, Wildcard: true, Span: n.Span()}, syntax.Node{})
@@ -220,6 +222,7 @@ func (w *walker) function(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	w.b.D(d).TypeName = strings.TrimSpace(n.Field("return_type").Text())
+	w.b.D(d).Value = decoratedValue(n)
 	// self or cls is an instance of the class, except in static methods.
 	if p := n.Parent(); p.Type() == "decorated_definition" {
 		for _, dec := range p.ChildrenOf("decorator") {
@@ -319,10 +322,40 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 // callValue is a call's callee as a chain the resolver follows ("f()",
 // "mod.f()", "obj.method()"), or "" for other values.
 func callValue(v syntax.Node) string {
+	if lit := literalValue(v); lit != "" {
+		return lit
+	}
 	if v.Type() != "call" || !isDotted(v.Field("function")) {
 		return ""
 	}
 	return v.Field("function").Text() + "()"
+}
+
+// literalValue is a literal's type as the resolver reads a literal
+// qualifier (`""`, `b""`, `[]`, `{}`, `0`, `0.0`), or "": `v = "1.2"`
+// has str's members after `v.`.
+func literalValue(v syntax.Node) string {
+	switch v.Type() {
+	case "concatenated_string":
+		if kids := v.NamedChildren(); len(kids) > 0 {
+			return literalValue(kids[0])
+		}
+	case "string":
+		text := v.Text()
+		if strings.ContainsAny(text[:len(text)-len(strings.TrimLeft(text, "bBrRuUfF"))], "bB") {
+			return `b""`
+		}
+		return `""`
+	case "list", "list_comprehension":
+		return "[]"
+	case "dictionary", "dictionary_comprehension":
+		return "{}"
+	case "integer":
+		return "0"
+	case "float":
+		return "0.0"
+	}
+	return ""
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.
@@ -474,4 +507,30 @@ func isDotted(n syntax.Node) bool {
 		return isDotted(n.Field("object"))
 	}
 	return false
+}
+
+// decoratedValue is what a function's name is bound to when its outermost
+// decorator is a call of a dotted name, as a chain the resolver follows:
+// `@cli.command()` binds what calling cli.command()'s result returns,
+// "cli.command()()". "" otherwise.
+func decoratedValue(fn syntax.Node) string {
+	p := fn.Parent()
+	if p.Type() != "decorated_definition" {
+		return ""
+	}
+	decs := p.ChildrenOf("decorator")
+	if len(decs) == 0 {
+		return ""
+	}
+	if v := callValue(firstNamed(decs[0])); strings.HasSuffix(v, "()") {
+		return v + "()"
+	}
+	return ""
+}
+
+func firstNamed(n syntax.Node) syntax.Node {
+	if kids := n.NamedChildren(); len(kids) > 0 {
+		return kids[0]
+	}
+	return syntax.Node{}
 }

@@ -113,6 +113,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		// `Foo(a).bar()` is what bar returns, not a Foo: the last call of
 		// a chain decides, and a constructor call is a call of its class.
 		q = strings.ReplaceAll(strings.ReplaceAll(q, "?.", "."), "!!", "")
+		if out, ok := r.pythonCallOfCall(f, ref, q, depth); ok {
+			return out
+		}
 		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
 			return r.callResultTypes(f, ref, callee, depth)
 		}
@@ -236,6 +239,15 @@ func (r *Resolver) typesNamed(f *analysis.FileFacts, typeName string, scope int3
 }
 
 func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) []Candidate {
+	if f.Lang == "python" {
+		if arms := pythonUnionArms(typeName); len(arms) != 1 || arms[0] != strings.TrimSpace(typeName) {
+			var out []Candidate
+			for _, arm := range arms {
+				out = append(out, r.typesNamed(f, arm, scope, at, depth+1)...)
+			}
+			return out
+		}
+	}
 	name := baseTypeName(typeName)
 	if ecmaLang(f.Lang) {
 		name = tsTypeName(typeName, name)

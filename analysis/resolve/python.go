@@ -101,7 +101,10 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 			return out
 		}
 	}
-	return nil
+	// A package's __init__ that imports the name from a submodule
+	// (`from .models import Request`) passes it on: requests.Request after
+	// `import requests.adapters`.
+	return r.reexported(f, ref.Name, module, ref.Role, confImport, 1)
 }
 
 // laterImport follows an import at the top level of module g that binds
@@ -284,4 +287,114 @@ func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, 
 		}
 	}
 	return nil
+}
+
+// pythonUnionArms splits a Python annotation into the types a value of it
+// may have: `str | bytes`, `Union[str, bytes]` and `Optional[str]` (any
+// qualifier of typing), without None. One arm is the annotation itself.
+func pythonUnionArms(t string) []string {
+	t = strings.TrimSpace(t)
+	if inner, ok := strings.CutSuffix(t, "]"); ok {
+		if open := strings.IndexByte(inner, '['); open > 0 {
+			switch head := inner[:open]; head[strings.LastIndexByte(head, '.')+1:] {
+			case "Optional", "Union":
+				return pythonNestedArms(pythonArmsSplit(inner[open+1:], ','))
+			}
+		}
+	}
+	if arms := pythonArmsSplit(t, '|'); len(arms) != 1 || arms[0] != t {
+		return pythonNestedArms(arms)
+	}
+	return []string{t}
+}
+
+// pythonNestedArms flattens the arms of arms that are unions themselves.
+func pythonNestedArms(arms []string) []string {
+	var out []string
+	for _, a := range arms {
+		out = append(out, pythonUnionArms(a)...)
+	}
+	return out
+}
+
+// pythonArmsSplit splits t at sep outside brackets, dropping None arms.
+func pythonArmsSplit(t string, sep byte) []string {
+	var arms []string
+	depth, start := 0, 0
+	for i := 0; i <= len(t); i++ {
+		switch {
+		case i < len(t) && strings.IndexByte("[(", t[i]) >= 0:
+			depth++
+		case i < len(t) && strings.IndexByte("])", t[i]) >= 0:
+			depth--
+		case i == len(t) || t[i] == sep && depth == 0:
+			if arm := strings.TrimSpace(t[start:i]); arm != "" && arm != "None" {
+				arms = append(arms, arm)
+			}
+			start = i + 1
+		}
+	}
+	return arms
+}
+
+// pythonCallOfCall types `f(a)()`, a decorator factory's result applied
+// (what `@f(a)` binds): what the Callable f is annotated to return returns
+// (`-> Callable[[F], Group]` gives Group). ok is false for other chains.
+func (r *Resolver) pythonCallOfCall(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if f.Lang != "python" {
+		return nil, false
+	}
+	outer, _ := calleeOf(q)
+	if !strings.HasSuffix(outer, ")") {
+		return nil, false
+	}
+	inner, ok := calleeOf(outer)
+	if !ok || r.tooDeep(f.Lang, depth) {
+		return nil, true
+	}
+	cref := ref
+	cref.Role, cref.Args = analysis.RoleCall, ""
+	cref.Qualifier, cref.Name = splitQualifier(inner)
+	var out []Candidate
+	for _, c := range best(r.resolve(f, cref, depth)) {
+		g := r.file(c.Def.Path)
+		d := g.Defs[c.Def.Index]
+		if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+			continue
+		}
+		for _, arm := range pythonUnionArms(d.TypeName) {
+			if res := callableResult(arm); res != "" {
+				for _, t := range r.typesNamed(g, res, d.Scope, d.NameSpan, depth+1) {
+					t.Confidence *= c.Confidence
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// callableResult is R of an annotation `Callable[[A], R]` (any qualifier
+// of typing or collections.abc), or "".
+func callableResult(t string) string {
+	inner, ok := strings.CutSuffix(strings.TrimSpace(t), "]")
+	open := strings.IndexByte(inner, '[')
+	if !ok || open <= 0 || baseTypeName(inner[:open]) != "Callable" {
+		return ""
+	}
+	args := inner[open+1:]
+	depth := 0
+	for i := len(args) - 1; i >= 0; i-- {
+		switch args[i] {
+		case ']', ')':
+			depth++
+		case '[', '(':
+			depth--
+		case ',':
+			if depth == 0 {
+				return strings.TrimSpace(args[i+1:])
+			}
+		}
+	}
+	return ""
 }

@@ -1,0 +1,75 @@
+package lsp
+
+import (
+	"slices"
+	"testing"
+)
+
+// Members of values whose type the code states or implies: a union
+// annotation has its arms' members, a constructor call reached through a
+// package with arguments is its class, a name imported from a module whose
+// value is a string literal is a str.
+func TestLSPPythonInferredMembers(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi": pyObject + "    def decode(self, encoding='utf-8'): ...\n",
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":      "from .models import Request\n",
+		"ws/pkg/models.py":        "class Request:\n    def prepare(self): ...\n",
+		"ws/pkg/version.py":       "__version__ = \"1.2\"\n",
+		"ws/app.py": "import pkg.models\nfrom pkg.version import __version__ as v\n\n\ndef f(s: str | bytes):\n    s.de\n\n\n" +
+			"pkg.Request(method=\"GET\", url=\"http://a:1//v:h\").pr\nv.up\ndef g(s: str):\n    s.up\npkg.Request().pr\npkg.\n",
+	}, 2)
+	for _, c := range []struct {
+		line, char int
+		want       string
+	}{
+		{5, 8, "decode"},
+		{8, 51, "prepare"},
+		{11, 6, "upper"},
+		{12, 17, "prepare"},
+		{13, 4, "models"},
+		{13, 4, "Request"},
+		{9, 4, "upper"},
+	} {
+		if got := pyLabels(e, "app.py", c.line, c.char); !slices.Contains(got, c.want) {
+			t.Errorf("completion at %d:%d = %v, want %s among them", c.line, c.char, got, c.want)
+		}
+	}
+}
+
+// A package's attributes as pyright lists them: what `from __future__
+// import` binds and the submodules its __init__ imports from.
+func TestLSPPythonPackageAttributes(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pystd/__future__.py":     "annotations = 1\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":      "from __future__ import annotations\nfrom .core import Command as Command\nfrom . import utils\n",
+		"ws/pkg/core.py":          "class Command:\n    pass\n",
+		"ws/pkg/utils.py":         "def echo(): ...\n",
+		"ws/app.py":               "import pkg\n\npkg.\n",
+	}, 2)
+	got := pyLabels(e, "app.py", 2, 4)
+	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "annotations", "core", "utils"}) {
+		t.Errorf("completion after pkg. = %v, want Command, annotations, core, utils, then the module attributes", got)
+	}
+}
+
+// A function decorated with a decorator factory's call is what the
+// factory's Callable returns: `@click.group()` makes a Group.
+func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/pkg/__init__.py":      "",
+		"ws/pkg/deco.py": "import typing as t\n\n\nclass Group:\n    def command(self): ...\n\n\n" +
+			"def group(name=None) -> Group | t.Callable[[t.Callable], Group]: ...\n",
+		"ws/app.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef cli():\n    pass\n\n\ncli.co\n",
+	}, 2)
+	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
+		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+}
