@@ -152,7 +152,7 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 	lib, _ := c.s.(interface{ InLibrary(string) string })
 	library := lib != nil && lib.InLibrary(p) != ""
 	for _, imp := range g.Imports {
-		if !topLevelSpan(g, imp.Span) {
+		if !resolve.PythonTopLevel(g, imp.Span) {
 			continue
 		}
 		if imp.Wildcard {
@@ -190,19 +190,6 @@ func packageSubmodule(file, importPath string) string {
 		return "" // `from . import x`: x is bound by its own name already
 	}
 	return sub
-}
-
-// topLevelSpan reports whether sp lies in no function or class of f.
-func topLevelSpan(f *analysis.FileFacts, sp analysis.Span) bool {
-	for _, d := range f.Defs {
-		switch d.Kind {
-		case analysis.KindFunction, analysis.KindMethod, analysis.KindClass:
-			if d.FullSpan.Start <= sp.Start && sp.End <= d.FullSpan.End {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // boolOrder puts a label the prefix starts before one it only fuzzily matches.

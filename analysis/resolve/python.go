@@ -120,7 +120,7 @@ func (r *Resolver) laterImport(g *analysis.FileFacts, ref analysis.Ref, found []
 		last = max(last, g.Defs[c.Def.Index].NameSpan.End)
 	}
 	for _, imp := range g.Imports {
-		if imp.Wildcard || imp.Span.Start < last || cmp.Or(imp.Alias, imp.Name) != ref.Name || imp.Path == imp.Name || !pyTopLevel(g, imp.Span) {
+		if imp.Wildcard || imp.Span.Start < last || cmp.Or(imp.Alias, imp.Name) != ref.Name || imp.Path == imp.Name || !PythonTopLevel(g, imp.Span) {
 			continue
 		}
 		if out := r.imported(g, imp.Name, importModule(imp), ref.Role, confImport); len(out) > 0 {
@@ -130,8 +130,8 @@ func (r *Resolver) laterImport(g *analysis.FileFacts, ref analysis.Ref, found []
 	return nil
 }
 
-// pyTopLevel reports whether sp lies in no function or class of f.
-func pyTopLevel(f *analysis.FileFacts, sp analysis.Span) bool {
+// PythonTopLevel reports whether sp lies in no function or class of f.
+func PythonTopLevel(f *analysis.FileFacts, sp analysis.Span) bool {
 	for _, d := range f.Defs {
 		switch d.Kind {
 		case analysis.KindFunction, analysis.KindMethod, analysis.KindClass:
