@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ func zipOf(t *testing.T, files map[string]string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, n := range slices.Sorted(mapKeys(files)) {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		w, err := zw.Create(n)
 		if err != nil {
 			t.Fatal(err)
@@ -29,16 +30,6 @@ func zipOf(t *testing.T, files map[string]string) string {
 		t.Fatal(err)
 	}
 	return buf.String()
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Declared dependencies: a pom.xml's own, its modules', versions through

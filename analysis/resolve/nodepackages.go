@@ -27,6 +27,14 @@ func (r *Resolver) nodeImported(f *analysis.FileFacts, name, specifier string, r
 	if !ok {
 		return nil, false
 	}
+	return r.declaredAtTopOf(files, name, role, conf, depth), true
+}
+
+// declaredAtTopOf finds name among the top-level declarations (methods
+// bound to a receiver aside) of the first of files, best first, that
+// declares it, else through their re-exports: how a package's or a
+// crate's entry files answer an import.
+func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	var out []Candidate
 	for _, p := range files {
 		g := r.file(p)
@@ -34,15 +42,15 @@ func (r *Resolver) nodeImported(f *analysis.FileFacts, name, specifier string, r
 			continue
 		}
 		for i, d := range g.Defs {
-			if d.Name == name && d.Container == analysis.None {
+			if d.Name == name && d.Container == analysis.None && d.Receiver == "" {
 				out = r.add(out, p, int32(i), conf, ViaImport, role)
 			}
 		}
 		if len(out) > 0 {
-			return out, true // the best entry file that declares it
+			return out
 		}
 	}
-	return r.reexportedIn(files, name, role, conf, depth+1), true
+	return r.reexportedIn(files, name, role, conf, depth+1)
 }
 
 // ambientImported finds name among the declarations of the ambient module

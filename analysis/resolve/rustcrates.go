@@ -38,22 +38,7 @@ func (r *Resolver) rustImported(f *analysis.FileFacts, name, pkg string, role an
 	if !ok {
 		return nil, false
 	}
-	var out []Candidate
-	for _, p := range files {
-		g := r.file(p)
-		if g == nil {
-			continue
-		}
-		for i, d := range g.Defs {
-			if d.Name == name && d.Container == analysis.None && d.Receiver == "" {
-				out = r.add(out, p, int32(i), conf, ViaImport, role)
-			}
-		}
-		if len(out) > 0 {
-			return out, true
-		}
-	}
-	return r.reexportedIn(files, name, role, conf, depth+1), true
+	return r.declaredAtTopOf(files, name, role, conf, depth), true
 }
 
 // rustInCrate resolves a qualified Rust path whose qualifier starts with a

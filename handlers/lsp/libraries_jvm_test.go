@@ -3,8 +3,8 @@ package lsp
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +14,6 @@ import (
 
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/libraries"
-	"github.com/kast-dev/kast/server"
-	"github.com/kast-dev/kast/server/servertest"
 )
 
 // jarBytes is a zip archive holding files (by entry name), in name order.
@@ -23,14 +21,7 @@ func jarBytes(t *testing.T, files map[string]string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range files {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		w, err := zw.Create(n)
 		if err != nil {
 			t.Fatal(err)
@@ -63,22 +54,7 @@ func startSourcesLSP(t *testing.T, files map[string]string, libs int, prepare fu
 		GradleHome: filepath.Join(dir, "gradle"), CargoHome: filepath.Join(dir, "cargo"),
 		GemDirs: []string{filepath.Join(dir, "gems")}, NoSystemGems: true, JavaHome: filepath.Join(dir, "jdk")}})
 	t.Cleanup(h.Close)
-	l := New(h)
-	t.Cleanup(l.WaitSessions)
-	reg := server.NewRegistry()
-	l.Register(reg)
-	srv := server.New(server.Options{Registry: reg, Profile: l.Profile()})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	client, _ := servertest.Pipe(t, srv, servertest.Header)
-	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
-	root := filepath.Join(dir, "ws")
-	if _, err := client.Initialize(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
-		t.Fatal(err)
-	}
-	e := &lspEnv{t, ctx, client, root}
-	e.waitLibraries(libs)
-	return e, cache
+	return serveLibraryHost(t, h, dir, libs, 60*time.Second), cache
 }
 
 // The fake JVM caches: greet's sources jar in the Maven repository (Java

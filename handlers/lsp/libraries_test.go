@@ -78,12 +78,19 @@ func startLibraryLSPOn(t *testing.T, dir string, libs int) *lspEnv {
 		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd"),
 		Builtins: filepath.Join(dir, "pybuiltins")}})
 	t.Cleanup(h.Close)
+	return serveLibraryHost(t, h, dir, libs, 30*time.Second)
+}
+
+// serveLibraryHost serves ws/ of dir through h, within timeout, and waits
+// until libs libraries are indexed.
+func serveLibraryHost(t *testing.T, h *host.Host, dir string, libs int, timeout time.Duration) *lspEnv {
+	t.Helper()
 	l := New(h)
 	t.Cleanup(l.WaitSessions)
 	reg := server.NewRegistry()
 	l.Register(reg)
 	srv := server.New(server.Options{Registry: reg, Profile: l.Profile()})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	client, _ := servertest.Pipe(t, srv, servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
