@@ -1,0 +1,267 @@
+// The grep path: a regex query narrowed by the trigram index, then its
+// candidate files verified in parallel.
+
+package search
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// RegexQuery is a grep-like search.
+type RegexQuery struct {
+	Pattern    string
+	IgnoreCase bool
+	WholeWord  bool
+	Fixed      bool // the pattern is a literal string
+	Multiline  bool // matches may span lines (-U)
+	Before     int  // context lines
+	After      int
+	Scope      Scope
+	Overlay    Overlay // editor texts searched in place of the disk's
+}
+
+// Compile builds the regexp the query runs (see regex.go for how the
+// pattern is rewritten to grep's semantics).
+func (q RegexQuery) Compile() (*regexp.Regexp, error) {
+	m, err := NewMatcher(q)
+	if err != nil {
+		return nil, err
+	}
+	return m.Regexp(), nil
+}
+
+// Line is one line of a file.
+type Line struct {
+	Number int    `json:"line"` // 1-based
+	Text   string `json:"text"`
+}
+
+// LineMatch is one matching line with the byte columns of its matches.
+type LineMatch struct {
+	Path    string   `json:"path"` // absolute
+	Line    int      `json:"line"`
+	Text    string   `json:"text"`
+	Offset  int      `json:"byte_offset"` // of the line in the file
+	Matches [][2]int `json:"matches"`     // byte columns [start, end) within Text
+	Before  []Line   `json:"before,omitempty"`
+	After   []Line   `json:"after,omitempty"`
+}
+
+// RegexResult lists matching lines by file, in path order.
+type RegexResult struct {
+	Lines      []LineMatch
+	Files      []string // files with a match
+	Searched   []string // every file searched, for files-without-match
+	Candidates int      // files the trigram index left to the regexp
+	Binary     int      // files skipped for holding a NUL byte
+	Skipped    []SkipError
+	Elapsed    time.Duration
+}
+
+// Regex runs a regular-expression search on the files of the scope: those
+// the index holds are narrowed by its trigrams; the others (over its size
+// limit, UTF-16, or let in by the filter) are scanned directly.
+func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) {
+	start := time.Now()
+	m, err := NewMatcher(q)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.load()
+	if err != nil {
+		return nil, err
+	}
+	list, err := e.List(ctx, q.Scope)
+	if err != nil {
+		return nil, err
+	}
+	res := &RegexResult{Skipped: list.Skipped}
+	cands, err := e.evalQuery(st, m.trigrams)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(list.Files)
+	var files []string
+	for _, p := range list.Files {
+		if _, ok := q.Overlay[p]; ok {
+			files = append(files, p) // its trigrams are the disk's, not the editor's
+			continue
+		}
+		if f, ok := st.files[e.rel(p)]; ok && cands != nil && !cands[f.id] {
+			res.Searched = append(res.Searched, p)
+			continue
+		}
+		files = append(files, p)
+	}
+	for p := range q.Overlay {
+		if !slices.Contains(list.Files, p) && e.overlayApplies(p, q.Scope, false) {
+			files = append(files, p)
+		}
+	}
+	slices.Sort(files)
+	res.Candidates = len(files)
+	type outcome struct {
+		lines []LineMatch
+		err   error
+	}
+	perFile := make([]outcome, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte // reused: matches copy the text they keep
+			for i := range next {
+				if src, ok := q.Overlay[files[i]]; ok {
+					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
+					continue
+				}
+				t, err := openTextInto(files[i], &buf)
+				if err != nil {
+					perFile[i].err = err
+					continue
+				}
+				perFile[i].lines = m.grepText(ctx, files[i], t.data, q.Before, q.After)
+				t.close()
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, o := range perFile {
+		total += len(o.lines)
+	}
+	res.Lines = make([]LineMatch, 0, total)
+	for i, o := range perFile {
+		var skip *SkipError
+		switch {
+		case errors.Is(o.err, ErrBinary):
+			res.Binary++
+			continue
+		case errors.As(o.err, &skip):
+			res.Skipped = append(res.Skipped, *skip)
+			continue
+		case o.err != nil:
+			res.Skipped = append(res.Skipped, SkipError{Path: files[i], Reason: statReason(o.err)})
+			continue
+		}
+		res.Searched = append(res.Searched, files[i])
+		if len(o.lines) > 0 {
+			res.Files = append(res.Files, files[i])
+			res.Lines = append(res.Lines, o.lines...)
+		}
+	}
+	slices.Sort(res.Searched)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// evalQuery returns the live file ids satisfying q, or nil for "every file".
+func (e *Engine) evalQuery(st *state, q *Query) (map[uint32]bool, error) {
+	cache := map[uint32][]uint32{}
+	var eval func(q *Query) ([]uint32, bool, error) // ids, all
+	eval = func(q *Query) ([]uint32, bool, error) {
+		switch q.Op {
+		case QAll:
+			return nil, true, nil
+		case QNone:
+			return nil, false, nil
+		}
+		var acc []uint32
+		all := q.Op == QAnd
+		combine := func(ids []uint32, isAll bool) {
+			switch {
+			case q.Op == QAnd && isAll:
+			case q.Op == QAnd && all:
+				acc, all = ids, false
+			case q.Op == QAnd:
+				acc = intersect(acc, ids)
+			case isAll:
+				all = true
+			default:
+				acc = unionIDs(acc, ids)
+			}
+		}
+		for _, t := range q.Trigrams {
+			ids, ok := cache[t]
+			if !ok {
+				var err error
+				if ids, err = e.trigramIDs(st, t); err != nil {
+					return nil, false, err
+				}
+				cache[t] = ids
+			}
+			combine(ids, false)
+			if q.Op == QAnd && len(acc) == 0 {
+				return nil, false, nil
+			}
+		}
+		for _, s := range q.Sub {
+			ids, isAll, err := eval(s)
+			if err != nil {
+				return nil, false, err
+			}
+			combine(ids, isAll)
+		}
+		return acc, all, nil
+	}
+	ids, all, err := eval(q)
+	if err != nil || all {
+		return nil, err
+	}
+	m := make(map[uint32]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m, nil
+}
+
+// trigramIDs reads a trigram's postings across segments, live ids only.
+func (e *Engine) trigramIDs(st *state, t uint32) ([]uint32, error) {
+	var ids []uint32
+	err := e.store.Scan(trigramPrefix(t), false, func(_, v []byte) error {
+		var err error
+		ids, err = decodeIDs(v, ids)
+		return err
+	})
+	ids = slices.DeleteFunc(ids, func(id uint32) bool { return st.byID[id] == nil })
+	slices.Sort(ids)
+	return slices.Compact(ids), err
+}
+
+func intersect(a, b []uint32) []uint32 {
+	var out []uint32
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+func unionIDs(a, b []uint32) []uint32 {
+	return slices.Compact(slices.Sorted(slices.Values(slices.Concat(a, b))))
+}
