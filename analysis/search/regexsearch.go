@@ -6,6 +6,7 @@ package search
 import (
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -87,6 +88,12 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		return nil, err
 	}
 	slices.Sort(list.Files)
+	// While the index is stale (the watcher saw a change that no refresh has
+	// taken in yet, say because one is still running), a file the trigrams
+	// rule out may have changed since it was indexed: it is searched after
+	// all when its size or mtime is no longer the indexed one.
+	stale := e.fresh != nil && !e.fresh.fresh()
+	var recheck map[string]*fileEntry
 	var files []string
 	for _, p := range list.Files {
 		if _, ok := q.Overlay[p]; ok {
@@ -94,8 +101,14 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 			continue
 		}
 		if f, ok := st.files[e.rel(p)]; ok && cands != nil && !cands[f.id] {
-			res.Searched = append(res.Searched, p)
-			continue
+			if !stale {
+				res.Searched = append(res.Searched, p)
+				continue
+			}
+			if recheck == nil {
+				recheck = map[string]*fileEntry{}
+			}
+			recheck[p] = f
 		}
 		files = append(files, p)
 	}
@@ -105,10 +118,10 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 		}
 	}
 	slices.Sort(files)
-	res.Candidates = len(files)
 	type outcome struct {
-		lines []LineMatch
-		err   error
+		lines    []LineMatch
+		err      error
+		ruledOut bool // unchanged since indexed, and the trigrams rule it out
 	}
 	perFile := make([]outcome, len(files))
 	var wg sync.WaitGroup
@@ -121,6 +134,10 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 			for i := range next {
 				if src, ok := q.Overlay[files[i]]; ok {
 					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
+					continue
+				}
+				if f := recheck[files[i]]; f != nil && unchanged(files[i], f) {
+					perFile[i].ruledOut = true
 					continue
 				}
 				t, err := openTextInto(files[i], &buf)
@@ -150,6 +167,9 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	}
 	res.Lines = make([]LineMatch, 0, total)
 	for i, o := range perFile {
+		if !o.ruledOut {
+			res.Candidates++
+		}
 		var skip *SkipError
 		switch {
 		case errors.Is(o.err, ErrBinary):
@@ -171,6 +191,13 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	slices.Sort(res.Searched)
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// unchanged reports whether the file at path still has the size and mtime
+// it was indexed with.
+func unchanged(path string, f *fileEntry) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Size() == f.size && fi.ModTime().UnixNano() == f.mtime
 }
 
 // evalQuery returns the live file ids satisfying q, or nil for "every file".
