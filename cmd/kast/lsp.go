@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/handlers"
 	"github.com/kast-dev/kast/server"
 )
@@ -38,9 +39,13 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 			// what a user should see; the client hears the rest through
 			// window/logMessage.
 			logger.Debug("kast lsp starting", "version", kastVersion(), "pid", os.Getpid())
-			srv := newLSPServer(logger)
+			h := newServerHost(context.Background(), logger)
+			srv := lspServerOn(h, logger)
 			if listen != "" {
-				return serveListener(cmd.Context(), srv, listen, logger)
+				// The roots its clients open are announced to kast search.
+				return serveListener(cmd.Context(), srv, listen, logger, func(ctx context.Context, network, address string) {
+					registerLSPRoots(ctx, h, network, address, logger)
+				})
 			}
 			*exit = serveStdio(srv)
 			return nil
@@ -52,7 +57,10 @@ Framing (Content-Length or newline-delimited JSON) is detected per connection.`,
 }
 
 func newLSPServer(logger *slog.Logger) *server.Server {
-	h := newServerHost(context.Background(), logger)
+	return lspServerOn(newServerHost(context.Background(), logger), logger)
+}
+
+func lspServerOn(h *host.Host, logger *slog.Logger) *server.Server {
 	return server.New(handlers.LSP(handlers.NewProcess(h)).Options(kastVersion(), logger))
 }
 
@@ -79,7 +87,9 @@ type stdioConn struct {
 func (s stdioConn) Close() error { return s.WriteCloser.Close() }
 
 // serveListener serves LSP on every connection to a --listen address.
-func serveListener(ctx context.Context, srv *server.Server, addr string, logger *slog.Logger) error {
+// While it listens, announce runs (when not nil) with the address; it
+// returns, its context ended, before serveListener does.
+func serveListener(ctx context.Context, srv *server.Server, addr string, logger *slog.Logger, announce func(ctx context.Context, network, address string)) error {
 	network, address, err := parseListen(addr)
 	if err != nil {
 		return err
@@ -93,6 +103,12 @@ func serveListener(ctx context.Context, srv *server.Server, addr string, logger 
 		ctx = context.Background()
 	}
 	logger.Info("listening", "network", network, "address", ln.Addr().String())
+	if announce != nil {
+		actx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); announce(actx, network, ln.Addr().String()) }()
+		defer func() { stop(); <-done }()
+	}
 	return acceptUntilDone(ctx, ln, func(ctx context.Context, c net.Conn) {
 		logger.Debug("client connected", "remote", c.RemoteAddr().String())
 		srv.Serve(ctx, c)

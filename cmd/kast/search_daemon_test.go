@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,6 +139,111 @@ func TestSearchAsksTheDaemon(t *testing.T) {
 		}
 		if want := fromDaemon[i]; out != want.out || code != want.code {
 			t.Errorf("%v: the CLI alone says (exit %d)\n%s\nthe daemon said (exit %d)\n%s", q, code, out, want.code, want.out)
+		}
+	}
+}
+
+// TestSearchAsksTheListeningLSP: a `kast lsp --listen` whose client opened
+// the workspace announces it, and `kast search` gets its answer from that
+// server (its log shows the search/regex call), the same as the CLI's own;
+// once the editor leaves and the root is closed, the CLI searches itself.
+func TestSearchAsksTheListeningLSP(t *testing.T) {
+	root, runDir := kastWorkspace(t)
+	sock := filepath.Join(filepath.Dir(runDir), "lsp.sock")
+	lsp := kastCmd(t, "--log-level", "debug", "lsp", "--listen", "unix:"+sock)
+	lspLog := &lockedBuffer{}
+	lsp.Stderr = lspLog
+	if err := lsp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = lsp.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = lsp.Process.Kill(); <-exited })
+	var editor net.Conn
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if editor, err = net.Dial("unix", sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the language server did not listen: %s", lspLog)
+		}
+	}
+	// The editor opens the workspace, as an editor's LSP client does.
+	replies := bufio.NewReader(editor)
+	send := func(msg string) {
+		if _, err := editor.Write([]byte(msg + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://` + root + `","capabilities":{}}}`)
+	for {
+		line, err := replies.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no initialize reply: %v\n%s", err, lspLog)
+		}
+		if bytes.Contains(line, []byte(`"id":1`)) && bytes.Contains(line, []byte(`"capabilities"`)) {
+			break
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	go func() { _, _ = io.Copy(io.Discard, replies) }() // progress and log messages
+	descs := func() []string { return lspDescriptors(runDir, root) }
+	for deadline := time.Now().Add(time.Minute); len(descs()) != 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the language server did not announce the workspace: %v\n%s", descs(), lspLog)
+		}
+	}
+
+	queries := [][]string{
+		{"-n", `greet\(`},
+		{"-n", "-C", "1", "-i", "WIDGET", "src"},
+		{"-L", "greet"},
+		{"--json", "-w", "String"},
+		{"-n", "no such text"},
+	}
+	type answer struct {
+		out  string
+		code int
+	}
+	fromLSP := map[int]answer{}
+	for i, q := range queries {
+		calls := strings.Count(lspLog.String(), "method=search/regex")
+		out, log, code := searchIn(t, root, q...)
+		if !strings.Contains(log, "answered by the daemon") || !strings.Contains(log, `server="kast lsp"`) {
+			t.Fatalf("%v: not answered by the language server:\n%s", q, log)
+		}
+		for deadline := time.Now().Add(10 * time.Second); strings.Count(lspLog.String(), "method=search/regex") == calls; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%v: the language server did not log a search/regex call:\n%s", q, lspLog)
+			}
+		}
+		fromLSP[i] = answer{out, code}
+	}
+	if a := fromLSP[0]; a.code != 0 || !strings.Contains(a.out, "src/main/kotlin/sample/Greeter.kt:4:fun greet(name: String)") {
+		t.Fatalf("greet( from the language server: exit %d\n%s", a.code, a.out)
+	}
+
+	// The editor leaves; the server still holds the workspace (its search
+	// service keeps a root it opened) and answers.
+	editor.Close()
+	if out, log, _ := searchIn(t, root, queries[0]...); !strings.Contains(log, `server="kast lsp"`) || out != fromLSP[0].out {
+		t.Fatalf("after the editor left: %s\n%s", out, log)
+	}
+	// The server stops: its descriptors go, and the CLI searches itself,
+	// with the same answers.
+	_ = lsp.Process.Signal(syscall.SIGTERM)
+	<-exited
+	if d := descs(); len(d) != 0 {
+		t.Fatalf("the descriptor outlived the server: %v", d)
+	}
+	for i, q := range queries {
+		out, log, code := searchIn(t, root, q...)
+		if strings.Contains(log, "answered by the daemon") {
+			t.Fatalf("%v: answered by a server that stopped", q)
+		}
+		if want := fromLSP[i]; out != want.out || code != want.code {
+			t.Errorf("%v: the CLI alone says (exit %d)\n%s\nthe language server said (exit %d)\n%s", q, code, out, want.code, want.out)
 		}
 	}
 }

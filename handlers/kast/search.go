@@ -35,6 +35,10 @@ type regexSearchQuery struct {
 	} `json:"filter"`
 	// WithSearched lists every file searched (for files-without-match).
 	WithSearched bool `json:"withSearched"`
+	// Root is the workspace to search, as this server spells it: a language
+	// server may hold several. It must be open here; none means the
+	// server's only (or first) one.
+	Root string `json:"root"`
 }
 
 func (q *regexSearchQuery) check() error {
@@ -66,7 +70,10 @@ type regexSearchResult struct {
 }
 
 func (k *Service) regexSearch(ctx context.Context, q *regexSearchQuery) (regexSearchResult, error) {
-	r, err := k.request(ctx, "")
+	if q.Root != "" && k.rootFor(q.Root) != filepath.Clean(q.Root) {
+		return regexSearchResult{}, validation("The workspace "+q.Root+" is not open on this server", map[string]string{"root": q.Root})
+	}
+	r, err := k.request(ctx, q.Root)
 	if err != nil {
 		return regexSearchResult{}, err
 	}
