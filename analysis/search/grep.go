@@ -10,13 +10,12 @@ import (
 // checks; blocks end at line ends, so no match is cut.
 const blockSize = 8 << 20
 
-// find returns the matches in src (raw bytes: see matchable) as [start,
-// end) byte pairs. Outside multi-line mode they are line-local by
+// find appends the matches in src (raw bytes: see matchable) to out as
+// [start, end) byte pairs. Outside multi-line mode they are line-local by
 // construction (see rewrite): a prefilter, when the pattern has one, picks
 // the lines the regexp runs on; otherwise the text is searched a block at
 // a time when the pattern has no markers.
-func (m *Matcher) find(ctx context.Context, src []byte) [][2]int {
-	var out [][2]int
+func (m *Matcher) find(ctx context.Context, src []byte, out [][2]int) [][2]int {
 	if m.multiline {
 		return m.findIn(src, 0, len(src), out)
 	}
@@ -208,85 +207,6 @@ func (m *Matcher) verify(src []byte, loc []int) bool {
 		}
 	}
 	return true
-}
-
-// grepText turns the matches in src into matching lines with context.
-func (m *Matcher) grepText(ctx context.Context, path string, src []byte, before, after int) []LineMatch {
-	locs := m.find(ctx, src)
-	if len(locs) == 0 {
-		return nil
-	}
-	// A file's lines share one string and their columns one array: a
-	// file with thousands of matching lines costs a few allocations, not
-	// thousands.
-	out := make([]LineMatch, 0, min(len(locs), 1024))
-	spans := make([][2]int, 0, len(locs))
-	var text []byte
-	var textEnds []int      // out[i].Text is text[textEnds[i-1]:textEnds[i]]
-	first := 0              // out[len(out)-1]'s first span
-	line, lineStart := 1, 0 // the line holding lineStart
-	scanned := 0            // src[lineStart:scanned] holds no newline
-	advance := func(pos int) {
-		if pos <= scanned {
-			return // still on the line: a long line with many matches is read once
-		}
-		if j := bytes.LastIndexByte(src[scanned:pos], '\n'); j >= 0 {
-			ls := scanned + j + 1
-			line += bytes.Count(src[scanned:ls], []byte{'\n'})
-			lineStart = ls
-		}
-		scanned = pos
-	}
-	closeLine := func() {
-		if n := len(out); n > 0 {
-			out[n-1].Matches = spans[first:len(spans):len(spans)]
-		}
-		first = len(spans)
-	}
-	add := func(ls, start, end int) {
-		if len(out) == 0 || out[len(out)-1].Line != line {
-			closeLine()
-			out = append(out, LineMatch{Path: path, Line: line, Offset: ls})
-			text = append(text, lineBytes(src, ls)...)
-			textEnds = append(textEnds, len(text))
-		}
-		n := len(textEnds)
-		width := textEnds[n-1]
-		if n > 1 {
-			width -= textEnds[n-2]
-		}
-		spans = append(spans, [2]int{start - ls, max(min(end-ls, width), start-ls)})
-	}
-	for _, loc := range locs {
-		if loc[0] == len(src) && (len(src) == 0 || src[len(src)-1] == '\n') {
-			continue // after the final newline there is no line
-		}
-		advance(loc[0])
-		add(lineStart, loc[0], loc[1])
-		// A multi-line match reports every line it covers.
-		for m.multiline {
-			nl := bytes.IndexByte(src[lineStart:], '\n')
-			if nl < 0 || lineStart+nl+1 >= loc[1] {
-				break
-			}
-			advance(lineStart + nl + 1)
-			add(lineStart, lineStart, loc[1])
-		}
-	}
-	closeLine()
-	if len(out) == 0 {
-		return nil
-	}
-	all := string(text)
-	for i := range out {
-		from := 0
-		if i > 0 {
-			from = textEnds[i-1]
-		}
-		out[i].Text = all[from:textEnds[i]]
-		out[i].Before, out[i].After = contextLines(src, out[i].Offset, out[i].Line, before, after)
-	}
-	return out
 }
 
 // matchable is the text the matcher runs on: src, or, when src is not valid

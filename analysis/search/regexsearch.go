@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -119,21 +120,28 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 	}
 	slices.Sort(files)
 	type outcome struct {
-		lines    []LineMatch
+		found    fileMatches
 		err      error
 		ruledOut bool // unchanged since indexed, and the trigrams rule it out
 	}
 	perFile := make([]outcome, len(files))
+	// Each worker takes the next file itself: no goroutine hands them out,
+	// so on a loaded machine no worker waits for another to be scheduled.
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	var next atomic.Int64
+	for range min(max(1, runtime.GOMAXPROCS(0)), max(1, len(files))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte // reused: matches copy the text they keep
-			for i := range next {
+			var sc grepScratch
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
 				if src, ok := q.Overlay[files[i]]; ok {
-					perFile[i].lines = m.grepText(ctx, files[i], src, q.Before, q.After)
+					perFile[i].found = m.scanText(ctx, files[i], src, q.Before, q.After, &sc)
 					continue
 				}
 				if f := recheck[files[i]]; f != nil && unchanged(files[i], f) {
@@ -145,27 +153,21 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 					perFile[i].err = err
 					continue
 				}
-				perFile[i].lines = m.grepText(ctx, files[i], t.data, q.Before, q.After)
+				perFile[i].found = m.scanText(ctx, files[i], t.data, q.Before, q.After, &sc)
 				t.close()
 			}
 		}()
 	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	total := 0
 	for _, o := range perFile {
-		total += len(o.lines)
+		total += o.found.len()
 	}
-	res.Lines = make([]LineMatch, 0, total)
+	res.Lines = make([]LineMatch, total) // the one array of the answer
+	filled := 0
 	for i, o := range perFile {
 		if !o.ruledOut {
 			res.Candidates++
@@ -183,11 +185,13 @@ func (e *Engine) Regex(ctx context.Context, q RegexQuery) (*RegexResult, error) 
 			continue
 		}
 		res.Searched = append(res.Searched, files[i])
-		if len(o.lines) > 0 {
+		if n := o.found.len(); n > 0 {
 			res.Files = append(res.Files, files[i])
-			res.Lines = append(res.Lines, o.lines...)
+			o.found.fill(res.Lines[filled : filled+n])
+			filled += n
 		}
 	}
+	res.Lines = res.Lines[:filled]
 	slices.Sort(res.Searched)
 	res.Elapsed = time.Since(start)
 	return res, nil
