@@ -64,6 +64,7 @@ type state struct {
 	totalChunks int
 	totalTerms  int64
 	vecs        *vectorSet // loaded on first semantic query
+	uses        *nameUses  // names' use counts, filled by hybrid queries
 	updated     time.Time
 }
 
@@ -128,7 +129,7 @@ func (e *Engine) load() (*state, error) {
 	if st != nil {
 		return st, nil
 	}
-	st = &state{files: map[string]*fileEntry{}, byID: map[uint32]*fileEntry{}}
+	st = &state{files: map[string]*fileEntry{}, byID: map[uint32]*fileEntry{}, uses: &nameUses{}}
 	raw, ok, err := e.store.Get([]byte{subMeta})
 	if err != nil {
 		return nil, err
@@ -191,6 +192,7 @@ func (st *state) remove(f *fileEntry) {
 // clone copies the maps so queries keep a consistent view during a refresh.
 func (st *state) clone() *state {
 	c := *st
+	c.uses = &nameUses{} // counted afresh against the new postings
 	c.files = make(map[string]*fileEntry, len(st.files))
 	c.byID = make(map[uint32]*fileEntry, len(st.byID))
 	for k, v := range st.files {
@@ -377,7 +379,7 @@ type extracted struct {
 	hash     [32]byte
 	chunks   []Chunk
 	trigrams []uint32
-	terms    []map[string]uint32 // per chunk
+	terms    fileTerms
 	err      error
 }
 
@@ -400,9 +402,9 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			set := NewTrigramSet()
+			set, tb := NewTrigramSet(), newTermsBuilder()
 			for i := range next {
-				results[i] <- b.extract(ctx, files[i], set)
+				results[i] <- b.extract(ctx, files[i], set, tb)
 			}
 		}()
 	}
@@ -460,10 +462,8 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		for _, t := range x.trigrams {
 			b.pending.addTrigram(t, f.id)
 		}
-		for ci, m := range x.terms {
-			for term, tf := range m {
-				b.pending.addTerm(term, f.id, uint32(ci), tf)
-			}
+		for _, r := range x.terms.rows {
+			b.pending.addTerm(x.terms.term(r), f.id, r.chunk, r.tf)
 		}
 		if b.pending.bytes > pendingBudget {
 			if err := b.flush(); err != nil {
@@ -474,7 +474,7 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 	return nil
 }
 
-func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet) extracted {
+func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet, tb *termsBuilder) extracted {
 	x := extracted{f: f}
 	src, err := os.ReadFile(f.Path)
 	if err != nil {
@@ -492,12 +492,7 @@ func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet) ext
 	}
 	x.chunks = Chunks(facts, src)
 	x.trigrams = slices.Clone(set.Of(src))
-	x.terms = make([]map[string]uint32, len(x.chunks))
-	for i, c := range x.chunks {
-		m := map[string]uint32{}
-		Terms(string(src[c.Start:c.End]), func(t string) { m[t]++ })
-		x.terms[i] = m
-	}
+	x.terms = tb.of(src, x.chunks)
 	return x
 }
 
