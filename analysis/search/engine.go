@@ -64,7 +64,6 @@ type state struct {
 	totalChunks int
 	totalTerms  int64
 	vecs        *vectorSet // loaded on first semantic query
-	uses        *nameUses  // names' use counts, filled by hybrid queries
 	updated     time.Time
 }
 
@@ -129,7 +128,7 @@ func (e *Engine) load() (*state, error) {
 	if st != nil {
 		return st, nil
 	}
-	st = &state{files: map[string]*fileEntry{}, byID: map[uint32]*fileEntry{}, uses: &nameUses{}}
+	st = &state{files: map[string]*fileEntry{}, byID: map[uint32]*fileEntry{}}
 	raw, ok, err := e.store.Get([]byte{subMeta})
 	if err != nil {
 		return nil, err
@@ -192,7 +191,6 @@ func (st *state) remove(f *fileEntry) {
 // clone copies the maps so queries keep a consistent view during a refresh.
 func (st *state) clone() *state {
 	c := *st
-	c.uses = &nameUses{} // counted afresh against the new postings
 	c.files = make(map[string]*fileEntry, len(st.files))
 	c.byID = make(map[uint32]*fileEntry, len(st.byID))
 	for k, v := range st.files {
@@ -215,18 +213,21 @@ type Progress struct {
 
 // IndexReport says what a refresh did; Duration is indexing time only.
 type IndexReport struct {
-	Files     int           `json:"files"`
-	Indexed   int           `json:"filesIndexed"`
-	Touched   int           `json:"filesTouched"`
-	Removed   int           `json:"filesRemoved"`
-	Chunks    int           `json:"chunks"`
-	NewChunks int           `json:"chunksCreated"`
-	Embedded  int           `json:"chunksEmbedded"`
-	Reused    int           `json:"vectorsReused"`
-	Bytes     int64         `json:"bytesRead"`
-	Compacted bool          `json:"compacted"`
-	Trained   bool          `json:"modelTrained"` // the learned embedder learned a new model
-	Duration  time.Duration `json:"-"`
+	Files     int   `json:"files"`
+	Indexed   int   `json:"filesIndexed"`
+	Touched   int   `json:"filesTouched"`
+	Removed   int   `json:"filesRemoved"`
+	Chunks    int   `json:"chunks"`
+	NewChunks int   `json:"chunksCreated"`
+	Embedded  int   `json:"chunksEmbedded"`
+	Reused    int   `json:"vectorsReused"`
+	Bytes     int64 `json:"bytesRead"`
+	Compacted bool  `json:"compacted"`
+	Trained   bool  `json:"modelTrained"` // the learned embedder learned a new model
+	// Skipped counts the files left out and why: over the index's size
+	// limit (regex search still scans them), binary, unreadable.
+	Skipped  scan.Skipped  `json:"filesSkipped"`
+	Duration time.Duration `json:"-"`
 }
 
 // Refresh brings the search index up to date with the files under the root:
@@ -259,6 +260,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		// Watched and unchanged since the last refresh: nothing to read.
 		return IndexReport{Files: len(old.files), Duration: time.Since(start)}, nil
 	}
+	defer tightenMemoryLimit()()
 	var gen uint64
 	if e.fresh != nil {
 		gen = e.fresh.begin()
@@ -275,7 +277,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		return IndexReport{}, err
 	}
 	var rep IndexReport
-	rep.Files = len(found.Files)
+	rep.Files, rep.Skipped = len(found.Files), found.Skipped
 	seen := make(map[string]bool, len(found.Files))
 	var changed []scan.File
 	var total int64
@@ -394,6 +396,9 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		results[i] = make(chan extracted, 1)
 	}
 	slots := make(chan struct{}, 4*workers)
+	// One large file is parsed at a time: its syntax tree (in C, unseen by
+	// Go's memory limit) and its facts are tens of times its size.
+	large := make(chan struct{}, 1)
 	next := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -404,7 +409,19 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 			defer wg.Done()
 			set, tb := NewTrigramSet(), newTermsBuilder()
 			for i := range next {
-				results[i] <- b.extract(ctx, files[i], set, tb)
+				if files[i].Size <= largeFile {
+					results[i] <- b.extract(ctx, files[i], set, tb)
+					continue
+				}
+				select {
+				case large <- struct{}{}:
+				case <-ctx.Done():
+					results[i] <- extracted{f: files[i], err: ctx.Err()}
+					continue
+				}
+				x := b.extract(ctx, files[i], set, tb)
+				<-large
+				results[i] <- x
 			}
 		}()
 	}
@@ -473,6 +490,9 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 	}
 	return nil
 }
+
+// largeFile is the size from which files are extracted one at a time.
+const largeFile = 256 << 10
 
 func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet, tb *termsBuilder) extracted {
 	x := extracted{f: f}
