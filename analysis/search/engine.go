@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -419,6 +420,10 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 					results[i] <- extracted{f: files[i], err: ctx.Err()}
 					continue
 				}
+				// Hand the heap's idle pages back first, so the parser's C
+				// memory lands on Go's live heap rather than on top of
+				// garbage already collected but still resident.
+				debug.FreeOSMemory()
 				x := b.extract(ctx, files[i], set, tb)
 				<-large
 				results[i] <- x
