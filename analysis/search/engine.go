@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -213,18 +214,21 @@ type Progress struct {
 
 // IndexReport says what a refresh did; Duration is indexing time only.
 type IndexReport struct {
-	Files     int           `json:"files"`
-	Indexed   int           `json:"filesIndexed"`
-	Touched   int           `json:"filesTouched"`
-	Removed   int           `json:"filesRemoved"`
-	Chunks    int           `json:"chunks"`
-	NewChunks int           `json:"chunksCreated"`
-	Embedded  int           `json:"chunksEmbedded"`
-	Reused    int           `json:"vectorsReused"`
-	Bytes     int64         `json:"bytesRead"`
-	Compacted bool          `json:"compacted"`
-	Trained   bool          `json:"modelTrained"` // the learned embedder learned a new model
-	Duration  time.Duration `json:"-"`
+	Files     int   `json:"files"`
+	Indexed   int   `json:"filesIndexed"`
+	Touched   int   `json:"filesTouched"`
+	Removed   int   `json:"filesRemoved"`
+	Chunks    int   `json:"chunks"`
+	NewChunks int   `json:"chunksCreated"`
+	Embedded  int   `json:"chunksEmbedded"`
+	Reused    int   `json:"vectorsReused"`
+	Bytes     int64 `json:"bytesRead"`
+	Compacted bool  `json:"compacted"`
+	Trained   bool  `json:"modelTrained"` // the learned embedder learned a new model
+	// Skipped counts the files left out and why: over the index's size
+	// limit (regex search still scans them), binary, unreadable.
+	Skipped  scan.Skipped  `json:"filesSkipped"`
+	Duration time.Duration `json:"-"`
 }
 
 // Refresh brings the search index up to date with the files under the root:
@@ -257,6 +261,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		// Watched and unchanged since the last refresh: nothing to read.
 		return IndexReport{Files: len(old.files), Duration: time.Since(start)}, nil
 	}
+	defer tightenMemoryLimit()()
 	var gen uint64
 	if e.fresh != nil {
 		gen = e.fresh.begin()
@@ -273,7 +278,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		return IndexReport{}, err
 	}
 	var rep IndexReport
-	rep.Files = len(found.Files)
+	rep.Files, rep.Skipped = len(found.Files), found.Skipped
 	seen := make(map[string]bool, len(found.Files))
 	var changed []scan.File
 	var total int64
@@ -377,7 +382,7 @@ type extracted struct {
 	hash     [32]byte
 	chunks   []Chunk
 	trigrams []uint32
-	terms    []map[string]uint32 // per chunk
+	terms    fileTerms
 	err      error
 }
 
@@ -392,6 +397,9 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		results[i] = make(chan extracted, 1)
 	}
 	slots := make(chan struct{}, 4*workers)
+	// One large file is parsed at a time: its syntax tree (in C, unseen by
+	// Go's memory limit) and its facts are tens of times its size.
+	large := make(chan struct{}, 1)
 	next := make(chan int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -400,9 +408,25 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			set := NewTrigramSet()
+			set, tb := NewTrigramSet(), newTermsBuilder()
 			for i := range next {
-				results[i] <- b.extract(ctx, files[i], set)
+				if files[i].Size <= largeFile {
+					results[i] <- b.extract(ctx, files[i], set, tb)
+					continue
+				}
+				select {
+				case large <- struct{}{}:
+				case <-ctx.Done():
+					results[i] <- extracted{f: files[i], err: ctx.Err()}
+					continue
+				}
+				// Hand the heap's idle pages back first, so the parser's C
+				// memory lands on Go's live heap rather than on top of
+				// garbage already collected but still resident.
+				debug.FreeOSMemory()
+				x := b.extract(ctx, files[i], set, tb)
+				<-large
+				results[i] <- x
 			}
 		}()
 	}
@@ -460,10 +484,8 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 		for _, t := range x.trigrams {
 			b.pending.addTrigram(t, f.id)
 		}
-		for ci, m := range x.terms {
-			for term, tf := range m {
-				b.pending.addTerm(term, f.id, uint32(ci), tf)
-			}
+		for _, r := range x.terms.rows {
+			b.pending.addTerm(x.terms.term(r), f.id, r.chunk, r.tf)
 		}
 		if b.pending.bytes > pendingBudget {
 			if err := b.flush(); err != nil {
@@ -474,7 +496,10 @@ func (b *builder) index(ctx context.Context, files []scan.File, total int64, rep
 	return nil
 }
 
-func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet) extracted {
+// largeFile is the size from which files are extracted one at a time.
+const largeFile = 256 << 10
+
+func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet, tb *termsBuilder) extracted {
 	x := extracted{f: f}
 	src, err := os.ReadFile(f.Path)
 	if err != nil {
@@ -492,12 +517,7 @@ func (b *builder) extract(ctx context.Context, f scan.File, set *TrigramSet) ext
 	}
 	x.chunks = Chunks(facts, src)
 	x.trigrams = slices.Clone(set.Of(src))
-	x.terms = make([]map[string]uint32, len(x.chunks))
-	for i, c := range x.chunks {
-		m := map[string]uint32{}
-		Terms(string(src[c.Start:c.End]), func(t string) { m[t]++ })
-		x.terms[i] = m
-	}
+	x.terms = tb.of(src, x.chunks)
 	return x
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kast-dev/kast/storage"
 )
 
 // Paths that are not regular files are passed over with a reason, and
@@ -97,5 +99,44 @@ func TestCkFilter(t *testing.T) {
 	}
 	if got := strings.Join(search(Scope{Paths: []string{filepath.Join(dir, "conf.json")}, Filter: CkFilter()}), " "); got != "conf.json" {
 		t.Errorf("named file: %s", got)
+	}
+}
+
+// A 3 GB file (sparse: it costs no disk) is left out of the index as too
+// large, and a search scans it without reading it whole: its holes are NUL
+// bytes, so it is binary as ripgrep decides, and said so.
+func TestHugeSparseFileSkipped(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "small.txt"), []byte("needle\n"), 0o644)
+	huge := filepath.Join(dir, "huge.log")
+	if err := os.WriteFile(huge, []byte("needle at the start of a huge file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 3<<30); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	ix, err := storage.Open(dir, storage.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	e, err := Open(dir, ix, Options{Embedder: NewHashed()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rep, err := e.Refresh(ctx, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files != 1 || rep.Skipped.TooLarge != 1 || rep.Bytes > 1<<20 {
+		t.Fatalf("index: %+v, want small.txt indexed and huge.log skipped as too large", rep)
+	}
+	res, err := e.Regex(ctx, RegexQuery{Pattern: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Lines) != 1 || e.rel(res.Lines[0].Path) != "small.txt" || res.Binary != 1 {
+		t.Fatalf("search: %d lines, %d binary, want small.txt's line and huge.log binary", len(res.Lines), res.Binary)
 	}
 }

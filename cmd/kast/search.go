@@ -104,6 +104,11 @@ means nothing matched.`,
 			if len(args) == 0 {
 				return errors.New("search needs a PATTERN (or an index flag such as --index or --status)")
 			}
+			if m := f.ck.rerankModel; m != search.RerankModel {
+				// ck's rerankers are downloaded cross-encoders; none exists
+				// offline, and answering with another under their name would lie.
+				return fmt.Errorf("--rerank-model %q: kast has one reranker, %s (ck's cross-encoders need downloaded weights)", m, search.RerankModel)
+			}
 			found, err := runSearch(cmd, g, &f, args)
 			if err == nil && !found {
 				*exit = 1

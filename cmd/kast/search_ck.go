@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kast-dev/kast/analysis/search"
+	"github.com/kast-dev/kast/storage/scan"
 )
 
 // ckFlags are ck's CLI flags beyond grep's, with ck's meanings: output
@@ -174,6 +175,10 @@ func runIndexCommand(cmd *cobra.Command, g *globalFlags, f *searchFlags, args []
 		}
 		fmt.Fprintf(out, "%d files: %d indexed, %d removed, %d chunks (%d embedded) in %v\n",
 			rep.Files, rep.Indexed, rep.Removed, rep.Chunks, rep.Embedded, rep.Duration.Round(1e6))
+		if s := rep.Skipped; s != (scan.Skipped{}) {
+			fmt.Fprintf(out, "skipped: %d over the index's %d MiB file limit (searched by scanning), %d binary, %d unreadable\n",
+				s.TooLarge, scan.DefaultMaxFileSize>>20, s.Binary, s.Unreadable)
+		}
 	}
 	return true, nil
 }
