@@ -222,7 +222,7 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// Cargo.lock's registry crates (not the workspace's own or git ones), and
+// Cargo.lock's registry and git crates (not the workspace's own), and
 // Gemfile.lock's GEM specs with their platform suffixes.
 func TestLockFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -235,7 +235,8 @@ func TestLockFiles(t *testing.T) {
 			"    nokogiri (1.15.4-x86_64-linux)\n      racc (~> 1.4)\n    racc (1.7.1)\n\nPLATFORMS\n  x86_64-linux\n",
 	})
 	crates, err := cargoCrates(filepath.Join(dir, "Cargo.lock"))
-	if err != nil || !slices.Equal(crates, [][2]string{{"serde", "1.0.190"}, {"sparse", "2.0.0"}}) {
+	if err != nil || !slices.Equal(crates, []lockedCrate{{"serde", "1.0.190", "registry+https://github.com/rust-lang/crates.io-index"},
+		{"gitdep", "0.1.0", "git+https://example.com/x#abc"}, {"sparse", "2.0.0", "sparse+https://index.crates.io/"}}) {
 		t.Errorf("crates %v %v", crates, err)
 	}
 	gems, err := lockedGems(filepath.Join(dir, "Gemfile.lock"))
