@@ -23,7 +23,7 @@ func TestDiscoverCargoGitAndPathCrates(t *testing.T) {
 		co + "tools-1a2b3c4d5e6f7a8b/0123456/crates/knife/Cargo.toml": "[package]\nname = \"knife\"\nversion = \"0.3.0\"\n",
 		co + "tools-1a2b3c4d5e6f7a8b/0123456/crates/knife/src/lib.rs": "pub fn cut() {}\n",
 		co + "half-99/fedcba9/Cargo.toml":                             "[package]\nname = \"half\"\n",
-		"ws/Cargo.toml": "[workspace]\nmembers = [\n  \"app\",\n  \"crates/*\",\n]\n\n[workspace.dependencies]\nshared = { path = \"crates/shared\" }\n",
+		"ws/Cargo.toml":                                               "[workspace]\nmembers = [\n  \"app\",\n  \"crates/*\",\n]\n\n[workspace.dependencies]\nshared = { path = \"crates/shared\" }\n",
 		"ws/app/Cargo.toml": "[package]\nname = \"app\"\n\n[dependencies]\nshared = { workspace = true }\n" +
 			"outside = { path = \"../../outside\", version = \"1\" }\nnowhere = { path = \"../../nowhere\" }\n\n" +
 			"[dependencies.tabled]\npath = \"../crates/tabled\"\n",
