@@ -126,6 +126,23 @@ func (l Library) CrateSourceFiles(modules []string) []string {
 	return []string{base + ".rs", filepath.Join(base, "mod.rs")}
 }
 
+// CrateModuleOf is the module path of a file of the crate's src/, the
+// inverse of CrateSourceFiles; ok is false for a file outside src/.
+func (l Library) CrateModuleOf(path string) (modules []string, ok bool) {
+	rel, err := filepath.Rel(filepath.Join(l.Dir, "src"), path)
+	if err != nil || !strings.HasSuffix(rel, ".rs") || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, false
+	}
+	parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, ".rs")), "/")
+	switch last := parts[len(parts)-1]; {
+	case last == "mod":
+		parts = parts[:len(parts)-1]
+	case len(parts) == 1 && (last == "lib" || last == "main"):
+		parts = nil
+	}
+	return parts, true
+}
+
 // CrateName is the name Rust code uses for a crate: dashes become
 // underscores.
 func CrateName(crate string) string { return strings.ReplaceAll(crate, "-", "_") }
