@@ -61,11 +61,12 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 		"gradle/libs.versions.toml": "[versions]\nmoshi = \"1.15.0\"\n\n[libraries]\nmoshi = { module = \"com.squareup.moshi:moshi\", version.ref = \"moshi\" }\n" +
 			"retrofit = { group = \"com.squareup.retrofit2\", name = \"retrofit\", version = \"2.9.0\" }\nguava = \"com.google.guava:guava:32.1.2-jre\"\n\n[plugins]\nx = { id = \"a.b\", version = \"1\" }\n",
 	})
-	own := map[string]bool{}
-	deps, err := pomDependencies(root, filepath.Join(root, "pom.xml"), &pomScope{own: own}, 0)
+	pr := newPomReader(root, "", "")
+	deps, err := pr.dependencies(filepath.Join(root, "pom.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	own := pr.own
 	if !own["g:parent"] || !own["g:core"] || len(own) != 2 {
 		t.Errorf("the project's own artifacts: %v", own)
 	}
