@@ -1,0 +1,192 @@
+package main
+
+// Definition accuracy into the JDK: -accuracy jdk scores kast's first
+// definition at names javac binds to JDK declarations against javac's
+// answer, printed by jdkoracle/JdkOracle.java for the same files:
+//
+//	java cmd/kastbench/jdkoracle/JdkOracle.java P $(find P -name '*.java' -path '*src/main*') > P.jdk
+//	JAVA_HOME=<the JDK javac ran on> kastbench -accuracy jdk -kast bin/kast -root P -oracle P.jdk [-samples 1000]
+//
+// A hit is a location in the JDK source file javac names (module, package,
+// outer class) on the declared name: the overload is not told apart, as
+// compare-by-symbol does for the other languages' libraries.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"go.lsp.dev/uri"
+)
+
+// jdkRef is one line of the JDK oracle.
+type jdkRef struct {
+	file      string // absolute
+	line, col int    // 0-based, col in UTF-16 units
+	name      string
+	target    string // <module>/<package path>/<Outer>.java
+	declared  string
+}
+
+func (r jdkRef) module() string { m, _, _ := strings.Cut(r.target, "/"); return m }
+
+func runJDKAccuracy(kast, roots, oracles string, n int) error {
+	rs, outs := strings.Split(roots, ","), strings.Split(oracles, ",")
+	if len(rs) != len(outs) || oracles == "" {
+		return fmt.Errorf("-accuracy jdk: %d roots but %d oracle files", len(rs), len(outs))
+	}
+	fmt.Printf("%-12s %-12s %6s %7s %9s\n", "project", "module", "refs", "hit@1", "coverage")
+	for i := range rs {
+		if err := jdkAccuracy(kast, rs[i], outs[i], n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readJDKOracle(root, name string) ([]jdkRef, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []jdkRef
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 5 || fields[2] != "->" {
+			continue
+		}
+		i := strings.LastIndexByte(fields[0], ':')
+		j := strings.LastIndexByte(fields[0][:max(i, 0)], ':')
+		if i < 0 || j < 0 {
+			continue
+		}
+		line, err1 := strconv.Atoi(fields[0][j+1 : i])
+		col, err2 := strconv.Atoi(fields[0][i+1:])
+		if err1 != nil || err2 != nil || line < 1 || col < 1 {
+			continue
+		}
+		out = append(out, jdkRef{file: filepath.Join(root, fields[0][:j]), line: line - 1, col: col - 1,
+			name: fields[1], target: fields[3], declared: fields[4]})
+	}
+	return out, sc.Err()
+}
+
+func jdkAccuracy(kast, root, oracle string, n int) error {
+	ctx := context.Background()
+	root, _ = filepath.Abs(root)
+	refs, err := readJDKOracle(root, oracle)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
+	refs = refs[:min(n, len(refs))]
+	k, libs, cleanup, err := startKastWithLibraries(ctx, root, kast)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	defer k.close()
+	type tally struct{ refs, hit, answered int }
+	byModule := map[string]*tally{}
+	all := &tally{}
+	texts := map[string]string{}
+	for _, r := range refs {
+		t := byModule[r.module()]
+		if t == nil {
+			t = &tally{}
+			byModule[r.module()] = t
+		}
+		t.refs++
+		all.refs++
+		if _, ok := texts[r.file]; !ok {
+			b, _ := os.ReadFile(r.file)
+			texts[r.file] = string(b)
+		}
+		u := uri.File(r.file)
+		_ = k.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": u, "languageId": "java", "version": 1, "text": texts[r.file]}})
+		var raw json.RawMessage
+		err := k.call(ctx, "textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": map[string]int{"line": r.line, "character": r.col}}, &raw)
+		_ = k.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+		path, line, col, ok := firstPlace(raw)
+		if err != nil || !ok {
+			if os.Getenv("KASTBENCH_EXPLAIN") != "" {
+				fmt.Printf("  none %s:%d:%d %s -> %s\n", r.file, r.line+1, r.col+1, r.name, r.target)
+			}
+			continue
+		}
+		t.answered++
+		all.answered++
+		if strings.HasSuffix(filepath.ToSlash(path), "/"+r.target) && nameAt(path, line, col) == r.declared {
+			t.hit++
+			all.hit++
+		} else if os.Getenv("KASTBENCH_EXPLAIN") != "" {
+			fmt.Printf("  miss %s:%d:%d %s -> %s %s; kast %s:%d:%d\n", r.file, r.line+1, r.col+1, r.name, r.target, r.declared, path, line+1, col+1)
+		}
+	}
+	name := filepath.Base(root)
+	for _, m := range slices.Sorted(func(yield func(string) bool) {
+		for m := range byModule {
+			if !yield(m) {
+				return
+			}
+		}
+	}) {
+		t := byModule[m]
+		fmt.Printf("%-12s %-12s %6d %6.1f%% %8.1f%%\n", name, m, t.refs, pct(t.hit, t.refs), pct(t.answered, t.refs))
+	}
+	fmt.Printf("%-12s %-12s %6d %6.1f%% %8.1f%%\n", name, "all", all.refs, pct(all.hit, all.refs), pct(all.answered, all.refs))
+	fmt.Printf("%-12s libraries: %s\n", name, libs)
+	return nil
+}
+
+// firstPlace is the file and 0-based position of a definition answer's
+// first location.
+func firstPlace(raw json.RawMessage) (path string, line, col int, ok bool) {
+	var many []lspLocation
+	if json.Unmarshal(raw, &many) != nil || len(many) == 0 {
+		var one lspLocation
+		if json.Unmarshal(raw, &one) != nil || one.URI == "" && one.TargetURI == "" {
+			return "", 0, 0, false
+		}
+		many = []lspLocation{one}
+	}
+	l := many[0]
+	if l.TargetURI != "" {
+		return strings.TrimPrefix(unescapeURI(l.TargetURI), "file://"), l.TargetSelectionRange.Start.Line, l.TargetSelectionRange.Start.Character, true
+	}
+	return strings.TrimPrefix(unescapeURI(l.URI), "file://"), l.Range.Start.Line, l.Range.Start.Character, true
+}
+
+// nameAt is the identifier starting at a 0-based line and column (ASCII
+// sources) of a file.
+func nameAt(path string, line, col int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if line >= len(lines) || col > len(lines[line]) {
+		return ""
+	}
+	rest := lines[line][col:]
+	end := strings.IndexFunc(rest, func(r rune) bool {
+		return !(r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
+}
