@@ -33,25 +33,33 @@ func mavenFiles(t *testing.T) map[string]string {
   <dependencies><dependency><groupId>org.acme</groupId><artifactId>rockets</artifactId></dependency></dependencies></project>`,
 		"jdk/release": "JAVA_VERSION=\"99.0.1\"\n",
 		"jdk/lib/src.zip": jarBytes(t, map[string]string{
-			"java.base/java/lang/String.java":      "package java.lang;\n\npublic final class String {\n    public int length() { return 0; }\n}\n",
+			"java.base/java/lang/String.java": "package java.lang;\n\npublic final class String {\n    public int length() { return 0; }\n}\n",
+			"java.base/java/lang/Object.java": "package java.lang;\n\npublic class Object {\n    public boolean equals(Object o) { return false; }\n" +
+				"    public final native Class<?> getClass();\n}\n",
+			"java.base/java/lang/Class.java": "package java.lang;\n\npublic final class Class<T> {\n    public String getSimpleName() { return null; }\n" +
+				"    public boolean isAssignableFrom(Class<?> c) { return false; }\n}\n",
 			"java.sql/java/sql/Connection.java":    "package java.sql;\n\n/** A session with a database. */\npublic interface Connection {\n    void close();\n    boolean isClosed();\n}\n",
 			"java.desktop/java/awt/Frame.java":     "package java.awt;\n\npublic class Frame {}\n",
 			"java.net.http/java/net/http/Foo.java": "package java.net.http;\n\npublic class Foo {}\n",
 		}),
 		"ws/src/main/java/app/Db.java": "package app;\n\nimport java.sql.Connection;\nimport org.acme.rockets.Rocket;\n\nclass Db {\n" +
-			"    void use(Connection c, Rocket r) {\n        c.close();\n        r.launch(3);\n    }\n}\n",
+			"    void use(Connection c, Rocket r) {\n        c.close();\n        r.launch(3);\n    }\n" +
+			"    String name(Object o) {\n        if (c.equals(o) && Rocket.class.isAssignableFrom(o.getClass())) {\n" +
+			"            return ((Class<?>) o).getSimpleName();\n        }\n        return getClass().getSimpleName();\n    }\n    Connection c;\n}\n",
 	}
 }
 
 // Java: a dependency whose version a BOM imported by an outside parent
 // pom manages, and a JDK module beyond java.base that the project imports,
-// answer definition, hover and completion; a JDK module not imported is
-// not extracted; the missing BOM is skipped with its reason.
+// answer definition, hover and completion; java.lang.Object's members
+// reach every type; a JDK module not imported is not extracted; the
+// missing BOM is skipped with its reason.
 func TestLSPMavenBOMAndJDKModules(t *testing.T) {
 	e, cache := startSourcesLSP(t, mavenFiles(t), 3, nil)
 	src := filepath.ToSlash(cache) + "/kast/libsrc/"
 	rocket := src + "jvm/org.acme/rockets@2.0.1/org/acme/rockets/Rocket.java"
 	conn := src + "jdk/99.0.1-java.sql/java.sql/java/sql/Connection.java"
+	object, class := src+"jdk/99.0.1/java.base/java/lang/Object.java", src+"jdk/99.0.1/java.base/java/lang/Class.java"
 	for _, c := range []struct {
 		line, char int
 		want       string
@@ -61,6 +69,14 @@ func TestLSPMavenBOMAndJDKModules(t *testing.T) {
 		{7, 11, conn + ":4"},   // c.close()
 		{3, 28, rocket + ":3"}, // import ...Rocket
 		{8, 11, rocket + ":5"}, // r.launch
+		// java.lang.Object's members on any type, a class literal's and a
+		// cast's members.
+		{11, 15, object + ":3"}, // c.equals: Connection declares no equals
+		{11, 42, class + ":4"},  // Rocket.class.isAssignableFrom
+		{11, 60, object + ":4"}, // o.getClass()
+		{12, 38, class + ":3"},  // ((Class<?>) o).getSimpleName()
+		{14, 15, object + ":4"}, // getClass() in a class that declares none
+		{14, 28, class + ":3"},  // getClass().getSimpleName()
 	} {
 		want := c.want
 		if !strings.Contains(want, ".java:") {

@@ -56,6 +56,7 @@ public class JdkOracle {
         SourcePositions pos = trees.getSourcePositions();
         for (CompilationUnitTree cu : units) {
             String rel = root.relativize(Path.of(cu.getSourceFile().toUri()).toAbsolutePath()).toString();
+            CharSequence text = cu.getSourceFile().getCharContent(true);
             new TreePathScanner<Void, Void>() {
                 @Override
                 public Void visitIdentifier(IdentifierTree t, Void v) {
@@ -73,6 +74,11 @@ public class JdkOracle {
                 void report(TreePath path, String name, int at) {
                     Element e = trees.getElement(path);
                     if (e == null || at < 0 || name.equals("this") || name.equals("super") || name.equals("class")) {
+                        return;
+                    }
+                    // javac gives `@A("x")` an implicit `value` name where
+                    // the source has none.
+                    if (at + name.length() > text.length() || !text.subSequence(at, at + name.length()).toString().equals(name)) {
                         return;
                     }
                     switch (e.getKind()) {
