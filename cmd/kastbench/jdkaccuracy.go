@@ -10,6 +10,14 @@ package main
 // A hit is a location in the JDK source file javac names (module, package,
 // outer class) on the declared name: the overload is not told apart, as
 // compare-by-symbol does for the other languages' libraries.
+//
+// -accuracy kotlin-lib does the same for the Kotlin compiler oracle's
+// (../shared/tools/kotlin-oracle) references into libraries, "(library)"
+// targets such as kotlin.collections.listOf: a hit is a location in a file
+// of that package (kotlin-stdlib's sources, from the Gradle cache) on
+// that name.
+//
+//	kastbench -accuracy kotlin-lib -kast bin/kast -root P -oracle P.oracle
 
 import (
 	"bufio"
@@ -19,6 +27,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,20 +41,87 @@ type jdkRef struct {
 	file      string // absolute
 	line, col int    // 0-based, col in UTF-16 units
 	name      string
-	target    string // <module>/<package path>/<Outer>.java
+	target    string // <module>/<package path>/<Outer>.java, or "" for a Kotlin one
+	pkg       string // the Kotlin target's package
 	declared  string
 }
 
-func (r jdkRef) module() string { m, _, _ := strings.Cut(r.target, "/"); return m }
+func (r jdkRef) module() string {
+	if r.target == "" {
+		return r.pkg
+	}
+	m, _, _ := strings.Cut(r.target, "/")
+	return m
+}
 
-func runJDKAccuracy(kast, roots, oracles string, n int) error {
+// hit reports whether a definition at path, line, col is the target.
+func (r jdkRef) hit(path string, line, col int) bool {
+	if nameAt(path, line, col) != r.declared {
+		return false
+	}
+	if r.target != "" {
+		return strings.HasSuffix(filepath.ToSlash(path), "/"+r.target)
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && kotlinPackage.FindStringSubmatch(string(b)) != nil && kotlinPackage.FindStringSubmatch(string(b))[1] == r.pkg
+}
+
+var kotlinPackage = regexp.MustCompile(`(?m)^package\s+([\w.]+)`)
+
+// readKotlinLibOracle reads the kotlin-oracle's lines whose target has no
+// source: `file:line:col name -> pkg.Class.member @ (library)`.
+func readKotlinLibOracle(root, name string) ([]jdkRef, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	own := projectPackages(root)
+	var out []jdkRef
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 6 || fields[2] != "->" || fields[5] != "(library)" || !isIdent(fields[1]) {
+			continue
+		}
+		segs := strings.Split(fields[3], ".")
+		n := 0 // the package: the segments before the first capitalised one
+		for n < len(segs)-1 && segs[n] != "" && unicode.IsLower(rune(segs[n][0])) {
+			n++
+		}
+		declared := segs[len(segs)-1]
+		if declared == "<init>" && len(segs) > 1 {
+			declared = segs[len(segs)-2]
+		}
+		if n == 0 || strings.ContainsAny(declared, "<>") {
+			continue
+		}
+		i := strings.LastIndexByte(fields[0], ':')
+		j := strings.LastIndexByte(fields[0][:max(i, 0)], ':')
+		if i < 0 || j < 0 {
+			continue
+		}
+		l, err1 := strconv.Atoi(fields[0][j+1 : i])
+		c, err2 := strconv.Atoi(fields[0][i+1:])
+		if err1 != nil || err2 != nil || l < 1 || c < 1 {
+			continue
+		}
+		pkg := strings.Join(segs[:n], ".")
+		if own[pkg] {
+			continue // a local or synthetic declaration of the project's
+		}
+		out = append(out, jdkRef{file: under(root, fields[0][:j]), line: l - 1, col: c - 1, name: fields[1],
+			pkg: pkg, declared: declared})
+	}
+	return out, nil
+}
+
+func runJDKAccuracy(language, kast, roots, oracles string, n int) error {
 	rs, outs := strings.Split(roots, ","), strings.Split(oracles, ",")
 	if len(rs) != len(outs) || oracles == "" {
 		return fmt.Errorf("-accuracy jdk: %d roots but %d oracle files", len(rs), len(outs))
 	}
-	fmt.Printf("%-12s %-12s %6s %7s %9s\n", "project", "module", "refs", "hit@1", "coverage")
+	fmt.Printf("%-12s %-20s %6s %7s %9s\n", "project", "module", "refs", "hit@1", "coverage")
 	for i := range rs {
-		if err := jdkAccuracy(kast, rs[i], outs[i], n); err != nil {
+		if err := jdkAccuracy(language, kast, rs[i], outs[i], n); err != nil {
 			return err
 		}
 	}
@@ -75,16 +151,20 @@ func readJDKOracle(root, name string) ([]jdkRef, error) {
 		if err1 != nil || err2 != nil || line < 1 || col < 1 {
 			continue
 		}
-		out = append(out, jdkRef{file: filepath.Join(root, fields[0][:j]), line: line - 1, col: col - 1,
+		out = append(out, jdkRef{file: under(root, fields[0][:j]), line: line - 1, col: col - 1,
 			name: fields[1], target: fields[3], declared: fields[4]})
 	}
 	return out, sc.Err()
 }
 
-func jdkAccuracy(kast, root, oracle string, n int) error {
+func jdkAccuracy(language, kast, root, oracle string, n int) error {
 	ctx := context.Background()
 	root, _ = filepath.Abs(root)
-	refs, err := readJDKOracle(root, oracle)
+	read, languageID := readJDKOracle, "java"
+	if language == "kotlin-lib" {
+		read, languageID = readKotlinLibOracle, "kotlin"
+	}
+	refs, err := read(root, oracle)
 	if err != nil {
 		return err
 	}
@@ -115,7 +195,7 @@ func jdkAccuracy(kast, root, oracle string, n int) error {
 		}
 		u := uri.File(r.file)
 		_ = k.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": u, "languageId": "java", "version": 1, "text": texts[r.file]}})
+			"uri": u, "languageId": languageID, "version": 1, "text": texts[r.file]}})
 		var raw json.RawMessage
 		err := k.call(ctx, "textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": u},
 			"position": map[string]int{"line": r.line, "character": r.col}}, &raw)
@@ -123,17 +203,17 @@ func jdkAccuracy(kast, root, oracle string, n int) error {
 		path, line, col, ok := firstPlace(raw)
 		if err != nil || !ok {
 			if os.Getenv("KASTBENCH_EXPLAIN") != "" {
-				fmt.Printf("  none %s:%d:%d %s -> %s\n", r.file, r.line+1, r.col+1, r.name, r.target)
+				fmt.Printf("  none %s:%d:%d %s -> %s %s\n", r.file, r.line+1, r.col+1, r.name, r.module(), r.declared)
 			}
 			continue
 		}
 		t.answered++
 		all.answered++
-		if strings.HasSuffix(filepath.ToSlash(path), "/"+r.target) && nameAt(path, line, col) == r.declared {
+		if r.hit(path, line, col) {
 			t.hit++
 			all.hit++
 		} else if os.Getenv("KASTBENCH_EXPLAIN") != "" {
-			fmt.Printf("  miss %s:%d:%d %s -> %s %s; kast %s:%d:%d\n", r.file, r.line+1, r.col+1, r.name, r.target, r.declared, path, line+1, col+1)
+			fmt.Printf("  miss %s:%d:%d %s -> %s %s; kast %s:%d:%d\n", r.file, r.line+1, r.col+1, r.name, r.module(), r.declared, path, line+1, col+1)
 		}
 	}
 	name := filepath.Base(root)
@@ -145,9 +225,9 @@ func jdkAccuracy(kast, root, oracle string, n int) error {
 		}
 	}) {
 		t := byModule[m]
-		fmt.Printf("%-12s %-12s %6d %6.1f%% %8.1f%%\n", name, m, t.refs, pct(t.hit, t.refs), pct(t.answered, t.refs))
+		fmt.Printf("%-12s %-20s %6d %6.1f%% %8.1f%%\n", name, m, t.refs, pct(t.hit, t.refs), pct(t.answered, t.refs))
 	}
-	fmt.Printf("%-12s %-12s %6d %6.1f%% %8.1f%%\n", name, "all", all.refs, pct(all.hit, all.refs), pct(all.answered, all.refs))
+	fmt.Printf("%-12s %-20s %6d %6.1f%% %8.1f%%\n", name, "all", all.refs, pct(all.hit, all.refs), pct(all.answered, all.refs))
 	fmt.Printf("%-12s libraries: %s\n", name, libs)
 	return nil
 }
@@ -189,4 +269,29 @@ func nameAt(path string, line, col int) string {
 		end = len(rest)
 	}
 	return rest[:end]
+}
+
+// under is path made absolute from root unless it is.
+func under(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
+}
+
+// projectPackages lists the packages the Kotlin files under root declare.
+func projectPackages(root string) map[string]bool {
+	out := map[string]bool{}
+	paths, _, _ := treeFiles(root)
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".kt") {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil {
+			if m := kotlinPackage.FindSubmatch(b); m != nil {
+				out[string(m[1])] = true
+			}
+		}
+	}
+	return out
 }
