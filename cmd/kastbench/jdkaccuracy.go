@@ -105,8 +105,8 @@ func readKotlinLibOracle(root, name string) ([]jdkRef, error) {
 			continue
 		}
 		pkg := strings.Join(segs[:n], ".")
-		if own[pkg] {
-			continue // a local or synthetic declaration of the project's
+		if ownedBy(own, fields[3]) || fields[1] == "it" {
+			continue // a package name, or a local or synthetic declaration of the project's
 		}
 		out = append(out, jdkRef{file: under(root, fields[0][:j]), line: l - 1, col: c - 1, name: fields[1],
 			pkg: pkg, declared: declared})
@@ -294,4 +294,15 @@ func projectPackages(root string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// ownedBy reports whether a fully qualified name is one of the project's
+// packages, a prefix of one (com.squareup), or inside one.
+func ownedBy(own map[string]bool, fq string) bool {
+	for p := range own {
+		if p == fq || strings.HasPrefix(p, fq+".") || strings.HasPrefix(fq, p+".") {
+			return true
+		}
+	}
+	return false
 }
