@@ -91,7 +91,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		q = cmp.Or(pythonLiteralBefore(text, start), q)
 	}
 	if q != "" {
-		c.members(q, start)
+		if !c.rustPathMembers(text, start) {
+			c.members(q, start)
+		}
 	} else {
 		c.scope(start)
 		c.packageNames()

@@ -8,21 +8,24 @@ import (
 )
 
 // Rust libraries: the registry crates Cargo.lock pins, each as cargo
-// extracted it under $CARGO_HOME/registry/src/<index>/<name>-<version>.
-// Crates from git or local paths are left out: a path crate is the
-// user's source, and a git checkout is not a published version.
+// extracted it under $CARGO_HOME/registry/src/<index>/<name>-<version>;
+// the git crates it pins, as cargo checked them out (cargogit.go); and the
+// path dependencies the manifests name (cargopath.go).
 
-// cargoCrates lists the registry crates of a Cargo.lock as name, version.
-func cargoCrates(lock string) ([][2]string, error) {
+// lockedCrate is a [[package]] of Cargo.lock.
+type lockedCrate struct{ Name, Version, Source string }
+
+// cargoCrates lists the registry and git crates of a Cargo.lock.
+func cargoCrates(lock string) ([]lockedCrate, error) {
 	data, err := readSmall(lock)
 	if err != nil {
 		return nil, err
 	}
-	var out [][2]string
+	var out []lockedCrate
 	var name, version, source string
 	flush := func() {
-		if name != "" && version != "" && (strings.HasPrefix(source, "registry+") || strings.HasPrefix(source, "sparse+")) {
-			out = append(out, [2]string{name, version})
+		if name != "" && version != "" && source != "" {
+			out = append(out, lockedCrate{name, version, source})
 		}
 		name, version, source = "", "", ""
 	}
@@ -54,27 +57,35 @@ func cargoCrates(lock string) ([][2]string, error) {
 func (f *Found) discoverCargo(root string, c Caches) {
 	lock := filepath.Join(root, "Cargo.lock")
 	crates, err := cargoCrates(lock)
-	if err != nil {
-		if !os.IsNotExist(err) {
-			f.Skipped = append(f.Skipped, Skip{Library: lock, Reason: BadBuildFile, Detail: err.Error()})
-		}
-		return
+	if err != nil && !os.IsNotExist(err) {
+		f.Skipped = append(f.Skipped, Skip{Library: lock, Reason: BadBuildFile, Detail: err.Error()})
 	}
-	home := c.CargoHome
-	if home == "" {
-		home = os.Getenv("CARGO_HOME")
-	}
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return
-		}
-		home = filepath.Join(h, ".cargo")
-	}
+	home := cargoHome(c)
 	indexes, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*"))
 	for _, cr := range crates {
-		f.add(registryCrate(indexes, cr[0], cr[1]))
+		switch {
+		case strings.HasPrefix(cr.Source, "registry+"), strings.HasPrefix(cr.Source, "sparse+"):
+			f.add(registryCrate(indexes, cr.Name, cr.Version))
+		case strings.HasPrefix(cr.Source, "git+"):
+			f.add(gitCrate(home, cr))
+		}
 	}
+	f.discoverCargoPaths(root)
+}
+
+// cargoHome is $CARGO_HOME, else ~/.cargo; "" when neither is known.
+func cargoHome(c Caches) string {
+	if c.CargoHome != "" {
+		return c.CargoHome
+	}
+	if h := os.Getenv("CARGO_HOME"); h != "" {
+		return h
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(h, ".cargo")
 }
 
 // registryCrate finds a crate version's extracted folder in one of the
@@ -113,6 +124,23 @@ func (l Library) CrateSourceFiles(modules []string) []string {
 	}
 	base := filepath.Join(append([]string{l.Dir, "src"}, modules...)...)
 	return []string{base + ".rs", filepath.Join(base, "mod.rs")}
+}
+
+// CrateModuleOf is the module path of a file of the crate's src/, the
+// inverse of CrateSourceFiles; ok is false for a file outside src/.
+func (l Library) CrateModuleOf(path string) (modules []string, ok bool) {
+	rel, err := filepath.Rel(filepath.Join(l.Dir, "src"), path)
+	if err != nil || !strings.HasSuffix(rel, ".rs") || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, false
+	}
+	parts := strings.Split(filepath.ToSlash(strings.TrimSuffix(rel, ".rs")), "/")
+	switch last := parts[len(parts)-1]; {
+	case last == "mod":
+		parts = parts[:len(parts)-1]
+	case len(parts) == 1 && (last == "lib" || last == "main"):
+		parts = nil
+	}
+	return parts, true
 }
 
 // CrateName is the name Rust code uses for a crate: dashes become

@@ -3,8 +3,6 @@ package libraries
 import (
 	"bufio"
 	"context"
-	"encoding/xml"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,22 +57,23 @@ func jvmProject(root string) bool {
 }
 
 func (f *Found) discoverJVM(ctx context.Context, root string, c Caches) {
+	repo, gradle := mavenRepo(root, c), gradleFiles(c)
 	var deps []artifact
 	if fileExists(filepath.Join(root, "pom.xml")) {
-		own := map[string]bool{}
-		d, err := pomDependencies(root, filepath.Join(root, "pom.xml"), &pomScope{own: own}, 0)
+		pr := newPomReader(root, repo, gradle)
+		d, err := pr.dependencies(filepath.Join(root, "pom.xml"))
 		if err != nil {
 			f.Skipped = append(f.Skipped, Skip{Library: filepath.Join(root, "pom.xml"), Reason: BadBuildFile, Detail: err.Error()})
 		}
+		f.Skipped = append(f.Skipped, pr.skipped...)
 		// A module depending on a sibling module depends on the user's
 		// own sources, not on a library.
-		deps = append(deps, slices.DeleteFunc(d, func(a artifact) bool { return own[a.Group+":"+a.Name] })...)
+		deps = append(deps, slices.DeleteFunc(d, func(a artifact) bool { return pr.own[a.Group+":"+a.Name] })...)
 	}
 	deps = append(deps, gradleDependencies(root)...)
 	slices.SortFunc(deps, func(a, b artifact) int { return strings.Compare(a.String(), b.String()) })
 	deps = slices.Compact(deps)
-	f.discoverJDK(c)
-	repo, gradle := mavenRepo(root, c), gradleFiles(c)
+	f.discoverJDK(c, jvmImports(root))
 	seen := map[string]bool{}
 	for _, d := range deps {
 		if ctx.Err() != nil {
@@ -100,121 +99,6 @@ func (f *Found) discoverJVM(ctx context.Context, root string, c Caches) {
 		lib.Dir = dir
 		f.Libraries = append(f.Libraries, lib)
 	}
-}
-
-// pom is the part of a pom.xml discovery reads.
-type pom struct {
-	GroupID    string `xml:"groupId"`
-	ArtifactID string `xml:"artifactId"`
-	Version    string `xml:"version"`
-	Parent     struct {
-		GroupID string `xml:"groupId"`
-		Version string `xml:"version"`
-	} `xml:"parent"`
-	Properties struct {
-		Entries []struct {
-			XMLName xml.Name
-			Value   string `xml:",chardata"`
-		} `xml:",any"`
-	} `xml:"properties"`
-	Dependencies []pomDependency `xml:"dependencies>dependency"`
-	Managed      []pomDependency `xml:"dependencyManagement>dependencies>dependency"`
-	Modules      []string        `xml:"modules>module"`
-}
-
-type pomDependency struct {
-	GroupID    string `xml:"groupId"`
-	ArtifactID string `xml:"artifactId"`
-	Version    string `xml:"version"`
-	Scope      string `xml:"scope"`
-}
-
-// maxModuleDepth bounds how deep <modules> are followed.
-const maxModuleDepth = 3
-
-// pomScope is what a module inherits from the pom.xml aggregating it.
-type pomScope struct {
-	props, managed map[string]string
-	own            map[string]bool // group:artifact of every pom.xml read, filled in
-}
-
-// pomDependencies lists the dependencies of a pom.xml and of the modules it
-// aggregates, with ${property} values substituted and missing versions
-// taken from dependencyManagement (a module inherits its parent's).
-func pomDependencies(root, file string, inherited *pomScope, depth int) ([]artifact, error) {
-	data, err := readSmall(file)
-	if err != nil {
-		return nil, err
-	}
-	var p pom
-	if err := xml.Unmarshal(data, &p); err != nil {
-		return nil, err
-	}
-	props, managed := map[string]string{}, map[string]string{}
-	var own map[string]bool
-	if inherited != nil {
-		maps.Copy(props, inherited.props)
-		maps.Copy(managed, inherited.managed)
-		own = inherited.own
-	}
-	for _, e := range p.Properties.Entries {
-		props[e.XMLName.Local] = strings.TrimSpace(e.Value)
-	}
-	version := strings.TrimSpace(nonBlank(p.Version, p.Parent.Version))
-	group := strings.TrimSpace(nonBlank(p.GroupID, p.Parent.GroupID))
-	props["project.version"], props["version"], props["project.groupId"] = version, version, group
-	props["project.parent.version"] = strings.TrimSpace(p.Parent.Version)
-	if own != nil {
-		own[group+":"+strings.TrimSpace(p.ArtifactID)] = true
-	}
-	for _, d := range p.Managed {
-		managed[expand(d.GroupID, props)+":"+expand(d.ArtifactID, props)] = expand(d.Version, props)
-	}
-	var out []artifact
-	for _, d := range p.Dependencies {
-		a := artifact{expand(d.GroupID, props), expand(d.ArtifactID, props), expand(d.Version, props)}
-		if a.Version == "" {
-			a.Version = managed[a.Group+":"+a.Name]
-		}
-		if strings.Contains(a.Version, "${") {
-			a.Version = "" // an unknown property: the newest cached version
-		}
-		if a.Group != "" && a.Name != "" && d.Scope != "import" {
-			out = append(out, a)
-		}
-	}
-	if depth >= maxModuleDepth {
-		return out, nil
-	}
-	for _, m := range p.Modules {
-		sub := filepath.Join(filepath.Dir(file), filepath.FromSlash(strings.TrimSpace(m)), "pom.xml")
-		if !within(root, sub) {
-			continue
-		}
-		if d, err := pomDependencies(root, sub, &pomScope{props, managed, own}, depth+1); err == nil {
-			out = append(out, d...)
-		}
-	}
-	return out, nil
-}
-
-var propertyRef = regexp.MustCompile(`\$\{([^}]+)\}`)
-
-// expand substitutes ${name} from props, a few rounds deep.
-func expand(s string, props map[string]string) string {
-	s = strings.TrimSpace(s)
-	for range 5 {
-		if !strings.Contains(s, "${") {
-			break
-		}
-		s = propertyRef.ReplaceAllStringFunc(s, func(m string) string {
-			if v, ok := props[m[2:len(m)-1]]; ok {
-				return v
-			}
-			return m
-		})
-	}
-	return s
 }
 
 // gradleCoordinate is a quoted "group:name:version" string in a Gradle

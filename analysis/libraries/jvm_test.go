@@ -61,11 +61,12 @@ func TestJVMDeclaredDependencies(t *testing.T) {
 		"gradle/libs.versions.toml": "[versions]\nmoshi = \"1.15.0\"\n\n[libraries]\nmoshi = { module = \"com.squareup.moshi:moshi\", version.ref = \"moshi\" }\n" +
 			"retrofit = { group = \"com.squareup.retrofit2\", name = \"retrofit\", version = \"2.9.0\" }\nguava = \"com.google.guava:guava:32.1.2-jre\"\n\n[plugins]\nx = { id = \"a.b\", version = \"1\" }\n",
 	})
-	own := map[string]bool{}
-	deps, err := pomDependencies(root, filepath.Join(root, "pom.xml"), &pomScope{own: own}, 0)
+	pr := newPomReader(root, "", "")
+	deps, err := pr.dependencies(filepath.Join(root, "pom.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	own := pr.own
 	if !own["g:parent"] || !own["g:core"] || len(own) != 2 {
 		t.Errorf("the project's own artifacts: %v", own)
 	}
@@ -222,7 +223,7 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// Cargo.lock's registry crates (not the workspace's own or git ones), and
+// Cargo.lock's registry and git crates (not the workspace's own), and
 // Gemfile.lock's GEM specs with their platform suffixes.
 func TestLockFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -235,7 +236,8 @@ func TestLockFiles(t *testing.T) {
 			"    nokogiri (1.15.4-x86_64-linux)\n      racc (~> 1.4)\n    racc (1.7.1)\n\nPLATFORMS\n  x86_64-linux\n",
 	})
 	crates, err := cargoCrates(filepath.Join(dir, "Cargo.lock"))
-	if err != nil || !slices.Equal(crates, [][2]string{{"serde", "1.0.190"}, {"sparse", "2.0.0"}}) {
+	if err != nil || !slices.Equal(crates, []lockedCrate{{"serde", "1.0.190", "registry+https://github.com/rust-lang/crates.io-index"},
+		{"gitdep", "0.1.0", "git+https://example.com/x#abc"}, {"sparse", "2.0.0", "sparse+https://index.crates.io/"}}) {
 		t.Errorf("crates %v %v", crates, err)
 	}
 	gems, err := lockedGems(filepath.Join(dir, "Gemfile.lock"))

@@ -31,6 +31,9 @@ func (f *Found) discoverJVMRustRuby(ctx context.Context, root string, opts Optio
 // Rust files but its tests, benchmarks and examples at the top, a gem's
 // lib/, where require finds its files.
 func (l Library) otherInclude(parts []string) bool {
+	if l.linked {
+		return false // the workspace indexes these files
+	}
 	name := parts[len(parts)-1]
 	for _, p := range parts[:len(parts)-1] {
 		if strings.HasPrefix(p, ".") {

@@ -42,8 +42,11 @@ func asCastType(q string) string {
 }
 
 // narrowedType is the type a Kotlin qualifier is narrowed to where ref is,
-// by a cast or a smart cast, or "".
+// by a cast or a smart cast, or a Java one by a cast (javalang.go), or "".
 func narrowedType(f *analysis.FileFacts, ref analysis.Ref, q string) string {
+	if f.Lang == "java" {
+		return javaQualifierType(q)
+	}
 	if f.Lang != "kotlin" && !ecmaLang(f.Lang) {
 		return ""
 	}

@@ -408,8 +408,11 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 			if len(found) == 0 {
 				found = r.inherited(s.Def, name, role, c, depth+1)
 			}
-			out = append(out, found...)
+			out = appendNew(out, found)
 		}
+	}
+	if len(out) == 0 {
+		out = r.rootMember(t, name, role, conf)
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package resolve
 
 import (
 	"cmp"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -10,7 +12,8 @@ import (
 // Rust paths into library crates: `use serde::de::Deserialize` and
 // `serde::de::from_str(...)` name the crate serde's module de, the file
 // src/de.rs or src/de/mod.rs of the crate's folder, which the workspace
-// maps the crate's name to.
+// maps the crate's name to. Inside a library crate, `crate::`, `self::`,
+// `super::` and a submodule's name are paths within that crate.
 
 // RustCrates is what a workspace knows of its library crates.
 type RustCrates interface {
@@ -20,25 +23,85 @@ type RustCrates interface {
 	RustCrateFiles(crate string, modules []string) (files []string, ok bool)
 }
 
+// RustModules says which library crate module a file is.
+type RustModules interface {
+	// RustModuleOf names the library crate and module path of a file
+	// of a library crate; ok is false for any other file.
+	RustModuleOf(path string) (crate string, modules []string, ok bool)
+}
+
 // rustImported finds name among the top-level declarations of the module
 // of a library crate that the path pkg names, following the module's
 // re-exports (`pub use de::Deserialize` in lib.rs); ok is false when pkg
 // does not start with a library crate's name.
 func (r *Resolver) rustImported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
+	files, ok := r.rustModuleFiles(f, pkg)
+	if !ok {
+		return nil, false
+	}
+	return r.declaredAtTopOf(files, name, role, conf, depth), true
+}
+
+// rustModuleFiles lists the files of the library crate module a path
+// names from file f: a path starting with a library crate's name, or one
+// relative to the library crate module f is.
+func (r *Resolver) rustModuleFiles(f *analysis.FileFacts, pkg string) ([]string, bool) {
 	rc, ok := r.ws.(RustCrates)
 	if !ok || f.Lang != "rust" || pkg == "" {
 		return nil, false
 	}
 	segs := strings.Split(strings.TrimPrefix(pkg, "::"), "::")
+	crate, here, inCrate := r.rustModuleOf(f.Path)
 	switch segs[0] {
-	case "crate", "self", "super", "Self":
+	case "Self":
 		return nil, false
+	case "crate", "self", "super":
+		if !inCrate {
+			return nil, false
+		}
+		mods, ok := relativeModules(here, segs)
+		if !ok {
+			return nil, false
+		}
+		return rc.RustCrateFiles(crate, mods)
 	}
-	files, ok := rc.RustCrateFiles(segs[0], segs[1:])
-	if !ok {
-		return nil, false
+	if inCrate {
+		// A submodule's name shadows a crate's (2018 uniform paths).
+		if files, ok := rc.RustCrateFiles(crate, append(slices.Clone(here), segs...)); ok && r.anyFile(files) {
+			return files, true
+		}
 	}
-	return r.declaredAtTopOf(files, name, role, conf, depth), true
+	return rc.RustCrateFiles(segs[0], segs[1:])
+}
+
+func (r *Resolver) rustModuleOf(path string) (string, []string, bool) {
+	if rm, ok := r.ws.(RustModules); ok {
+		return rm.RustModuleOf(path)
+	}
+	return "", nil, false
+}
+
+// relativeModules turns a crate-relative path (crate::a, self::a,
+// super::super::a) in module here into a module path from the crate root.
+func relativeModules(here, segs []string) ([]string, bool) {
+	switch segs[0] {
+	case "crate":
+		return segs[1:], true
+	case "self":
+		return append(slices.Clone(here), segs[1:]...), true
+	}
+	mods := slices.Clone(here)
+	for len(segs) > 0 && segs[0] == "super" {
+		if len(mods) == 0 {
+			return nil, false
+		}
+		mods, segs = mods[:len(mods)-1], segs[1:]
+	}
+	return append(mods, segs...), true
+}
+
+func (r *Resolver) anyFile(files []string) bool {
+	return slices.ContainsFunc(files, func(p string) bool { return r.file(p) != nil })
 }
 
 // rustInCrate resolves a qualified Rust path whose qualifier starts with a
@@ -48,7 +111,13 @@ func (r *Resolver) rustInCrate(f *analysis.FileFacts, ref analysis.Ref) ([]Candi
 	if f.Lang != "rust" || ref.Qualifier == "" {
 		return nil, false
 	}
-	head, rest, _ := strings.Cut(ref.Qualifier, "::")
+	return r.rustImported(f, ref.Name, rustExpandUse(f, ref.Qualifier), ref.Role, confImport, 0)
+}
+
+// rustExpandUse replaces a path's first segment by the path a `use`
+// binds it to.
+func rustExpandUse(f *analysis.FileFacts, path string) string {
+	head, rest, _ := strings.Cut(path, "::")
 	for _, imp := range f.Imports {
 		if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == head {
 			head = imp.Path
@@ -58,5 +127,86 @@ func (r *Resolver) rustInCrate(f *analysis.FileFacts, ref analysis.Ref) ([]Candi
 	if rest != "" {
 		head += "::" + rest
 	}
-	return r.rustImported(f, ref.Name, head, ref.Role, confImport, 0)
+	return head
+}
+
+// RustMember is a name a path into a library crate module offers after
+// `::`, and what it names.
+type RustMember struct {
+	Name string
+	Def  DefID
+}
+
+// maxRustMembers bounds the members listed for one module.
+const maxRustMembers = 500
+
+// RustPathMembers lists what can follow `path::` in file f when the path
+// names a library crate module (`serde`, `serde::de`, or a name a `use`
+// binds to one): the module's public items and public re-exports (a
+// `pub use` of a module with `*` contributes that module's); ok is false
+// when the path names no library crate module.
+func (r *Resolver) RustPathMembers(f *analysis.FileFacts, path string) ([]RustMember, bool) {
+	if f == nil || f.Lang != "rust" || path == "" {
+		return nil, false
+	}
+	files, ok := r.rustModuleFiles(f, rustExpandUse(f, path))
+	if !ok || !r.anyFile(files) {
+		return nil, false
+	}
+	var out []RustMember
+	seen := map[string]bool{}
+	r.rustPublic(files, seen, &out, 0)
+	return out, true
+}
+
+func (r *Resolver) rustPublic(files []string, seen map[string]bool, out *[]RustMember, depth int) {
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		for i, d := range g.Defs {
+			if d.Container == analysis.None && d.Receiver == "" && d.Visibility == "pub" && !seen[d.Name] && len(*out) < maxRustMembers {
+				seen[d.Name] = true
+				*out = append(*out, RustMember{d.Name, DefID{p, int32(i)}})
+			}
+		}
+		for _, imp := range g.Imports {
+			if len(*out) >= maxRustMembers || !publicUse(p, imp.Span) {
+				continue
+			}
+			if imp.Wildcard {
+				if sub, ok := r.rustModuleFiles(g, imp.Path); ok && depth < maxDepth {
+					r.rustPublic(sub, seen, out, depth+1)
+				}
+				continue
+			}
+			name := cmp.Or(imp.Alias, imp.Name)
+			if seen[name] || name == "self" {
+				continue
+			}
+			for _, c := range r.importedFrom(g, imp.Name, importModule(imp), analysis.RoleRead, confImport, depth+1) {
+				seen[name] = true
+				*out = append(*out, RustMember{name, c.Def})
+				break
+			}
+		}
+		return // the first file found is the module
+	}
+}
+
+// publicUse reports whether the item at span of a library file, a `use`
+// or `mod` declaration, is visible outside its crate: it starts with
+// `pub` not followed by a restriction such as pub(crate). Library files
+// are read from disk, never edited.
+func publicUse(path string, span analysis.Span) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [5]byte
+	n, _ := f.ReadAt(b[:], int64(span.Start))
+	s := string(b[:n])
+	return strings.HasPrefix(s, "pub") && len(s) > 3 && (s[3] == ' ' || s[3] == '\t' || s[3] == '\n')
 }

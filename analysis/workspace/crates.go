@@ -21,6 +21,18 @@ func (s *Snapshot) RustCrateFiles(crate string, modules []string) ([]string, boo
 	return nil, false
 }
 
+// RustModuleOf names the library crate (as Rust code names it) and the
+// module path of a file of a library crate's src/: src/de/mod.rs of serde
+// is serde's [de]; ok is false for any other file.
+func (s *Snapshot) RustModuleOf(path string) (crate string, modules []string, ok bool) {
+	w := owner(s.roots, path)
+	if w == nil || w.Lib == nil || w.Lib.Lang != "rust" {
+		return "", nil, false
+	}
+	modules, ok = w.Lib.CrateModuleOf(path)
+	return libraries.CrateName(w.Lib.Module), modules, ok
+}
+
 // RubyRequireFiles lists lib/<feature>.rb of the library gems that have
 // it, the gem named like the feature's first segment first.
 func (s *Snapshot) RubyRequireFiles(feature string) []string {

@@ -95,6 +95,8 @@ func main() {
 		err = runSemantic(*root)
 	} else if *accuracy == "go" {
 		err = runGoAccuracy(*kast, *gopls, *root, *samples)
+	} else if *accuracy == "jdk" || *accuracy == "kotlin-lib" {
+		err = runJDKAccuracy(*accuracy, *kast, *root, *oracle, *samples)
 	} else if *accuracy == "python" || *accuracy == "typescript" {
 		err = runRefAccuracy(*accuracy, *kast, *refServer, *root, *samples)
 	} else if *accuracy != "" {
