@@ -27,6 +27,11 @@ type RefHit struct {
 	Index int // into Facts(Path).Refs
 	Name  string
 	Role  analysis.Role
+	// Hint is what Options.RefHints said of the reference; Imports are the
+	// file's Go import paths (shared: not to be modified), which hints
+	// may point into.
+	Hint    uint32
+	Imports []string
 }
 
 // CallHit is one call site of a callee name, with the calling definition.
@@ -95,12 +100,17 @@ func decodeDefPosting(v []byte, name string, file fileRow, out []DefHit) ([]DefH
 // span, qualifier and enclosing definition took. Every reader resolves the
 // references it lists through the file's facts anyway, and references are
 // the bulk of what a cold index writes.
-func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int) {
+func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int, hints []uint32) {
 	e.uvarint(uint64(len(idx)))
 	prev := 0
 	for _, i := range idx {
 		e.uvarint(uint64(i - prev))
 		e.byte(byte(f.Refs[i].Role))
+		hint := uint32(0)
+		if i < len(hints) {
+			hint = hints[i]
+		}
+		e.uvarint(uint64(hint))
 		prev = i
 	}
 }
@@ -110,7 +120,8 @@ func decodeRefPosting(v []byte, name string, file fileRow, out []RefHit) ([]RefH
 	i := 0
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		i += int(d.uvarint())
-		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte())})
+		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte()),
+			Hint: uint32(d.uvarint()), Imports: file.imports})
 	}
 	return out, d.err
 }
@@ -208,7 +219,6 @@ func (ix *Index) postingTables(f *analysis.FileFacts) []postingTable {
 
 var postingEncoders = map[byte]func(*encoder, *analysis.FileFacts, []int){
 	tagDef:   encodeDefPosting,
-	tagRef:   encodeRefPosting,
 	tagSuper: encodeEdgePosting,
 	tagSub:   encodeEdgePosting,
 }

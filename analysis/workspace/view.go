@@ -367,6 +367,27 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	return out
 }
 
+// hintedRefsNamed is refsNamed with each reference's stored hint.
+func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
+	v.touch()
+	hits, err := v.ix.RefsNamed(name)
+	if err != nil {
+		v.log.Warn("reference lookup failed", "name", name, "err", err)
+	}
+	out := make([]resolve.HintedRef, len(hits))
+	for i, h := range hits {
+		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint}
+		if k := int(h.Hint) - int(resolve.HintImport); k >= 0 {
+			if k >= len(h.Imports) {
+				out[i].Hint = resolve.HintNone // not what this file row says
+			} else {
+				out[i].Import = h.Imports[k]
+			}
+		}
+	}
+	return out
+}
+
 func (v *view) SupertypesNamed(name string) []resolve.SupertypeID {
 	v.touch()
 	return v.supertypesNamed(name)
