@@ -222,6 +222,13 @@ const maxBlobSize = 256 << 20
 
 // decodeFacts is the inverse of encodeFacts. Empty slices decode as nil.
 func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
+	return decodeFactsUpTo(blob, false)
+}
+
+// decodeFactsUpTo decodes a blob, stopping after the definitions when
+// defsOnly is set: they come first, and the references after them are
+// most of a file.
+func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n, err := s2.DecodedLen(blob); err != nil || n > maxBlobSize {
 		return nil, errCorrupt
 	}
@@ -240,6 +247,12 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 				Doc: d.str(), TypeName: d.str(), Receiver: d.str(), Value: d.str(),
 			}
 		}
+	}
+	if defsOnly {
+		if d.err != nil {
+			return nil, d.err
+		}
+		return f, nil
 	}
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)

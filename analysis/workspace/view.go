@@ -230,7 +230,23 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if ok {
 		return defs
 	}
-	f := v.file(path)
+	// The definitions alone, unless the whole facts are at hand: completion
+	// lists a package's declarations, and decoding the references of each
+	// of its files (a large generated one holds hundreds of thousands) was
+	// most of a first completion's time.
+	v.mu.Lock()
+	e, cached := v.facts[path]
+	v.mu.Unlock()
+	var f *analysis.FileFacts
+	if cached {
+		f = e.Value.(*cachedFacts).facts
+	} else {
+		var err error
+		if f, err = v.ix.Defs(path); err != nil {
+			v.log.Debug("index has no facts", "path", path, "err", err)
+			return nil
+		}
+	}
 	if f == nil {
 		return nil
 	}
