@@ -77,7 +77,7 @@ func (r *Resolver) ReferenceCandidates(def DefID, certain bool) []RefID {
 		}
 		return out
 	}
-	if certain && r.topLevelGo(def, f) {
+	if certain && topLevelGo(f, def) {
 		if out, ok := r.hintedTopLevel(def, f); ok {
 			return out
 		}

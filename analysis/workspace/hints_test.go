@@ -13,8 +13,9 @@ import (
 
 // Package-qualified names, a renamed import, an import renamed like
 // another package, a dot import, a local variable named like an import,
-// a method of the same name called on values, and a same-named function
-// of another package called bare.
+// a method of the same name called on values, a same-named function of
+// another package called bare, and a package named without its import
+// (code that does not compile, which the resolver still follows).
 const hintsFixture = `
 -- go.mod --
 module example.com/m
@@ -84,6 +85,16 @@ func Errorf(format string) string { return format }
 func Use() string { return Errorf("a") + errs.Errorf("b") }
 
 func Size() int { return len(errs.Errorf("c")) }
+-- noimport/a.go --
+package noimport
+
+import "example.com/m/errs"
+
+func A() string { return errs.Errorf("a") }
+-- noimport/b.go --
+package noimport
+
+func B() string { return errs.Errorf("b") }
 -- values/values.go --
 package values
 
@@ -115,11 +126,14 @@ func TestCertainReferencesPrunedByHints(t *testing.T) {
 		want       []string // the references left to resolve
 	}{
 		{"errs/errs.go", "Errorf", []string{
-			"dot/dot.go .Errorf",         // a dot import: bare names may be the package's
+			"dot/dot.go .Errorf", // a dot import: bare names may be the package's
+			"noimport/a.go errs.Errorf",
+			"noimport/b.go errs.Errorf",  // by its package's name
 			"other/other.go errs.Errorf", // not other's own Errorf, called bare
 			"plain/plain.go errs.Errorf",
-			"renamed/renamed.go e.Errorf",  // renamed
-			"shadow/shadow.go errs.Errorf", // both: the local errs is left to the resolver
+			"renamed/renamed.go e.Errorf",    // renamed
+			"renamed/renamed.go errs.Errorf", // log's, but named like errs: left to the resolver
+			"shadow/shadow.go errs.Errorf",   // both: the local errs is left to the resolver
 		}},
 		{"errs/errs.go", "Size", []string{"plain/plain.go errs.Size"}}, // not plain's own Size
 		{"log/log.go", "Errorf", []string{

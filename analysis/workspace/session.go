@@ -538,7 +538,7 @@ func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
 			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}}
 			if int(i) < len(hints) {
 				ref.Hint = hints[i]
-				if k := int(ref.Hint) - int(resolve.HintImport); k >= 0 {
+				if k := resolve.HintImport(ref.Hint); k >= 0 {
 					ref.Import = o.facts.Imports[k].Path
 				}
 			}

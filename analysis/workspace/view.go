@@ -393,9 +393,9 @@ func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
 	out := make([]resolve.HintedRef, len(hits))
 	for i, h := range hits {
 		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint}
-		if k := int(h.Hint) - int(resolve.HintImport); k >= 0 {
+		if k := resolve.HintImport(h.Hint); k >= 0 {
 			if k >= len(h.Imports) {
-				out[i].Hint = resolve.HintNone // not what this file row says
+				out[i].Hint = 0 // not what this file row says: resolve it
 			} else {
 				out[i].Import = h.Imports[k]
 			}
