@@ -96,10 +96,12 @@ func decodeDefPosting(v []byte, name string, file fileRow, out []DefHit) ([]DefH
 }
 
 // encodeRefPosting stores each reference as the gap from the previous one's
-// index and its role: about two bytes a reference instead of the sixteen a
-// span, qualifier and enclosing definition took. Every reader resolves the
-// references it lists through the file's facts anyway, and references are
-// the bulk of what a cold index writes.
+// index, its role and its hint (Options.RefHints; zero, one byte, for most
+// references of other languages): a few bytes a reference instead of the
+// sixteen a span, qualifier and enclosing definition took. Readers resolve
+// the references they keep through the file's facts; the hint lets a
+// query set many aside first. References are the bulk of what a cold
+// index writes.
 func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int, hints []uint32) {
 	e.uvarint(uint64(len(idx)))
 	prev := 0
