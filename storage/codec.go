@@ -56,11 +56,19 @@ func (e *encoder) span(s analysis.Span) {
 type decoder struct {
 	buf []byte
 	err error
+	// names, when set, makes one string of each distinct name a blob
+	// repeats (err, x, Errorf): fewer allocations to decode and to keep.
+	names map[string]string
 }
 
 func (d *decoder) fail() { d.err, d.buf = errCorrupt, nil }
 
 func (d *decoder) uvarint() uint64 {
+	if len(d.buf) > 0 && d.buf[0] < 0x80 {
+		v := uint64(d.buf[0])
+		d.buf = d.buf[1:]
+		return v
+	}
 	v, n := binary.Uvarint(d.buf)
 	if n <= 0 {
 		d.fail()
@@ -71,6 +79,12 @@ func (d *decoder) uvarint() uint64 {
 }
 
 func (d *decoder) varint() int64 {
+	// Most are one byte (spans are small deltas): decoded inline.
+	if len(d.buf) > 0 && d.buf[0] < 0x80 {
+		u := uint64(d.buf[0])
+		d.buf = d.buf[1:]
+		return int64(u>>1) ^ -int64(u&1)
+	}
 	v, n := binary.Varint(d.buf)
 	if n <= 0 {
 		d.fail()
@@ -106,6 +120,20 @@ func (d *decoder) bytes(n int) []byte {
 }
 
 func (d *decoder) str() string { return string(d.bytes(int(d.uvarint()))) }
+
+// name is str for a string a blob repeats, made once per decoder.
+func (d *decoder) name() string {
+	b := d.bytes(int(d.uvarint()))
+	if len(b) == 0 || d.names == nil {
+		return string(b)
+	}
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.names[s] = s
+	return s
+}
 
 // count reads a slice length, rejecting lengths that cannot fit in the rest of
 // the buffer so corrupt data cannot trigger a huge allocation.
@@ -222,6 +250,13 @@ const maxBlobSize = 256 << 20
 
 // decodeFacts is the inverse of encodeFacts. Empty slices decode as nil.
 func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
+	return decodeFactsUpTo(blob, false)
+}
+
+// decodeFactsUpTo decodes a blob, stopping after the definitions when
+// defsOnly is set: they come first, and the references after them are
+// most of a file.
+func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n, err := s2.DecodedLen(blob); err != nil || n > maxBlobSize {
 		return nil, errCorrupt
 	}
@@ -229,23 +264,29 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 	if err != nil {
 		return nil, errCorrupt
 	}
-	d := &decoder{buf: b}
+	d := &decoder{buf: b, names: map[string]string{}}
 	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int(), ASCII: d.bool()}
 	if n := d.count(); n > 0 {
 		f.Defs = make([]analysis.Def, n)
 		for i := range f.Defs {
 			f.Defs[i] = analysis.Def{
-				Name: d.str(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
-				Container: d.int32(), Scope: d.int32(), Visibility: d.str(), Signature: d.str(),
-				Doc: d.str(), TypeName: d.str(), Receiver: d.str(), Value: d.str(),
+				Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
+				Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
+				Doc: d.str(), TypeName: d.name(), Receiver: d.name(), Value: d.str(),
 			}
 		}
+	}
+	if defsOnly {
+		if d.err != nil {
+			return nil, d.err
+		}
+		return f, nil
 	}
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			f.Refs[i] = analysis.Ref{Name: d.str(), Span: d.span(), Role: analysis.Role(d.byte()),
-				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.str(), Args: d.str()}
+			f.Refs[i] = analysis.Ref{Name: d.name(), Span: d.span(), Role: analysis.Role(d.byte()),
+				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
 		}
 	}
 	if n := d.count(); n > 0 {
@@ -264,7 +305,7 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Calls = make([]analysis.Call, n)
 		for i := range f.Calls {
-			f.Calls[i] = analysis.Call{Caller: d.int32(), Callee: d.str(), Site: d.span(), Ref: d.int32()}
+			f.Calls[i] = analysis.Call{Caller: d.int32(), Callee: d.name(), Site: d.span(), Ref: d.int32()}
 		}
 	}
 	if n := d.count(); n > 0 {

@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {
@@ -50,6 +50,11 @@ type Options struct {
 	// (resolve.BodyBindings); its opener hands it in, since storage knows no
 	// resolution rules. nil keeps every entry in the name tables.
 	FileLocal func(*analysis.FileFacts) (defs, refs []bool)
+	// RefHints gives each of a file's references a small number, stored in
+	// its reference posting (RefHit.Hint): what the resolver can tell of it
+	// from its own file (resolve.GoRefHints), so that a query can set some
+	// aside without decoding the file. nil, or a nil result, stores zeros.
+	RefHints func(*analysis.FileFacts) []uint32
 	// FreeSpace reports the bytes free on a directory's file system (default:
 	// statfs); tests stand in a full disk with it.
 	FreeSpace func(dir string) (uint64, error)
@@ -59,6 +64,7 @@ type Options struct {
 // are serialised internally (see Batch).
 type Index struct {
 	fileLocal func(*analysis.FileFacts) (defs, refs []bool)
+	refHints  func(*analysis.FileFacts) []uint32
 	free      func(dir string) (uint64, error) // see space.go
 	gen       atomic.Pointer[generation]       // the database now (relocate.go)
 	dir       string                           // on disk, or the disk it left for memory; "" for an in-memory index
@@ -136,7 +142,7 @@ func Open(root string, opts Options) (*Index, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	ix := &Index{fileLocal: opts.FileLocal, free: opts.FreeSpace, version: versionValue(opts),
+	ix := &Index{fileLocal: opts.FileLocal, refHints: opts.RefHints, free: opts.FreeSpace, version: versionValue(opts),
 		logger: logger.With("component", "badger"), binaryVersion: opts.BinaryVersion}
 	ix.root, _ = canonicalRoot(root)
 	if ix.free == nil {

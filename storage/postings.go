@@ -27,6 +27,11 @@ type RefHit struct {
 	Index int // into Facts(Path).Refs
 	Name  string
 	Role  analysis.Role
+	// Hint is what Options.RefHints said of the reference; Imports are the
+	// file's Go import paths (shared: not to be modified), which hints
+	// may point into.
+	Hint    uint32
+	Imports []string
 }
 
 // CallHit is one call site of a callee name, with the calling definition.
@@ -91,16 +96,23 @@ func decodeDefPosting(v []byte, name string, file fileRow, out []DefHit) ([]DefH
 }
 
 // encodeRefPosting stores each reference as the gap from the previous one's
-// index and its role: about two bytes a reference instead of the sixteen a
-// span, qualifier and enclosing definition took. Every reader resolves the
-// references it lists through the file's facts anyway, and references are
-// the bulk of what a cold index writes.
-func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int) {
+// index, its role and its hint (Options.RefHints; zero, one byte, for most
+// references of other languages): a few bytes a reference instead of the
+// sixteen a span, qualifier and enclosing definition took. Readers resolve
+// the references they keep through the file's facts; the hint lets a
+// query set many aside first. References are the bulk of what a cold
+// index writes.
+func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int, hints []uint32) {
 	e.uvarint(uint64(len(idx)))
 	prev := 0
 	for _, i := range idx {
 		e.uvarint(uint64(i - prev))
 		e.byte(byte(f.Refs[i].Role))
+		hint := uint32(0)
+		if i < len(hints) {
+			hint = hints[i]
+		}
+		e.uvarint(uint64(hint))
 		prev = i
 	}
 }
@@ -110,7 +122,8 @@ func decodeRefPosting(v []byte, name string, file fileRow, out []RefHit) ([]RefH
 	i := 0
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		i += int(d.uvarint())
-		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte())})
+		out = append(out, RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte()),
+			Hint: uint32(d.uvarint()), Imports: file.imports})
 	}
 	return out, d.err
 }
@@ -208,7 +221,6 @@ func (ix *Index) postingTables(f *analysis.FileFacts) []postingTable {
 
 var postingEncoders = map[byte]func(*encoder, *analysis.FileFacts, []int){
 	tagDef:   encodeDefPosting,
-	tagRef:   encodeRefPosting,
 	tagSuper: encodeEdgePosting,
 	tagSub:   encodeEdgePosting,
 }

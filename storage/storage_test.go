@@ -134,6 +134,15 @@ func TestBlobRoundTripCoversEveryField(t *testing.T) {
 	if _, err := decodeFacts(encodeFacts(&f)[:20]); err == nil {
 		t.Error("truncated blob decoded without error")
 	}
+	// The definitions alone: the same, without what follows them.
+	defs, err := decodeFactsUpTo(encodeFacts(&f), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := analysis.FileFacts{Lang: f.Lang, Package: f.Package, Size: f.Size, Lines: f.Lines, ASCII: f.ASCII, Defs: f.Defs}
+	if !reflect.DeepEqual(defs, &want) {
+		t.Errorf("definitions alone:\n got %+v\nwant %+v", defs, &want)
+	}
 }
 
 func TestPutAndQuery(t *testing.T) {
@@ -158,6 +167,9 @@ func TestPutAndQuery(t *testing.T) {
 	f.Path = "/w/a.go"
 	if !reflect.DeepEqual(got, f) {
 		t.Errorf("Facts = %+v, want %+v", got, f)
+	}
+	if d, err := ix.Defs("/w/a.go"); err != nil || d.Path != f.Path || !reflect.DeepEqual(d.Defs, f.Defs) || d.Refs != nil {
+		t.Errorf("Defs = %+v, %v; want the definitions of %+v alone", d, err, f)
 	}
 
 	defs, err := ix.DefsNamed("Circle")

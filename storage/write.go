@@ -300,6 +300,10 @@ func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]po
 	// A file repeats its names: a small per-file map is cheaper than the
 	// index-wide cache, whose size makes every lookup a cache miss.
 	local := make(map[string]uint32, len(facts.Defs)+len(facts.Refs)/4)
+	var hints []uint32
+	if b.ix.refHints != nil {
+		hints = b.ix.refHints(facts)
+	}
 	for _, t := range b.ix.postingTables(facts) {
 		keys = keys[:0]
 		for i := range t.n {
@@ -326,7 +330,11 @@ func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]po
 				idx = append(idx, int(uint32(keys[end])))
 			}
 			valueStart := len(e.buf)
-			postingEncoders[t.tag](e, facts, idx)
+			if t.tag == tagRef {
+				encodeRefPosting(e, facts, idx, hints)
+			} else {
+				postingEncoders[t.tag](e, facts, idx)
+			}
 			rows = append(rows, postingRow{postingRef{t.tag, id}, e.buf[valueStart:len(e.buf):len(e.buf)]})
 			start = end
 		}

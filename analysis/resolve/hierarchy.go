@@ -77,6 +77,11 @@ func (r *Resolver) ReferenceCandidates(def DefID, certain bool) []RefID {
 		}
 		return out
 	}
+	if certain && topLevelGo(f, def) {
+		if out, ok := r.hintedTopLevel(def, f); ok {
+			return out
+		}
+	}
 	for _, n := range r.UseNames(def) {
 		out = append(out, r.ws.RefsNamed(n)...)
 	}

@@ -514,6 +514,40 @@ func (s *Snapshot) refsNamed(name string) []resolve.RefID {
 	return out
 }
 
+// HintedRefsNamed implements resolve.RefHinter: refsNamed with hints, an
+// open document's worked out from its current facts.
+func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
+	var out []resolve.HintedRef
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue // references stay workspace-scoped
+		}
+		for _, ref := range w.view.hintedRefsNamed(name) {
+			if s.fromIndex(w, ref.Path) {
+				out = append(out, ref)
+			}
+		}
+	}
+	for _, p := range s.openPaths {
+		o := s.open[p]
+		if len(o.refs[name]) == 0 {
+			continue
+		}
+		hints := resolve.GoRefHints(o.facts)
+		for _, i := range o.refs[name] {
+			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}}
+			if int(i) < len(hints) {
+				ref.Hint = hints[i]
+				if k := resolve.HintImport(ref.Hint); k >= 0 {
+					ref.Import = o.facts.Imports[k].Path
+				}
+			}
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
 // SupertypesNamed implements resolve.Workspace.
 func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
 	var out []resolve.SupertypeID

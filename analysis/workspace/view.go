@@ -230,7 +230,23 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if ok {
 		return defs
 	}
-	f := v.file(path)
+	// The definitions alone, unless the whole facts are at hand: completion
+	// lists a package's declarations, and decoding the references of each
+	// of its files (a large generated one holds hundreds of thousands) was
+	// most of a first completion's time.
+	v.mu.Lock()
+	e, cached := v.facts[path]
+	v.mu.Unlock()
+	var f *analysis.FileFacts
+	if cached {
+		f = e.Value.(*cachedFacts).facts
+	} else {
+		var err error
+		if f, err = v.ix.Defs(path); err != nil {
+			v.log.Debug("index has no facts", "path", path, "err", err)
+			return nil
+		}
+	}
 	if f == nil {
 		return nil
 	}
@@ -363,6 +379,27 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	out := make([]resolve.RefID, len(hits))
 	for i, h := range hits {
 		out[i] = resolve.RefID{Path: h.Path, Index: int32(h.Index)}
+	}
+	return out
+}
+
+// hintedRefsNamed is refsNamed with each reference's stored hint.
+func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
+	v.touch()
+	hits, err := v.ix.RefsNamed(name)
+	if err != nil {
+		v.log.Warn("reference lookup failed", "name", name, "err", err)
+	}
+	out := make([]resolve.HintedRef, len(hits))
+	for i, h := range hits {
+		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint}
+		if k := resolve.HintImport(h.Hint); k >= 0 {
+			if k >= len(h.Imports) {
+				out[i].Hint = 0 // not what this file row says: resolve it
+			} else {
+				out[i].Import = h.Imports[k]
+			}
+		}
 	}
 	return out
 }

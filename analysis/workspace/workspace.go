@@ -84,6 +84,7 @@ func Open(root string, opts Options) (*Workspace, error) {
 			BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
 			Logger:         opts.Logger,
 			FileLocal:      resolve.BodyBindings,
+			RefHints:       resolve.GoRefHints,
 		})
 	}
 	var ix *storage.Index

@@ -33,7 +33,11 @@ type coldResult struct {
 	// own memory, and the pages of files it maps (badger's tables and value
 	// log), which the kernel can drop.
 	anonAtPeak, fileAtPeak int64
-	err                    error // why the run ended early; what was measured before stays
+	// queryCPU is the server's CPU time (user and system) while the
+	// queries ran, background work included: on a shared machine it
+	// tells more than wall times.
+	queryCPU time.Duration
+	err      error // why the run ended early; what was measured before stays
 }
 
 func runCold(kast, gopls, root string, n int) error {
@@ -69,6 +73,7 @@ func runCold(kast, gopls, root string, n int) error {
 		if r.err != nil {
 			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
 		}
+		printSlowest(srv.name, r.timings.slowest, 12)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
@@ -113,7 +118,10 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		return r
 	}
 	r.ready = time.Since(start)
-	if r.timings, r.err = measureNow(ctx, s, samples); r.err != nil {
+	cpu0 := processCPU(s.cmd.Process.Pid)
+	r.timings, r.err = measureNow(ctx, s, samples)
+	r.queryCPU = processCPU(s.cmd.Process.Pid) - cpu0
+	if r.err != nil {
 		return r
 	}
 	if failed := len(r.timings.byMethod["workspace/symbol errors"]); failed == len(samples) {
@@ -247,6 +255,7 @@ func printCold(first string, results map[string]coldResult, withGopls bool) {
 			return ms(percentile(d, .5)) + " / " + ms(percentile(d, .95)) + " / " + ms(percentile(d, .99))
 		})
 	}
+	row("CPU time while queried", func(r coldResult) string { return r.queryCPU.Round(10 * time.Millisecond).String() })
 	row("background work done", func(r coldResult) string {
 		if r.settled == 0 {
 			return "-"
@@ -273,4 +282,32 @@ func printCold(first string, results map[string]coldResult, withGopls bool) {
 		}
 		return "complete"
 	})
+}
+
+// processCPU is a process's user and system CPU time so far, from
+// /proc/pid/stat; zero when it cannot be read.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: count fields
+	// after its closing parenthesis (state is field 3, utime 14, stime 15).
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
+
+// printSlowest lists a server's slowest requests: the positions that set
+// its high percentiles.
+func printSlowest(name string, slow []slowRequest, n int) {
+	for _, r := range slow[:min(n, len(slow))] {
+		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %s\n", name, float64(r.took)/1e6, r.method, r.name, r.at)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -153,6 +154,25 @@ func unescapeURI(u string) string {
 type timings struct {
 	byMethod map[string][]time.Duration
 	firstDef []string
+	// slowest holds the slowest requests, to say which positions set a
+	// percentile (kastbench -cold prints them).
+	slowest []slowRequest
+}
+
+// slowRequest is one request and how long it took.
+type slowRequest struct {
+	method, name, at string
+	took             time.Duration
+}
+
+// note records a request among the slowest kept.
+func (t *timings) note(r slowRequest) {
+	const keep = 40
+	t.slowest = append(t.slowest, r)
+	slices.SortFunc(t.slowest, func(a, b slowRequest) int { return cmp.Compare(b.took, a.took) })
+	if len(t.slowest) > keep {
+		t.slowest = t.slowest[:keep]
+	}
 }
 
 // measure sends definition, references, completion and workspace/symbol at
@@ -191,7 +211,9 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 				t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
 				continue
 			}
-			t.byMethod[req.method] = append(t.byMethod[req.method], time.Since(start))
+			took := time.Since(start)
+			t.byMethod[req.method] = append(t.byMethod[req.method], took)
+			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took})
 		}
 		t.firstDef[i] = firstLocation(defs)
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})

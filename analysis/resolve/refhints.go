@@ -1,0 +1,171 @@
+package resolve
+
+import (
+	"hash/fnv"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Before the reference pass, a query for a common Go name resolves every
+// reference so named in the files that may import the definition's package:
+// for Size or Errorf, thousands, each decoding its file's facts. Most of
+// them are settled by their own file alone. A top-level declaration is
+// named by a bare identifier only in its own package's folder (or in a file
+// that dot-imports), and behind a selector only through the file's import
+// that the qualifier names, or (code that does not compile) through a
+// package named like the qualifier (inModule's last resort); whatever else
+// the qualifier is, x.Size is a field or a method. The index stores one
+// number per reference posting, a hint, so that such candidates are set
+// aside from the posting without decoding their file.
+
+// The parts of a hint: its kind in the low bits, then for a selector the
+// qualifier's hash, then the import the qualifier names (its index + 1).
+const (
+	hintKindBits  = 2
+	hintQualBits  = 10
+	hintQualShift = hintKindBits
+	hintImpShift  = hintKindBits + hintQualBits
+)
+
+// Hint kinds.
+const (
+	hintNone     = 0 // nothing known: resolve the reference
+	hintBare     = 1 // a bare identifier in a file without dot imports
+	hintSelector = 2 // x.Name, with x's hash and the import x names, if one
+)
+
+// HintedRef is a reference listed by name with its stored hint (see
+// GoRefHints); Import is the path of the import the hint names, if any.
+type HintedRef struct {
+	RefID
+	Hint   uint32
+	Import string
+}
+
+// HintImport returns the index into the file's imports that a hint names,
+// or -1.
+func HintImport(hint uint32) int {
+	if hint&(1<<hintKindBits-1) != hintSelector {
+		return -1
+	}
+	return int(hint>>hintImpShift) - 1
+}
+
+// RefHinter is implemented by a workspace that lists references by name
+// with their hints.
+type RefHinter interface {
+	HintedRefsNamed(name string) []HintedRef
+}
+
+// GoRefHints returns each reference's hint; nil for other languages. The
+// index stores it beside the reference postings.
+func GoRefHints(f *analysis.FileFacts) []uint32 {
+	if f.Lang != "go" {
+		return nil
+	}
+	dot := false
+	for _, imp := range f.Imports {
+		dot = dot || imp.Wildcard
+	}
+	out := make([]uint32, len(f.Refs))
+	for i, ref := range f.Refs {
+		out[i] = goRefHint(f, ref, dot)
+	}
+	return out
+}
+
+func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot bool) uint32 {
+	switch {
+	case ref.Role&analysis.RoleImport != 0:
+		return hintNone
+	case ref.Qualifier == "" && dot:
+		return hintNone
+	case ref.Qualifier == "":
+		return hintBare
+	}
+	named := 0
+	for k, imp := range f.Imports {
+		if ref.Qualifier != imp.Path && ref.Qualifier != goImportName(imp) {
+			continue
+		}
+		if named != 0 {
+			return hintNone // two imports of one name: the resolver tries both
+		}
+		named = k + 1
+	}
+	return hintSelector | qualifierHash(ref.Qualifier)<<hintQualShift | uint32(named)<<hintImpShift
+}
+
+// qualifierHash is a qualifier's hint bits: equal qualifiers hash alike.
+func qualifierHash(q string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(q))
+	return h.Sum32() & (1<<hintQualBits - 1)
+}
+
+// topLevelGo reports whether def is a Go declaration at package level that
+// is not a method: what hints can settle.
+func topLevelGo(f *analysis.FileFacts, def DefID) bool {
+	d := f.Defs[def.Index]
+	return f.Lang == "go" && d.Container == analysis.None && d.Receiver == "" && d.Kind != analysis.KindMethod
+}
+
+// hintedTopLevel is ReferenceCandidates' certain list for a top-level Go
+// declaration: pruned by folder (goReachers), then by hint. ok is false
+// when the workspace keeps no hints.
+func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bool) {
+	h, ok := r.ws.(RefHinter)
+	dp, imports := r.ws.(GoImports)
+	if !ok || !imports {
+		return nil, false
+	}
+	var refs []HintedRef
+	for _, n := range r.UseNames(def) {
+		refs = append(refs, h.HintedRefsNamed(n)...)
+	}
+	dirs := map[string]bool{}
+	for _, ref := range refs {
+		dirs[filepath.Dir(ref.Path)] = true
+	}
+	reach := r.goReachers(def, f, dirs)
+	home := filepath.Dir(def.Path)
+	pkgHash := qualifierHash(f.Package)
+	var out []RefID
+	for _, ref := range refs {
+		dir := filepath.Dir(ref.Path)
+		if reach != nil && !reach[dir] {
+			continue
+		}
+		switch ref.Hint & (1<<hintKindBits - 1) {
+		case hintBare:
+			if dir != home {
+				continue // its own package's, or the universe's
+			}
+		case hintSelector:
+			// A package named like the qualifier is the resolver's last
+			// resort: kept whenever the hashes allow it.
+			if (ref.Hint>>hintQualShift)&(1<<hintQualBits-1) != pkgHash &&
+				(ref.Import == "" || !r.mayNameHome(dp, ref, def, f.Package)) {
+				continue // a field or a method, or another package's
+			}
+		}
+		out = append(out, ref.RefID)
+	}
+	return out, true
+}
+
+// mayNameHome reports whether the import a selector's qualifier names may
+// be def's package by any of the ways inModule follows an import: the
+// folder the workspace or the resolver maps it to, a package of its name,
+// a file its path matches, a folder ending like it.
+func (r *Resolver) mayNameHome(dp GoImports, ref HintedRef, def DefID, pkg string) bool {
+	home := filepath.Dir(def.Path)
+	if ref.Import == pkg || r.mayImport(dp, ref.Import, home) || moduleMatches(ref.Path, def.Path, ref.Import) {
+		return true
+	}
+	score, _ := matchDirSegments(strings.Split(ref.Import, "/"), path.Clean(filepath.ToSlash(home)))
+	return score > 0
+}
