@@ -335,11 +335,12 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	next := make(chan string)
 	var wg sync.WaitGroup
 	if workers <= 0 {
-		workers = max(1, runtime.GOMAXPROCS(0)-1)
+		workers = runtime.GOMAXPROCS(0)
 	}
+	cache := newPassCache(w.view)
 	for range workers {
 		wg.Go(func() {
-			pv := &passView{view: w.view}
+			pv := &passView{view: w.view, cache: cache}
 			var r *resolve.Resolver
 			ords := map[string][]int32{}
 			for {

@@ -70,3 +70,55 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 	defer mem.Close()
 	return pprof.Lookup("allocs").WriteTo(mem, 0)
 }
+
+// profilePassRun indexes root cold in this process, then runs the reference
+// pass over it under the CPU profiler: the pass's CPU, wall time and the
+// process's peak RSS, with an optional allocation profile of the pass alone.
+func profilePassRun(root, cpuFile, memFile string, workers int) error {
+	dir, err := os.MkdirTemp("", "kastbench-profile-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ws, err := workspace.Open(root, workspace.Options{IndexDir: dir})
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	start, cpu := time.Now(), selfCPU()
+	totals, _, err := ws.Refresh(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("indexed %d files in %s, %s CPU\n", totals.Files, time.Since(start).Round(time.Millisecond), (selfCPU() - cpu).Round(time.Millisecond))
+	if memFile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+	out, err := os.Create(cpuFile)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return err
+	}
+	runtime.GC()
+	resetPeakRSS()
+	start, cpu = time.Now(), selfCPU()
+	n, err := ws.ResolveUses(context.Background(), workers, nil)
+	pprof.StopCPUProfile()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("resolved the references of %d files in %s, %s CPU, peak RSS %d MB\n", n,
+		time.Since(start).Round(time.Millisecond), (selfCPU() - cpu).Round(time.Millisecond), peakRSSSelf()/1024)
+	if memFile == "" {
+		return nil
+	}
+	mem, err := os.Create(memFile)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	return pprof.Lookup("allocs").WriteTo(mem, 0)
+}
