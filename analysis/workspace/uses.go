@@ -235,8 +235,8 @@ func ordinals(f *analysis.FileFacts) []int32 {
 
 // ResolveUses brings the stored uses up to date: it resolves the files
 // changed since the last pass when every shape held, else every file, on
-// workers goroutines (0: all cores but one, left for the requests a
-// background pass runs beside). progress, which may be nil, hears of each
+// workers goroutines (0: every core; a background pass gives them up while
+// queries run, see ResolveUsesInBackground). progress, which may be nil, hears of each
 // file done. It returns how many files it resolved.
 func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
 	return w.resolveUsesYielding(ctx, workers, false, progress)
@@ -357,7 +357,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 					pv.kept.Store(0)
 					r, ords = resolve.NewWithBudget(pv, passResolverBytes), map[string][]int32{}
 				}
-				results <- result{p, w.fileRecord(p), w.fileUses(r, p, ords)}
+				results <- result{p, fileRecord(cache.file(p)), fileUses(cache, r, p, ords)}
 			}
 		})
 	}
@@ -445,9 +445,8 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	return done, err
 }
 
-// fileRecord describes path's indexed content for its uses record.
-func (w *Workspace) fileRecord(path string) storage.UsesRecord {
-	f := w.view.file(path)
+// fileRecord describes a file's indexed content for its uses record.
+func fileRecord(f *analysis.FileFacts) storage.UsesRecord {
 	if f == nil {
 		return storage.UsesRecord{}
 	}
@@ -455,13 +454,14 @@ func (w *Workspace) fileRecord(path string) storage.UsesRecord {
 }
 
 // fileUses resolves path's references for storage, naming each target by
-// its ordinal (ords memoizes them by file).
-func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
+// its ordinal (ords memoizes them by file). Targets' facts are read through
+// the pass's memo: the query cache is for queries.
+func fileUses(cache *passCache, r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
 	out := map[storage.UseTarget][]storage.Use{}
 	r.FileUses(path, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
-			if f := w.view.file(def.Path); f != nil {
+			if f := cache.file(def.Path); f != nil {
 				o = ordinals(f)
 			}
 			ords[def.Path] = o

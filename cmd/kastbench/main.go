@@ -76,6 +76,8 @@ func main() {
 	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
 	profilePass := flag.Bool("pass", false, "with -cpuprofile, profile the reference pass (every reference resolved and stored) after an unprofiled index instead of the index")
 	passWorkers := flag.Int("workers", 0, "with -pass, the pass's workers (0: the pass's default)")
+	passFiles := flag.Int("passfiles", 0, "with -pass, stop the pass after this many files (0: all)")
+	indexDir := flag.String("indexdir", "", "with -pass, keep the index in this folder and reuse it on the next run (default: a fresh temporary one)")
 	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the round with the median ratio")
 	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
 	accuracy := flag.String("accuracy", "", "score resolution for a `language` on -root: go against -gopls, kotlin against a compiler oracle, (comma-separated) instead of indexing")
@@ -106,7 +108,7 @@ func main() {
 		err = runFloor(*root)
 	} else if *cpuProfile != "" {
 		if *profilePass {
-			err = profilePassRun(*root, *cpuProfile, *memProfile, *passWorkers)
+			err = profilePassRun(*root, *cpuProfile, *memProfile, *indexDir, *passWorkers, *passFiles)
 		} else {
 			err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
 		}

@@ -74,12 +74,15 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 // profilePassRun indexes root cold in this process, then runs the reference
 // pass over it under the CPU profiler: the pass's CPU, wall time and the
 // process's peak RSS, with an optional allocation profile of the pass alone.
-func profilePassRun(root, cpuFile, memFile string, workers int) error {
-	dir, err := os.MkdirTemp("", "kastbench-profile-")
-	if err != nil {
-		return err
+func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) error {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "kastbench-profile-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
-	defer os.RemoveAll(dir)
 	ws, err := workspace.Open(root, workspace.Options{IndexDir: dir})
 	if err != nil {
 		return err
@@ -105,9 +108,15 @@ func profilePassRun(root, cpuFile, memFile string, workers int) error {
 	runtime.GC()
 	resetPeakRSS()
 	start, cpu = time.Now(), selfCPU()
-	n, err := ws.ResolveUses(context.Background(), workers, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	n, err := ws.ResolveUses(ctx, workers, func(done, _ int) {
+		if done == files {
+			stop()
+		}
+	})
 	pprof.StopCPUProfile()
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return err
 	}
 	fmt.Printf("resolved the references of %d files in %s, %s CPU, peak RSS %d MB\n", n,
