@@ -28,7 +28,16 @@ var passBudget = struct {
 	facts int64
 	// defs bounds the name-table entries a pass memoizes.
 	defs int
-}{facts: 64 << 20, defs: 1 << 17}
+	// resolver bounds the decoded facts one worker's resolver keeps (it
+	// memoizes every file it reads, and a file's references can reach
+	// hundreds of files): with a fresh resolver every 64 files, the
+	// standard library's pass held over 400 MB of them.
+	resolver int64
+	// renewal is how much a worker's resolver reads before it is
+	// replaced: its memo of facts is bounded, but its lookups (names,
+	// types, chains) grow with the files it resolves.
+	renewal int64
+}{facts: 64 << 20, defs: 1 << 17, resolver: 24 << 20, renewal: 96 << 20}
 
 // passCache is what one pass's workers share. It is valid for one
 // generation of the view: the facts of a changed file are not served.

@@ -264,15 +264,6 @@ func (w *Workspace) resolveUsesYielding(ctx context.Context, workers int, yield 
 }
 
 const (
-	// passResolverBytes bounds the decoded facts one pass worker's resolver
-	// keeps (it memoizes every file it reads, and a file's references can
-	// reach hundreds of files): with a fresh resolver every 64 files, the
-	// standard library's pass held over 400 MB of them.
-	passResolverBytes = 24 << 20
-	// passResolverRenewal is how much a worker's resolver reads before it
-	// is replaced: its memo of facts is bounded by passResolverBytes, but
-	// its lookups (names, types, chains) grow with the files it resolves.
-	passResolverRenewal = 4 * passResolverBytes
 	usesPerFlush        = 256
 	// A background pass waits for queryQuiet without queries before each
 	// file, but never longer than maxYield.
@@ -353,9 +344,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				}
 				// A fresh resolver once the facts it keeps outgrow the
 				// budget bounds the pass's memory.
-				if r == nil || pv.kept.Load() > passResolverRenewal {
+				if r == nil || pv.kept.Load() > passBudget.renewal {
 					pv.kept.Store(0)
-					r, ords = resolve.NewWithBudget(pv, passResolverBytes), map[string][]int32{}
+					r, ords = resolve.NewWithBudget(pv, passBudget.resolver), map[string][]int32{}
 				}
 				results <- result{p, fileRecord(cache.file(p)), fileUses(cache, r, p, ords)}
 			}
