@@ -264,7 +264,7 @@ func (w *Workspace) resolveUsesYielding(ctx context.Context, workers int, yield 
 }
 
 const (
-	usesPerFlush        = 256
+	usesPerFlush = 256
 	// A background pass waits for queryQuiet without queries before each
 	// file, but never longer than maxYield.
 	queryQuiet = 25 * time.Millisecond
