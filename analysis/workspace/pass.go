@@ -88,7 +88,7 @@ func (w *Workspace) partialDone() map[string]bool {
 
 // passView is the view as a pass worker's resolver reads it: its reads are
 // not queries (the pass does not wait for itself), and it counts the
-// decoded facts the resolver memoizes, so the worker can replace it.
+// decoded facts the resolver memoizes, so the pass can replace it.
 type passView struct {
 	*view
 	cache *passCache

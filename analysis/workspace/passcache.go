@@ -37,7 +37,9 @@ var passBudget = struct {
 	// replaced: its memo of facts is bounded, but its lookups (names,
 	// types, chains) grow with the files it resolves.
 	renewal int64
-}{facts: 64 << 20, defs: 1 << 17, resolver: 24 << 20, renewal: 96 << 20}
+	// ordinals bounds the files whose ordinals a worker memoizes.
+	ordinals int
+}{facts: 64 << 20, defs: 1 << 17, resolver: 24 << 20, renewal: 128 << 20, ordinals: 4096}
 
 // passCache is what one pass's workers share. It is valid for one
 // generation of the view: the facts of a changed file are not served.
@@ -51,6 +53,23 @@ type passCache struct {
 	bytes int64
 	defs  map[string][]resolve.DefEntry
 	nDefs int
+	// r is the resolver the workers share (its lookups are made once for
+	// all of them), read through pv.
+	r  *resolve.Resolver
+	pv *passView
+}
+
+// resolver returns the workers' resolver, a fresh one once the current
+// one has read more than the renewal budget: the facts it keeps are
+// bounded, but its lookups grow with the files it resolves.
+func (c *passCache) resolver() *resolve.Resolver {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.r == nil || c.pv.kept.Load() > passBudget.renewal {
+		c.pv = &passView{view: c.v, cache: c}
+		c.r = resolve.NewWithBudget(c.pv, passBudget.resolver)
+	}
+	return c.r
 }
 
 func newPassCache(v *view) *passCache {

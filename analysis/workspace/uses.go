@@ -331,8 +331,6 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	cache := newPassCache(w.view)
 	for range workers {
 		wg.Go(func() {
-			pv := &passView{view: w.view, cache: cache}
-			var r *resolve.Resolver
 			ords := map[string][]int32{}
 			for {
 				if yield {
@@ -342,11 +340,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				if !ok {
 					return
 				}
-				// A fresh resolver once the facts it keeps outgrow the
-				// budget bounds the pass's memory.
-				if r == nil || pv.kept.Load() > passBudget.renewal {
-					pv.kept.Store(0)
-					r, ords = resolve.NewWithBudget(pv, passBudget.resolver), map[string][]int32{}
+				r := cache.resolver()
+				if len(ords) > passBudget.ordinals {
+					ords = map[string][]int32{}
 				}
 				results <- result{p, fileRecord(cache.file(p)), fileUses(cache, r, p, ords)}
 			}
