@@ -235,9 +235,9 @@ func ordinals(f *analysis.FileFacts) []int32 {
 
 // ResolveUses brings the stored uses up to date: it resolves the files
 // changed since the last pass when every shape held, else every file, on
-// workers goroutines (0: every core; a background pass gives them up while
-// queries run, see ResolveUsesInBackground). progress, which may be nil, hears of each
-// file done. It returns how many files it resolved.
+// workers goroutines (0: every core; a background pass gives them up
+// while queries run, see ResolveUsesInBackground). progress, which may be
+// nil, hears of each file done. It returns how many files it resolved.
 func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
 	return w.resolveUsesYielding(ctx, workers, false, progress)
 }
