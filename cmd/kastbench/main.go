@@ -17,6 +17,12 @@
 //
 //	kastbench -cpuprofile cpu.prof [-memprofile mem.prof] [-trace trace.out] [-root DIR]
 //
+// With -pass it profiles the reference pass instead, after an unprofiled
+// index (-indexdir keeps the index for the next run, -passfiles stops the
+// pass early), and prints its CPU, wall time and peak RSS:
+//
+//	kastbench -cpuprofile pass.prof -pass [-workers N] [-passfiles N] [-indexdir DIR] [-root DIR]
+//
 // With -lsp it instead compares language-server request latencies of kast
 // and gopls on the same sampled positions, and how often their first
 // definitions agree:
