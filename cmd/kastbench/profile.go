@@ -94,6 +94,10 @@ func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) erro
 		return err
 	}
 	fmt.Printf("indexed %d files in %s, %s CPU\n", totals.Files, time.Since(start).Round(time.Millisecond), (selfCPU() - cpu).Round(time.Millisecond))
+	// A kept index may hold a finished pass: this one starts over.
+	if err := ws.Index.ClearUses(); err != nil {
+		return err
+	}
 	if memFile != "" {
 		runtime.MemProfileRate = 64 << 10
 	}
