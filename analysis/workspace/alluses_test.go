@@ -108,3 +108,27 @@ func TestEachUseCancelled(t *testing.T) {
 		}
 	}
 }
+
+// The pass's stored uses are exactly what a fresh resolver with no budget
+// finds file by file, on every resolution fixture, with the pass's shared
+// memos as large as in production and shrunk until they evict at every
+// read, and with more workers than files.
+func TestPassUsesEqualUncachedResolution(t *testing.T) {
+	for _, shrunk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shrunk=%v", shrunk), func(t *testing.T) {
+			if shrunk {
+				workspace.ShrinkPassBudgets(t)
+			}
+			eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+				ws, _ := openArchive(t, ar)
+				want := resolvedUses(ws)
+				if _, err := ws.ResolveUses(context.Background(), 4, nil); err != nil || !ws.UsesHold() {
+					t.Fatalf("pass: %v, hold %v", err, ws.UsesHold())
+				}
+				if got := allUses(t, ws); !slices.Equal(got, want) {
+					t.Fatalf("stored uses differ from resolution:\n got  %v\n want %v", got, want)
+				}
+			})
+		})
+	}
+}

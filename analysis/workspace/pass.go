@@ -88,17 +88,18 @@ func (w *Workspace) partialDone() map[string]bool {
 
 // passView is the view as a pass worker's resolver reads it: its reads are
 // not queries (the pass does not wait for itself), and it counts the
-// decoded facts the resolver memoizes, so the worker can replace it.
+// decoded facts the resolver memoizes, so the pass can replace it.
 type passView struct {
 	*view
-	kept atomic.Int64
+	cache *passCache
+	kept  atomic.Int64
 }
 
 // File reads through the view's cache without filling it: the pass reads
 // every file of the workspace, which would push out what queries come back
-// to, and its resolver keeps what it reads again within its own budget.
+// to. The pass's workers share what they read (passCache).
 func (p *passView) File(path string) *analysis.FileFacts {
-	f := p.view.peek(path)
+	f := p.cache.file(path)
 	if f != nil {
 		p.kept.Add(factsSize(f))
 	}
@@ -106,7 +107,7 @@ func (p *passView) File(path string) *analysis.FileFacts {
 }
 
 func (p *passView) DefsNamed(name string) []resolve.DefEntry {
-	return p.view.defsNamed(name)
+	return p.cache.defsNamed(name)
 }
 func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
 func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {

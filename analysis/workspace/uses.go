@@ -235,9 +235,9 @@ func ordinals(f *analysis.FileFacts) []int32 {
 
 // ResolveUses brings the stored uses up to date: it resolves the files
 // changed since the last pass when every shape held, else every file, on
-// workers goroutines (0: all cores but one, left for the requests a
-// background pass runs beside). progress, which may be nil, hears of each
-// file done. It returns how many files it resolved.
+// workers goroutines (0: every core; a background pass gives them up
+// while queries run, see ResolveUsesInBackground). progress, which may be
+// nil, hears of each file done. It returns how many files it resolved.
 func (w *Workspace) ResolveUses(ctx context.Context, workers int, progress func(done, total int)) (int, error) {
 	return w.resolveUsesYielding(ctx, workers, false, progress)
 }
@@ -264,16 +264,7 @@ func (w *Workspace) resolveUsesYielding(ctx context.Context, workers int, yield 
 }
 
 const (
-	// passResolverBytes bounds the decoded facts one pass worker's resolver
-	// keeps (it memoizes every file it reads, and a file's references can
-	// reach hundreds of files): with a fresh resolver every 64 files, the
-	// standard library's pass held over 400 MB of them.
-	passResolverBytes = 24 << 20
-	// passResolverRenewal is how much a worker's resolver reads before it
-	// is replaced: its memo of facts is bounded by passResolverBytes, but
-	// its lookups (names, types, chains) grow with the files it resolves.
-	passResolverRenewal = 4 * passResolverBytes
-	usesPerFlush        = 256
+	usesPerFlush = 256
 	// A background pass waits for queryQuiet without queries before each
 	// file, but never longer than maxYield.
 	queryQuiet = 25 * time.Millisecond
@@ -335,12 +326,11 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	next := make(chan string)
 	var wg sync.WaitGroup
 	if workers <= 0 {
-		workers = max(1, runtime.GOMAXPROCS(0)-1)
+		workers = runtime.GOMAXPROCS(0)
 	}
+	cache := newPassCache(w.view)
 	for range workers {
 		wg.Go(func() {
-			pv := &passView{view: w.view}
-			var r *resolve.Resolver
 			ords := map[string][]int32{}
 			for {
 				if yield {
@@ -350,13 +340,11 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				if !ok {
 					return
 				}
-				// A fresh resolver once the facts it keeps outgrow the
-				// budget bounds the pass's memory.
-				if r == nil || pv.kept.Load() > passResolverRenewal {
-					pv.kept.Store(0)
-					r, ords = resolve.NewWithBudget(pv, passResolverBytes), map[string][]int32{}
+				r := cache.resolver()
+				if len(ords) > passBudget.ordinals {
+					ords = map[string][]int32{}
 				}
-				results <- result{p, w.fileRecord(p), w.fileUses(r, p, ords)}
+				results <- result{p, fileRecord(cache.file(p)), fileUses(cache, r, p, ords)}
 			}
 		})
 	}
@@ -444,9 +432,8 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	return done, err
 }
 
-// fileRecord describes path's indexed content for its uses record.
-func (w *Workspace) fileRecord(path string) storage.UsesRecord {
-	f := w.view.file(path)
+// fileRecord describes a file's indexed content for its uses record.
+func fileRecord(f *analysis.FileFacts) storage.UsesRecord {
 	if f == nil {
 		return storage.UsesRecord{}
 	}
@@ -454,13 +441,14 @@ func (w *Workspace) fileRecord(path string) storage.UsesRecord {
 }
 
 // fileUses resolves path's references for storage, naming each target by
-// its ordinal (ords memoizes them by file).
-func (w *Workspace) fileUses(r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
+// its ordinal (ords memoizes them by file). Targets' facts are read through
+// the pass's memo: the query cache is for queries.
+func fileUses(cache *passCache, r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
 	out := map[storage.UseTarget][]storage.Use{}
 	r.FileUses(path, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
-			if f := w.view.file(def.Path); f != nil {
+			if f := cache.file(def.Path); f != nil {
 				o = ordinals(f)
 			}
 			ords[def.Path] = o

@@ -17,6 +17,12 @@
 //
 //	kastbench -cpuprofile cpu.prof [-memprofile mem.prof] [-trace trace.out] [-root DIR]
 //
+// With -pass it profiles the reference pass instead, after an unprofiled
+// index (-indexdir keeps the index for the next run, -passfiles stops the
+// pass early), and prints its CPU, wall time and peak RSS:
+//
+//	kastbench -cpuprofile pass.prof -pass [-workers N] [-passfiles N] [-indexdir DIR] [-root DIR]
+//
 // With -lsp it instead compares language-server request latencies of kast
 // and gopls on the same sampled positions, and how often their first
 // definitions agree:
@@ -52,6 +58,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,6 +80,10 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
 	traceFile := flag.String("trace", "", "with -cpuprofile, also write an execution trace of the index to `file`")
+	profilePass := flag.Bool("pass", false, "with -cpuprofile, profile the reference pass (every reference resolved and stored) after an unprofiled index instead of the index")
+	passWorkers := flag.Int("workers", 0, "with -pass, the pass's workers (0: the pass's default)")
+	passFiles := flag.Int("passfiles", 0, "with -pass, stop the pass after this many files (0: all)")
+	indexDir := flag.String("indexdir", "", "with -pass, keep the index in this folder and reuse it on the next run (default: a fresh temporary one)")
 	rounds := flag.Int("rounds", 3, "alternate this many floor and cold-index runs and report the round with the median ratio")
 	floorOnly := flag.Bool("floor", false, "only parse the tree (the floor); kastbench runs itself so to measure it")
 	accuracy := flag.String("accuracy", "", "score resolution for a `language` on -root: go against -gopls, kotlin against a compiler oracle, (comma-separated) instead of indexing")
@@ -104,7 +115,11 @@ func main() {
 	} else if *floorOnly {
 		err = runFloor(*root)
 	} else if *cpuProfile != "" {
-		err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
+		if *profilePass {
+			err = profilePassRun(*root, *cpuProfile, *memProfile, *indexDir, *passWorkers, *passFiles)
+		} else {
+			err = profileIndex(*root, *cpuProfile, *memProfile, *traceFile)
+		}
 	} else if *cold {
 		err = runCold(*kast, *gopls, *root, *samples)
 	} else if *kastAPI {
@@ -402,3 +417,25 @@ func reindexOne(cache, root string, paths []string) (time.Duration, error) {
 	slices.Sort(times)
 	return times[len(times)/2], ws.Reindex(context.Background(), path, src, time.Now())
 }
+
+// peakRSSSelf is this process's peak resident set in KB since the last
+// resetPeakRSS (or its start).
+func peakRSSSelf() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
+					return kb
+				}
+			}
+		}
+	}
+	return ru.Maxrss
+}
+
+// resetPeakRSS starts peakRSSSelf afresh where the system allows (Linux).
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

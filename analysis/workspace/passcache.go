@@ -1,0 +1,143 @@
+package workspace
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// A reference pass resolves every file, and resolving one reads the
+// declarations of many others: its package, the packages it imports, every
+// file declaring a method of a name it calls. Profiled on the Go standard
+// library, decoding those facts again and again (each worker's resolver
+// keeps only a small budget of them, and is replaced as it reads) was half
+// of the pass's CPU and three quarters of its allocations, and looking up
+// the same names in the name tables another tenth. So the workers of one
+// pass share one memo of decoded facts and one of name lookups, each within
+// a budget: the files a package's resolution reads are mostly those the
+// previous files of the package read.
+
+// passBudget bounds what a pass holds; a variable so that tests can shrink
+// it until every memo evicts all the time.
+var passBudget = struct {
+	// facts bounds the decoded facts a pass's workers share (by
+	// resolve.FactsSize). The resolvers' own memos point at the same
+	// facts, so this is most of what the pass holds.
+	facts int64
+	// defs bounds the name-table entries a pass memoizes.
+	defs int
+	// resolver bounds the decoded facts one worker's resolver keeps (it
+	// memoizes every file it reads, and a file's references can reach
+	// hundreds of files): with a fresh resolver every 64 files, the
+	// standard library's pass held over 400 MB of them.
+	resolver int64
+	// renewal is how much a worker's resolver reads before it is
+	// replaced: its memo of facts is bounded, but its lookups (names,
+	// types, chains) grow with the files it resolves.
+	renewal int64
+	// ordinals bounds the files whose ordinals a worker memoizes.
+	ordinals int
+}{facts: 64 << 20, defs: 1 << 17, resolver: 24 << 20, renewal: 128 << 20, ordinals: 4096}
+
+// passCache is what one pass's workers share. It is valid for one
+// generation of the view: the facts of a changed file are not served.
+type passCache struct {
+	v   *view
+	gen uint64
+
+	mu    sync.Mutex
+	facts map[string]*list.Element // of *cachedFacts
+	lru   list.List                // most recently used first
+	bytes int64
+	defs  map[string][]resolve.DefEntry
+	nDefs int
+	// r is the resolver the workers share (its lookups are made once for
+	// all of them), read through pv.
+	r  *resolve.Resolver
+	pv *passView
+}
+
+// resolver returns the workers' resolver, a fresh one once the current
+// one has read more than the renewal budget: the facts it keeps are
+// bounded, but its lookups grow with the files it resolves.
+func (c *passCache) resolver() *resolve.Resolver {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.r == nil || c.pv.kept.Load() > passBudget.renewal {
+		c.pv = &passView{view: c.v, cache: c}
+		c.r = resolve.NewWithBudget(c.pv, passBudget.resolver)
+	}
+	return c.r
+}
+
+func newPassCache(v *view) *passCache {
+	return &passCache{v: v, gen: v.gen.Load(), facts: map[string]*list.Element{}, defs: map[string][]resolve.DefEntry{}}
+}
+
+// current reports whether the view is still at the cache's generation; when
+// it is not, the cache is emptied and reads go to the view.
+func (c *passCache) currentLocked() bool {
+	if c.v.gen.Load() == c.gen {
+		return true
+	}
+	if len(c.facts) > 0 || len(c.defs) > 0 {
+		c.facts, c.defs, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, 0, 0
+		c.lru.Init()
+	}
+	return false
+}
+
+// file returns path's facts, decoded once for every worker while they fit.
+func (c *passCache) file(path string) *analysis.FileFacts {
+	c.mu.Lock()
+	if e, ok := c.facts[path]; ok && c.currentLocked() {
+		c.lru.MoveToFront(e)
+		f := e.Value.(*cachedFacts).facts
+		c.mu.Unlock()
+		return f
+	}
+	c.mu.Unlock()
+	f := c.v.peek(path)
+	if f == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.facts[path]; ok || !c.currentLocked() {
+		return f
+	}
+	cf := &cachedFacts{path: path, facts: f, size: factsSize(f)}
+	c.facts[path] = c.lru.PushFront(cf)
+	c.bytes += cf.size
+	for c.bytes > passBudget.facts && c.lru.Len() > 1 {
+		old := c.lru.Remove(c.lru.Back()).(*cachedFacts)
+		delete(c.facts, old.path)
+		c.bytes -= old.size
+	}
+	return f
+}
+
+// defsNamed returns the name table's definitions called name, looked up
+// once for every worker while they fit.
+func (c *passCache) defsNamed(name string) []resolve.DefEntry {
+	c.mu.Lock()
+	if d, ok := c.defs[name]; ok && c.currentLocked() {
+		c.mu.Unlock()
+		return d
+	}
+	c.mu.Unlock()
+	d := c.v.defsNamed(name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.currentLocked() {
+		return d
+	}
+	if c.nDefs+len(d) > passBudget.defs {
+		c.defs, c.nDefs = map[string][]resolve.DefEntry{}, 0
+	}
+	c.defs[name] = d
+	c.nDefs += len(d) + 1
+	return d
+}
