@@ -1,0 +1,195 @@
+package resolve
+
+import (
+	"cmp"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// inModule resolves `q.name` where q is an imported module or package
+// (`fmt.Println`, `os.path.join`, `sample.greet`).
+func (r *Resolver) inModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	// `unsafe.Pointer` resolves the same way wherever it is in the file.
+	key := moduleKey{f.Path, ref.Qualifier, ref.Name, ref.Role}
+	r.mu.Lock()
+	c, ok := r.modules[key]
+	r.mu.Unlock()
+	if !ok {
+		c = r.resolveInModule(f, ref)
+		r.mu.Lock()
+		r.modules[key] = c
+		r.mu.Unlock()
+	}
+	return slices.Clone(c)
+}
+
+// moduleKey is what the resolution of a name in a module depends on.
+type moduleKey struct {
+	path, qualifier, name string
+	role                  analysis.Role
+}
+
+func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if out, ok := r.rustInCrate(f, ref); ok && len(out) > 0 {
+		return out
+	}
+	for _, imp := range f.Imports {
+		// An alias hides the name the import would otherwise bring in.
+		local := cmp.Or(imp.Alias, imp.Name)
+		if f.Lang == "go" {
+			local = goImportName(imp)
+		}
+		if ref.Qualifier != imp.Path && ref.Qualifier != local {
+			continue
+		}
+		if f.Lang == "go" {
+			if out, ok := r.goPackageMember(imp.Path, ref.Name, ref.Role); ok {
+				return out
+			}
+		}
+		// A namespace import of a node package: its entry points first.
+		if out, ok := r.nodeImported(f, ref.Name, imp.Path, ref.Role, confImport, 0); ok && len(out) > 0 {
+			return out
+		}
+		// Methods (Go, extensions, impls) are not reached through a package.
+		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
+			return out
+		}
+		var out []Candidate
+		for _, id := range r.defs(ref.Name) {
+			if id.Nested || id.Lang != f.Lang || f.Lang == "go" && id.Kind == analysis.KindMethod ||
+				!moduleMatches(f.Path, id.Path, imp.Path) || f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, imp.Path) {
+				continue
+			}
+			g, d, ok := r.entry(id.DefID)
+			if ok && d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang {
+				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
+			}
+		}
+		if len(out) > 0 {
+			if f.Lang == "python" {
+				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
+					return later
+				}
+			}
+			return out
+		}
+		if f.Lang == "go" {
+			if out := r.goImported(imp.Path, ref.Name, ref.Role); len(out) > 0 {
+				return out
+			}
+		}
+		if out := r.reexported(f, ref.Name, imp.Path, ref.Role, confImport, 1); len(out) > 0 {
+			return out
+		}
+	}
+	if f.Lang == "python" {
+		if out := r.inPythonModule(f, ref); len(out) > 0 {
+			return out
+		}
+	}
+	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
+}
+
+// GoPackages is what a workspace knows of where Go packages live: the
+// module paths of its go.mod files and of the libraries it holds.
+type GoPackages interface {
+	// GoPackageDirs maps an import path to the folders holding its
+	// package; ok is false when no module the workspace knows serves it.
+	GoPackageDirs(importPath string) (dirs []string, ok bool)
+}
+
+// goPackageMember finds a top-level name of the Go package imported as
+// importPath in the folders the workspace maps the import path to. ok is
+// false when the workspace cannot map it (resolution then guesses from
+// folder names) or the package there lacks the name.
+func (r *Resolver) goPackageMember(importPath, name string, role analysis.Role) ([]Candidate, bool) {
+	gp, ok := r.ws.(GoPackages)
+	if !ok {
+		return nil, false
+	}
+	dirs, ok := gp.GoPackageDirs(importPath)
+	if !ok {
+		return nil, false
+	}
+	var out []Candidate
+	for _, id := range r.defs(name) {
+		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod || !slices.Contains(dirs, filepath.Dir(id.Path)) {
+			continue
+		}
+		if _, d, ok := r.entry(id.DefID); ok && d.Container == analysis.None && d.Receiver == "" {
+			out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
+		}
+	}
+	return out, len(out) > 0
+}
+
+// goImported finds a top-level name of the Go package imported as
+// importPath. Without the module path from go.mod, the package is the
+// directory whose trailing path segments match the import path the
+// longest, then the one nearest the root: "example.com/app/legacy/geo" is
+// legacy/geo and "example.com/app/geo" is geo, not legacy/geo.
+func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Candidate {
+	segs := strings.Split(importPath, "/")
+	var out []Candidate
+	bestScore, bestRest := 0, 0
+	for _, id := range r.defs(name) {
+		// The name table and directory tests first: they spare decoding
+		// the files of common names.
+		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod {
+			continue
+		}
+		score, rest := matchDirSegments(segs, path.Dir(filepath.ToSlash(id.Path)))
+		if score == 0 || score < bestScore || score == bestScore && rest > bestRest {
+			continue
+		}
+		g, d, ok := r.entry(id.DefID)
+		if !ok || g.Lang != "go" || d.Container != analysis.None || d.Receiver != "" {
+			continue
+		}
+		if score > bestScore || rest < bestRest {
+			out, bestScore, bestRest = out[:0], score, rest
+		}
+		out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
+	}
+	return out
+}
+
+// matchDirSegments counts the trailing segments of dir (split at "/") that
+// equal those of segs, and the segments of dir before them, without
+// splitting dir: goImported asks for every definition of a name.
+func matchDirSegments(segs []string, dir string) (score, rest int) {
+	end := len(dir)
+	for {
+		start := strings.LastIndexByte(dir[:end], '/') + 1
+		if score >= len(segs) || segs[len(segs)-1-score] != dir[start:end] {
+			break
+		}
+		score++
+		if start == 0 {
+			return score, 0
+		}
+		end = start - 1
+	}
+	return score, strings.Count(dir[:end], "/") + 1
+}
+
+// withoutReceivers drops methods declared outside their type.
+func withoutReceivers(r *Resolver, c []Candidate) []Candidate {
+	out := c[:0]
+	for _, x := range c {
+		if _, d, ok := r.entry(x.Def); ok && d.Receiver == "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
