@@ -149,6 +149,7 @@ func (w *walker) pattern(p syntax.Node, role analysis.Role, kind analysis.Kind) 
 		w.node(p)
 	}
 }
+
 // annotation strips the colon of a type annotation.
 func annotation(t syntax.Node) string {
 	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text()), ":"))

@@ -428,7 +428,6 @@ func (w *walker) field(n syntax.Node) {
 	w.b.Owned(d, func() { w.node(value) })
 }
 
-
 func (w *walker) call(f syntax.Node) {
 	switch f.Type() {
 	case "identifier":
