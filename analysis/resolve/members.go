@@ -248,6 +248,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 			return out
 		}
 	}
+	if ecmaLang(f.Lang) {
+		typeName = tsWritten(typeName)
+		if obj, key, ok := tsIndexed(typeName); ok {
+			return r.indexedTypes(f, obj, key, scope, at, depth)
+		}
+	}
 	name := baseTypeName(typeName)
 	if ecmaLang(f.Lang) {
 		name = tsTypeName(typeName, name)

@@ -71,7 +71,8 @@ func (w *walker) variables(n syntax.Node) {
 		value := v.Field("value")
 		if name.Type() != "identifier" {
 			w.node(value)
-			w.declare(name, analysis.KindVariable, "")
+			// `const {a} = v` binds v.a, `const {a}: T = v` T['a'].
+			w.bind(name, analysis.KindVariable, binding{typeName: annotation(v.Field("type")), value: valueText(value)})
 			continue
 		}
 		kind := analysis.KindVariable
@@ -111,18 +112,58 @@ func (w *walker) variables(n syntax.Node) {
 
 // declare records the names a parameter or destructuring pattern binds.
 func (w *walker) declare(p syntax.Node, kind analysis.Kind, typeName string) {
+	w.bind(p, kind, binding{typeName: typeName})
+}
+
+// binding is what a name in a pattern is bound from: the written type of
+// the whole (the member's type is `T['name']`), or the value destructured
+// (the member's value is `v.name`).
+type binding struct{ typeName, value string }
+
+// member is the binding of the property key of a destructured object.
+func (b binding) member(key syntax.Node) binding {
+	if !key.Is("property_identifier", "shorthand_property_identifier_pattern") {
+		return binding{}
+	}
+	var out binding
+	if b.typeName != "" {
+		out.typeName = b.typeName + "['" + key.Text() + "']"
+	}
+	if b.value != "" {
+		out.value = b.value + "." + key.Text()
+	}
+	return out
+}
+
+func (w *walker) bind(p syntax.Node, kind analysis.Kind, from binding) {
 	switch p.Type() {
 	case "identifier", "shorthand_property_identifier_pattern":
 		d := w.b.Def(kind, p, p)
-		w.b.D(d).TypeName = typeName
+		def := w.b.D(d)
+		def.TypeName = from.typeName
+		if from.typeName == "" {
+			def.Value = from.value
+		}
 	case "assignment_pattern":
 		w.node(p.Field("right"))
-		w.declare(p.Field("left"), kind, typeName)
+		w.bind(p.Field("left"), kind, from)
+	case "object_assignment_pattern": // `{a = 1}`
+		w.node(p.Field("right"))
+		left := p.Field("left")
+		w.bind(left, kind, from.member(left))
 	case "pair_pattern":
-		w.declare(p.Field("value"), kind, "")
-	case "object_pattern", "array_pattern", "rest_pattern", "object_assignment_pattern":
+		w.bind(p.Field("value"), kind, from.member(p.Field("key")))
+	case "object_pattern":
 		for _, c := range p.NamedChildren() {
-			w.declare(c, kind, "")
+			if c.Type() == "shorthand_property_identifier_pattern" {
+				w.bind(c, kind, from.member(c))
+			} else {
+				w.bind(c, kind, from)
+			}
+		}
+	case "array_pattern", "rest_pattern":
+		for _, c := range p.NamedChildren() {
+			w.bind(c, kind, binding{})
 		}
 	default:
 		w.node(p)

@@ -325,12 +325,26 @@ func (w *walker) supertype(class int32, t syntax.Node) {
 	case "nested_type_identifier":
 		w.b.Supertype(class, t.Field("name"), t.Field("module").Text())
 	case "generic_type":
+		args := t.Field("type_arguments").NamedChildren()
+		if memberPreserving[t.Field("name").Text()] && len(args) > 0 {
+			// `Required<Omit<Options, 'x'>>` has (some of) Options' members.
+			w.supertype(class, args[0])
+			for _, a := range args[1:] {
+				w.node(a)
+			}
+			return
+		}
 		w.supertype(class, t.Field("name"))
 		w.node(t.Field("type_arguments"))
 	default:
 		w.node(t)
 	}
 }
+
+// memberPreserving are the utility types whose members are (some of)
+// their first type argument's.
+var memberPreserving = map[string]bool{"Partial": true, "Required": true, "Readonly": true,
+	"NonNullable": true, "Omit": true, "Pick": true}
 
 func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) int32 {
 	d := w.b.Def(kind, name, n)

@@ -1,0 +1,36 @@
+package resolve_test
+
+import "testing"
+
+// Destructured bindings take their types from the written type of the
+// whole (`{signal}: T` is T['signal']) or from the value destructured;
+// indexed access types and the member-preserving utility types (Partial,
+// Required, Omit, …) keep the members of the type they wrap.
+func TestTypeScriptDestructuredTypes(t *testing.T) {
+	files := map[string]string{
+		"src/types.ts": `export interface Sig { throwIfAborted(): void; reason: string }
+export interface Base { signal?: Sig | null; name: string }
+export interface Options extends Omit<Base, 'name'> { retry?: number }
+export type Internal = Required<Omit<Options, 'retry'>> & { prefix: string };
+`,
+		"src/app.ts": `import { Internal, Options } from "./types";
+type DelayOptions = { signal?: Internal['signal'] };
+export function delay({signal}: DelayOptions, {signal: renamed = undefined}: Partial<Options>) {
+  signal.throwIfAborted();
+  renamed.reason;
+}
+export function run(opts: Internal) {
+  const {signal, prefix} = opts;
+  signal.throwIfAborted();
+  opts.signal.reason;
+}
+`,
+	}
+	checkMarkers(t, files, []marker{
+		{"src/app.ts", "throwIfAborted();\n  renamed", 0, "src/types.ts:Sig.throwIfAborted"}, // {signal}: T['k']
+		{"src/app.ts", "reason;\n}\nexport", 0, "src/types.ts:Sig.reason"},                   // {signal: renamed = …}: Partial<T>
+		{"src/app.ts", "throwIfAborted();\n  opts", 0, "src/types.ts:Sig.throwIfAborted"},    // const {signal} = opts
+		{"src/app.ts", "signal.reason", 0, "src/types.ts:Base.signal"},                       // through Required<Omit<…>>
+		{"src/app.ts", "reason;\n}\n", 1, "src/types.ts:Sig.reason"},
+	})
+}
