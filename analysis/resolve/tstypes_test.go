@@ -13,6 +13,14 @@ export interface Base { signal?: Sig | null; name: string }
 export interface Options extends Omit<Base, 'name'> { retry?: number }
 export type Internal = Required<Omit<Options, 'retry'>> & { prefix: string };
 `,
+		"node_modules/typescript/lib/lib.dom.d.ts": `interface RequestInit { signal?: AbortSignal | null; method?: string }
+interface AbortSignal { throwIfAborted(): void }
+declare var AbortSignal: { prototype: AbortSignal };
+`,
+		"src/opts.ts": `export interface KyOptions { json?: unknown }
+export interface Options extends KyOptions, Omit<RequestInit, 'headers'> { retry?: number }
+export function g(b: Options) { b.signal.throwIfAborted(); }
+`,
 		"src/app.ts": `import { Internal, Options } from "./types";
 type DelayOptions = { signal?: Internal['signal'] };
 export function delay({signal}: DelayOptions, {signal: renamed = undefined}: Partial<Options>) {
@@ -32,5 +40,6 @@ export function run(opts: Internal) {
 		{"src/app.ts", "throwIfAborted();\n  opts", 0, "src/types.ts:Sig.throwIfAborted"},    // const {signal} = opts
 		{"src/app.ts", "signal.reason", 0, "src/types.ts:Base.signal"},                       // through Required<Omit<…>>
 		{"src/app.ts", "reason;\n}\n", 1, "src/types.ts:Sig.reason"},
+		{"src/opts.ts", "throwIfAborted", 0, "node_modules/typescript/lib/lib.dom.d.ts:AbortSignal.throwIfAborted"}, // a global supertype
 	})
 }
