@@ -505,6 +505,11 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(t.Def, 0)
 		}
 	}
+	if ecma && isIdentText(qualifier) {
+		for _, id := range r.NamespaceMembers(c.f.Path, qualifier) {
+			c.addDef(id, RankLocal) // `import * as fs from "node:fs"`: fs.
+		}
+	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)
 	}
@@ -562,6 +567,16 @@ func quotedBefore(text []byte, end int) string {
 		}
 	}
 	return ""
+}
+
+// isIdentText reports whether s is a single identifier.
+func isIdentText(s string) bool {
+	for i := range len(s) {
+		if !isIdent(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isIdent(b byte) bool {

@@ -176,6 +176,10 @@ func (w *walker) importStatement(n syntax.Node) {
 		case "namespace_import":
 			alias := c.Child("identifier")
 			w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Span: n.Span()}, syntax.Node{})
+			// The alias is a binding of the file, where tsserver answers
+			// for it; its members are the module's (resolve.inModule).
+			d := w.b.Def(analysis.KindModule, alias, alias)
+			w.b.D(d).Visibility = "private"
 		case "named_imports":
 			for _, s := range c.ChildrenOf("import_specifier") {
 				name := s.Field("name")
