@@ -84,7 +84,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		return res
 	}
 	prefix := string(text[start:offset])
-	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
+	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}, text: text}
 	q := qualifierBefore(text, start)
 	if f.Lang == "python" {
 		// A string's prefix letters decide its type: b"x" is bytes.
@@ -191,6 +191,7 @@ type collector struct {
 	items  []Item
 	seen   map[string]int // label → index in items
 	cut    bool           // a symbol search returned as many as it was asked for
+	text   []byte
 }
 
 func (c *collector) add(it Item) {
@@ -506,8 +507,13 @@ func (c *collector) members(qualifier string, offset int) {
 		}
 	}
 	if ecma && isIdentText(qualifier) {
+		typePos := inTypePosition(c.text, offset-len(qualifier)-1)
 		for _, id := range r.NamespaceMembers(c.f.Path, qualifier) {
-			c.addDef(id, RankLocal) // `import * as fs from "node:fs"`: fs.
+			// `import * as fs from "node:fs"`: fs. lists values in an
+			// expression, as tsserver does, and types in a type.
+			if k := c.s.File(id.Path).Defs[id.Index].Kind; typePos || k != analysis.KindInterface && k != analysis.KindTypeAlias {
+				c.addDef(id, RankLocal)
+			}
 		}
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
@@ -567,6 +573,20 @@ func quotedBefore(text []byte, end int) string {
 		}
 	}
 	return ""
+}
+
+// inTypePosition reports whether the TypeScript expression ending at end
+// is written where a type is: after a colon, in type arguments, in a union
+// or intersection.
+func inTypePosition(text []byte, end int) bool {
+	i := min(end, len(text))
+	for i > 0 && isIdent(text[i-1]) {
+		i--
+	}
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i > 0 && strings.IndexByte(":<|&", text[i-1]) >= 0
 }
 
 // isIdentText reports whether s is a single identifier.

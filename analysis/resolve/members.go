@@ -161,6 +161,10 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// An anonymous struct type: its fields are declared inside the
 			// variable or field.
 			out = append(out, c)
+		case d.Value == tsObjectValue && ecmaLang(g.Lang):
+			// Initialized with an object literal: its properties are
+			// declared inside it.
+			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence

@@ -258,3 +258,7 @@ func (r *Resolver) indexedTypes(f *analysis.FileFacts, obj, key string, scope in
 	}
 	return out
 }
+
+// tsObjectValue is the Value of a TypeScript or JavaScript variable or
+// property initialized with an object literal (ecma.ObjectValue).
+const tsObjectValue = "{}"

@@ -43,3 +43,29 @@ export function run(opts: Internal) {
 		{"src/opts.ts", "throwIfAborted", 0, "node_modules/typescript/lib/lib.dom.d.ts:AbortSignal.throwIfAborted"}, // a global supertype
 	})
 }
+
+// The properties of an object literal a variable is initialized with are
+// its members, nested objects' too; they are no names of the scope.
+func TestTypeScriptObjectLiteralMembers(t *testing.T) {
+	files := map[string]string{
+		"src/codes.ts": `export const Codes = {
+  NOT_FOUND: "NOT_FOUND",
+  nested: { deep: 1 },
+  run() { return 1; },
+} as const;
+`,
+		"src/app.ts": `import { Codes } from "./codes";
+const NOT_FOUND = 2;
+Codes.NOT_FOUND;
+Codes.nested.deep;
+Codes.run();
+NOT_FOUND;
+`,
+	}
+	checkMarkers(t, files, []marker{
+		{"src/app.ts", "NOT_FOUND;\nCodes", 0, "src/codes.ts:Codes.NOT_FOUND"},
+		{"src/app.ts", "deep", 0, "src/codes.ts:Codes.nested.deep"},
+		{"src/app.ts", "run()", 0, "src/codes.ts:Codes.run"},
+		{"src/app.ts", "NOT_FOUND;\n", 1, "src/app.ts:NOT_FOUND"},
+	})
+}

@@ -101,10 +101,13 @@ func (w *walker) variables(n syntax.Node) {
 			def.Visibility = exported(n)
 		}
 		w.node(v.Field("type"))
-		if kind == analysis.KindFunction {
+		switch obj := objectLiteral(value); {
+		case kind == analysis.KindFunction:
 			// Calls in the function's body belong to the variable naming it.
 			w.b.Owned(d, func() { w.b.Within(value, analysis.None, func() { w.signature(value) }) })
-		} else {
+		case obj.Valid() && def.TypeName == "":
+			w.objectMembers(d, obj)
+		default:
 			w.node(value)
 		}
 	}
@@ -229,3 +232,61 @@ func constructedType(v syntax.Node) string {
 }
 
 func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// ObjectValue is the Value of a variable or property initialized with an
+// object literal, whose properties are declared as its members: the
+// resolver takes the variable as its own type (`codes.NOT_FOUND`).
+const ObjectValue = "{}"
+
+// objectLiteral is the object literal v is, under `as const`,
+// `satisfies T` and parentheses, or an invalid node.
+func objectLiteral(v syntax.Node) syntax.Node {
+	for v.Is("as_expression", "satisfies_expression", "parenthesized_expression") {
+		kids := v.NamedChildren()
+		if len(kids) == 0 {
+			return syntax.Node{}
+		}
+		v = kids[0]
+	}
+	if v.Type() != "object" {
+		return syntax.Node{}
+	}
+	return v
+}
+
+// objectMembers declares the properties of the object literal obj that
+// initializes definition d as d's members, in a scope of their own (they
+// are no names of the enclosing one).
+func (w *walker) objectMembers(d int32, obj syntax.Node) {
+	w.b.D(d).Value = ObjectValue
+	w.b.Within(obj, d, func() {
+		for _, c := range obj.NamedChildren() {
+			switch c.Type() {
+			case "pair":
+				key, value := c.Field("key"), c.Field("value")
+				if key.Type() != "property_identifier" {
+					w.node(c)
+					continue
+				}
+				f := w.b.Def(analysis.KindField, key, c)
+				def := w.b.D(f)
+				def.Visibility = "public"
+				def.Signature = extract.Header(c, value.Field("body"))
+				def.TypeName = constructedType(value)
+				if inner := objectLiteral(value); inner.Valid() {
+					w.objectMembers(f, inner)
+					continue
+				}
+				if def.TypeName == "" && !value.Is("identifier") {
+					def.Value = valueText(value) // a shorthand or same-named value would name itself
+				}
+				w.b.Owned(f, func() { w.node(value) })
+			case "shorthand_property_identifier":
+				w.b.D(w.b.Def(analysis.KindField, c, c)).Visibility = "public"
+				w.b.Ref(c, analysis.RoleRead, "")
+			default:
+				w.node(c)
+			}
+		}
+	})
+}
