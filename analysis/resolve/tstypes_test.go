@@ -54,8 +54,13 @@ func TestTypeScriptObjectLiteralMembers(t *testing.T) {
   run() { return 1; },
 } as const;
 `,
+		"node_modules/typescript/lib/lib.es5.d.ts": `interface RegExp { exec(s: string): void }
+interface String { trim(): string }
+`,
 		"src/app.ts": `import { Codes } from "./codes";
 const NOT_FOUND = 2;
+const pattern = /^a+$/, label = "x";
+pattern.exec(label.trim());
 Codes.NOT_FOUND;
 Codes.nested.deep;
 Codes.run();
@@ -67,5 +72,7 @@ NOT_FOUND;
 		{"src/app.ts", "deep", 0, "src/codes.ts:Codes.nested.deep"},
 		{"src/app.ts", "run()", 0, "src/codes.ts:Codes.run"},
 		{"src/app.ts", "NOT_FOUND;\n", 1, "src/app.ts:NOT_FOUND"},
+		{"src/app.ts", "exec", 0, "node_modules/typescript/lib/lib.es5.d.ts:RegExp.exec"}, // a regex literal's type
+		{"src/app.ts", "trim", 0, "node_modules/typescript/lib/lib.es5.d.ts:String.trim"}, // a string literal's
 	})
 }

@@ -223,12 +223,22 @@ func valueText(v syntax.Node) string {
 	return ""
 }
 
-// constructedType infers Foo from `new Foo(...)`.
+// constructedType infers Foo from `new Foo(...)`, and the type of a
+// literal: RegExp for /x/, string, number, boolean.
 func constructedType(v syntax.Node) string {
-	if v.Type() != "new_expression" {
-		return ""
+	switch v.Type() {
+	case "new_expression":
+		return v.Field("constructor").Text()
+	case "regex":
+		return "RegExp"
+	case "string", "template_string":
+		return "string"
+	case "number":
+		return "number"
+	case "true", "false":
+		return "boolean"
 	}
-	return v.Field("constructor").Text()
+	return ""
 }
 
 func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
