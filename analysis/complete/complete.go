@@ -506,15 +506,8 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(t.Def, 0)
 		}
 	}
-	if ecma && isIdentText(qualifier) {
-		typePos := inTypePosition(c.text, offset-len(qualifier)-1)
-		for _, id := range r.NamespaceMembers(c.f.Path, qualifier) {
-			// `import * as fs from "node:fs"`: fs. lists values in an
-			// expression, as tsserver does, and types in a type.
-			if k := c.s.File(id.Path).Defs[id.Index].Kind; typePos || k != analysis.KindInterface && k != analysis.KindTypeAlias {
-				c.addDef(id, RankLocal)
-			}
-		}
+	if ecma {
+		c.namespaceMembers(qualifier, offset)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)
@@ -573,30 +566,6 @@ func quotedBefore(text []byte, end int) string {
 		}
 	}
 	return ""
-}
-
-// inTypePosition reports whether the TypeScript expression ending at end
-// is written where a type is: after a colon, in type arguments, in a union
-// or intersection.
-func inTypePosition(text []byte, end int) bool {
-	i := min(end, len(text))
-	for i > 0 && isIdent(text[i-1]) {
-		i--
-	}
-	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
-		i--
-	}
-	return i > 0 && strings.IndexByte(":<|&", text[i-1]) >= 0
-}
-
-// isIdentText reports whether s is a single identifier.
-func isIdentText(s string) bool {
-	for i := range len(s) {
-		if !isIdent(s[i]) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func isIdent(b byte) bool {
