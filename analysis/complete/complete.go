@@ -84,7 +84,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		return res
 	}
 	prefix := string(text[start:offset])
-	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}}
+	c := &collector{s: s, f: f, prefix: prefix, seen: map[string]int{}, text: text}
 	q := qualifierBefore(text, start)
 	if f.Lang == "python" {
 		// A string's prefix letters decide its type: b"x" is bytes.
@@ -193,6 +193,7 @@ type collector struct {
 	items  []Item
 	seen   map[string]int // label → index in items
 	cut    bool           // a symbol search returned as many as it was asked for
+	text   []byte
 }
 
 func (c *collector) add(it Item) {
@@ -506,6 +507,9 @@ func (c *collector) members(qualifier string, offset int) {
 		if !t.Uncertain {
 			visit(t.Def, 0)
 		}
+	}
+	if ecma {
+		c.namespaceMembers(qualifier, offset)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)

@@ -157,6 +157,10 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// An anonymous struct type: its fields are declared inside the
 			// variable or field.
 			out = append(out, c)
+		case d.Value == tsObjectValue && ecmaLang(g.Lang):
+			// Initialized with an object literal: its properties are
+			// declared inside it.
+			out = append(out, c)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
@@ -242,6 +246,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 				out = append(out, r.typesNamed(f, arm, scope, at, depth+1)...)
 			}
 			return out
+		}
+	}
+	if ecmaLang(f.Lang) {
+		typeName = tsWritten(typeName)
+		if obj, key, ok := tsIndexed(typeName); ok {
+			return r.indexedTypes(f, obj, key, scope, at, depth)
 		}
 	}
 	name := baseTypeName(typeName)

@@ -55,6 +55,9 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		if out, ok := r.nodeImported(f, ref.Name, imp.Path, ref.Role, confImport, 0); ok && len(out) > 0 {
 			return out
 		}
+		if out := r.ambientImported(f.Lang, ref.Name, imp.Path, ref.Role, confImport); len(out) > 0 {
+			return out // `import * as fs from "node:fs"` of @types/node's `declare module "fs"`
+		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
 			if f.Lang == "python" {

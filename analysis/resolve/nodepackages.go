@@ -89,3 +89,49 @@ func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.R
 	}
 	return nil
 }
+
+// NamespaceMembers are the declarations a TypeScript or JavaScript
+// namespace import `import * as ns from "m"` binds ns to, when alias is
+// such a binding of file: the top-level declarations of the installed
+// package's first entry file, else those of the ambient module
+// `declare module "m"`.
+func (r *Resolver) NamespaceMembers(file, alias string) []DefID {
+	f := r.file(file)
+	if f == nil || !ecmaLang(f.Lang) {
+		return nil
+	}
+	for _, imp := range f.Imports {
+		if imp.Alias != alias || imp.Name != "" || imp.Wildcard {
+			continue
+		}
+		var out []DefID
+		if np, ok := r.ws.(NodePackages); ok {
+			if files, ok := np.NodeModuleFiles(imp.Path); ok && len(files) > 0 {
+				if g := r.file(files[0]); g != nil {
+					for i, d := range g.Defs {
+						if d.Container == analysis.None && d.Receiver == "" && d.Visibility == "public" {
+							out = append(out, DefID{files[0], int32(i)})
+						}
+					}
+				}
+				return out
+			}
+		}
+		spec := strings.TrimPrefix(imp.Path, "node:")
+		for _, quoted := range []string{`"` + spec + `"`, `'` + spec + `'`} {
+			for _, e := range r.defs(quoted) {
+				g := r.file(e.Path)
+				if e.Kind != analysis.KindModule || !ecmaLang(e.Lang) || g == nil {
+					continue
+				}
+				for i, d := range g.Defs {
+					if d.Container == e.Index && d.Kind != analysis.KindParameter {
+						out = append(out, DefID{e.Path, int32(i)})
+					}
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}

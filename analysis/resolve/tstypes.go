@@ -165,3 +165,100 @@ func tsLiteralType(q string) string {
 	}
 	return ""
 }
+
+// tsMemberPreserving are the utility types whose members kast takes to be
+// those of their first type argument: Partial<T> has T's members, made
+// optional, and Omit<T, K> some of them.
+var tsMemberPreserving = map[string]bool{"Partial": true, "Required": true, "Readonly": true,
+	"NonNullable": true, "Omit": true, "Pick": true}
+
+// tsWritten reduces a written type to the one whose members it has:
+// parentheses, `| undefined` and `| null`, and the member-preserving
+// utility types come off ("Partial<Options> | undefined" → "Options").
+func tsWritten(t string) string {
+	for range 8 {
+		t = strings.TrimSpace(t)
+		switch {
+		case strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") && closingParen(t) == len(t)-1:
+			t = t[1 : len(t)-1]
+			continue
+		case topLevelIndex(t, '|') >= 0:
+			var kept []string
+			for _, part := range splitAt(t, '|') {
+				if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
+					kept = append(kept, part)
+				}
+			}
+			if len(kept) == 1 {
+				t = kept[0]
+				continue
+			}
+		}
+		open := strings.IndexByte(t, '<')
+		if open > 0 && strings.HasSuffix(t, ">") && tsMemberPreserving[t[:open]] {
+			if args := splitAt(t[open+1:len(t)-1], ','); strings.TrimSpace(args[0]) != "" {
+				t = args[0]
+				continue
+			}
+		}
+		return t
+	}
+	return t
+}
+
+// closingParen is the index of the parenthesis closing the one t opens.
+func closingParen(t string) int {
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// tsIndexed splits an indexed access type `T['k']` (or `T["k"]`) into T
+// and k.
+func tsIndexed(t string) (obj, key string, ok bool) {
+	if !strings.HasSuffix(t, "']") && !strings.HasSuffix(t, "\"]") {
+		return "", "", false
+	}
+	quote := t[len(t)-2]
+	open := strings.LastIndexByte(t[:len(t)-2], quote)
+	if open < 1 || t[open-1] != '[' || open < 2 {
+		return "", "", false
+	}
+	obj, key = strings.TrimSpace(t[:open-1]), t[open+1:len(t)-2]
+	return obj, key, obj != "" && isName(key)
+}
+
+// indexedTypes are the types of `obj['key']`: those written for the
+// member key of obj's types.
+func (r *Resolver) indexedTypes(f *analysis.FileFacts, obj, key string, scope int32, at analysis.Span, depth int) []Candidate {
+	if r.tooDeep(f.Lang, depth+1) {
+		return nil
+	}
+	var out []Candidate
+	for _, t := range r.typesNamed(f, obj, scope, at, depth+1) {
+		for _, m := range best(r.members(t.Def, key, analysis.RoleRead, t.Confidence, depth+1)) {
+			g, d, ok := r.entry(m.Def)
+			if !ok || d.TypeName == "" || d.Kind.IsType() {
+				continue
+			}
+			for _, x := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
+				x.Confidence *= m.Confidence
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// tsObjectValue is the Value of a TypeScript or JavaScript variable or
+// property initialized with an object literal (ecma.ObjectValue).
+const tsObjectValue = "{}"

@@ -176,6 +176,10 @@ func (w *walker) importStatement(n syntax.Node) {
 		case "namespace_import":
 			alias := c.Child("identifier")
 			w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Span: n.Span()}, syntax.Node{})
+			// The alias is a binding of the file, where tsserver answers
+			// for it; its members are the module's (resolve.inModule).
+			d := w.b.Def(analysis.KindModule, alias, alias)
+			w.b.D(d).Visibility = "private"
 		case "named_imports":
 			for _, s := range c.ChildrenOf("import_specifier") {
 				name := s.Field("name")
@@ -325,12 +329,26 @@ func (w *walker) supertype(class int32, t syntax.Node) {
 	case "nested_type_identifier":
 		w.b.Supertype(class, t.Field("name"), t.Field("module").Text())
 	case "generic_type":
+		args := t.Field("type_arguments").NamedChildren()
+		if memberPreserving[t.Field("name").Text()] && len(args) > 0 {
+			// `Required<Omit<Options, 'x'>>` has (some of) Options' members.
+			w.supertype(class, args[0])
+			for _, a := range args[1:] {
+				w.node(a)
+			}
+			return
+		}
 		w.supertype(class, t.Field("name"))
 		w.node(t.Field("type_arguments"))
 	default:
 		w.node(t)
 	}
 }
+
+// memberPreserving are the utility types whose members are (some of)
+// their first type argument's.
+var memberPreserving = map[string]bool{"Partial": true, "Required": true, "Readonly": true,
+	"NonNullable": true, "Omit": true, "Pick": true}
 
 func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) int32 {
 	d := w.b.Def(kind, name, n)
@@ -358,56 +376,6 @@ func (w *walker) arguments(args syntax.Node, callee string) {
 		w.node(a)
 		w.callback = ""
 		i++
-	}
-}
-
-// signature declares type parameters and parameters, then visits the rest.
-func (w *walker) signature(n syntax.Node) { w.signatureIn(n, "") }
-
-// signatureIn is signature for a function passed where callback says.
-func (w *walker) signatureIn(n syntax.Node, callback string) {
-	for _, c := range n.NamedChildren() {
-		switch {
-		case c.Same(n.Field("name")):
-		case c.Type() == "formal_parameters":
-			w.parameters(c, callback)
-		case c.Type() == "identifier" && n.Type() == "arrow_function":
-			// `x => ...` has a bare parameter.
-			d := w.b.Def(analysis.KindParameter, c, c)
-			if callback != "" {
-				w.b.D(d).Value = callback + "#0"
-			}
-		default:
-			w.node(c)
-		}
-	}
-}
-
-func (w *walker) parameters(list syntax.Node, callback string) {
-	class := w.enclosingClass()
-	for i, p := range list.NamedChildren() {
-		switch p.Type() {
-		case "required_parameter", "optional_parameter":
-			pattern := p.Field("pattern")
-			typeName := annotation(p.Field("type"))
-			// `constructor(private x: T)` declares a field of the class.
-			if p.Child("accessibility_modifier").Valid() && pattern.Type() == "identifier" && class != analysis.None {
-				d := w.b.Def(analysis.KindField, pattern, p)
-				def := w.b.D(d)
-				def.Container, def.Scope = class, w.b.Facts.Scopes[w.b.Scope()].Parent
-				def.TypeName = typeName
-				def.Visibility = p.Child("accessibility_modifier").Text()
-			} else if callback != "" && typeName == "" && pattern.Type() == "identifier" {
-				d := w.b.Def(analysis.KindParameter, pattern, pattern)
-				w.b.D(d).Value = callback + "#" + strconv.Itoa(i)
-			} else {
-				w.declare(pattern, analysis.KindParameter, typeName)
-			}
-			w.node(p.Field("type"))
-			w.node(p.Field("value"))
-		default:
-			w.declare(p, analysis.KindParameter, "")
-		}
 	}
 }
 
@@ -478,93 +446,6 @@ func (w *walker) field(n syntax.Node) {
 	w.b.Owned(d, func() { w.node(value) })
 }
 
-func (w *walker) variables(n syntax.Node) {
-	constant := n.Child("const").Valid()
-	topLevel := w.b.Owner() == analysis.None || w.b.OwnerDef().Kind == analysis.KindModule
-	for _, v := range n.ChildrenOf("variable_declarator") {
-		name := v.Field("name")
-		value := v.Field("value")
-		if name.Type() != "identifier" {
-			w.node(value)
-			w.declare(name, analysis.KindVariable, "")
-			continue
-		}
-		kind := analysis.KindVariable
-		switch {
-		case value.Is("arrow_function", "function_expression", "function", "generator_function"):
-			kind = analysis.KindFunction
-		case constant && topLevel:
-			kind = analysis.KindConstant
-		}
-		d := w.b.Def(kind, name, v)
-		at := n
-		if p := n.Parent(); p.Type() == "export_statement" {
-			at = p
-		}
-		def := w.b.D(d)
-		def.Doc = w.b.Doc(at, extract.CStyle)
-		def.Signature = extract.Header(v, value.Field("body"))
-		def.TypeName = cmp.Or(annotation(v.Field("type")), constructedType(value))
-		if kind == analysis.KindFunction {
-			// A function's type, as for declared functions, is what it returns.
-			def.TypeName = cmp.Or(annotation(value.Field("return_type")), def.TypeName)
-		} else if def.TypeName == "" {
-			def.Value = valueText(value)
-		}
-		if topLevel {
-			def.Visibility = exported(n)
-		}
-		w.node(v.Field("type"))
-		if kind == analysis.KindFunction {
-			// Calls in the function's body belong to the variable naming it.
-			w.b.Owned(d, func() { w.b.Within(value, analysis.None, func() { w.signature(value) }) })
-		} else {
-			w.node(value)
-		}
-	}
-}
-
-// declare records the names a parameter or destructuring pattern binds.
-func (w *walker) declare(p syntax.Node, kind analysis.Kind, typeName string) {
-	switch p.Type() {
-	case "identifier", "shorthand_property_identifier_pattern":
-		d := w.b.Def(kind, p, p)
-		w.b.D(d).TypeName = typeName
-	case "assignment_pattern":
-		w.node(p.Field("right"))
-		w.declare(p.Field("left"), kind, typeName)
-	case "pair_pattern":
-		w.declare(p.Field("value"), kind, "")
-	case "object_pattern", "array_pattern", "rest_pattern", "object_assignment_pattern":
-		for _, c := range p.NamedChildren() {
-			w.declare(c, kind, "")
-		}
-	default:
-		w.node(p)
-	}
-}
-
-// pattern records what an assignment's left side writes; with a kind it
-// declares instead (for-of variables).
-func (w *walker) pattern(p syntax.Node, role analysis.Role, kind analysis.Kind) {
-	if kind != analysis.KindUnknown {
-		w.declare(p, kind, "")
-		return
-	}
-	switch p.Type() {
-	case "identifier", "shorthand_property_identifier_pattern":
-		w.b.Ref(p, role, "")
-	case "member_expression":
-		w.member(p, role)
-	case "object_pattern", "array_pattern", "pair_pattern", "assignment_pattern", "rest_pattern", "parenthesized_expression":
-		for _, c := range p.NamedChildren() {
-			w.pattern(c, role, kind)
-		}
-	default:
-		w.node(p)
-	}
-}
-
 func (w *walker) call(f syntax.Node) {
 	switch f.Type() {
 	case "identifier":
@@ -616,42 +497,3 @@ func exported(decl syntax.Node) string {
 	}
 	return "private"
 }
-
-// annotation strips the colon of a type annotation.
-func annotation(t syntax.Node) string {
-	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t.Text()), ":"))
-}
-
-// valueText is a variable's value as the resolver infers types from it: a
-// name, a call or a member chain (what `await` waits for, marked by a
-// leading "await "); "" for anything else.
-func valueText(v syntax.Node) string {
-	prefix := ""
-	for v.Type() == "await_expression" || v.Type() == "parenthesized_expression" {
-		if v.Type() == "await_expression" {
-			prefix = "await "
-		}
-		kids := v.NamedChildren()
-		if len(kids) != 1 {
-			return ""
-		}
-		v = kids[0]
-	}
-	switch v.Type() {
-	case "identifier", "member_expression", "call_expression":
-		if q := extract.Qualifier(v); len(q) <= 200 {
-			return prefix + q
-		}
-	}
-	return ""
-}
-
-// constructedType infers Foo from `new Foo(...)`.
-func constructedType(v syntax.Node) string {
-	if v.Type() != "new_expression" {
-		return ""
-	}
-	return v.Field("constructor").Text()
-}
-
-func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
