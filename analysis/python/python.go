@@ -75,6 +75,10 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			w.children(n)
 		}
+	case "if_statement":
+		w.ifStatement(n)
+	case "assert_statement":
+		w.assertStatement(n)
 	case "assignment":
 		w.assignment(n)
 	case "augmented_assignment":
@@ -222,6 +226,13 @@ func (w *walker) function(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	w.b.D(d).TypeName = strings.TrimSpace(n.Field("return_type").Text())
+	if w.b.D(d).TypeName == "" {
+		className := ""
+		if cls != analysis.None {
+			className = w.b.D(cls).Name
+		}
+		w.b.D(d).TypeName = returnedType(n, className)
+	}
 	w.b.D(d).Value = decoratedValue(n)
 	// self or cls is an instance of the class, except in static methods.
 	if p := n.Parent(); p.Type() == "decorated_definition" {

@@ -283,6 +283,9 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 		return nil
 	}
 	ref := f.Refs[id.Index]
+	if r.pythonUnreachable(f, ref.Span.Start) {
+		return nil // what never runs binds nothing, as type checkers see it
+	}
 	return r.preferActual(r.bindOverloads(f, ref, r.javaConstructors(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))))
 }
 
@@ -880,7 +883,7 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	for i := range fs {
 		c[i] = fs[i].c
 	}
-	c = withoutStubbedSources(r.withoutOverloads(c))
+	c = r.withoutUnreachable(withoutStubbedSources(r.withoutOverloads(c)))
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {
