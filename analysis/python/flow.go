@@ -1,6 +1,7 @@
 package python
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -118,6 +119,52 @@ func staticCondition(cond syntax.Node) string {
 	t := strings.Join(strings.Fields(cond.Text()), " ")
 	if strings.Contains(t, "sys.version_info") || strings.Contains(t, "sys.platform") || strings.Contains(t, "TYPE_CHECKING") {
 		return t
+	}
+	return ""
+}
+
+// loopTarget declares a for loop's variables with what they are elements
+// of, as a Def.Value the resolver reads: "xs[]" an element of xs,
+// "d.items()[]#1" the second of each pair of d.items().
+func (w *walker) loopTarget(left syntax.Node, iterated string) {
+	if iterated == "" {
+		w.target(left, analysis.RoleWrite, "")
+		return
+	}
+	switch left.Type() {
+	case "identifier":
+		w.value = iterated + "[]"
+		w.target(left, analysis.RoleWrite, "")
+	case "pattern_list", "tuple_pattern":
+		for i, c := range left.NamedChildren() {
+			if c.Type() == "identifier" {
+				w.value = iterated + "[]#" + strconv.Itoa(i)
+			}
+			w.target(c, analysis.RoleWrite, "")
+			w.value = ""
+		}
+	default:
+		w.target(left, analysis.RoleWrite, "")
+	}
+	w.value = ""
+}
+
+// iteratedValue is what a loop iterates as a chain the resolver follows:
+// a dotted name, or a mapping's items(), keys() or values(); "" otherwise.
+func iteratedValue(n syntax.Node) string {
+	if isDotted(n) {
+		return n.Text()
+	}
+	if n.Type() != "call" || len(n.Field("arguments").NamedChildren()) > 0 {
+		return ""
+	}
+	f := n.Field("function")
+	if f.Type() != "attribute" || !isDotted(f.Field("object")) {
+		return ""
+	}
+	switch f.Field("attribute").Text() {
+	case "items", "keys", "values":
+		return f.Text() + "()"
 	}
 	return ""
 }

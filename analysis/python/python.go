@@ -86,7 +86,7 @@ func (w *walker) node(n syntax.Node) {
 		w.node(n.Field("right"))
 	case "for_statement", "for_in_clause":
 		w.node(n.Field("right"))
-		w.target(n.Field("left"), analysis.RoleWrite, "")
+		w.loopTarget(n.Field("left"), iteratedValue(n.Field("right")))
 		for _, c := range n.NamedChildren() {
 			if !c.Same(n.Field("left")) && !c.Same(n.Field("right")) {
 				w.node(c)
