@@ -650,7 +650,11 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 		}
 		for _, imp := range g.Imports {
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
-				return r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth)
+				// A Python module may try several imports of the name
+				// (simplejson's, else json's): the one that resolves.
+				if c := r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth); len(c) > 0 || g.Lang != "python" {
+					return c
+				}
 			}
 		}
 		for _, imp := range g.Imports {
