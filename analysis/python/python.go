@@ -331,10 +331,14 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 }
 
 // callValue is a call's callee as a chain the resolver follows ("f()",
-// "mod.f()", "obj.method()"), or "" for other values.
+// "mod.f()", "obj.method()"), an attribute chain ("r.content"), or "" for
+// other values.
 func callValue(v syntax.Node) string {
 	if lit := literalValue(v); lit != "" {
 		return lit
+	}
+	if v.Type() == "attribute" && isDotted(v) {
+		return v.Text() // r.content: what the attribute is typed
 	}
 	if v.Type() != "call" || !isDotted(v.Field("function")) {
 		return ""
