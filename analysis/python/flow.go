@@ -47,11 +47,17 @@ func (w *walker) ifStatement(n syntax.Node) {
 	w.children(n)
 }
 
-// assertStatement narrows for the rest of the block the assert is in.
+// assertStatement narrows for the rest of the block the assert is in; an
+// assert of a static condition (`assert sys.platform == "win32"`) makes
+// the rest of the block unreachable where it is false.
 func (w *walker) assertStatement(n syntax.Node) {
 	if kids := n.NamedChildren(); len(kids) > 0 {
 		if block := n.Parent(); block.Valid() {
-			w.narrowing(kids[0], w.b.Span(n.End(), block.End()))
+			rest := w.b.Span(n.End(), block.End())
+			w.narrowing(kids[0], rest)
+			if static := staticCondition(kids[0]); static != "" {
+				w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Type: static, Span: rest})
+			}
 		}
 	}
 	w.children(n)
