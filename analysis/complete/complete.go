@@ -513,6 +513,7 @@ func (c *collector) members(qualifier string, offset int) {
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)
+		c.pythonClassObjectMembers(qualifier, offset, visit)
 	}
 	if len(c.items) == 0 && c.f.Lang == "go" {
 		c.goPackageMembers(qualifier)

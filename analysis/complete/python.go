@@ -93,6 +93,30 @@ func (c *collector) pythonObjectMembers(visit func(resolve.DefID, int)) {
 	}
 }
 
+// pythonClassObjectMembers adds, after "C." where C names a class itself
+// rather than an instance, the members of the class's class, type
+// (__bases__, __name__, mro), as pyright lists them. start is where the
+// member begins, after the dot.
+func (c *collector) pythonClassObjectMembers(qualifier string, start int, visit func(resolve.DefID, int)) {
+	if start < 2 || strings.ContainsAny(qualifier, "()[]{}'\"") {
+		return
+	}
+	r := c.s.Resolver()
+	found := r.DefinitionAt(c.f.Path, start-2) // the qualifier's last name
+	if len(found) == 0 || found[0].Uncertain {
+		return
+	}
+	if g := c.s.File(found[0].Def.Path); g == nil || g.Defs[found[0].Def.Index].Kind != analysis.KindClass {
+		return
+	}
+	for _, t := range r.PythonBuiltin("type") {
+		if g := c.s.File(t.Def.Path); g != nil && g.Defs[t.Def.Index].Kind == analysis.KindClass {
+			visit(t.Def, 1)
+			return
+		}
+	}
+}
+
 // pythonModuleMembers adds the attributes of the module the qualifier
 // names, and reports whether it names one (click, os.path, an alias of either): what the module's file
 // declares at its top level, the names its top-level imports bind (a

@@ -75,6 +75,10 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			w.children(n)
 		}
+	case "if_statement":
+		w.ifStatement(n)
+	case "assert_statement":
+		w.assertStatement(n)
 	case "assignment":
 		w.assignment(n)
 	case "augmented_assignment":
@@ -82,7 +86,7 @@ func (w *walker) node(n syntax.Node) {
 		w.node(n.Field("right"))
 	case "for_statement", "for_in_clause":
 		w.node(n.Field("right"))
-		w.target(n.Field("left"), analysis.RoleWrite, "")
+		w.loopTarget(n.Field("left"), iteratedValue(n.Field("right")))
 		for _, c := range n.NamedChildren() {
 			if !c.Same(n.Field("left")) && !c.Same(n.Field("right")) {
 				w.node(c)
@@ -222,6 +226,13 @@ func (w *walker) function(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	w.b.D(d).TypeName = strings.TrimSpace(n.Field("return_type").Text())
+	if w.b.D(d).TypeName == "" {
+		className := ""
+		if cls != analysis.None {
+			className = w.b.D(cls).Name
+		}
+		w.b.D(d).TypeName = returnedType(n, className)
+	}
 	w.b.D(d).Value = decoratedValue(n)
 	// self or cls is an instance of the class, except in static methods.
 	if p := n.Parent(); p.Type() == "decorated_definition" {
@@ -320,10 +331,14 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 }
 
 // callValue is a call's callee as a chain the resolver follows ("f()",
-// "mod.f()", "obj.method()"), or "" for other values.
+// "mod.f()", "obj.method()"), an attribute chain ("r.content"), or "" for
+// other values.
 func callValue(v syntax.Node) string {
 	if lit := literalValue(v); lit != "" {
 		return lit
+	}
+	if v.Type() == "attribute" && isDotted(v) {
+		return v.Text() // r.content: what the attribute is typed
 	}
 	if v.Type() != "call" || !isDotted(v.Field("function")) {
 		return ""

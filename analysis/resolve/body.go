@@ -102,9 +102,11 @@ func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref, id int32) bool
 }
 
 // localScope reports whether scope s, owned by definition owner, is a body
-// or block rather than a file or a type.
+// or block rather than a file or a type. A Python comprehension's scope
+// (owned by no definition) is no block: `[x.a for x in xs]` uses x before
+// the clause that binds it.
 func localScope(f *analysis.FileFacts, s, owner int32) bool {
-	return owner != analysis.None && !f.Defs[owner].Kind.IsType() || owner == analysis.None && s != 0
+	return owner != analysis.None && !f.Defs[owner].Kind.IsType() || owner == analysis.None && s != 0 && f.Lang != "python"
 }
 
 // hiddenFrom reports whether definition d, declared in scope s, is not yet

@@ -41,13 +41,14 @@ func asCastType(q string) string {
 	return ""
 }
 
-// narrowedType is the type a Kotlin qualifier is narrowed to where ref is,
-// by a cast or a smart cast, or a Java one by a cast (javalang.go), or "".
+// narrowedType is the type a Kotlin, TypeScript or Python qualifier is
+// narrowed to where ref is, by a cast or a smart cast, or a Java one by a
+// cast (javalang.go), or "".
 func narrowedType(f *analysis.FileFacts, ref analysis.Ref, q string) string {
 	if f.Lang == "java" {
 		return javaQualifierType(q)
 	}
-	if f.Lang != "kotlin" && !ecmaLang(f.Lang) {
+	if f.Lang != "kotlin" && f.Lang != "python" && !ecmaLang(f.Lang) {
 		return ""
 	}
 	if t := asCastType(q); t != "" {

@@ -443,6 +443,9 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 	if isCallbackParam(g, d) {
 		return r.callbackParamTypes(g, d, depth)
 	}
+	if out, ok := r.pythonElementTypes(g, d, depth); ok {
+		return out
+	}
 	vref := valueRef(d)
 	base, elem := strings.CutSuffix(d.Value, "[]")
 	vref.Qualifier = base

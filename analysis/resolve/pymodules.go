@@ -23,7 +23,7 @@ func (r *Resolver) ModuleAt(file string, offset int) (string, bool) {
 		return "", false
 	}
 	i := refAt(f, offset)
-	if i == analysis.None {
+	if i == analysis.None || r.pythonUnreachable(f, offset) {
 		return "", false
 	}
 	if ref := f.Refs[i]; ref.Qualifier == "" && moduleAttributes[ref.Name] && len(r.unqualified(f, ref, 0)) == 0 {

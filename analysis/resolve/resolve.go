@@ -283,6 +283,9 @@ func (r *Resolver) Resolve(id RefID) []Candidate {
 		return nil
 	}
 	ref := f.Refs[id.Index]
+	if r.pythonUnreachable(f, ref.Span.Start) {
+		return nil // what never runs binds nothing, as type checkers see it
+	}
 	return r.preferActual(r.bindOverloads(f, ref, r.javaConstructors(f, ref, r.finish(id.Path, r.resolve(f, ref, 0)))))
 }
 
@@ -647,7 +650,11 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 		}
 		for _, imp := range g.Imports {
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
-				return r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth)
+				// A Python module may try several imports of the name
+				// (simplejson's, else json's): the one that resolves.
+				if c := r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth); len(c) > 0 || g.Lang != "python" {
+					return c
+				}
 			}
 		}
 		for _, imp := range g.Imports {
@@ -880,7 +887,7 @@ func (r *Resolver) finish(from string, c []Candidate) []Candidate {
 	for i := range fs {
 		c[i] = fs[i].c
 	}
-	c = withoutStubbedSources(r.withoutOverloads(c))
+	c = r.withoutUnreachable(withoutStubbedSources(r.withoutOverloads(c)))
 	seen := map[DefID]bool{}
 	out := c[:0]
 	for _, x := range c {

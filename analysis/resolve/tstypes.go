@@ -206,22 +206,6 @@ func tsWritten(t string) string {
 	return t
 }
 
-// closingParen is the index of the parenthesis closing the one t opens.
-func closingParen(t string) int {
-	depth := 0
-	for i := 0; i < len(t); i++ {
-		switch t[i] {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // tsIndexed splits an indexed access type `T['k']` (or `T["k"]`) into T
 // and k.
 func tsIndexed(t string) (obj, key string, ok bool) {
