@@ -49,20 +49,26 @@ func acpNodeModel(t *testing.T) string {
 		map[string]any{"stall": true}))
 }
 
-// acpNodeSDK finds node and the ACP SDK installed in testdata/acp/node: the
-// test skips without them, except under CI, which installs both (.ci/run).
+// acpNodeSDK finds node and the ACP SDK installed in testdata/acp/node.
 func acpNodeSDK(t *testing.T) (node, dir string) {
+	return nodeSDK(t, "acp", "@agentclientprotocol/sdk")
+}
+
+// nodeSDK finds node and the npm package pkg installed in
+// testdata/<family>/node: the test skips without them, except under CI,
+// which installs both (.ci/run).
+func nodeSDK(t *testing.T, family, pkg string) (node, dir string) {
 	t.Helper()
-	dir = filepath.Join("..", "..", "testdata", "acp", "node")
+	dir = filepath.Join("..", "..", "testdata", family, "node")
 	node, err := exec.LookPath("node")
 	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk"))
+		_, err = os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg)))
 	}
 	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("node or the ACP SDK is missing (.ci/run runs npm ci --prefix testdata/acp/node): %v", err)
+			t.Fatalf("node or %s is missing (.ci/run runs npm ci --prefix %s): %v", pkg, filepath.ToSlash(dir), err)
 		}
-		t.Skipf("node or the ACP SDK is missing (npm ci --prefix testdata/acp/node): %v", err)
+		t.Skipf("node or %s is missing (npm ci --prefix %s): %v", pkg, filepath.ToSlash(dir), err)
 	}
 	return node, dir
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -16,17 +14,7 @@ import (
 // testdata/mcp/node`; without them it skips, except under CI, which installs
 // both (.ci/run).
 func TestMCPNodeClient(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "mcp", "node")
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node or the MCP SDK is missing (.ci/run runs npm ci --prefix testdata/mcp/node): %v", err)
-		}
-		t.Skipf("node or the MCP SDK is missing (npm ci --prefix testdata/mcp/node): %v", err)
-	}
+	node, dir := nodeSDK(t, "mcp", "@modelcontextprotocol/sdk")
 	ws, env := searchWorkspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
