@@ -60,15 +60,7 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 	}
 	fmt.Printf("indexed %d files (%d parsed) in %s, %s CPU\n", totals.Files, totals.Extracted,
 		time.Since(start).Round(time.Millisecond), (selfCPU() - cpu).Round(time.Millisecond))
-	if memFile == "" {
-		return nil
-	}
-	mem, err := os.Create(memFile)
-	if err != nil {
-		return err
-	}
-	defer mem.Close()
-	return pprof.Lookup("allocs").WriteTo(mem, 0)
+	return writeAllocsProfile(memFile)
 }
 
 // profilePassRun indexes root cold in this process, then runs the reference
@@ -125,6 +117,11 @@ func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) erro
 	}
 	fmt.Printf("resolved the references of %d files in %s, %s CPU, peak RSS %d MB\n", n,
 		time.Since(start).Round(time.Millisecond), (selfCPU() - cpu).Round(time.Millisecond), peakRSSSelf()/1024)
+	return writeAllocsProfile(memFile)
+}
+
+// writeAllocsProfile writes the allocation profile to memFile, if one is named.
+func writeAllocsProfile(memFile string) error {
 	if memFile == "" {
 		return nil
 	}
