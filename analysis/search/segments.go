@@ -8,8 +8,7 @@ import (
 	"github.com/kast-dev/kast/storage"
 )
 
-// dropPrefix deletes every row under prefix; segments.go holds the index's
-// maintenance: dropping rows and compacting segments.
+// dropPrefix deletes every row under prefix.
 func (e *Engine) dropPrefix(prefix []byte) error {
 	var keys [][]byte
 	if err := e.store.Scan(prefix, true, func(k, _ []byte) error {
