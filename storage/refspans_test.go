@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// RefSpans skips what decodeFacts builds: with every field of the facts
+// set, it must land on the same spans.
+func TestRefSpansReadLikeFacts(t *testing.T) {
+	var f analysis.FileFacts
+	seed := 0
+	fill(reflect.ValueOf(&f).Elem(), &seed)
+	f.Defs[0].Container = analysis.None
+	blob := encodeFacts(&f)
+	got, err := decodeRefSpans(blob, []int32{1, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []analysis.Span{f.Refs[1].Span, f.Refs[0].Span, f.Refs[1].Span}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("spans:\n got %+v\nwant %+v", got, want)
+	}
+	for _, bad := range [][]int32{{2}, {-1}} {
+		if _, err := decodeRefSpans(blob, bad); err == nil {
+			t.Errorf("reference %v of 2 read without error", bad)
+		}
+	}
+	if _, err := decodeRefSpans(blob[:20], []int32{0}); err == nil {
+		t.Error("truncated blob read without error")
+	}
+}
+
+func TestIndexRefSpans(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	f := fakeFacts("package p\nfunc a() { b(); c() }\n", []string{"a"}, []string{"b", "c"})
+	mustPut(t, ix, "/w/p.go", f)
+	got, err := ix.RefSpans("/w/p.go", []int32{int32(len(f.Refs) - 1), 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []analysis.Span{f.Refs[len(f.Refs)-1].Span, f.Refs[0].Span}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("spans:\n got %+v\nwant %+v", got, want)
+	}
+	if _, err := ix.RefSpans("/w/missing.go", []int32{0}); err == nil {
+		t.Error("a file not indexed gave spans")
+	}
+}
