@@ -44,8 +44,11 @@ func (r *Resolver) references(def DefID, certain bool) []Reference {
 func (r *Resolver) ReferencesAmong(def DefID, ids []RefID, certain bool) []Reference {
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
+	settled := r.settleReferences(def, ids, found, ok)
 	parallel(len(ids), func(i int) {
-		found[i], ok[i] = r.ResolvesTo(ids[i], def)
+		if settled == nil || !settled[i] {
+			found[i], ok[i] = r.ResolvesTo(ids[i], def)
+		}
 	})
 	var out []Reference
 	for i := range ids {

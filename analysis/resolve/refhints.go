@@ -22,12 +22,31 @@ import (
 // aside from the posting without decoding their file.
 
 // The parts of a hint: its kind in the low bits, then for a selector the
-// qualifier's hash, then the import the qualifier names (its index + 1).
+// qualifier's hash, then the import the qualifier names (its index + 1),
+// and in the top bits what settles a selector (hintSettled,
+// hintPlainScopes). Hints stored before those bits existed lack them, and
+// their references are resolved as before.
 const (
 	hintKindBits  = 2
 	hintQualBits  = 10
 	hintQualShift = hintKindBits
 	hintImpShift  = hintKindBits + hintQualBits
+	hintImpBits   = 18
+)
+
+// Selector flags. Of fmt.Println, the resolver asks first whether fmt is
+// a declaration the file sees (its scopes, its package's other files, its
+// dot imports); only if not does it look in the imported package. When
+// the file declares nothing so named, has no dot import and imports one
+// package by that plain name (hintSettled), and no scope around the
+// reference is one whose owner's members the resolver also looks through
+// (a type's, a method's, a lambda's: hintPlainScopes), the answer depends
+// on the file only through that import's path: every such reference to
+// one name from one folder resolves alike, and resolving one of them
+// settles all (see settledReferences).
+const (
+	hintSettled     = 1 << 31
+	hintPlainScopes = 1 << 30
 )
 
 // Hint kinds.
@@ -43,6 +62,7 @@ type HintedRef struct {
 	RefID
 	Hint   uint32
 	Import string
+	Role   analysis.Role
 }
 
 // HintImport returns the index into the file's imports that a hint names,
@@ -51,7 +71,7 @@ func HintImport(hint uint32) int {
 	if hint&(1<<hintKindBits-1) != hintSelector {
 		return -1
 	}
-	return int(hint>>hintImpShift) - 1
+	return int(hint>>hintImpShift&(1<<hintImpBits-1)) - 1
 }
 
 // RefHinter is implemented by a workspace that lists references by name
@@ -71,10 +91,78 @@ func GoRefHints(f *analysis.FileFacts) []uint32 {
 		dot = dot || imp.Wildcard
 	}
 	out := make([]uint32, len(f.Refs))
+	h := fileHinter{f: f, dot: dot}
 	for i, ref := range f.Refs {
-		out[i] = goRefHint(f, ref, dot)
+		out[i] = h.hint(ref)
 	}
 	return out
+}
+
+// fileHinter works out a file's hints, with what they share.
+type fileHinter struct {
+	f        *analysis.FileFacts
+	dot      bool
+	declared map[string]bool // every name the file declares, once asked
+	plain    []int8          // by scope: 1 plain, -1 not, 0 not yet known
+}
+
+func (h *fileHinter) hint(ref analysis.Ref) uint32 {
+	out := goRefHint(h.f, ref, h.dot)
+	k := HintImport(out)
+	if k < 0 || h.dot {
+		return out
+	}
+	if imp := h.f.Imports[k]; imp.Alias != "" || imp.Wildcard || imp.Name != path.Base(imp.Path) ||
+		strings.HasPrefix(imp.Path, ".") || ref.Qualifier != goImportName(imp) || k+1 >= 1<<hintImpBits {
+		return out
+	}
+	if h.declared == nil {
+		h.declared = map[string]bool{}
+		for _, d := range h.f.Defs {
+			h.declared[d.Name] = true
+		}
+	}
+	if h.declared[ref.Qualifier] {
+		return out
+	}
+	out |= hintSettled
+	if h.plainScopes(ref.Scope) {
+		out |= hintPlainScopes
+	}
+	return out
+}
+
+// plainScopes reports whether no scope from s outwards is owned by a
+// definition whose members inScope looks through.
+func (h *fileHinter) plainScopes(s int32) bool {
+	f := h.f
+	if h.plain == nil {
+		h.plain = make([]int8, len(f.Scopes))
+	}
+	var chain []int32
+	ok := true
+	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		if h.plain[s] != 0 {
+			ok = h.plain[s] > 0
+			break
+		}
+		chain = append(chain, s)
+		if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) {
+			if d := f.Defs[o]; d.Kind.IsType() || d.Receiver != "" || d.Kind == analysis.KindLambda && d.Value != "" {
+				ok = false
+				break
+			}
+		}
+	}
+	// Every scope walked is inside the first owner found, if any.
+	mark := int8(1)
+	if !ok {
+		mark = -1
+	}
+	for _, c := range chain {
+		h.plain[c] = mark
+	}
+	return ok
 }
 
 func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot bool) uint32 {
@@ -122,10 +210,7 @@ func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bo
 	if !ok || !imports {
 		return nil, false
 	}
-	var refs []HintedRef
-	for _, n := range r.UseNames(def) {
-		refs = append(refs, h.HintedRefsNamed(n)...)
-	}
+	refs := r.hintedNamed(h, r.UseNames(def))
 	dirs := map[string]bool{}
 	for _, ref := range refs {
 		dirs[filepath.Dir(ref.Path)] = true

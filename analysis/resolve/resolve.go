@@ -84,6 +84,7 @@ type Resolver struct {
 	importers    map[string][]importer // see importerDirs
 	goMods       map[string]string     // see modulePath
 	importDirs   map[string][]string   // see mayImport
+	hinted       hintedMemo            // see hintedNamed
 }
 
 // typeKey is what a written type's resolution depends on.

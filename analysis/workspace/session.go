@@ -535,7 +535,7 @@ func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
 		}
 		hints := resolve.GoRefHints(o.facts)
 		for _, i := range o.refs[name] {
-			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}}
+			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}, Role: o.facts.Refs[i].Role}
 			if int(i) < len(hints) {
 				ref.Hint = hints[i]
 				if k := resolve.HintImport(ref.Hint); k >= 0 {

@@ -392,7 +392,7 @@ func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
 	}
 	out := make([]resolve.HintedRef, len(hits))
 	for i, h := range hits {
-		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint}
+		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint, Role: h.Role}
 		if k := resolve.HintImport(h.Hint); k >= 0 {
 			if k >= len(h.Imports) {
 				out[i].Hint = 0 // not what this file row says: resolve it

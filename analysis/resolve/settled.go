@@ -1,0 +1,141 @@
+package resolve
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// RefSpanner is implemented by a workspace that reads some of a file's
+// reference spans without decoding the rest of its facts. ok is false
+// when it cannot.
+type RefSpanner interface {
+	RefSpans(path string, refs []int32) (spans []analysis.Span, ok bool)
+}
+
+// hintedMemo keeps the last hinted references listed: a reference query
+// lists them to pick its candidates, then again to settle them.
+type hintedMemo struct {
+	names []string
+	refs  []HintedRef
+}
+
+// hintedNamed lists the hinted references named like names.
+func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
+	r.mu.Lock()
+	if m := r.hinted; slices.Equal(m.names, names) && m.refs != nil {
+		r.mu.Unlock()
+		return m.refs
+	}
+	r.mu.Unlock()
+	refs := []HintedRef{}
+	for _, n := range names {
+		refs = append(refs, h.HintedRefsNamed(n)...)
+	}
+	r.mu.Lock()
+	r.hinted = hintedMemo{slices.Clone(names), refs}
+	r.mu.Unlock()
+	return refs
+}
+
+// settledKey is what a settled selector's resolution depends on (see
+// hintSettled): the folder of its file, its import's path, its role, and
+// whether its scopes are plain.
+type settledKey struct {
+	dir, imp string
+	role     analysis.Role
+	plain    bool
+}
+
+// settleReferences fills found and ok, for the ids (candidates for a
+// top-level Go declaration def) whose hints settle them, by resolving one
+// of each group that resolves alike and reading the others' spans; it
+// returns which it filled. The others are left to ResolvesTo.
+func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool) []bool {
+	f := r.file(def.Path)
+	h, hinter := r.ws.(RefHinter)
+	sp, spanner := r.ws.(RefSpanner)
+	if f == nil || !hinter || !spanner || def.Index < 0 || int(def.Index) >= len(f.Defs) || !topLevelGo(f, def) || len(ids) < 2 {
+		return nil
+	}
+	name := f.Defs[def.Index].Name
+	hints := map[RefID]HintedRef{}
+	for _, ref := range r.hintedNamed(h, r.UseNames(def)) {
+		if ref.Hint&hintSettled != 0 && ref.Import != "" {
+			hints[ref.RefID] = ref
+		}
+	}
+	groups := map[settledKey][]int{}
+	var keys []settledKey // in order of first member, so that work is deterministic
+	for i, id := range ids {
+		ref, ok := hints[id]
+		if !ok {
+			continue
+		}
+		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	done := make([]bool, len(ids))
+	spans := map[string][]int{} // by file: the ids whose spans to read
+	for _, k := range keys {
+		members := groups[k]
+		if len(members) < 2 || !r.settles(k, ids[members[0]], name) {
+			continue
+		}
+		rep, hit := r.ResolvesTo(ids[members[0]], def)
+		for _, i := range members {
+			done[i], ok[i] = true, hit
+			if hit {
+				found[i] = rep
+				found[i].Ref, found[i].Role = ids[i], k.role
+				spans[ids[i].Path] = append(spans[ids[i].Path], i)
+			}
+		}
+	}
+	for p, members := range spans {
+		idx := make([]int32, len(members))
+		for j, i := range members {
+			idx[j] = ids[i].Index
+		}
+		got, read := sp.RefSpans(p, idx)
+		for j, i := range members {
+			if read && len(got) == len(idx) {
+				found[i].Span = got[j]
+			} else {
+				done[i], ok[i], found[i] = false, false, Reference{} // resolved one by one instead
+			}
+		}
+	}
+	return done
+}
+
+// settles reports whether the selectors of a group resolve alike, checking
+// what their hints cannot say on the group's first member, rep: nothing
+// in the folder is named like the qualifier (the package's other files
+// are in scope), the qualifier names no member anywhere when the scopes
+// are not plain, and rep is what its hint says, resolved through its
+// import.
+func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
+	q := goImportName(analysis.Import{Path: k.imp, Name: path.Base(k.imp)})
+	for _, e := range r.defs(q) {
+		if e.Lang == "go" && (!k.plain || filepath.Dir(e.Path) == k.dir) {
+			return false
+		}
+	}
+	f := r.file(rep.Path)
+	if f == nil || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
+		return false
+	}
+	ref := f.Refs[rep.Index]
+	if ref.Qualifier != q || ref.Name != name || ref.Role != k.role || f.Lang != "go" {
+		return false
+	}
+	qref := ref
+	qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
+	return len(r.unqualified(f, qref, 1)) == 0 && len(r.inModule(f, ref)) > 0
+}
