@@ -73,7 +73,7 @@ func runCold(kast, gopls, root string, n int) error {
 		if r.err != nil {
 			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
 		}
-		printSlowest(srv.name, r.timings.slowest, 12)
+		printSlowest(srv.name, r.timings.slowest, 20)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
@@ -308,6 +308,6 @@ func processCPU(pid int) time.Duration {
 // its high percentiles.
 func printSlowest(name string, slow []slowRequest, n int) {
 	for _, r := range slow[:min(n, len(slow))] {
-		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %s\n", name, float64(r.took)/1e6, r.method, r.name, r.at)
+		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results, r.at)
 	}
 }

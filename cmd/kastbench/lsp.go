@@ -159,10 +159,13 @@ type timings struct {
 	slowest []slowRequest
 }
 
-// slowRequest is one request and how long it took.
+// slowRequest is one request, how long it took and how many results it
+// gave (locations, completion items, symbols): a slow reference query
+// with thousands of results is another problem than one with three.
 type slowRequest struct {
 	method, name, at string
 	took             time.Duration
+	results          int
 }
 
 // note records a request among the slowest kept.
@@ -199,26 +202,43 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 		for _, req := range []struct {
 			method string
 			params any
-			result any
 		}{
-			{"textDocument/definition", at, &defs},
-			{"textDocument/references", map[string]any{"textDocument": at["textDocument"], "position": at["position"], "context": map[string]bool{"includeDeclaration": false}}, nil},
-			{"textDocument/completion", at, nil},
-			{"workspace/symbol", map[string]string{"query": smp.Name}, nil},
+			{"textDocument/definition", at},
+			{"textDocument/references", map[string]any{"textDocument": at["textDocument"], "position": at["position"], "context": map[string]bool{"includeDeclaration": false}}},
+			{"textDocument/completion", at},
+			{"workspace/symbol", map[string]string{"query": smp.Name}},
 		} {
+			var result json.RawMessage
 			start := time.Now()
-			if err := s.call(ctx, req.method, req.params, req.result); err != nil {
+			if err := s.call(ctx, req.method, req.params, &result); err != nil {
 				t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
 				continue
 			}
 			took := time.Since(start)
+			if req.method == "textDocument/definition" {
+				defs = result
+			}
 			t.byMethod[req.method] = append(t.byMethod[req.method], took)
-			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took})
+			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result)})
 		}
 		t.firstDef[i] = firstLocation(defs)
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 	}
 	return t, nil
+}
+
+// countResults counts the elements of a result: a list, or a completion
+// list's items.
+func countResults(raw json.RawMessage) int {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		return len(list)
+	}
+	var items struct{ Items []json.RawMessage }
+	if json.Unmarshal(raw, &items) == nil {
+		return len(items.Items)
+	}
+	return 0
 }
 
 func firstLocation(raw json.RawMessage) string {
