@@ -117,13 +117,13 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 // settles reports whether the selectors of a group resolve alike, checking
 // what their hints cannot say on the group's first member, rep: nothing
 // in the folder is named like the qualifier (the package's other files
-// are in scope), the qualifier names no member anywhere when the scopes
-// are not plain, and rep is what its hint says, resolved through its
-// import.
+// are in scope), nothing that can be a member is so named anywhere when
+// the scopes are not plain, and rep is what its hint says, resolved
+// through its import.
 func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
 	q := goImportName(analysis.Import{Path: k.imp, Name: path.Base(k.imp)})
 	for _, e := range r.defs(q) {
-		if e.Lang == "go" && (!k.plain || filepath.Dir(e.Path) == k.dir) {
+		if e.Lang == "go" && (filepath.Dir(e.Path) == k.dir || !k.plain && memberKind(e.Kind)) {
 			return false
 		}
 	}
@@ -138,4 +138,11 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
 	qref := ref
 	qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
 	return len(r.unqualified(f, qref, 1)) == 0 && len(r.inModule(f, ref)) > 0
+}
+
+// memberKind reports whether a Go definition of kind k can be found among
+// a type's members: a field (embedded ones too), a method, a type
+// parameter (declared inside its type).
+func memberKind(k analysis.Kind) bool {
+	return k == analysis.KindField || k == analysis.KindMethod || k == analysis.KindTypeParameter
 }

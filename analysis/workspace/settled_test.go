@@ -17,15 +17,16 @@ import (
 // Package-qualified uses of top-level declarations settled by their
 // hints, and those that must not be: in functions, a func literal and at
 // the top level (plain scopes); in methods, through a package named like
-// nothing in the workspace, and through one named like a field of the
-// receiver (the resolver looks at the receiver's members first, so that
-// errs.Errorf there is the field's method) beside a file of the same
-// folder where it is the package's; a folder whose other file declares a
-// variable named like the import (code that does not compile) beside its
-// test package, where it is the import;
-// a renamed import and a dot import. Beside them, what other queries
-// reach: a method on a value a function returns, a method promoted
-// through an embedded field, an interface method.
+// no member in the workspace (a variable elsewhere), and through one
+// named like a field that the receiver's embedded type brings in from
+// another package (the resolver looks through the receiver's members
+// first, so that errs.Errorf there is the field's method), beside a file
+// of the same folder where it is the package's (twice, the files' names
+// swapped); a folder whose other file declares a variable named like the
+// import (code that does not compile) beside its test package, where it
+// is the import; a renamed import and a dot import. Beside them, what
+// other queries reach: a method on a value a function returns, a method
+// promoted through an embedded field, an interface method.
 const settledFixture = `
 -- go.mod --
 module example.com/m
@@ -140,6 +141,8 @@ var errs = log.Logger{}
 package renamed
 
 import e "example.com/m/errs"
+
+var util = 1
 
 func R() string { return e.Errorf("a") + e.Errorf("b") }
 -- dot/d.go --
