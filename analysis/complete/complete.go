@@ -475,9 +475,12 @@ func (c *collector) members(qualifier string, offset int) {
 		name := g.Defs[t.Index].Name
 		if g.Lang == "go" {
 			// A Go method is at the top level of a file of its type's
-			// package, in the type's directory.
+			// package, in the type's directory, built for the platform
+			// of the file completed (as packageNames lists): syscall's
+			// files for other platforms are most of it, and reading all
+			// their declarations was most of a member completion there.
 			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
-				if filepath.Dir(p) != filepath.Dir(t.Path) {
+				if filepath.Dir(p) != filepath.Dir(t.Path) || !resolve.BuildsWith(c.f.Path, p) {
 					continue
 				}
 				for _, d := range c.s.TopLevel(p) {

@@ -51,3 +51,43 @@ func TestLSPGoCompletionThatCompiles(t *testing.T) {
 		t.Errorf("after c.: %v, want the field, then the methods by name", got)
 	}
 }
+
+// A type's methods are offered from the files built for the platform of
+// the file completed, as the package's other names are: a method declared
+// for Windows only is not offered in a Linux file, and is in a Windows
+// one.
+func TestLSPGoMethodCompletionFollowsPlatform(t *testing.T) {
+	src := func(pkg string) string {
+		return "package main\n\nfunc use" + pkg + "(d *Dirent) {\n\td.\n}\n"
+	}
+	e := startLSP(t, map[string]string{
+		"go.mod":            "module example.com/c\n",
+		"dirent.go":         "package main\n\ntype Dirent struct{ Reclen uint16 }\n\nfunc (d *Dirent) Name() string { return \"\" }\n",
+		"dirent_linux.go":   "package main\n\nfunc (d *Dirent) Ino() uint64 { return 0 }\n",
+		"dirent_windows.go": "package main\n\nfunc (d *Dirent) Handle() uintptr { return 0 }\n",
+		"use.go":            src("Any"),
+		"use_windows.go":    src("Windows"),
+	})
+	e.reindex()
+	complete := func(file string) string {
+		var list struct {
+			Items []struct {
+				Label string `json:"label"`
+			} `json:"items"`
+		}
+		if err := e.client.Call(e.ctx, "textDocument/completion", e.at(file, 3, 3), &list); err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, it := range list.Items {
+			labels = append(labels, it.Label)
+		}
+		return strings.Join(labels, " ")
+	}
+	if got := complete("use.go"); got != "Reclen Ino Name" {
+		t.Errorf("after d. in use.go (linux/amd64): %q, want the field, then Linux's and every platform's methods", got)
+	}
+	if got := complete("use_windows.go"); got != "Reclen Handle Name" {
+		t.Errorf("after d. in use_windows.go: %q, want the field, then Windows's and every platform's methods", got)
+	}
+}
