@@ -117,6 +117,12 @@ func (w *walker) node(n syntax.Node) {
 		w.assignment(n)
 	case "value_argument":
 		w.valueArgument(n)
+	case "check_expression":
+		if !w.containsCall(n) {
+			w.children(n)
+		}
+	case "range_test":
+		w.rangeTest(n)
 	case "infix_expression":
 		// `a to b`: the middle identifier is a function call.
 		parts := n.NamedChildren()
@@ -228,6 +234,9 @@ func (w *walker) primaryConstructor(class int32, n syntax.Node) {
 		name := p.Child("simple_identifier")
 		d := w.b.Def(kind, name, p)
 		w.b.D(d).TypeName = typeText(p.Child("user_type", "nullable_type", "function_type"))
+		if hasVararg(p.Child("modifiers")) {
+			w.b.D(d).TypeName = varargType(w.b.D(d).TypeName)
+		}
 		if kind == analysis.KindProperty {
 			w.b.D(d).Signature = extract.Header(p, syntax.Node{})
 			w.b.D(d).Visibility = visibility(p)
@@ -327,7 +336,11 @@ func isType(n syntax.Node) bool {
 }
 
 func (w *walker) parameters(n syntax.Node) {
+	vararg := false // the parameter_modifiers before a parameter are its sibling
 	for _, p := range n.NamedChildren() {
+		if p.Type() == "parameter_modifiers" {
+			vararg = hasVararg(p)
+		}
 		if p.Type() != "parameter" {
 			w.node(p)
 			continue
@@ -335,8 +348,38 @@ func (w *walker) parameters(n syntax.Node) {
 		name := p.Child("simple_identifier")
 		d := w.b.Def(analysis.KindParameter, name, p)
 		w.b.D(d).TypeName = typeText(p.Child("user_type", "nullable_type", "function_type"))
+		if vararg {
+			w.b.D(d).TypeName = varargType(w.b.D(d).TypeName)
+		}
+		vararg = false
 		w.children(p, name)
 	}
+}
+
+// hasVararg reports whether a parameter's modifiers hold `vararg`.
+func hasVararg(mods syntax.Node) bool {
+	if !mods.Valid() {
+		return false
+	}
+	for _, m := range mods.NamedChildren() {
+		if m.Type() == "parameter_modifier" && m.Text() == "vararg" {
+			return true
+		}
+	}
+	return false
+}
+
+// varargType is the type a vararg parameter of element type t has inside
+// its function: a primitive's own array class, else Array<out T>.
+func varargType(t string) string {
+	switch t {
+	case "":
+		return ""
+	case "Int", "Long", "Short", "Byte", "Char", "Boolean", "Float", "Double",
+		"UInt", "ULong", "UShort", "UByte":
+		return t + "Array"
+	}
+	return "Array<out " + t + ">"
 }
 
 func (w *walker) secondaryConstructor(n syntax.Node) {
