@@ -17,7 +17,7 @@ var rustLibFiles = map[string]string{
 		"macro_rules! private_note {\n    () => {};\n}\n",
 	// Not the crate's root: [lib] path says lib.rs.
 	cargoRegistry + "logs-0.1.0/src/lib.rs": "pub fn init() {}\n",
-	"ws/Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
+	"ws/Cargo.toml":                         "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
 	"ws/Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n" +
 		"[[package]]\nname = \"logs\"\nversion = \"0.1.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
 	"ws/src/main.rs": "use logs_core::levels::inner::Deep;\nuse logs_core::note;\n\nfn main() {\n" +
