@@ -37,7 +37,15 @@ type RustModules interface {
 func (r *Resolver) rustImported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
 	files, ok := r.rustModuleFiles(f, pkg)
 	if !ok {
-		return nil, false
+		// `use a::b::C` of the workspace's own inline modules.
+		var out []Candidate
+		if f.Lang == "rust" && strings.Contains(pkg, "::") && depth <= maxDepth {
+			at := analysis.Ref{Name: name, Role: role, Scope: 0, Enclosing: analysis.None}
+			for _, m := range r.rustPathModules(f, at, pkg, depth) {
+				out = append(out, r.members(m.Def, name, role, conf, depth+1)...)
+			}
+		}
+		return out, len(out) > 0
 	}
 	if !r.anyFile(files) {
 		if mod, ok := r.rustInlineModule(f, pkg); ok {
@@ -70,6 +78,28 @@ func (r *Resolver) rustInlineModule(f *analysis.FileFacts, pkg string) (DefID, b
 		}
 	}
 	return DefID{}, false
+}
+
+// rustPathModules resolves a path of modules or types written in f at
+// ref (`a::b`) to the declarations it names, the last segment within what
+// the rest names: inline modules nested in one another.
+func (r *Resolver) rustPathModules(f *analysis.FileFacts, ref analysis.Ref, path string, depth int) []Candidate {
+	qref := ref
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	qref.Qualifier, qref.Name = "", path
+	if i := strings.LastIndex(path, "::"); i >= 0 {
+		qref.Qualifier, qref.Name = path[:i], path[i+2:]
+	}
+	if qref.Name == "" || strings.ContainsAny(qref.Name, "<>(){}") {
+		return nil
+	}
+	var out []Candidate
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		if d := r.file(c.Def.Path).Defs[c.Def.Index]; d.Kind.IsType() || d.Kind == analysis.KindModule {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // nestedModule follows inline module declarations named names from the
