@@ -196,3 +196,15 @@ func (r *Resolver) nestedTypeMembers(f *analysis.FileFacts, name, pkg, typeName 
 	}
 	return out
 }
+
+// companionMembers finds a plain name among the members of the companion
+// object of class owner: inside the class they are in scope after its own
+// and inherited members (`NAMES` of `companion object { val NAMES }`).
+func (r *Resolver) companionMembers(f *analysis.FileFacts, owner int32, ref analysis.Ref) []Candidate {
+	for i, d := range f.Defs {
+		if d.Container == owner && isCompanion(f, int32(i)) {
+			return r.declared(DefID{f.Path, int32(i)}, ref.Name, ref.Role, confMember)
+		}
+	}
+	return nil
+}
