@@ -208,3 +208,34 @@ func (r *Resolver) companionMembers(f *analysis.FileFacts, owner int32, ref anal
 	}
 	return nil
 }
+
+// kotlinIndexedTypes types a Kotlin qualifier that indexes a collection,
+// `parts[i]` of `parts[i].trim()`: the element type of the declared
+// collection type (List<String> → String); ok is false for any other
+// qualifier.
+func (r *Resolver) kotlinIndexedTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if f.Lang != "kotlin" || !strings.HasSuffix(q, "]") {
+		return nil, false
+	}
+	open := openingBefore(q, len(q)-1, '[', ']')
+	if open <= 0 {
+		return nil, false
+	}
+	base := q[:open]
+	if !isName(base) && !isChain(f.Lang, base) {
+		return nil, false
+	}
+	qref := ref
+	qref.Qualifier = base
+	var out []Candidate
+	for _, t := range r.writtenTypes(f, qref, depth+1) {
+		e := firstTypeArg(t)
+		if baseTypeName(t) == "String" {
+			e = "Char"
+		}
+		if e != "" {
+			out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+		}
+	}
+	return out, true
+}

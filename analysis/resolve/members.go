@@ -132,6 +132,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 		}
 	}
+	if out, ok := r.kotlinIndexedTypes(f, ref, q, depth); ok {
+		return out
+	}
 	if f.Lang == "rust" && strings.Contains(q, "::") {
 		return r.rustPathModules(f, ref, q, depth)
 	}
