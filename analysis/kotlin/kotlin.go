@@ -67,7 +67,9 @@ func (w *walker) node(n syntax.Node) {
 		w.property(n)
 	case "secondary_constructor":
 		w.secondaryConstructor(n)
-	case "anonymous_initializer", "control_structure_body", "catch_block", "for_statement", "when_expression":
+	case "for_statement":
+		w.forStatement(n)
+	case "anonymous_initializer", "control_structure_body", "catch_block", "when_expression":
 		if n.Type() == "when_expression" {
 			w.whenCasts(n)
 		}
