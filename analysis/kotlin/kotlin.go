@@ -358,32 +358,6 @@ func (w *walker) parameters(n syntax.Node) {
 	}
 }
 
-// hasVararg reports whether a parameter's modifiers hold `vararg`.
-func hasVararg(mods syntax.Node) bool {
-	if !mods.Valid() {
-		return false
-	}
-	for _, m := range mods.NamedChildren() {
-		if m.Type() == "parameter_modifier" && m.Text() == "vararg" {
-			return true
-		}
-	}
-	return false
-}
-
-// varargType is the type a vararg parameter of element type t has inside
-// its function: a primitive's own array class, else Array<out T>.
-func varargType(t string) string {
-	switch t {
-	case "":
-		return ""
-	case "Int", "Long", "Short", "Byte", "Char", "Boolean", "Float", "Double",
-		"UInt", "ULong", "UShort", "UByte":
-		return t + "Array"
-	}
-	return "Array<out " + t + ">"
-}
-
 func (w *walker) secondaryConstructor(n syntax.Node) {
 	className := ""
 	if owner := w.b.OwnerDef(); owner != nil {
