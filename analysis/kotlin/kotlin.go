@@ -67,7 +67,9 @@ func (w *walker) node(n syntax.Node) {
 		w.property(n)
 	case "secondary_constructor":
 		w.secondaryConstructor(n)
-	case "anonymous_initializer", "control_structure_body", "catch_block", "for_statement", "when_expression":
+	case "for_statement":
+		w.forStatement(n)
+	case "anonymous_initializer", "control_structure_body", "catch_block", "when_expression":
 		if n.Type() == "when_expression" {
 			w.whenCasts(n)
 		}
@@ -117,6 +119,12 @@ func (w *walker) node(n syntax.Node) {
 		w.assignment(n)
 	case "value_argument":
 		w.valueArgument(n)
+	case "check_expression":
+		if !w.containsCall(n) {
+			w.children(n)
+		}
+	case "range_test":
+		w.rangeTest(n)
 	case "infix_expression":
 		// `a to b`: the middle identifier is a function call.
 		parts := n.NamedChildren()
@@ -228,6 +236,9 @@ func (w *walker) primaryConstructor(class int32, n syntax.Node) {
 		name := p.Child("simple_identifier")
 		d := w.b.Def(kind, name, p)
 		w.b.D(d).TypeName = typeText(p.Child("user_type", "nullable_type", "function_type"))
+		if hasVararg(p.Child("modifiers")) {
+			w.b.D(d).TypeName = varargType(w.b.D(d).TypeName)
+		}
 		if kind == analysis.KindProperty {
 			w.b.D(d).Signature = extract.Header(p, syntax.Node{})
 			w.b.D(d).Visibility = visibility(p)
@@ -327,7 +338,11 @@ func isType(n syntax.Node) bool {
 }
 
 func (w *walker) parameters(n syntax.Node) {
+	vararg := false // the parameter_modifiers before a parameter are its sibling
 	for _, p := range n.NamedChildren() {
+		if p.Type() == "parameter_modifiers" {
+			vararg = hasVararg(p)
+		}
 		if p.Type() != "parameter" {
 			w.node(p)
 			continue
@@ -335,6 +350,10 @@ func (w *walker) parameters(n syntax.Node) {
 		name := p.Child("simple_identifier")
 		d := w.b.Def(analysis.KindParameter, name, p)
 		w.b.D(d).TypeName = typeText(p.Child("user_type", "nullable_type", "function_type"))
+		if vararg {
+			w.b.D(d).TypeName = varargType(w.b.D(d).TypeName)
+		}
+		vararg = false
 		w.children(p, name)
 	}
 }

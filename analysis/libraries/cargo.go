@@ -107,29 +107,34 @@ func registryCrate(indexes []string, name, version string) (Library, *Skip) {
 		if !fileExists(filepath.Join(real, "Cargo.toml")) {
 			return Library{}, &Skip{Library: id, Reason: Incomplete, Detail: dir + " has no Cargo.toml"}
 		}
-		return Library{Lang: "rust", Module: name, Version: version, Dir: real}, nil
+		return withCargoLib(Library{Lang: "rust", Module: name, Version: version, Dir: real}), nil
 	}
 	return Library{}, &Skip{Library: id, Reason: NotDownloaded, Detail: "not in the cargo registry (cargo fetch puts it there)"}
 }
 
 // CrateSourceFiles lists the files a Rust path into this crate names:
-// src/lib.rs for the crate itself, src/a/b.rs or src/a/b/mod.rs for the
-// module crate::a::b.
+// the crate root (src/lib.rs, or [lib] path) for the crate itself, a/b.rs
+// or a/b/mod.rs beside the root for the module crate::a::b.
 func (l Library) CrateSourceFiles(modules []string) []string {
 	if l.Lang != "rust" {
 		return nil
 	}
+	root := l.crateRootFile()
 	if len(modules) == 0 {
-		return []string{filepath.Join(l.Dir, "src", "lib.rs")}
+		return []string{root}
 	}
-	base := filepath.Join(append([]string{l.Dir, "src"}, modules...)...)
+	base := filepath.Join(append([]string{filepath.Dir(root)}, modules...)...)
 	return []string{base + ".rs", filepath.Join(base, "mod.rs")}
 }
 
-// CrateModuleOf is the module path of a file of the crate's src/, the
-// inverse of CrateSourceFiles; ok is false for a file outside src/.
+// CrateModuleOf is the module path of a file of the crate's root folder,
+// the inverse of CrateSourceFiles; ok is false for a file outside it.
 func (l Library) CrateModuleOf(path string) (modules []string, ok bool) {
-	rel, err := filepath.Rel(filepath.Join(l.Dir, "src"), path)
+	root := l.crateRootFile()
+	if path == root {
+		return nil, true
+	}
+	rel, err := filepath.Rel(filepath.Dir(root), path)
 	if err != nil || !strings.HasSuffix(rel, ".rs") || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, false
 	}
@@ -137,7 +142,7 @@ func (l Library) CrateModuleOf(path string) (modules []string, ok bool) {
 	switch last := parts[len(parts)-1]; {
 	case last == "mod":
 		parts = parts[:len(parts)-1]
-	case len(parts) == 1 && (last == "lib" || last == "main"):
+	case len(parts) == 1 && (last == "lib" || last == "main") && l.crateRoot == "":
 		parts = nil
 	}
 	return parts, true

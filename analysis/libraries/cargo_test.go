@@ -69,3 +69,25 @@ func TestDiscoverCargoGitAndPathCrates(t *testing.T) {
 		t.Errorf("libraries: %+v", f.Libraries)
 	}
 }
+
+func TestCargoLibTable(t *testing.T) {
+	for _, c := range []struct{ manifest, path, name string }{
+		{"[package]\nname = \"a\"\n", "", ""},
+		{"[package]\nname = \"a\"\npath = \"no.rs\"\n\n[lib]\nname = \"a_core\" # comment\npath = \"lib.rs\"\n\n[dependencies]\nname = \"x\"\n", "lib.rs", "a_core"},
+		{"[lib]\npath=\"src/other.rs\"\n", "src/other.rs", ""},
+		{"[lib]\nproc-macro = true\n", "", ""},
+	} {
+		if path, name := cargoLibTable(c.manifest); path != c.path || name != c.name {
+			t.Errorf("cargoLibTable(%q) = %q, %q; want %q, %q", c.manifest, path, name, c.path, c.name)
+		}
+	}
+	// A [lib] path out of the crate's folder is not followed.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Cargo.toml"), []byte("[lib]\npath = \"../../etc/x.rs\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := withCargoLib(Library{Lang: "rust", Module: "a-b", Dir: dir})
+	if got := l.CrateSourceFiles(nil); len(got) != 1 || got[0] != filepath.Join(dir, "src", "lib.rs") || l.RustName() != "a_b" {
+		t.Errorf("crate with an escaping [lib] path: root %v, name %q", got, l.RustName())
+	}
+}

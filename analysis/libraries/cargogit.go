@@ -52,7 +52,7 @@ func gitCrate(home string, cr lockedCrate) (Library, *Skip) {
 	}
 	// The commit is part of the version: two checkouts of one version
 	// are different sources.
-	return Library{Lang: "rust", Module: cr.Name, Version: cr.Version + "+git." + rev[:7], Dir: dir}, nil
+	return withCargoLib(Library{Lang: "rust", Module: cr.Name, Version: cr.Version + "+git." + rev[:7], Dir: dir}), nil
 }
 
 // gitRepoName is the last segment of a git URL without .git and query,

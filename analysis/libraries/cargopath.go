@@ -63,7 +63,7 @@ func pathCrate(root, name, dir string) (Library, *Skip) {
 		return Library{}, &Skip{Library: id, Reason: Incomplete, Detail: dir + " has no Cargo.toml"}
 	}
 	// The folder names the version: it shares no index with another copy.
-	lib := Library{Lang: "rust", Module: name, Version: fmt.Sprintf("path.%08x", fnv32(real)), Dir: real}
+	lib := withCargoLib(Library{Lang: "rust", Module: name, Version: fmt.Sprintf("path.%08x", fnv32(real)), Dir: real})
 	if realRoot, err := filepath.EvalSymlinks(root); err == nil && within(realRoot, real) {
 		lib.linked = true
 	}

@@ -39,6 +39,9 @@ type Library struct {
 	// linked is set for a node package whose folder is the workspace's
 	// own (node.go): it resolves imports and indexes nothing.
 	linked bool
+	// crateRoot and crateName are a Rust crate's [lib] path (relative
+	// to Dir) and name, when its Cargo.toml sets them (cargolib.go).
+	crateRoot, crateName string
 }
 
 // Key names the library's index: the same version shares one index across

@@ -80,3 +80,28 @@ func TestRenameRefusesAmbiguousCall(t *testing.T) {
 		t.Errorf("refusal %q does not name both overloads", refused.Msg)
 	}
 }
+
+const bag = `package web
+
+class Bag {
+    operator fun contains(x: String): Boolean = true
+    fun has(x: String): Boolean = contains(x)
+}
+
+fun check(b: Bag): Boolean = "k" in b
+`
+
+// An operator function used through its operator (`"k" in b` calls
+// contains) is not renamed: the new name would leave `in` unbound.
+func TestRenameRefusesOperatorUse(t *testing.T) {
+	s := newSnapshot(t, map[string]string{"web/Bag.kt": bag})
+	_, err := Rename(s, "web/Bag.kt", strings.Index(bag, "contains(x: String)"), "holds")
+	var refused *Error
+	if !errors.As(err, &refused) || !strings.Contains(refused.Msg, "operator at web/Bag.kt:8") {
+		t.Fatalf("rename of an operator's contains = %v, want a refusal naming the `in` at line 8", err)
+	}
+	edits, err := Rename(s, "web/Bag.kt", strings.Index(bag, "has(x"), "holds")
+	if err != nil || len(edits) != 1 {
+		t.Errorf("rename of has = %v, %v; want its declaration alone", edits, err)
+	}
+}

@@ -15,6 +15,11 @@ import (
 // name that is not a getter's), why says so and text is "".
 func (r *Resolver) RenamedUse(def DefID, ref RefID, newName string) (text, why string) {
 	f, g := r.file(def.Path), r.file(ref.Path)
+	if f != nil && g != nil && g.Lang == "kotlin" && int(ref.Index) < len(g.Refs) && operatorUse(g.Refs[ref.Index]) {
+		use := g.Refs[ref.Index]
+		return "", fmt.Sprintf("%s is called through an operator at %s:%d, which a new name would unbind",
+			use.Name, ref.Path, use.Span.StartPoint.Line+1)
+	}
 	if f == nil || g == nil || int(ref.Index) >= len(g.Refs) || f.Lang == g.Lang || !sameFamily(f.Lang, g.Lang) {
 		return newName, ""
 	}
@@ -106,4 +111,11 @@ func (r *Resolver) RenamedDecl(def DefID, useName, newUseName string) (string, b
 		}
 	}
 	return "", false
+}
+
+// operatorUse reports whether a reference is a function called through an
+// operator (Kotlin's `x in c` calls contains): its span is the operator,
+// not the name.
+func operatorUse(ref analysis.Ref) bool {
+	return ref.Span.End-ref.Span.Start != len(ref.Name)
 }

@@ -196,3 +196,46 @@ func (r *Resolver) nestedTypeMembers(f *analysis.FileFacts, name, pkg, typeName 
 	}
 	return out
 }
+
+// companionMembers finds a plain name among the members of the companion
+// object of class owner: inside the class they are in scope after its own
+// and inherited members (`NAMES` of `companion object { val NAMES }`).
+func (r *Resolver) companionMembers(f *analysis.FileFacts, owner int32, ref analysis.Ref) []Candidate {
+	for i, d := range f.Defs {
+		if d.Container == owner && isCompanion(f, int32(i)) {
+			return r.declared(DefID{f.Path, int32(i)}, ref.Name, ref.Role, confMember)
+		}
+	}
+	return nil
+}
+
+// kotlinIndexedTypes types a Kotlin qualifier that indexes a collection,
+// `parts[i]` of `parts[i].trim()`: the element type of the declared
+// collection type (List<String> → String); ok is false for any other
+// qualifier.
+func (r *Resolver) kotlinIndexedTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if f.Lang != "kotlin" || !strings.HasSuffix(q, "]") {
+		return nil, false
+	}
+	open := openingBefore(q, len(q)-1, '[', ']')
+	if open <= 0 {
+		return nil, false
+	}
+	base := q[:open]
+	if !isName(base) && !isChain(f.Lang, base) {
+		return nil, false
+	}
+	qref := ref
+	qref.Qualifier = base
+	var out []Candidate
+	for _, t := range r.writtenTypes(f, qref, depth+1) {
+		e := firstTypeArg(t)
+		if baseTypeName(t) == "String" {
+			e = "Char"
+		}
+		if e != "" {
+			out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+		}
+	}
+	return out, true
+}

@@ -132,6 +132,12 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 		}
 	}
+	if out, ok := r.kotlinIndexedTypes(f, ref, q, depth); ok {
+		return out
+	}
+	if f.Lang == "rust" && strings.Contains(q, "::") {
+		return r.rustPathModules(f, ref, q, depth)
+	}
 	if !isName(q) && !isChain(f.Lang, q) {
 		return nil
 	}
@@ -279,6 +285,31 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		}
 		// An expect class has its members in its actual classes too.
 		out = r.withActuals(out)
+	}
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		out = r.sureType(out)
+	}
+	return out
+}
+
+// sureType makes a written type that the language's lookup rules found
+// alone (or as an expect class and its actuals) certain: a chain of
+// inferred types through library declarations (`xs.map { }.first()`)
+// must not fade below the threshold one sure step at a time.
+func (r *Resolver) sureType(out []Candidate) []Candidate {
+	if len(out) == 0 || out[0].Confidence < r.threshold {
+		return out
+	}
+	name := ""
+	for _, c := range out {
+		d := r.file(c.Def.Path).Defs[c.Def.Index]
+		if !d.Kind.IsType() || name != "" && d.Name != name {
+			return out
+		}
+		name = d.Name
+	}
+	for i := range out {
+		out[i].Confidence = confScope
 	}
 	return out
 }

@@ -447,6 +447,9 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 			switch f.Lang {
 			case "kotlin":
 				out = append(out, r.kotlinView(inherited, ref.Name, ref.Role)...)
+				if len(out) == 0 {
+					out = r.companionMembers(f, owner, ref)
+				}
 			case "java":
 				out = append(out, r.javaView(DefID{f.Path, owner}, "", inherited, ref, confInherited)...)
 			default:

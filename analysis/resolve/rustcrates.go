@@ -37,9 +37,121 @@ type RustModules interface {
 func (r *Resolver) rustImported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
 	files, ok := r.rustModuleFiles(f, pkg)
 	if !ok {
-		return nil, false
+		// `use a::b::C` of the workspace's own inline modules.
+		var out []Candidate
+		if f.Lang == "rust" && strings.Contains(pkg, "::") && depth <= maxDepth {
+			at := analysis.Ref{Name: name, Role: role, Scope: 0, Enclosing: analysis.None}
+			for _, m := range r.rustPathModules(f, at, pkg, depth) {
+				out = append(out, r.members(m.Def, name, role, conf, depth+1)...)
+			}
+		}
+		return out, len(out) > 0
 	}
-	return r.declaredAtTopOf(files, name, role, conf, depth), true
+	if !r.anyFile(files) {
+		if mod, ok := r.rustInlineModule(f, pkg); ok {
+			return r.declaredInModule(mod, name, role, conf), true
+		}
+	}
+	out := r.declaredAtTopOf(files, name, role, conf, depth)
+	if len(out) == 0 && len(files) > 0 {
+		if crate, mods, ok := r.rustModuleOf(files[0]); ok && len(mods) == 0 {
+			out = r.exportedMacros(crate, name, role, conf)
+		}
+	}
+	return out, true
+}
+
+// rustInlineModule finds the module a path names when no file is that
+// module: one declared inline, `pub mod inner { … }`, in the file of the
+// longest prefix of the path that is a file, or nested in such modules.
+func (r *Resolver) rustInlineModule(f *analysis.FileFacts, pkg string) (DefID, bool) {
+	segs := strings.Split(strings.TrimPrefix(pkg, "::"), "::")
+	for i := len(segs) - 1; i >= 1; i-- {
+		files, ok := r.rustModuleFiles(f, strings.Join(segs[:i], "::"))
+		if !ok {
+			return DefID{}, false
+		}
+		for _, p := range files {
+			if g := r.file(p); g != nil {
+				return nestedModule(g, segs[i:])
+			}
+		}
+	}
+	return DefID{}, false
+}
+
+// rustPathModules resolves a path of modules or types written in f at
+// ref (`a::b`) to the declarations it names, the last segment within what
+// the rest names: inline modules nested in one another.
+func (r *Resolver) rustPathModules(f *analysis.FileFacts, ref analysis.Ref, path string, depth int) []Candidate {
+	qref := ref
+	qref.Role, qref.Args = analysis.RoleRead, ""
+	qref.Qualifier, qref.Name = "", path
+	if i := strings.LastIndex(path, "::"); i >= 0 {
+		qref.Qualifier, qref.Name = path[:i], path[i+2:]
+	}
+	if qref.Name == "" || strings.ContainsAny(qref.Name, "<>(){}") {
+		return nil
+	}
+	var out []Candidate
+	for _, c := range best(r.resolve(f, qref, depth+1)) {
+		if d := r.file(c.Def.Path).Defs[c.Def.Index]; d.Kind.IsType() || d.Kind == analysis.KindModule {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// nestedModule follows inline module declarations named names from the
+// top of file g.
+func nestedModule(g *analysis.FileFacts, names []string) (DefID, bool) {
+	cur := analysis.None
+	for _, name := range names {
+		found := analysis.None
+		for i, d := range g.Defs {
+			if d.Kind == analysis.KindModule && d.Name == name && d.Container == cur {
+				found = int32(i)
+				break
+			}
+		}
+		if found == analysis.None {
+			return DefID{}, false
+		}
+		cur = found
+	}
+	return DefID{g.Path, cur}, true
+}
+
+// declaredInModule finds name among the items of an inline module.
+func (r *Resolver) declaredInModule(mod DefID, name string, role analysis.Role, conf float64) []Candidate {
+	g := r.file(mod.Path)
+	var out []Candidate
+	for i, d := range g.Defs {
+		if d.Name == name && d.Container == mod.Index && d.Receiver == "" {
+			out = r.add(out, mod.Path, int32(i), conf, ViaImport, role)
+		}
+	}
+	return out
+}
+
+// exportedMacros finds the `#[macro_export] macro_rules! name` of a
+// library crate: exported, a macro is an item of the crate's root
+// whichever module defines it (`log::info!`, `use log::info`).
+func (r *Resolver) exportedMacros(crate, name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, e := range r.defs(name) {
+		if e.Lang != "rust" || e.Kind != analysis.KindFunction {
+			continue
+		}
+		g := r.file(e.Path)
+		if g == nil || !strings.HasPrefix(g.Defs[e.Index].Signature, "#[macro_export] macro_rules!") {
+			continue
+		}
+		if c, _, ok := r.rustModuleOf(e.Path); ok && c == crate {
+			out = r.add(out, e.Path, e.Index, conf, ViaImport, role)
+		}
+	}
+	return out
 }
 
 // rustModuleFiles lists the files of the library crate module a path
@@ -150,10 +262,23 @@ func (r *Resolver) RustPathMembers(f *analysis.FileFacts, path string) ([]RustMe
 		return nil, false
 	}
 	files, ok := r.rustModuleFiles(f, rustExpandUse(f, path))
-	if !ok || !r.anyFile(files) {
+	if !ok {
 		return nil, false
 	}
 	var out []RustMember
+	if !r.anyFile(files) {
+		mod, ok := r.rustInlineModule(f, rustExpandUse(f, path))
+		if !ok {
+			return nil, false
+		}
+		g := r.file(mod.Path)
+		for i, d := range g.Defs {
+			if d.Container == mod.Index && d.Receiver == "" && d.Visibility == "pub" && len(out) < maxRustMembers {
+				out = append(out, RustMember{d.Name, DefID{mod.Path, int32(i)}})
+			}
+		}
+		return out, true
+	}
 	seen := map[string]bool{}
 	r.rustPublic(files, seen, &out, 0)
 	return out, true

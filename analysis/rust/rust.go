@@ -4,6 +4,7 @@ package rust
 import (
 	"cmp"
 	"context"
+	"strings"
 
 	"github.com/smacker/go-tree-sitter/rust"
 
@@ -204,6 +205,9 @@ func (w *walker) item(n syntax.Node, kind analysis.Kind) {
 	}
 	body := n.Field("body")
 	w.decorate(d, n, body)
+	if kind == analysis.KindFunction {
+		w.macro(d, n)
+	}
 	if kind == analysis.KindTypeAlias || kind == analysis.KindConstant || kind == analysis.KindVariable {
 		w.b.D(d).TypeName = n.Field("type").Text()
 	}
@@ -422,6 +426,20 @@ func (w *walker) decorate(d int32, decl, body syntax.Node) {
 	def.Visibility = "private"
 	if v := decl.Child("visibility_modifier"); v.Valid() {
 		def.Visibility = v.Text()
+	}
+}
+
+// macro describes a macro_rules! definition: its header is the name, and
+// #[macro_export] makes it public at its crate's root, whichever module
+// defines it.
+func (w *walker) macro(d int32, n syntax.Node) {
+	def := w.b.D(d)
+	def.Signature = "macro_rules! " + def.Name
+	for p := n.PrevSibling(); p.Type() == "attribute_item"; p = p.PrevSibling() {
+		if a := p.Text(); strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(a, "#[")), "macro_export") {
+			def.Visibility = "pub"
+			def.Signature = "#[macro_export] " + def.Signature
+		}
 	}
 }
 

@@ -3,15 +3,13 @@ package workspace
 import (
 	"path/filepath"
 	"strings"
-
-	"github.com/kast-dev/kast/analysis/libraries"
 )
 
 // RustCrateFiles lists the files of a module path of the library
 // crate Rust code names crate (dashes in crate names become underscores).
 func (s *Snapshot) RustCrateFiles(crate string, modules []string) ([]string, bool) {
 	for _, w := range s.roots {
-		if w.Lib == nil || w.Lib.Lang != "rust" || libraries.CrateName(w.Lib.Module) != crate {
+		if w.Lib == nil || w.Lib.Lang != "rust" || w.Lib.RustName() != crate {
 			continue
 		}
 		// A file that is not there is none the resolver finds: no need to
@@ -30,7 +28,7 @@ func (s *Snapshot) RustModuleOf(path string) (crate string, modules []string, ok
 		return "", nil, false
 	}
 	modules, ok = w.Lib.CrateModuleOf(path)
-	return libraries.CrateName(w.Lib.Module), modules, ok
+	return w.Lib.RustName(), modules, ok
 }
 
 // RubyRequireFiles lists lib/<feature>.rb of the library gems that have

@@ -76,6 +76,7 @@ func readKotlinLibOracle(root, name string) ([]jdkRef, error) {
 		return nil, err
 	}
 	own := projectPackages(root)
+	libPackages := oraclePackages(string(data))
 	var out []jdkRef
 	for _, line := range strings.Split(string(data), "\n") {
 		fields := strings.Fields(line)
@@ -108,7 +109,11 @@ func readKotlinLibOracle(root, name string) ([]jdkRef, error) {
 		if ownedBy(own, fields[3]) || fields[1] == "it" {
 			continue // a package name, or a local or synthetic declaration of the project's
 		}
-		out = append(out, jdkRef{file: under(root, fields[0][:j]), line: l - 1, col: c - 1, name: fields[1],
+		file := under(root, fields[0][:j])
+		if libPackages[fields[3]] && nameAt(file, l-1, c-1) == fields[1] && followedByDot(file, l-1, c-1+len(fields[1])) {
+			continue // a library package's name (`kotlin.reflect` of an import): no declaration
+		}
+		out = append(out, jdkRef{file: file, line: l - 1, col: c - 1, name: fields[1],
 			pkg: pkg, declared: declared})
 	}
 	return out, nil
@@ -294,6 +299,38 @@ func projectPackages(root string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// oraclePackages are the library packages the oracle's targets may be
+// in, with their parents: `kotlin.reflect` of `import
+// kotlin.reflect.KClass` names a package, which has no declaration to go
+// to (a parameter's target, `kotlin.collections.joinToString.separator`,
+// makes a false one, which followedByDot tells apart).
+func oraclePackages(data string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(data, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 6 || fields[5] != "(library)" {
+			continue
+		}
+		segs := strings.Split(fields[3], ".")
+		// The package is the lower-case segments before the declared name.
+		for n := 1; n < len(segs) && segs[n-1] != "" && unicode.IsLower(rune(segs[n-1][0])); n++ {
+			out[strings.Join(segs[:n], ".")] = true
+		}
+	}
+	return out
+}
+
+// followedByDot reports whether a 0-based line of a file has a "." at
+// column col (after spaces).
+func followedByDot(path string, line, col int) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	return line < len(lines) && col <= len(lines[line]) && strings.HasPrefix(strings.TrimLeft(lines[line][col:], " "), ".")
 }
 
 // ownedBy reports whether a fully qualified name is one of the project's
