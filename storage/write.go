@@ -41,6 +41,8 @@ type Batch struct {
 	// scratch is reused for the uncompressed encoding of each blob; only
 	// the compressed copy is handed to the WriteBatch.
 	scratch []byte
+	// declsScratch is the same for declarations tables (see putDecls).
+	declsScratch []byte
 	// interned are the names this batch added to the name table since its
 	// last commit, for the queries' copy of it.
 	interned []indexedName
@@ -180,6 +182,9 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		} else if err := b.wb.Set(blobKey(blob.hash, blob.lang), value); err != nil {
 			return err
 		}
+		if err := b.putDecls(blob, facts); err != nil {
+			return err
+		}
 	}
 	b.blobs[blob] = true
 	return nil
@@ -294,7 +299,7 @@ func (b *Batch) commit() error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
 			it.Rewind()
 			if !it.Valid() {
-				orphans = append(orphans, blobKey(blob.hash, blob.lang))
+				orphans = append(orphans, blobKey(blob.hash, blob.lang), declsKey(blob.hash, blob.lang))
 				b.ix.current().big.remove(blob)
 			}
 			it.Close()
