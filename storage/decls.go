@@ -14,9 +14,11 @@ import (
 // it crosses into, uncompressed (small rows sit in badger's compressed
 // blocks), decoded without the references, calls and doc comments.
 //
-// The table keeps every definition at its index (a DefID indexes Defs), the
-// scopes, imports and supertypes whole, and the inheritance references
-// alone: an embedded type is resolved through the reference at its place.
+// The table keeps every definition at its index (a DefID indexes Defs),
+// locals (two thirds of the standard library's definitions) as place
+// holders, the scopes, imports and supertypes whole, and the inheritance
+// references alone: an embedded type is resolved through the reference at
+// its place.
 
 // tagDecls keys a blob's declarations table, like tagBlob.
 const tagDecls = 'K'
@@ -40,7 +42,17 @@ func appendDecls(scratch []byte, f *analysis.FileFacts) []byte {
 	e.varint(int64(f.Lines))
 	e.bool(f.ASCII)
 	e.uvarint(uint64(len(f.Defs)))
-	for _, d := range f.Defs {
+	for i, d := range f.Defs {
+		if localDecl(f, i) {
+			// Only its own file's resolution reads a local: a place
+			// holder keeps the indexes and what DeclaredInBody walks.
+			e.byte(declLocal)
+			e.byte(byte(d.Kind))
+			e.varint(int64(d.Container))
+			e.varint(int64(d.Scope))
+			continue
+		}
+		e.byte(declWhole)
 		e.str(d.Name)
 		e.byte(byte(d.Kind))
 		e.span(d.NameSpan)
@@ -94,6 +106,28 @@ func appendDecls(scratch []byte, f *analysis.FileFacts) []byte {
 	return e.buf
 }
 
+const (
+	declWhole = iota // a definition stored whole, without its doc comment
+	declLocal        // a place holder: kind, container and scope
+)
+
+// localDecl reports whether f's definition i is a local: declared inside a
+// function, method or lambda body (resolve.DeclaredInBody), and neither a
+// parameter nor a type parameter, which a signature's types may name.
+func localDecl(f *analysis.FileFacts, i int) bool {
+	switch f.Defs[i].Kind {
+	case analysis.KindParameter, analysis.KindTypeParameter:
+		return false
+	}
+	for c := f.Defs[i].Container; c >= 0 && int(c) < len(f.Defs); c = f.Defs[c].Container {
+		switch f.Defs[c].Kind {
+		case analysis.KindFunction, analysis.KindMethod, analysis.KindConstructor, analysis.KindLambda:
+			return true
+		}
+	}
+	return false
+}
+
 // decodeDecls is the inverse of appendDecls: facts whose Refs are the
 // inheritance references alone, without calls, casts, errors or docs.
 func decodeDecls(v []byte) (*analysis.FileFacts, error) {
@@ -102,10 +136,17 @@ func decodeDecls(v []byte) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Defs = make([]analysis.Def, n)
 		for i := range f.Defs {
-			f.Defs[i] = analysis.Def{
-				Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
-				Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
-				TypeName: d.name(), Receiver: d.name(), Value: d.str(),
+			switch d.byte() {
+			case declLocal:
+				f.Defs[i] = analysis.Def{Kind: analysis.Kind(d.byte()), Container: d.int32(), Scope: d.int32()}
+			case declWhole:
+				f.Defs[i] = analysis.Def{
+					Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
+					Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
+					TypeName: d.name(), Receiver: d.name(), Value: d.str(),
+				}
+			default:
+				d.fail()
 			}
 		}
 	}

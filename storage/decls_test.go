@@ -11,8 +11,11 @@ import (
 func declsOf(f *analysis.FileFacts) *analysis.FileFacts {
 	want := &analysis.FileFacts{Path: f.Path, Hash: f.Hash, Lang: f.Lang, Package: f.Package, Size: f.Size, Lines: f.Lines,
 		ASCII: f.ASCII, Scopes: f.Scopes, Imports: f.Imports, Supertypes: f.Supertypes}
-	for _, d := range f.Defs {
+	for i, d := range f.Defs {
 		d.Doc = ""
+		if localDecl(f, i) {
+			d = analysis.Def{Kind: d.Kind, Container: d.Container, Scope: d.Scope}
+		}
 		want.Defs = append(want.Defs, d)
 	}
 	for _, r := range f.Refs {
@@ -28,6 +31,11 @@ func TestDeclsRoundTripKeepsWhatResolutionReads(t *testing.T) {
 	seed := 0
 	fill(reflect.ValueOf(&f).Elem(), &seed)
 	f.Defs[0].Container = analysis.None
+	fn := int32(len(f.Defs))
+	f.Defs = append(f.Defs, analysis.Def{Name: "F", Kind: analysis.KindFunction, Container: analysis.None},
+		analysis.Def{Name: "x", Kind: analysis.KindVariable, Container: fn, Scope: 3, TypeName: "int", Value: "g()"},
+		analysis.Def{Name: "p", Kind: analysis.KindParameter, Container: fn, TypeName: "string"},
+		analysis.Def{Name: "T", Kind: analysis.KindTypeParameter, Container: fn, TypeName: "any"})
 	f.Refs = append(f.Refs, f.Refs[0], f.Refs[0])
 	f.Refs[0].Role = analysis.RoleCall
 	f.Refs[1].Role = analysis.RoleInheritance
@@ -40,6 +48,10 @@ func TestDeclsRoundTripKeepsWhatResolutionReads(t *testing.T) {
 	got.Path, got.Hash = f.Path, f.Hash
 	if want := declsOf(&f); !reflect.DeepEqual(got, want) || len(got.Refs) != 2 {
 		t.Errorf("declarations table:\n got %+v\nwant %+v", got, want)
+	}
+	if x, p, tp := got.Defs[fn+1], got.Defs[fn+2], got.Defs[fn+3]; x != (analysis.Def{Kind: analysis.KindVariable, Container: fn, Scope: 3}) ||
+		p.Name != "p" || p.TypeName != "string" || tp.Name != "T" {
+		t.Errorf("a local kept %+v, a parameter %+v, a type parameter %+v", x, p, tp)
 	}
 	if _, err := decodeDecls(appendDecls(nil, &f)[:20]); err == nil {
 		t.Error("truncated table decoded without error")
