@@ -299,7 +299,10 @@ func (b *Batch) commit() error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
 			it.Rewind()
 			if !it.Valid() {
-				orphans = append(orphans, blobKey(blob.hash, blob.lang), declsKey(blob.hash, blob.lang))
+				orphans = append(orphans, blobKey(blob.hash, blob.lang))
+				if declsLangs[blob.lang] {
+					orphans = append(orphans, declsKey(blob.hash, blob.lang))
+				}
 				b.ix.current().big.remove(blob)
 			}
 			it.Close()
