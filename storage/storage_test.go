@@ -240,7 +240,7 @@ func TestReindexDeletesExactlyOldKeys(t *testing.T) {
 	// Alpha, Shared, Sub defs; f, g refs (calls have no table of their own);
 	// Sub→Base edge in both tables.
 	wantAdded := map[byte]int{tagDef: 3, tagRef: 2, tagSuper: 1, tagSub: 1, tagReverse: 1,
-		tagFile: 1, tagPath: 1, tagBlob: 1, tagBlobUser: 1}
+		tagFile: 1, tagPath: 1, tagBlob: 1, tagDecls: 1, tagBlobUser: 1}
 	for tag, n := range wantAdded {
 		if got := v1[tag] - base[tag]; got != n {
 			t.Errorf("after first put, table %c grew by %d, want %d", tag, got, n)
@@ -250,7 +250,7 @@ func TestReindexDeletesExactlyOldKeys(t *testing.T) {
 	mustPut(t, ix, "/w/a.go", fakeFacts("v2", []string{"Beta"}, []string{"g"}))
 	v2 := countKeys(t, ix)
 	wantNow := map[byte]int{tagDef: 1, tagRef: 1, tagSuper: 0, tagSub: 0, tagReverse: 1,
-		tagFile: 1, tagPath: 1, tagBlob: 1, tagBlobUser: 1}
+		tagFile: 1, tagPath: 1, tagBlob: 1, tagDecls: 1, tagBlobUser: 1}
 	for tag, n := range wantNow {
 		if got := v2[tag] - base[tag]; got != n {
 			t.Errorf("after reindex, table %c holds %d keys for a.go, want %d", tag, got, n)
@@ -269,7 +269,7 @@ func TestReindexDeletesExactlyOldKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := countKeys(t, ix)
-	for _, tag := range []byte{tagDef, tagRef, tagSuper, tagSub, tagReverse, tagFile, tagPath, tagBlob, tagBlobUser} {
+	for _, tag := range []byte{tagDef, tagRef, tagSuper, tagSub, tagReverse, tagFile, tagPath, tagBlob, tagDecls, tagBlobUser} {
 		if after[tag] != base[tag] {
 			t.Errorf("after remove, table %c has %d keys, want %d", tag, after[tag], base[tag])
 		}

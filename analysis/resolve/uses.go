@@ -1,5 +1,7 @@
 package resolve
 
+import "github.com/kast-dev/kast/analysis"
+
 // maxTied bounds the definitions a reference can be a use of. A reference
 // that resolution leaves tied between more (x.String() with x of unknown
 // type, among thousands of String methods) tells nothing about any of them,
@@ -28,10 +30,46 @@ func usesOf(c []Candidate) []Candidate {
 // their own file.
 func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 	defer r.pin(path)()
-	f := r.file(path)
-	if f == nil {
-		return
+	if f := r.file(path); f != nil {
+		r.fileUses(f, use)
 	}
+}
+
+// FileUsesOf is FileUses of the whole facts f, which replace any the
+// resolver memoized for f.Path: a reference pass's workspace serves the
+// files resolution crosses into as declarations tables (storage's Decls),
+// which lack the references and bodies the file resolved needs.
+func (r *Resolver) FileUsesOf(f *analysis.FileFacts, use func(def DefID, ref Reference)) {
+	defer r.pin(f.Path)()
+	r.mu.Lock()
+	r.replaceLocked(f)
+	r.mu.Unlock()
+	r.fileUses(f, use)
+}
+
+// replaceLocked memoizes f as its path's facts in place of any other. The
+// caller has pinned the path, so f stays while the pin holds.
+func (r *Resolver) replaceLocked(f *analysis.FileFacts) {
+	c := &r.files
+	if e, ok := c.byPath[f.Path]; ok {
+		old := e.Value.(*cachedFile)
+		if old.facts == f {
+			return
+		}
+		c.lru.Remove(e)
+		delete(c.byPath, f.Path)
+		c.bytes -= old.size
+		if old.facts != nil {
+			delete(r.names, old.facts)
+			delete(r.scoped, old.facts)
+			delete(r.inheritances, old.facts)
+		}
+	}
+	r.keepLocked(f.Path, f)
+}
+
+func (r *Resolver) fileUses(f *analysis.FileFacts, use func(def DefID, ref Reference)) {
+	path := f.Path
 	skip := map[DefID]bool{}
 	for i, ref := range f.Refs {
 		id := RefID{path, int32(i)}

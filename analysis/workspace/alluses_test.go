@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
@@ -130,5 +131,45 @@ func TestPassUsesEqualUncachedResolution(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A pass crosses into a Go file through its declarations table: every
+// definition at its index, locals as place holders, without the references
+// and doc comments that make most of the whole facts. Another language's file is read whole.
+func TestPassCrossesIntoGoFilesThroughDeclarations(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(usesFixture+"-- use/doc.go --\npackage use\n\n// Doc says why.\nfunc Doc() int { return More() + Use() }\n-- py/m.py --\ndef f():\n    return g()\n")))
+	locals := 0
+	for _, name := range []string{"use/use.go", "use/doc.go"} {
+		p := filepath.Join(root, name)
+		whole, err := ws.Index.Facts(p)
+		crossed := ws.PassCrossedFacts(p)
+		if err != nil || crossed == nil || len(whole.Refs) == 0 {
+			t.Fatalf("%s: whole %v, crossed %v", name, whole, crossed)
+		}
+		if len(crossed.Refs) != 0 || len(crossed.Defs) != len(whole.Defs) || crossed.Hash != whole.Hash {
+			t.Errorf("%s crossed: %d refs, %d defs; want none of the %d refs and all %d defs", name,
+				len(crossed.Refs), len(crossed.Defs), len(whole.Refs), len(whole.Defs))
+		}
+		for i, d := range whole.Defs {
+			d.Doc = ""
+			if resolve.DeclaredInBody(whole, int32(i)) && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
+				locals++
+				d = analysis.Def{Kind: d.Kind, Container: d.Container, Scope: d.Scope}
+			}
+			if crossed.Defs[i] != d {
+				t.Errorf("%s def %d crossed as %+v, want %+v", name, i, crossed.Defs[i], d)
+			}
+		}
+	}
+	if locals == 0 {
+		t.Error("no local in the fixture: the test would not see them left out")
+	}
+	if f, _ := ws.Index.Facts(filepath.Join(root, "use/doc.go")); f == nil || !slices.ContainsFunc(f.Defs, func(d analysis.Def) bool { return d.Doc != "" }) {
+		t.Error("the fixture's doc comment was not extracted: the test would not see it dropped")
+	}
+	py := filepath.Join(root, "py/m.py")
+	if crossed := ws.PassCrossedFacts(py); crossed == nil || len(crossed.Refs) == 0 {
+		t.Errorf("a Python file crossed into: %+v, want its whole facts", crossed)
 	}
 }

@@ -344,7 +344,10 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				if len(ords) > passBudget.ordinals {
 					ords = map[string][]int32{}
 				}
-				results <- result{p, fileRecord(cache.file(p)), fileUses(cache, r, p, ords)}
+				// The file itself is read whole, the others' declarations
+				// tables only (see passCache.file).
+				f := w.view.peek(p)
+				results <- result{p, fileRecord(f), fileUses(cache, r, f, ords)}
 			}
 		})
 	}
@@ -440,12 +443,15 @@ func fileRecord(f *analysis.FileFacts) storage.UsesRecord {
 	return storage.UsesRecord{Hash: f.Hash, Shape: shape(f)}
 }
 
-// fileUses resolves path's references for storage, naming each target by
-// its ordinal (ords memoizes them by file). Targets' facts are read through
-// the pass's memo: the query cache is for queries.
-func fileUses(cache *passCache, r *resolve.Resolver, path string, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
+// fileUses resolves the references of f (its whole facts) for storage,
+// naming each target by its ordinal (ords memoizes them by file). Targets'
+// facts are read through the pass's memo: the query cache is for queries.
+func fileUses(cache *passCache, r *resolve.Resolver, f *analysis.FileFacts, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
 	out := map[storage.UseTarget][]storage.Use{}
-	r.FileUses(path, func(def resolve.DefID, ref resolve.Reference) {
+	if f == nil {
+		return out
+	}
+	r.FileUsesOf(f, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
 			if f := cache.file(def.Path); f != nil {

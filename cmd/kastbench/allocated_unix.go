@@ -5,6 +5,7 @@ package main
 import (
 	"io/fs"
 	"syscall"
+	"time"
 )
 
 // allocated is the space a file takes on disk.
@@ -13,4 +14,14 @@ func allocated(info fs.FileInfo) int64 {
 		return st.Blocks * 512
 	}
 	return info.Size()
+}
+
+// childrenCPU is the CPU time (user and system) of this process's children
+// that have ended and been waited for.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

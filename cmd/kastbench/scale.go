@@ -36,9 +36,12 @@ type scalePackage struct {
 
 // scaleRow is one workspace's measurements.
 type scaleRow struct {
-	lines, bytes   int64
-	files          int
-	cold           coldResult
+	lines, bytes int64
+	files        int
+	cold         coldResult
+	// cpu is the server's CPU time over the cold run: on a shared
+	// machine it tells what wall times cannot.
+	cpu            time.Duration
 	indexBytes     int64
 	warm           time.Duration // start to the first workspace/symbol answer on the kept index
 	warmErr        error
@@ -63,7 +66,7 @@ func runScale(kast, sizes, scratch string, n int) error {
 		return err
 	}
 	fmt.Printf("Scale: real Go code from GOROOT/src and the module cache, assembled under %s; %d cores\n", scratch, runtime.GOMAXPROCS(0))
-	fmt.Printf("%9s %7s %8s %10s %12s %8s %9s %10s %8s %8s %12s %12s\n", "lines", "files", "src MB", "ready", "index+refs", "MB/s",
+	fmt.Printf("%9s %7s %8s %10s %12s %10s %8s %9s %10s %8s %8s %12s %12s\n", "lines", "files", "src MB", "ready", "index+refs", "kast CPU", "MB/s",
 		"peak RSS", "index MB", "idx/src", "warm", "def p95 ms", "refs p95 ms")
 	ctx := context.Background()
 	for _, target := range targets {
@@ -240,7 +243,9 @@ func (row *scaleRow) measure(ctx context.Context, kast, root, cacheHome string, 
 		row.cold.err = err
 		return
 	}
+	cpu0 := childrenCPU()
 	row.cold = coldRunCached(ctx, "kast", root, []string{kast, "lsp", "--stdio"}, samples, cacheHome)
+	row.cpu = childrenCPU() - cpu0
 	row.indexBytes = dirSize(filepath.Join(cacheHome, "kast"))
 	if row.cold.err != nil {
 		return
@@ -296,8 +301,8 @@ func (row *scaleRow) print() {
 	if row.bytes > 0 {
 		ratio = strconv.FormatFloat(float64(row.indexBytes)/float64(row.bytes), 'f', 2, 64)
 	}
-	fmt.Printf("%9d %7d %8.1f %10s %12s %8s %6d MB %10.1f %8s %8s %12s %12s\n", row.lines, row.files, float64(row.bytes)/1e6,
-		dur(r.ready), dur(r.settled), rate, r.peakRSS/1024, float64(row.indexBytes)/1e6, ratio, dur(row.warm),
+	fmt.Printf("%9d %7d %8.1f %10s %12s %10s %8s %6d MB %10.1f %8s %8s %12s %12s\n", row.lines, row.files, float64(row.bytes)/1e6,
+		dur(r.ready), dur(r.settled), dur(row.cpu), rate, r.peakRSS/1024, float64(row.indexBytes)/1e6, ratio, dur(row.warm),
 		ms("textDocument/definition"), ms("textDocument/references"))
 	if r.err != nil {
 		fmt.Printf("  run ended early: %v\n", r.err)
