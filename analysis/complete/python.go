@@ -161,6 +161,10 @@ var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__",
 // pythonModuleNames adds the names module file p binds at its top level;
 // public only, for a module imported whole.
 func (c *collector) pythonModuleNames(p string, public bool, depth int) {
+	if exports, ok := c.stdlibExports(p); ok {
+		from := len(c.items)
+		defer c.keepExported(from, exports)
+	}
 	for _, d := range c.s.TopLevel(p) {
 		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
 			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
