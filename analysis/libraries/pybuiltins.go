@@ -22,13 +22,13 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k2"
+const stubRevision = "-k3"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
 // methods, functions with signatures where the interpreter knows them,
 // other attributes with their type, and docstrings.
-const stubsScript = `
+const stubsScript = stubReturns + `
 import builtins, glob, importlib, inspect, json, keyword, os, sys, sysconfig
 def sig(obj, method):
     try:
@@ -41,9 +41,10 @@ def doc(obj, indent):
         return ""
     d = inspect.cleandoc(d).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return indent + '"""' + d.replace("\n", "\n" + indent) + '"""\n'
-def fn(name, sg, obj, indent):
+def fn(name, sg, obj, indent, owner):
     d = doc(obj, indent + "    ")
-    return indent + "def %s%s:" % (name, sg) + ("\n" + d if d else " ...\n")
+    ret = RETURNS.get(owner + "." + name)
+    return indent + "def %s%s%s:" % (name, sg, " -> " + ret if ret else "") + ("\n" + d if d else " ...\n")
 def cls(name, obj, modname):
     bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and b.__module__ in ("builtins", modname) and b.__name__.isidentifier())
     out = ["class %s(%s):\n" % (name, bases) + doc(obj, "    ")]
@@ -54,9 +55,9 @@ def cls(name, obj, modname):
         if m == "__doc__" or not m.isidentifier():
             continue
         if isinstance(v, (classmethod, staticmethod)) or callable(v):
-            out.append(fn(m, sig(v, True), v, "    "))
+            out.append(fn(m, sig(v, True), v, "    ", modname + "." + name))
         elif inspect.isdatadescriptor(v):
-            out.append("    @property\n" + fn(m, "(self)", v, "    "))
+            out.append("    @property\n" + fn(m, "(self)", v, "    ", modname + "." + name))
         else:
             out.append("    %s: %s\n" % (m, type(v).__name__))
     return "".join(out) if len(out) > 1 or doc(obj, "") else out[0] + "    ...\n"
@@ -77,7 +78,7 @@ def stub(mod):
         elif inspect.isclass(obj):
             out.append(cls(name, obj, mod.__name__))
         elif callable(obj):
-            out.append(fn(name, sig(obj, False), obj, ""))
+            out.append(fn(name, sig(obj, False), obj, "", mod.__name__))
         else:
             t = type(obj)
             if t.__module__ in ("builtins", mod.__name__) or not t.__module__.isidentifier():
@@ -85,6 +86,11 @@ def stub(mod):
             else:
                 imports.add(t.__module__)
                 out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
+    for key, r in RETURNS.items():
+        # A return annotation naming another module's class needs it imported.
+        other = r.split(".")[0] if "." in r else None
+        if key.startswith(mod.__name__ + ".") and other and other != mod.__name__:
+            imports.add(other)
     return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
 names = set(sys.argv[1:]) or set(sys.builtin_module_names)
 dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")

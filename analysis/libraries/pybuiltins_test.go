@@ -49,6 +49,12 @@ func TestPythonBuiltinsStub(t *testing.T) {
 	if !members["startswith"] || !members["upper"] {
 		t.Errorf("str's methods missing: %v", members)
 	}
+	// What typeshed knows and the interpreter does not: return types.
+	for _, want := range []string{"    def split(self, /, sep=None, maxsplit=-1) -> list[str]:", "\nimport _io\n", ") -> _io.TextIOWrapper:"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the stub lacks %q", want)
+		}
+	}
 	// The compiled modules beside it: sys has no source.
 	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
 		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)

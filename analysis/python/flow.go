@@ -156,21 +156,15 @@ func (w *walker) loopTarget(left syntax.Node, iterated string) {
 }
 
 // iteratedValue is what a loop iterates as a chain the resolver follows:
-// a dotted name, or a mapping's items(), keys() or values(); "" otherwise.
+// a dotted name, or a call of one (a mapping's items(), s.split(",")); ""
+// otherwise.
 func iteratedValue(n syntax.Node) string {
 	if isDotted(n) {
 		return n.Text()
 	}
-	if n.Type() != "call" || len(n.Field("arguments").NamedChildren()) > 0 {
+	if n.Type() != "call" || !isDotted(n.Field("function")) {
 		return ""
 	}
-	f := n.Field("function")
-	if f.Type() != "attribute" || !isDotted(f.Field("object")) {
-		return ""
-	}
-	switch f.Field("attribute").Text() {
-	case "items", "keys", "values":
-		return f.Text() + "()"
-	}
-	return ""
+	// What the call returns, iterated: s.split(",") is a list[str].
+	return n.Field("function").Text() + "()"
 }

@@ -337,13 +337,45 @@ func callValue(v syntax.Node) string {
 	if lit := literalValue(v); lit != "" {
 		return lit
 	}
-	if v.Type() == "attribute" && isDotted(v) {
-		return v.Text() // r.content: what the attribute is typed
+	switch v.Type() {
+	case "attribute":
+		if isDotted(v) {
+			return v.Text() // r.content: what the attribute is typed
+		}
+	case "subscript":
+		return subscriptValue(v)
+	case "boolean_operator":
+		// `hooks or {}`: the literal's type, what the default gives.
+		if right := v.Field("right"); v.Child("or").Valid() {
+			return literalValue(right)
+		}
+	case "parenthesized_expression":
+		if kids := v.NamedChildren(); len(kids) == 1 {
+			return callValue(kids[0])
+		}
 	}
 	if v.Type() != "call" || !isDotted(v.Field("function")) {
 		return ""
 	}
 	return v.Field("function").Text() + "()"
+}
+
+// subscriptValue is an element of a sequence or mapping, "parts[]" for
+// parts[0], or a slice, which has the sequence's type ("parts" for
+// parts[1:]); "" when the subscripted value is no chain.
+func subscriptValue(v syntax.Node) string {
+	base := v.Field("value")
+	chain := callValue(base)
+	if chain == "" && isDotted(base) {
+		chain = base.Text()
+	}
+	if chain == "" || strings.HasPrefix(chain, "[") || strings.HasPrefix(chain, "{") {
+		return ""
+	}
+	if index := v.Field("subscript"); index.Type() == "slice" {
+		return chain
+	}
+	return chain + "[]"
 }
 
 // literalValue is a literal's type as the resolver reads a literal

@@ -126,6 +126,14 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		if t := pythonLiteralType(q); t != "" {
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 		}
+		if v, ok := pythonSubscript(q); ok {
+			// parts[0]: what a variable bound to it would be.
+			d := analysis.Def{Name: ref.Name, NameSpan: ref.Span, Scope: ref.Scope, Container: ref.Enclosing, Value: v}
+			if out, ok := r.pythonElementTypes(f, d, depth+1); ok {
+				return out
+			}
+			return r.valueTypes(f, d, depth+1)
+		}
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
 		if t := literalType(q); t != "" {
