@@ -305,6 +305,16 @@ func (w *walker) assignment(n syntax.Node) {
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
 	}
+	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" && right.Type() == "identifier" {
+		typeName = w.parameterType(right.Text()) // self.app = app, with app: Flask
+	}
+	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" {
+		// self.config = self.make_config(): the field is read from the
+		// class, where the method's own names are not seen.
+		if v := callValue(right); chainHead(v) == "self" || !w.declaredHere(chainHead(v)) {
+			w.value = v
+		}
+	}
 	w.kind = kind
 	w.target(left, analysis.RoleWrite, typeName)
 	w.value, w.kind = "", analysis.KindUnknown
@@ -469,7 +479,30 @@ func (w *walker) selfField(t syntax.Node, typeName string) {
 	def := w.b.D(d)
 	def.Container, def.Scope = cls.def, cls.scope
 	def.TypeName = typeName
+	def.Value = w.value
 	def.Visibility = visibility(attr.Text())
+}
+
+// parameterType is the annotation of the parameter called name of the
+// function being walked, or "".
+func (w *walker) parameterType(name string) string {
+	defs := w.b.Facts.Defs
+	for i := len(defs) - 1; i >= 0; i-- {
+		if d := defs[i]; d.Kind == analysis.KindParameter && d.Name == name && d.Scope == w.b.Scope() {
+			return d.TypeName
+		}
+	}
+	return ""
+}
+
+// chainHead is the first name of a value chain ("self" of
+// "self.make_config()").
+func chainHead(v string) string {
+	end := strings.IndexAny(v, ".([")
+	if end < 0 {
+		return v
+	}
+	return v[:end]
 }
 
 func (w *walker) declaredHere(name string) bool {
