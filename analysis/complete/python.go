@@ -191,7 +191,9 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 			}
 			continue
 		}
-		if sub := packageSubmodule(p, imp.Path); sub != "" && !(public && strings.HasPrefix(sub, "_")) {
+		// A private submodule the package loads for itself is not listed
+		// (pyright leaves click._compat out), unless this file imports it.
+		if sub := packageSubmodule(p, imp.Path); sub != "" && !strings.HasPrefix(sub, "_") {
 			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
 		}
 		name := cmp.Or(imp.Alias, imp.Name)
