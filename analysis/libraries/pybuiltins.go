@@ -46,7 +46,7 @@ def fn(name, sg, obj, indent, owner):
     ret = RETURNS.get(owner + "." + name)
     return indent + "def %s%s%s:" % (name, sg, " -> " + ret if ret else "") + ("\n" + d if d else " ...\n")
 def cls(name, obj, modname):
-    bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and b.__module__ in ("builtins", modname) and b.__name__.isidentifier())
+    bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and (b.__module__ in ("builtins", modname) or b.__module__ == obj.__module__) and b.__name__.isidentifier())
     out = ["class %s(%s):\n" % (name, bases) + doc(obj, "    ")]
     if obj is object:
         # What every instance has that vars(object) does not list.
@@ -61,9 +61,9 @@ def cls(name, obj, modname):
         else:
             out.append("    %s: %s\n" % (m, type(v).__name__))
     return "".join(out) if len(out) > 1 or doc(obj, "") else out[0] + "    ...\n"
-def stub(mod):
+def stub(mod, modname):
     imports = set()
-    out = ["# The names of the compiled module %s, written by kast from introspection.\n" % mod.__name__]
+    out = ["# The names of the compiled module %s, written by kast from introspection.\n" % modname]
     if isinstance(mod.__doc__, str):
         out.append(doc(mod, ""))
     for name in sorted(dir(mod)):
@@ -76,12 +76,12 @@ def stub(mod):
         if inspect.ismodule(obj):
             out.append("import %s as %s\n" % (obj.__name__, name) if obj.__name__.isidentifier() else "")
         elif inspect.isclass(obj):
-            out.append(cls(name, obj, mod.__name__))
+            out.append(cls(name, obj, modname))
         elif callable(obj):
-            out.append(fn(name, sig(obj, False), obj, "", mod.__name__))
+            out.append(fn(name, sig(obj, False), obj, "", modname))
         else:
             t = type(obj)
-            if t.__module__ in ("builtins", mod.__name__) or not t.__module__.isidentifier():
+            if t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
                 out.append("%s: %s\n" % (name, t.__name__))
             else:
                 imports.add(t.__module__)
@@ -89,7 +89,7 @@ def stub(mod):
     for key, r in RETURNS.items():
         # A return annotation naming another module's class needs it imported.
         other = r.split(".")[0] if "." in r else None
-        if key.startswith(mod.__name__ + ".") and other and other != mod.__name__:
+        if key.startswith(modname + ".") and other and other != modname:
             imports.add(other)
     return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
 names = set(sys.argv[1:]) or set(sys.builtin_module_names)
@@ -102,7 +102,7 @@ for name in sorted(names):
     if not name.isidentifier() or name.startswith(("_test", "xx", "_xx")) or name in ("readline", "_tkinter", "_curses", "_curses_panel", "__main__"):
         continue
     try:
-        stubs[name] = stub(importlib.import_module(name))
+        stubs[name] = stub(importlib.import_module(name), name)
     except BaseException:
         pass
 print(json.dumps(stubs))

@@ -59,6 +59,10 @@ func TestPythonBuiltinsStub(t *testing.T) {
 	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
 		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)
 	}
+	// _io calls itself io, but its classes' bases are its own.
+	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
+		t.Errorf("_io.pyi: %v, want TextIOWrapper derived from _TextIOBase", err)
+	}
 	// Asked for one module, the script writes that one alone.
 	if only := runStubs(context.Background(), "python3", time.Minute, "builtins"); len(only) != 1 || only["builtins"] == "" {
 		t.Errorf("stubs of builtins alone: %d modules", len(only))
