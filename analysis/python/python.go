@@ -206,6 +206,7 @@ func (w *walker) class(n syntax.Node) {
 			w.node(s)
 		}
 	}
+	w.simpleEnumBase(d, n)
 	w.b.Within(n, d, func() {
 		w.classes = append(w.classes, class{def: d, scope: w.b.Scope()})
 		w.node(n.Field("type_parameters"))
@@ -503,6 +504,25 @@ func chainHead(v string) string {
 		return v
 	}
 	return v[:end]
+}
+
+// simpleEnumBase records the enum class a standard library class is made
+// with, `@_simple_enum(IntEnum) class HTTPStatus:`, as its base: what the
+// decorator makes it, and how typeshed declares it.
+func (w *walker) simpleEnumBase(d int32, class syntax.Node) {
+	p := class.Parent()
+	if p.Type() != "decorated_definition" {
+		return
+	}
+	for _, dec := range p.ChildrenOf("decorator") {
+		call := firstNamed(dec)
+		if call.Type() != "call" || !strings.HasSuffix(call.Field("function").Text(), "_simple_enum") {
+			continue
+		}
+		if args := call.Field("arguments").NamedChildren(); len(args) > 0 && args[0].Type() == "identifier" {
+			w.b.Facts.Supertypes = append(w.b.Facts.Supertypes, analysis.Supertype{Def: d, Name: args[0].Text(), Span: args[0].Span()})
+		}
+	}
 }
 
 func (w *walker) declaredHere(name string) bool {

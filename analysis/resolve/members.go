@@ -169,6 +169,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// Initialized with an object literal: its properties are
 			// declared inside it.
 			out = append(out, c)
+		case g.Lang == "python" && d.TypeName == "" && r.pythonEnumMember(g, d, depth):
+			// Color.RED is a Color, whatever its value.
+			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence
