@@ -63,6 +63,16 @@ func (w *walker) assertStatement(n syntax.Node) {
 	w.children(n)
 }
 
+// jump makes the rest of the block after a raise, return, continue or
+// break unreachable, as type checkers read it: `raise ImportError()` at
+// a module's top leaves the names after it unbound.
+func (w *walker) jump(n syntax.Node) {
+	if block := n.Parent(); block.Valid() && n.End() < block.End() {
+		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Type: "False", Span: w.b.Span(n.End(), block.End())})
+	}
+	w.children(n)
+}
+
 func (w *walker) staticCast(cond string, body syntax.Node) {
 	if body.Valid() {
 		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Type: cond, Span: body.Span()})

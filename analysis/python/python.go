@@ -79,6 +79,8 @@ func (w *walker) node(n syntax.Node) {
 		w.ifStatement(n)
 	case "assert_statement":
 		w.assertStatement(n)
+	case "raise_statement", "return_statement", "continue_statement", "break_statement":
+		w.jump(n)
 	case "assignment":
 		w.assignment(n)
 	case "augmented_assignment":
