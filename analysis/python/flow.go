@@ -36,6 +36,7 @@ func (w *walker) ifStatement(n syntax.Node) {
 		w.narrowing(cond, body.Span())
 	}
 	branch(n.Field("condition"), n.Field("consequence"))
+	w.guardNarrowing(n)
 	for _, alt := range n.NamedChildren() {
 		switch alt.Type() {
 		case "elif_clause":
@@ -45,6 +46,24 @@ func (w *walker) ifStatement(n syntax.Node) {
 		}
 	}
 	w.children(n)
+}
+
+// guardNarrowing narrows for the rest of the block after `if not
+// isinstance(x, T):` whose body always leaves it (ends in return, raise,
+// continue or break) and which has no other branch: x is a T there.
+func (w *walker) guardNarrowing(n syntax.Node) {
+	cond, body, block := n.Field("condition"), n.Field("consequence"), n.Parent()
+	if cond.Type() != "not_operator" || n.Child("elif_clause", "else_clause").Valid() || !block.Valid() || !body.Valid() {
+		return
+	}
+	kids := body.NamedChildren()
+	if len(kids) == 0 {
+		return
+	}
+	switch kids[len(kids)-1].Type() {
+	case "return_statement", "raise_statement", "continue_statement", "break_statement":
+		w.narrowing(cond.Field("argument"), w.b.Span(n.End(), block.End()))
+	}
 }
 
 // assertStatement narrows for the rest of the block the assert is in; an
