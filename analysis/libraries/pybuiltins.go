@@ -22,7 +22,7 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k3"
+const stubRevision = "-k4"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
@@ -63,12 +63,16 @@ def cls(name, obj, modname):
     return "".join(out) if len(out) > 1 or doc(obj, "") else out[0] + "    ...\n"
 def stub(mod, modname):
     imports = set()
-    out = ["# The names of the compiled module %s, written by kast from introspection.\n" % modname]
+    what = "module %s, whose classes are compiled" % modname if modname in INTROSPECTED else "compiled module " + modname
+    out = ["# The names of the %s, written by kast from introspection.\n" % what]
     if isinstance(mod.__doc__, str):
         out.append(doc(mod, ""))
+    exported = set(getattr(mod, "__all__", ())) if modname in INTROSPECTED else set()
     for name in sorted(dir(mod)):
         if keyword.iskeyword(name) or not name.isidentifier() or name in ("__builtins__", "__loader__", "__spec__"):
             continue
+        if exported and name not in exported and not name.startswith("__"):
+            continue  # a Python module's own helpers and imports: not its API
         try:
             obj = getattr(mod, name)
         except Exception:
@@ -96,6 +100,8 @@ names = set(sys.argv[1:]) or set(sys.builtin_module_names)
 dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
 for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
     names.add(os.path.basename(p).split(".")[0])
+if not sys.argv[1:]:
+    names |= INTROSPECTED
 stubs = {}
 for name in sorted(names):
     # Test modules, and ones whose import touches the terminal or a display.

@@ -63,6 +63,12 @@ func TestPythonBuiltinsStub(t *testing.T) {
 	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
 		t.Errorf("_io.pyi: %v, want TextIOWrapper derived from _TextIOBase", err)
 	}
+	// re is Python, but its Pattern and Match are compiled: introspected
+	// too, its API only.
+	if re, err := os.ReadFile(filepath.Join(dir, "re.pyi")); err != nil || !strings.Contains(string(re), "\nclass Match():\n") ||
+		!strings.Contains(string(re), "\ndef compile(pattern, flags=0) -> Pattern:") || strings.Contains(string(re), "def _compile") {
+		t.Errorf("re.pyi: %v, want Match, compile returning a Pattern, and no private helpers", err)
+	}
 	// Asked for one module, the script writes that one alone.
 	if only := runStubs(context.Background(), "python3", time.Minute, "builtins"); len(only) != 1 || only["builtins"] == "" {
 		t.Errorf("stubs of builtins alone: %d modules", len(only))

@@ -8,6 +8,10 @@ package libraries
 // The table is Python, read by stubsScript: "module.Class.method" or
 // "module.function" to the return annotation the stub writes.
 const stubReturns = `
+# Modules written in Python whose classes are compiled (re.Pattern and
+# re.Match have no source): introspected like the compiled ones, so that
+# a match's members have a declaration, as typeshed's stub gives them.
+INTROSPECTED = {"re"}
 RETURNS = {}
 def returns(owner, annotation, names):
     for n in names.split():
@@ -37,4 +41,16 @@ returns("builtins", "bool", "callable isinstance issubclass hasattr")
 returns("builtins", "list", "sorted")
 returns("builtins", "_io.TextIOWrapper", "open")
 returns("_io", "_io.TextIOWrapper", "open")
+returns("re", "Pattern", "compile")
+returns("re", "Match | None", "match search fullmatch")
+returns("re", "list", "findall split")
+returns("re", "str", "sub escape")
+returns("re.Pattern", "Match | None", "match search fullmatch")
+returns("re.Pattern", "list", "findall split")
+returns("re.Pattern", "str", "sub")
+returns("re.Match", "str", "group expand")
+returns("re.Match", "int", "start end")
+returns("re.Match", "tuple[int, int]", "span")
+returns("re.Match", "tuple", "groups")
+returns("re.Match", "dict", "groupdict")
 `
