@@ -179,7 +179,7 @@ func (r *Resolver) moduleFilesNamed(from, module string) []string {
 		}
 		// The module's first segment must sit in a folder of the import
 		// path, not in a package: pip/_vendor/rich/json.py is not json.
-		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.importRoot(from, p, top) {
+		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil {
 			out = append(out, p)
 		}
 	}
@@ -255,7 +255,7 @@ func (r *Resolver) pythonRooted(from, file, module string) bool {
 		return true // matched some other way: not this rule's to judge
 	}
 	top := m[:i]
-	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.importRoot(from, file, top)
+	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil
 }
 
 // relativeModule is the path, without extension, of a relative module
@@ -267,30 +267,4 @@ func relativeModule(from, module string) string {
 		dir = path.Dir(dir)
 	}
 	return path.Join(dir, strings.ReplaceAll(rest, ".", "/"))
-}
-
-// importRoot reports whether a workspace module file p, whose top-level
-// package sits in folder top, is one an import in workspace file from
-// reaches, as pyright resolves imports: from the workspace root, its src
-// folder, or the importing file's folder or one above it. A package
-// under examples/celery/src is not importable from examples/celery.
-// Libraries, and workspaces that do not tell, are not judged.
-func (r *Resolver) importRoot(from, p, top string) bool {
-	ws, ok := r.ws.(interface {
-		InWorkspace(string) bool
-		RootOf(string) string
-	})
-	if !ok || !ws.InWorkspace(from) || !ws.InWorkspace(p) {
-		return true
-	}
-	root := ws.RootOf(from)
-	if root == "" || top == root || top == root+"/src" {
-		return true
-	}
-	for dir := path.Dir(from); strings.HasPrefix(dir, root+"/"); dir = path.Dir(dir) {
-		if dir == top {
-			return true
-		}
-	}
-	return false
 }

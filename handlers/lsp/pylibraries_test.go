@@ -70,31 +70,3 @@ func TestLSPPythonModulesIntoLibraries(t *testing.T) {
 		t.Errorf("definition of Oops = %q, want %q", got, want)
 	}
 }
-
-// An absolute import reaches the workspace's packages the way pyright
-// resolves it: from the root, its src folder, or the importing file's
-// folder or one above it; a package in some other folder's src
-// (examples/celery/src/task_app, imported from examples/celery) is not
-// importable, so nothing is answered rather than a guess.
-func TestLSPPythonImportRoots(t *testing.T) {
-	e, dir := startLibraryLSP(t, map[string]string{
-		"pystd/os.py":                                 "def getcwd():\n    return '.'\n",
-		"pybuiltins/builtins.pyi":                     pyObject,
-		"ws/pyproject.toml":                           "[project]\nname = \"app\"\n",
-		"ws/src/app/__init__.py":                      "def main(): ...\n",
-		"ws/examples/celery/src/task_app/__init__.py": "def create_app(): ...\n",
-		"ws/examples/celery/make_celery.py":           "from task_app import create_app\n\ncreate_app()\n",
-		"ws/examples/tutorial/flaskr/__init__.py":     "def create_app(): ...\n",
-		"ws/examples/tutorial/tests/test_factory.py":  "from flaskr import create_app\nfrom app import main\n\ncreate_app()\nmain()\n",
-	}, 2)
-	root := filepath.ToSlash(dir)
-	if got := e.defAt("examples/celery/make_celery.py", 2, 1); got != "" {
-		t.Errorf("create_app from another folder's src: %q, want nothing", got)
-	}
-	if got, want := e.defAt("examples/tutorial/tests/test_factory.py", 3, 1), root+"/ws/examples/tutorial/flaskr/__init__.py:0"; got != want {
-		t.Errorf("create_app from a folder above: %q, want %q", got, want)
-	}
-	if got, want := e.defAt("examples/tutorial/tests/test_factory.py", 4, 1), root+"/ws/src/app/__init__.py:0"; got != want {
-		t.Errorf("main from the root's src: %q, want %q", got, want)
-	}
-}
