@@ -33,9 +33,12 @@ func pythonExports(src []byte) (names map[string]bool, ok bool) {
 		}
 		lineStart := bytes.LastIndexByte(src[:i], '\n') + 1
 		if strings.TrimLeft(string(src[lineStart:i]), " \t") != "" {
-			return nil, false // in an expression, a string or a comment: not a form this reads
+			continue // mentioned in a comment, a docstring or an expression
 		}
 		rest := strings.TrimLeft(string(src[end:min(len(src), end+16)]), " \t")
+		if i > lineStart && (strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ":")) {
+			continue // an indented assignment: a class's own __all__ (typing.io's)
+		}
 		var open int
 		switch {
 		case strings.HasPrefix(rest, "+="), strings.HasPrefix(rest, "="), strings.HasPrefix(rest, ".extend("),
