@@ -161,6 +161,10 @@ var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__",
 // pythonModuleNames adds the names module file p binds at its top level;
 // public only, for a module imported whole.
 func (c *collector) pythonModuleNames(p string, public bool, depth int) {
+	if exports, ok := c.stdlibExports(p); ok {
+		from := len(c.items)
+		defer c.keepExported(from, exports)
+	}
 	for _, d := range c.s.TopLevel(p) {
 		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
 			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
@@ -187,7 +191,9 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 			}
 			continue
 		}
-		if sub := packageSubmodule(p, imp.Path); sub != "" && !(public && strings.HasPrefix(sub, "_")) {
+		// A private submodule the package loads for itself is not listed
+		// (pyright leaves click._compat out), unless this file imports it.
+		if sub := packageSubmodule(p, imp.Path); sub != "" && !strings.HasPrefix(sub, "_") {
 			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankMember})
 		}
 		name := cmp.Or(imp.Alias, imp.Name)

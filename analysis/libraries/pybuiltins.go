@@ -22,13 +22,13 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k2"
+const stubRevision = "-k4"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
 // methods, functions with signatures where the interpreter knows them,
 // other attributes with their type, and docstrings.
-const stubsScript = `
+const stubsScript = stubReturns + `
 import builtins, glob, importlib, inspect, json, keyword, os, sys, sysconfig
 def sig(obj, method):
     try:
@@ -41,11 +41,12 @@ def doc(obj, indent):
         return ""
     d = inspect.cleandoc(d).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return indent + '"""' + d.replace("\n", "\n" + indent) + '"""\n'
-def fn(name, sg, obj, indent):
+def fn(name, sg, obj, indent, owner):
     d = doc(obj, indent + "    ")
-    return indent + "def %s%s:" % (name, sg) + ("\n" + d if d else " ...\n")
+    ret = RETURNS.get(owner + "." + name)
+    return indent + "def %s%s%s:" % (name, sg, " -> " + ret if ret else "") + ("\n" + d if d else " ...\n")
 def cls(name, obj, modname):
-    bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and b.__module__ in ("builtins", modname) and b.__name__.isidentifier())
+    bases = ", ".join(b.__name__ for b in obj.__bases__ if b is not object and (b.__module__ in ("builtins", modname) or b.__module__ == obj.__module__) and b.__name__.isidentifier())
     out = ["class %s(%s):\n" % (name, bases) + doc(obj, "    ")]
     if obj is object:
         # What every instance has that vars(object) does not list.
@@ -54,20 +55,24 @@ def cls(name, obj, modname):
         if m == "__doc__" or not m.isidentifier():
             continue
         if isinstance(v, (classmethod, staticmethod)) or callable(v):
-            out.append(fn(m, sig(v, True), v, "    "))
+            out.append(fn(m, sig(v, True), v, "    ", modname + "." + name))
         elif inspect.isdatadescriptor(v):
-            out.append("    @property\n" + fn(m, "(self)", v, "    "))
+            out.append("    @property\n" + fn(m, "(self)", v, "    ", modname + "." + name))
         else:
             out.append("    %s: %s\n" % (m, type(v).__name__))
     return "".join(out) if len(out) > 1 or doc(obj, "") else out[0] + "    ...\n"
-def stub(mod):
+def stub(mod, modname):
     imports = set()
-    out = ["# The names of the compiled module %s, written by kast from introspection.\n" % mod.__name__]
+    what = "module %s, whose classes are compiled" % modname if modname in INTROSPECTED else "compiled module " + modname
+    out = ["# The names of the %s, written by kast from introspection.\n" % what]
     if isinstance(mod.__doc__, str):
         out.append(doc(mod, ""))
+    exported = set(getattr(mod, "__all__", ())) if modname in INTROSPECTED else set()
     for name in sorted(dir(mod)):
         if keyword.iskeyword(name) or not name.isidentifier() or name in ("__builtins__", "__loader__", "__spec__"):
             continue
+        if exported and name not in exported and not name.startswith("__"):
+            continue  # a Python module's own helpers and imports: not its API
         try:
             obj = getattr(mod, name)
         except Exception:
@@ -75,28 +80,35 @@ def stub(mod):
         if inspect.ismodule(obj):
             out.append("import %s as %s\n" % (obj.__name__, name) if obj.__name__.isidentifier() else "")
         elif inspect.isclass(obj):
-            out.append(cls(name, obj, mod.__name__))
+            out.append(cls(name, obj, modname))
         elif callable(obj):
-            out.append(fn(name, sig(obj, False), obj, ""))
+            out.append(fn(name, sig(obj, False), obj, "", modname))
         else:
             t = type(obj)
-            if t.__module__ in ("builtins", mod.__name__) or not t.__module__.isidentifier():
+            if t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
                 out.append("%s: %s\n" % (name, t.__name__))
             else:
                 imports.add(t.__module__)
                 out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
+    for key, r in RETURNS.items():
+        # A return annotation naming another module's class needs it imported.
+        other = r.split(".")[0] if "." in r else None
+        if key.startswith(modname + ".") and other and other != modname:
+            imports.add(other)
     return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
 names = set(sys.argv[1:]) or set(sys.builtin_module_names)
 dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
 for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
     names.add(os.path.basename(p).split(".")[0])
+if not sys.argv[1:]:
+    names |= INTROSPECTED
 stubs = {}
 for name in sorted(names):
     # Test modules, and ones whose import touches the terminal or a display.
     if not name.isidentifier() or name.startswith(("_test", "xx", "_xx")) or name in ("readline", "_tkinter", "_curses", "_curses_panel", "__main__"):
         continue
     try:
-        stubs[name] = stub(importlib.import_module(name))
+        stubs[name] = stub(importlib.import_module(name), name)
     except BaseException:
         pass
 print(json.dumps(stubs))

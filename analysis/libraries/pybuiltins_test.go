@@ -49,9 +49,25 @@ func TestPythonBuiltinsStub(t *testing.T) {
 	if !members["startswith"] || !members["upper"] {
 		t.Errorf("str's methods missing: %v", members)
 	}
+	// What typeshed knows and the interpreter does not: return types.
+	for _, want := range []string{"    def split(self, /, sep=None, maxsplit=-1) -> list[str]:", "\nimport _io\n", ") -> _io.TextIOWrapper:"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the stub lacks %q", want)
+		}
+	}
 	// The compiled modules beside it: sys has no source.
 	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
 		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)
+	}
+	// _io calls itself io, but its classes' bases are its own.
+	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
+		t.Errorf("_io.pyi: %v, want TextIOWrapper derived from _TextIOBase", err)
+	}
+	// re is Python, but its Pattern and Match are compiled: introspected
+	// too, its API only.
+	if re, err := os.ReadFile(filepath.Join(dir, "re.pyi")); err != nil || !strings.Contains(string(re), "\nclass Match():\n") ||
+		!strings.Contains(string(re), "\ndef compile(pattern, flags=0) -> Pattern:") || strings.Contains(string(re), "def _compile") {
+		t.Errorf("re.pyi: %v, want Match, compile returning a Pattern, and no private helpers", err)
 	}
 	// Asked for one module, the script writes that one alone.
 	if only := runStubs(context.Background(), "python3", time.Minute, "builtins"); len(only) != 1 || only["builtins"] == "" {

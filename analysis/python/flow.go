@@ -36,6 +36,7 @@ func (w *walker) ifStatement(n syntax.Node) {
 		w.narrowing(cond, body.Span())
 	}
 	branch(n.Field("condition"), n.Field("consequence"))
+	w.guardNarrowing(n)
 	for _, alt := range n.NamedChildren() {
 		switch alt.Type() {
 		case "elif_clause":
@@ -45,6 +46,24 @@ func (w *walker) ifStatement(n syntax.Node) {
 		}
 	}
 	w.children(n)
+}
+
+// guardNarrowing narrows for the rest of the block after `if not
+// isinstance(x, T):` whose body always leaves it (ends in return, raise,
+// continue or break) and which has no other branch: x is a T there.
+func (w *walker) guardNarrowing(n syntax.Node) {
+	cond, body, block := n.Field("condition"), n.Field("consequence"), n.Parent()
+	if cond.Type() != "not_operator" || n.Child("elif_clause", "else_clause").Valid() || !block.Valid() || !body.Valid() {
+		return
+	}
+	kids := body.NamedChildren()
+	if len(kids) == 0 {
+		return
+	}
+	switch kids[len(kids)-1].Type() {
+	case "return_statement", "raise_statement", "continue_statement", "break_statement":
+		w.narrowing(cond.Field("argument"), w.b.Span(n.End(), block.End()))
+	}
 }
 
 // assertStatement narrows for the rest of the block the assert is in; an
@@ -59,6 +78,16 @@ func (w *walker) assertStatement(n syntax.Node) {
 				w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Type: static, Span: rest})
 			}
 		}
+	}
+	w.children(n)
+}
+
+// jump makes the rest of the block after a raise, return, continue or
+// break unreachable, as type checkers read it: `raise ImportError()` at
+// a module's top leaves the names after it unbound.
+func (w *walker) jump(n syntax.Node) {
+	if block := n.Parent(); block.Valid() && n.End() < block.End() {
+		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Type: "False", Span: w.b.Span(n.End(), block.End())})
 	}
 	w.children(n)
 }
@@ -156,21 +185,15 @@ func (w *walker) loopTarget(left syntax.Node, iterated string) {
 }
 
 // iteratedValue is what a loop iterates as a chain the resolver follows:
-// a dotted name, or a mapping's items(), keys() or values(); "" otherwise.
+// a dotted name, or a call of one (a mapping's items(), s.split(",")); ""
+// otherwise.
 func iteratedValue(n syntax.Node) string {
 	if isDotted(n) {
 		return n.Text()
 	}
-	if n.Type() != "call" || len(n.Field("arguments").NamedChildren()) > 0 {
+	if n.Type() != "call" || !isDotted(n.Field("function")) {
 		return ""
 	}
-	f := n.Field("function")
-	if f.Type() != "attribute" || !isDotted(f.Field("object")) {
-		return ""
-	}
-	switch f.Field("attribute").Text() {
-	case "items", "keys", "values":
-		return f.Text() + "()"
-	}
-	return ""
+	// What the call returns, iterated: s.split(",") is a list[str].
+	return n.Field("function").Text() + "()"
 }

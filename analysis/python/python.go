@@ -79,6 +79,8 @@ func (w *walker) node(n syntax.Node) {
 		w.ifStatement(n)
 	case "assert_statement":
 		w.assertStatement(n)
+	case "raise_statement", "return_statement", "continue_statement", "break_statement":
+		w.jump(n)
 	case "assignment":
 		w.assignment(n)
 	case "augmented_assignment":
@@ -206,6 +208,7 @@ func (w *walker) class(n syntax.Node) {
 			w.node(s)
 		}
 	}
+	w.simpleEnumBase(d, n)
 	w.b.Within(n, d, func() {
 		w.classes = append(w.classes, class{def: d, scope: w.b.Scope()})
 		w.node(n.Field("type_parameters"))
@@ -305,6 +308,16 @@ func (w *walker) assignment(n syntax.Node) {
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
 	}
+	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" && right.Type() == "identifier" {
+		typeName = w.parameterType(right.Text()) // self.app = app, with app: Flask
+	}
+	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" {
+		// self.config = self.make_config(): the field is read from the
+		// class, where the method's own names are not seen.
+		if v := callValue(right); chainHead(v) == "self" || !w.declaredHere(chainHead(v)) {
+			w.value = v
+		}
+	}
 	w.kind = kind
 	w.target(left, analysis.RoleWrite, typeName)
 	w.value, w.kind = "", analysis.KindUnknown
@@ -328,49 +341,6 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 		return analysis.KindClass
 	}
 	return analysis.KindUnknown
-}
-
-// callValue is a call's callee as a chain the resolver follows ("f()",
-// "mod.f()", "obj.method()"), an attribute chain ("r.content"), or "" for
-// other values.
-func callValue(v syntax.Node) string {
-	if lit := literalValue(v); lit != "" {
-		return lit
-	}
-	if v.Type() == "attribute" && isDotted(v) {
-		return v.Text() // r.content: what the attribute is typed
-	}
-	if v.Type() != "call" || !isDotted(v.Field("function")) {
-		return ""
-	}
-	return v.Field("function").Text() + "()"
-}
-
-// literalValue is a literal's type as the resolver reads a literal
-// qualifier (`""`, `b""`, `[]`, `{}`, `0`, `0.0`), or "": `v = "1.2"`
-// has str's members after `v.`.
-func literalValue(v syntax.Node) string {
-	switch v.Type() {
-	case "concatenated_string":
-		if kids := v.NamedChildren(); len(kids) > 0 {
-			return literalValue(kids[0])
-		}
-	case "string":
-		text := v.Text()
-		if strings.ContainsAny(text[:len(text)-len(strings.TrimLeft(text, "bBrRuUfF"))], "bB") {
-			return `b""`
-		}
-		return `""`
-	case "list", "list_comprehension":
-		return "[]"
-	case "dictionary", "dictionary_comprehension":
-		return "{}"
-	case "integer":
-		return "0"
-	case "float":
-		return "0.0"
-	}
-	return ""
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.
@@ -437,7 +407,39 @@ func (w *walker) selfField(t syntax.Node, typeName string) {
 	def := w.b.D(d)
 	def.Container, def.Scope = cls.def, cls.scope
 	def.TypeName = typeName
+	def.Value = w.value
 	def.Visibility = visibility(attr.Text())
+}
+
+// parameterType is the annotation of the parameter called name of the
+// function being walked, or "".
+func (w *walker) parameterType(name string) string {
+	defs := w.b.Facts.Defs
+	for i := len(defs) - 1; i >= 0; i-- {
+		if d := defs[i]; d.Kind == analysis.KindParameter && d.Name == name && d.Scope == w.b.Scope() {
+			return d.TypeName
+		}
+	}
+	return ""
+}
+
+// simpleEnumBase records the enum class a standard library class is made
+// with, `@_simple_enum(IntEnum) class HTTPStatus:`, as its base: what the
+// decorator makes it, and how typeshed declares it.
+func (w *walker) simpleEnumBase(d int32, class syntax.Node) {
+	p := class.Parent()
+	if p.Type() != "decorated_definition" {
+		return
+	}
+	for _, dec := range p.ChildrenOf("decorator") {
+		call := firstNamed(dec)
+		if call.Type() != "call" || !strings.HasSuffix(call.Field("function").Text(), "_simple_enum") {
+			continue
+		}
+		if args := call.Field("arguments").NamedChildren(); len(args) > 0 && args[0].Type() == "identifier" {
+			w.b.Facts.Supertypes = append(w.b.Facts.Supertypes, analysis.Supertype{Def: d, Name: args[0].Text(), Span: args[0].Span()})
+		}
+	}
 }
 
 func (w *walker) declaredHere(name string) bool {

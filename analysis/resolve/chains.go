@@ -388,6 +388,8 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 			for _, t := range r.contextTypes(g, d, depth+1) {
 				out = append(out, t.text)
 			}
+		case d.Value != "" && g.Lang == "python" && c.Confidence >= r.threshold:
+			out = append(out, r.pythonWrittenValue(g, d, depth+1)...)
 		case d.Value != "" && (g.Lang == "kotlin" || ecmaLang(g.Lang)):
 			vref := valueRef(d)
 			vref.Qualifier = d.Value

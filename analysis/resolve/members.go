@@ -126,6 +126,14 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		if t := pythonLiteralType(q); t != "" {
 			return r.typesNamed(f, t, ref.Scope, ref.Span, depth+1)
 		}
+		if v, ok := pythonSubscript(q); ok {
+			// parts[0]: what a variable bound to it would be.
+			d := analysis.Def{Name: ref.Name, NameSpan: ref.Span, Scope: ref.Scope, Container: ref.Enclosing, Value: v}
+			if out, ok := r.pythonElementTypes(f, d, depth+1); ok {
+				return out
+			}
+			return r.valueTypes(f, d, depth+1)
+		}
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" {
 		if t := literalType(q); t != "" {
@@ -167,6 +175,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// Initialized with an object literal: its properties are
 			// declared inside it.
 			out = append(out, c)
+		case g.Lang == "python" && d.TypeName == "" && r.pythonEnumMember(g, d, depth):
+			// Color.RED is a Color, whatever its value.
+			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence *= c.Confidence

@@ -23,9 +23,24 @@ var (
 		"OrderedDict": true, "defaultdict": true, "DefaultDict": true, "ChainMap": true, "Counter": true}
 )
 
-// pythonElementTypes types a Python loop variable; ok is false for a
-// value that is no loop's.
+// pythonElementTypes types a Python loop variable or subscript (`h =
+// parts[0]`); ok is false for a value that is neither.
 func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	texts, ok := r.pythonElementTexts(g, d, depth)
+	if !ok {
+		return nil, false
+	}
+	var out []Candidate
+	for _, e := range texts {
+		out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
+	}
+	return out, true
+}
+
+// pythonElementTexts is the written types of the element d's value
+// names ("parts[]", "d.items()[]#1"); ok is false for a value that is no
+// element's.
+func (r *Resolver) pythonElementTexts(g *analysis.FileFacts, d analysis.Def, depth int) ([]string, bool) {
 	if g.Lang != "python" || !strings.Contains(d.Value, "[]") {
 		return nil, false
 	}
@@ -49,15 +64,66 @@ func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, dep
 	}
 	vref := valueRef(d)
 	vref.Qualifier = base
-	var out []Candidate
+	var out []string
 	for _, t := range r.writtenTypes(g, vref, depth) {
 		for _, arm := range pythonUnionArms(t) {
 			if e := pythonElementType(arm, method, index); e != "" {
-				out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
+				out = append(out, e)
 			}
 		}
 	}
 	return out, true
+}
+
+// pythonWrittenValue is the written types of a Python variable bound
+// without an annotation to a value the resolver follows: an element, a
+// call's result, an attribute, a literal.
+func (r *Resolver) pythonWrittenValue(g *analysis.FileFacts, d analysis.Def, depth int) []string {
+	if texts, ok := r.pythonElementTexts(g, d, depth); ok {
+		return texts
+	}
+	vref := valueRef(d)
+	vref.Qualifier = d.Value
+	return r.writtenTypes(g, vref, depth)
+}
+
+// pythonSubscript reads a qualifier that ends in a subscript, parts[0] or
+// parts[1:], as the value a variable bound to it would have ("parts[]",
+// "parts"); ok is false for other qualifiers.
+func pythonSubscript(q string) (string, bool) {
+	if !strings.HasSuffix(q, "]") {
+		return "", false
+	}
+	open := openingBefore(q, len(q)-1, '[', ']')
+	if open <= 0 {
+		return "", false
+	}
+	base, index := q[:open], q[open+1:len(q)-1]
+	if strings.ContainsAny(base, " ([{") && !strings.HasSuffix(base, ")") {
+		return "", false
+	}
+	if depthFree(index, ':') {
+		return base, true // a slice has the sequence's type
+	}
+	return base + "[]", true
+}
+
+// depthFree reports whether c occurs in s outside brackets.
+func depthFree(s string, c byte) bool {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(', '{':
+			depth++
+		case ']', ')', '}':
+			depth--
+		case c:
+			if depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pythonElementType is the type of the index-th part (-1: the whole) of
@@ -67,6 +133,9 @@ func pythonElementType(t, method string, index int) string {
 	inner, ok := strings.CutSuffix(strings.TrimSpace(t), "]")
 	open := strings.IndexByte(inner, '[')
 	if !ok || open <= 0 {
+		if method == "" && index < 0 {
+			return pythonPlainElement(strings.TrimSpace(t))
+		}
 		return ""
 	}
 	head := baseTypeName(inner[:open])
@@ -91,6 +160,18 @@ func pythonElementType(t, method string, index int) string {
 		}
 	case sequenceTypes[head] && method == "" && index < 0:
 		return arg(0)
+	}
+	return ""
+}
+
+// pythonPlainElement is the element of a value of a built-in type that
+// takes no type arguments: a str's characters are str, a bytes' ints.
+func pythonPlainElement(t string) string {
+	switch t {
+	case "str":
+		return "str"
+	case "bytes", "bytearray":
+		return "int"
 	}
 	return ""
 }

@@ -82,6 +82,9 @@ func (r *Resolver) pythonCondition(cond string) (v, known bool) {
 	if cond == "TYPE_CHECKING" || strings.HasSuffix(cond, ".TYPE_CHECKING") {
 		return true, true
 	}
+	if cond == "False" { // after a raise or return
+		return false, true
+	}
 	if m := versionCheck.FindStringSubmatch(cond); m != nil {
 		have := r.pythonVersion()
 		if have == nil {

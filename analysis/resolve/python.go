@@ -398,3 +398,34 @@ func callableResult(t string) string {
 	}
 	return ""
 }
+
+// enumBases are the classes of the enum module whose subclasses' class
+// attributes are the enum's members.
+var enumBases = map[string]bool{"Enum": true, "IntEnum": true, "StrEnum": true, "Flag": true, "IntFlag": true, "ReprEnum": true}
+
+// pythonEnumMember reports whether d is a member of an enum: a variable
+// assigned in the body of a class derived from one of enum's classes.
+func (r *Resolver) pythonEnumMember(g *analysis.FileFacts, d analysis.Def, depth int) bool {
+	if d.Container == analysis.None || d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod || d.Kind.IsType() ||
+		strings.HasPrefix(d.Name, "_") || g.Defs[d.Container].Kind != analysis.KindClass {
+		return false
+	}
+	return r.derivesFromEnum(DefID{g.Path, d.Container}, depth)
+}
+
+func (r *Resolver) derivesFromEnum(t DefID, depth int) bool {
+	if depth > 6 || r.tooDeep("python", depth) {
+		return false
+	}
+	for _, e := range r.supertypes(t, depth) {
+		if enumBases[baseTypeName(e.Name)] {
+			return true
+		}
+		for _, c := range best(e.Targets) {
+			if r.derivesFromEnum(c.Def, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}

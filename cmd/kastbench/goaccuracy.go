@@ -142,7 +142,13 @@ func startKastWithLibraries(ctx context.Context, root, kast string) (k *lspServe
 		return nil, "", nil, err
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
-	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	cache := filepath.Join(tmp, "cache")
+	if shared := os.Getenv("KASTBENCH_CACHE"); shared != "" {
+		// Libraries indexed once for every run and project that share it
+		// (the standard library is most of a Python run's indexing).
+		cache = shared
+	}
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	if k, err = startServer(ctx, "kast", root, env, kast, "lsp", "--stdio"); err != nil {
 		cleanup()
 		return nil, "", nil, err

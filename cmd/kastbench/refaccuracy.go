@@ -16,7 +16,10 @@ package main
 //	kastbench -accuracy typescript -refserver cmd/kastbench/refservers/node_modules/.bin/typescript-language-server -root P1,P2
 //
 // A Python root's .venv/bin leads PATH for the reference server, so pyright
-// sees the virtualenv kast finds. KASTBENCH_EXPLAIN=1 prints every miss.
+// sees the virtualenv kast finds. KASTBENCH_EXPLAIN=1 prints every miss;
+// KASTBENCH_REFCACHE=DIR keeps the reference server's answers for the next
+// run on the same tree (refcache.go); KASTBENCH_CACHE=DIR is kast's cache
+// folder, shared by runs, so that libraries are indexed once.
 
 import (
 	"cmp"
@@ -99,21 +102,14 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 	kastItems := completions(ctx, k, l, memberSamples)
 	k.close()
 
-	refEnv := os.Environ()
-	if venvBin := filepath.Join(root, ".venv", "bin"); dirExists(venvBin) {
-		refEnv = append(refEnv, "PATH="+venvBin+string(os.PathListSeparator)+os.Getenv("PATH"), "VIRTUAL_ENV="+filepath.Dir(venvBin))
+	cacheFile := refCacheFile(os.Getenv("KASTBENCH_REFCACHE"), ref, root, defSamples, memberSamples)
+	refDefs, refItems, cached := loadRefAnswers(cacheFile, len(defSamples), len(memberSamples))
+	if !cached {
+		if refDefs, refItems, err = refServerAnswers(ctx, l, ref, root, defSamples, memberSamples); err != nil {
+			return err
+		}
+		saveRefAnswers(cacheFile, refDefs, refItems)
 	}
-	r, err := startServerWith(ctx, l.server, root, refEnv, l.initOptions, ref, "--stdio")
-	if err != nil {
-		return err
-	}
-	if err := waitAnswers(ctx, r, l, defSamples); err != nil {
-		r.close()
-		return err
-	}
-	refDefs := targets(ctx, r, l, defSamples)
-	refItems := completions(ctx, r, l, memberSamples)
-	r.close()
 
 	name := filepath.Base(root)
 	explain := os.Getenv("KASTBENCH_EXPLAIN") != ""
@@ -184,6 +180,24 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 		name, 100*agree/float64(max(asked, 1)), asked, l.server, pct(memberHit, len(memberSamples)), l.server, pct(refMemberHit, len(memberSamples)), len(memberSamples))
 	fmt.Printf("%-10s libraries: %s\n", name, libs)
 	return nil
+}
+
+// refServerAnswers runs the reference server on root and asks it at the
+// samples.
+func refServerAnswers(ctx context.Context, l refLang, ref, root string, defSamples, memberSamples []sample) ([]target, [][]string, error) {
+	refEnv := os.Environ()
+	if venvBin := filepath.Join(root, ".venv", "bin"); dirExists(venvBin) {
+		refEnv = append(refEnv, "PATH="+venvBin+string(os.PathListSeparator)+os.Getenv("PATH"), "VIRTUAL_ENV="+filepath.Dir(venvBin))
+	}
+	r, err := startServerWith(ctx, l.server, root, refEnv, l.initOptions, ref, "--stdio")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.close()
+	if err := waitAnswers(ctx, r, l, defSamples); err != nil {
+		return nil, nil, err
+	}
+	return targets(ctx, r, l, defSamples), completions(ctx, r, l, memberSamples), nil
 }
 
 // target is where a definition lands.

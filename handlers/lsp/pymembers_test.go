@@ -39,21 +39,26 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 }
 
 // A package's attributes as pyright lists them: what `from __future__
-// import` binds and the submodules its __init__ imports from.
+// import` binds and the public submodules its __init__ imports from (a
+// private one, _compat, only where the file imports it itself).
 func TestLSPPythonPackageAttributes(t *testing.T) {
 	e, _ := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":             "def getcwd():\n    return '.'\n",
 		"pystd/__future__.py":     "annotations = 1\n",
 		"pybuiltins/builtins.pyi": pyObject,
 		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
-		"ws/pkg/__init__.py":      "from __future__ import annotations\nfrom .core import Command as Command\nfrom . import utils\n",
+		"ws/pkg/__init__.py":      "from __future__ import annotations\nfrom .core import Command as Command\nfrom . import utils\nfrom ._compat import PY2 as PY2\n",
+		"ws/pkg/_compat.py":       "PY2 = False\n",
 		"ws/pkg/core.py":          "class Command:\n    pass\n",
 		"ws/pkg/utils.py":         "def echo(): ...\n",
 		"ws/app.py":               "import pkg\n\npkg.\n",
 	}, 2)
 	got := pyLabels(e, "app.py", 2, 4)
-	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "annotations", "core", "utils"}) {
-		t.Errorf("completion after pkg. = %v, want Command, annotations, core, utils, then the module attributes", got)
+	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "PY2", "annotations", "core", "utils"}) {
+		t.Errorf("completion after pkg. = %v, want Command, PY2, annotations, core, utils, then the module attributes", got)
+	}
+	if got := pyLabels(e, "app.py", 2, 4); slices.Contains(got, "_compat") {
+		t.Errorf("completion after pkg. lists the private submodule: %v", got)
 	}
 }
 

@@ -1,0 +1,95 @@
+package python
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis/syntax"
+)
+
+// The values of variables as chains the resolver follows to their types
+// (analysis.Def.Value).
+
+// callValue is a call's callee as a chain the resolver follows ("f()",
+// "mod.f()", "obj.method()"), an attribute chain ("r.content"), or "" for
+// other values.
+func callValue(v syntax.Node) string {
+	if lit := literalValue(v); lit != "" {
+		return lit
+	}
+	switch v.Type() {
+	case "attribute":
+		if isDotted(v) {
+			return v.Text() // r.content: what the attribute is typed
+		}
+	case "subscript":
+		return subscriptValue(v)
+	case "boolean_operator":
+		// `hooks or {}`: the literal's type, what the default gives.
+		if right := v.Field("right"); v.Child("or").Valid() {
+			return literalValue(right)
+		}
+	case "parenthesized_expression":
+		if kids := v.NamedChildren(); len(kids) == 1 {
+			return callValue(kids[0])
+		}
+	}
+	if v.Type() != "call" || !isDotted(v.Field("function")) {
+		return ""
+	}
+	return v.Field("function").Text() + "()"
+}
+
+// subscriptValue is an element of a sequence or mapping, "parts[]" for
+// parts[0], or a slice, which has the sequence's type ("parts" for
+// parts[1:]); "" when the subscripted value is no chain.
+func subscriptValue(v syntax.Node) string {
+	base := v.Field("value")
+	chain := callValue(base)
+	if chain == "" && isDotted(base) {
+		chain = base.Text()
+	}
+	if chain == "" || strings.HasPrefix(chain, "[") || strings.HasPrefix(chain, "{") {
+		return ""
+	}
+	if index := v.Field("subscript"); index.Type() == "slice" {
+		return chain
+	}
+	return chain + "[]"
+}
+
+// literalValue is a literal's type as the resolver reads a literal
+// qualifier (`""`, `b""`, `[]`, `{}`, `0`, `0.0`), or "": `v = "1.2"`
+// has str's members after `v.`.
+func literalValue(v syntax.Node) string {
+	switch v.Type() {
+	case "concatenated_string":
+		if kids := v.NamedChildren(); len(kids) > 0 {
+			return literalValue(kids[0])
+		}
+	case "string":
+		text := v.Text()
+		if strings.ContainsAny(text[:len(text)-len(strings.TrimLeft(text, "bBrRuUfF"))], "bB") {
+			return `b""`
+		}
+		return `""`
+	case "list", "list_comprehension":
+		return "[]"
+	case "dictionary", "dictionary_comprehension":
+		return "{}"
+	case "integer":
+		return "0"
+	case "float":
+		return "0.0"
+	}
+	return ""
+}
+
+// chainHead is the first name of a value chain ("self" of
+// "self.make_config()").
+func chainHead(v string) string {
+	end := strings.IndexAny(v, ".([")
+	if end < 0 {
+		return v
+	}
+	return v[:end]
+}
