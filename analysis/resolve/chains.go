@@ -348,7 +348,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 	if t := literalType(q); t != "" {
 		return []string{t}
 	}
-	if t := narrowedType(f, ref, q); t != "" {
+	if t, g, _, _ := r.narrowed(f, ref, q, depth); g != nil {
 		return []string{t}
 	}
 	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {

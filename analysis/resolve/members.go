@@ -97,10 +97,8 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
-	if t := narrowedType(f, ref, q); t != "" {
-		if out := r.typesNamed(f, t, ref.Scope, ref.Span, depth+1); len(out) > 0 {
-			return out
-		}
+	if out, ok := r.narrowedTypes(f, ref, q, depth); ok {
+		return out
 	}
 	if inner, ok := strings.CutPrefix(q, "await "); ok && ecmaLang(f.Lang) {
 		return r.awaitedTypes(f, ref, inner, depth)

@@ -30,6 +30,43 @@ func (r *Resolver) nodeImported(f *analysis.FileFacts, name, specifier string, r
 	return r.declaredAtTopOf(files, name, role, conf, depth), true
 }
 
+// nodeImportedName is nodeImported for the name an import statement
+// brings in: a default import binds what the package exports as itself
+// when nothing is declared under its local name.
+func (r *Resolver) nodeImportedName(f *analysis.FileFacts, name, specifier string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
+	out, ok := r.nodeImported(f, name, specifier, role, conf, depth)
+	if !ok || len(out) > 0 || depth > 0 {
+		return out, ok
+	}
+	if files, _ := r.ws.(NodePackages).NodeModuleFiles(specifier); len(files) > 0 {
+		return r.defaultExported(files, role, conf), true
+	}
+	return nil, true
+}
+
+// defaultExported are the declarations that the first of files, best
+// first, exports as the module itself (`export = e`, `export default e`):
+// what a default import binds when nothing is declared under its local
+// name.
+func (r *Resolver) defaultExported(files []string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		for i, d := range g.Defs {
+			if d.Visibility == "default" && d.Container == analysis.None {
+				out = r.add(out, p, int32(i), conf, ViaImport, role)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
 // declaredAtTopOf finds name among the top-level declarations (methods
 // bound to a receiver aside) of the first of files, best first, that
 // declares it, else through their re-exports: how a package's or a

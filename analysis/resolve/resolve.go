@@ -557,7 +557,7 @@ type importKey struct {
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
 	if depth <= maxDepth {
-		if out, _ := r.nodeImported(f, name, pkg, role, conf, depth); len(out) > 0 {
+		if out, _ := r.nodeImportedName(f, name, pkg, role, conf, depth); len(out) > 0 {
 			return out
 		}
 		if out := r.ambientImported(f.Lang, name, pkg, role, conf); len(out) > 0 {
@@ -649,6 +649,9 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			continue
 		}
 		for _, imp := range g.Imports {
+			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
+				return r.declaredAtTopOf([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
+			}
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
 				// A Python module may try several imports of the name
 				// (simplejson's, else json's): the one that resolves.
