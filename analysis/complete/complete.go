@@ -535,6 +535,9 @@ func qualifierBefore(text []byte, start int) string {
 	default:
 		return ""
 	}
+	for end > 0 && strings.IndexByte(" \t\r\n", text[end-1]) >= 0 {
+		end-- // a chain continued on the next line: `xs\n  .map`
+	}
 	i, depth := end, 0
 	if q := quotedBefore(text, end); q != "" {
 		return q // a string literal's members: "x".repeat
@@ -544,9 +547,9 @@ func qualifierBefore(text []byte, start int) string {
 		switch {
 		case b == '!' && depth == 0 && i == end:
 			// TypeScript's non-null assertion: `signal!.reason`.
-		case b == ')':
+		case b == ')' || b == ']':
 			depth++
-		case b == '(' && depth > 0:
+		case (b == '(' || b == '[') && depth > 0:
 			depth--
 		case depth > 0, isIdent(b), b == '.':
 		default:

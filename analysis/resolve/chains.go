@@ -148,6 +148,13 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 	for _, c := range best(r.resolve(f, cref, depth)) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
+		if res, ok := r.calledValueTypes(g, d, depth); ok {
+			for _, t := range res {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+			continue
+		}
 		switch {
 		case d.Kind.IsType():
 			out = append(out, c)

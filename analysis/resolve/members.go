@@ -100,6 +100,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if out, ok := r.narrowedTypes(f, ref, q, depth); ok {
 		return out
 	}
+	if out, ok := r.tsElementTypes(f, ref, q, depth); ok {
+		return out
+	}
 	if inner, ok := strings.CutPrefix(q, "await "); ok && ecmaLang(f.Lang) {
 		return r.awaitedTypes(f, ref, inner, depth)
 	}
@@ -299,6 +302,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		return out
 	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
+		return out
+	}
+	if out, ok := r.namespaceBindingMember(t, name, role, conf, depth+1); ok {
 		return out
 	}
 	out := r.inherited(t, name, role, conf*confInherited, depth+1)

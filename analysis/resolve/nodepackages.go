@@ -172,3 +172,30 @@ func (r *Resolver) NamespaceMembers(file, alias string) []DefID {
 	}
 	return nil
 }
+
+// namespaceImportOf is the module that def t binds when it is the binding
+// of a namespace import `import * as ns from "m"` (zod's entry file
+// exports its `z` so), and ok.
+func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module string, ok bool) {
+	g, d, found := r.entry(t)
+	if !found || d.Kind != analysis.KindModule || !ecmaLang(g.Lang) {
+		return nil, "", false
+	}
+	for _, imp := range g.Imports {
+		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" {
+			return g, imp.Path, true
+		}
+	}
+	return nil, "", false
+}
+
+// namespaceBindingMember finds name in the module that namespace binding t
+// binds, as an import of the binding's file would; ok is false when t is
+// no such binding.
+func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
+	g, module, ok := r.namespaceImportOf(t)
+	if !ok || depth > maxDepth {
+		return nil, false
+	}
+	return r.importedFrom(g, name, module, role, conf, depth), true
+}

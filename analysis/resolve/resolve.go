@@ -628,10 +628,10 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 	} else if strings.HasPrefix(module, ".") {
 		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
 		files = []string{base, base + ext, base + "/index" + ext}
-		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") {
+		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") || strings.HasSuffix(f.Path, ".d.cts") {
 			// A declaration file names declaration files, often by the
-			// JavaScript they describe ("./util.js").
-			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", base+"/index.d.ts")
+			// JavaScript they describe ("./util.js", "./types.cjs").
+			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", stripExt(base)+".d.cts", base+"/index.d.ts")
 		}
 	}
 	return r.reexportedIn(files, name, role, conf, depth)

@@ -90,3 +90,24 @@ func callSignatureOf(d analysis.Def) string {
 	}
 	return ""
 }
+
+// calledValueTypes are the types a call of TypeScript value d gives when
+// d's declared type is an interface or object type with a call signature
+// (vitest's `expect: ExpectStatic`, debug's `Debug`): its result; ok is
+// false for any other d.
+func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	switch {
+	case !ecmaLang(g.Lang), d.TypeName == "", d.Kind.IsType(), d.Kind == analysis.KindFunction,
+		d.Kind == analysis.KindMethod, d.Kind == analysis.KindConstructor, calledType(g.Lang, d.TypeName) != d.TypeName,
+		r.tooDeep(g.Lang, depth+1):
+		return nil, false
+	}
+	for _, sig := range r.callSignatures(g, d, depth) {
+		if res := calledType(g.Lang, sig.text); res != sig.text {
+			if out := r.typesNamed(sig.file, res, sig.scope, sig.at, depth+1); len(out) > 0 {
+				return out, true
+			}
+		}
+	}
+	return nil, false
+}

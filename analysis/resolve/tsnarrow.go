@@ -130,3 +130,29 @@ func armKind(t string) string {
 func armMatches(arm, kind string) bool {
 	return arm == kind || kind == "object" && (arm == "array" || arm == "null")
 }
+
+// tsElementTypes are the types of an element `xs[i]` of a TypeScript
+// array: the element type of the array's written type; ok is false for
+// any other qualifier.
+func (r *Resolver) tsElementTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if !ecmaLang(f.Lang) || !strings.HasSuffix(q, "]") || r.tooDeep(f.Lang, depth+1) {
+		return nil, false
+	}
+	open := openingBefore(q, len(q)-1, '[', ']')
+	if open <= 0 {
+		return nil, false
+	}
+	base := q[:open]
+	if !isName(base) && !isChain(f.Lang, base) {
+		return nil, false
+	}
+	qref := ref
+	qref.Qualifier = base
+	var out []Candidate
+	for _, t := range r.writtenTypes(f, qref, depth+1) {
+		if e := elementType(tsWritten(t)); e != "" {
+			out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+		}
+	}
+	return out, true
+}
