@@ -109,7 +109,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	lower := strings.ToLower(prefix)
 	byKind := kindOrder
 	if q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
-		byKind = func(Item) int { return 0 } // tsserver sorts a type's members by name alone
+		byKind = c.tsMemberOrder // tsserver sorts a type's members by name, optional and deprecated ones last
 	}
 	type keyed struct {
 		it       Item

@@ -44,3 +44,30 @@ func isIdentText(s string) bool {
 	}
 	return s != ""
 }
+
+// tsMemberOrder ranks a member as tsserver's sortText does: declared
+// members, then optional ones (`retry?: number`), then deprecated ones.
+func (c *collector) tsMemberOrder(it Item) int {
+	if it.Def.Path == "" {
+		return 0
+	}
+	g := c.s.File(it.Def.Path)
+	if g == nil || int(it.Def.Index) >= len(g.Defs) {
+		return 0
+	}
+	d := g.Defs[it.Def.Index]
+	switch {
+	case strings.Contains(d.Doc, "@deprecated"):
+		return 2
+	case optionalMember(d):
+		return 1
+	}
+	return 0
+}
+
+// optionalMember reports whether a TypeScript member is declared optional:
+// its name is followed by a question mark in its declaration.
+func optionalMember(d analysis.Def) bool {
+	i := strings.Index(d.Signature, d.Name)
+	return i >= 0 && strings.HasPrefix(d.Signature[i+len(d.Name):], "?")
+}
