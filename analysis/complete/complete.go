@@ -496,6 +496,9 @@ func (c *collector) members(qualifier string, offset int) {
 				}
 			}
 		}
+		if ecma {
+			c.namespaceExports(t, qualifier, offset)
+		}
 		for _, sup := range navigate.Supertypes(c.s, t) {
 			visit(sup.Def, depth+1)
 		}

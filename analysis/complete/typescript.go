@@ -1,7 +1,10 @@
 package complete
 
 import (
+	"cmp"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis/resolve"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -70,4 +73,27 @@ func (c *collector) tsMemberOrder(it Item) int {
 func optionalMember(d analysis.Def) bool {
 	i := strings.Index(d.Signature, d.Name)
 	return i >= 0 && strings.HasPrefix(d.Signature[i+len(d.Name):], "?")
+}
+
+// namespaceExports adds, after `z.` where z is bound to a namespace import
+// in a library's entry file (zod exports its `z` so), the names the
+// namespace's module exports: values in an expression, types too where a
+// type is written.
+func (c *collector) namespaceExports(t resolve.DefID, qualifier string, offset int) {
+	exports := c.s.Resolver().NamespaceExports(t)
+	if len(exports) == 0 {
+		return
+	}
+	typePos := inTypePosition(c.text, offset-len(qualifier)-1)
+	for _, e := range exports {
+		g := c.s.File(e.Def.Path)
+		if g == nil || int(e.Def.Index) >= len(g.Defs) {
+			continue
+		}
+		d := g.Defs[e.Def.Index]
+		if !typePos && (d.Kind == analysis.KindInterface || d.Kind == analysis.KindTypeAlias) {
+			continue
+		}
+		c.add(Item{Label: e.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: e.Def, Rank: RankLocal})
+	}
 }

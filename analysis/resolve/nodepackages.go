@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"path"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -198,4 +199,71 @@ func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Ro
 		return nil, false
 	}
 	return r.importedFrom(g, name, module, role, conf, depth), true
+}
+
+// Export is a name a module exports and the declaration it names.
+type Export struct {
+	Name string
+	Def  DefID
+}
+
+// NamespaceExports are the names the module that namespace binding t binds
+// exports (zod's `z`): its files' exported declarations, their local
+// export aliases and, through `export * from`, the modules they re-export;
+// none when t is no such binding.
+func (r *Resolver) NamespaceExports(t DefID) []Export {
+	g, module, ok := r.namespaceImportOf(t)
+	if !ok {
+		return nil
+	}
+	var out []Export
+	seen := map[string]bool{}
+	r.moduleExports(r.ecmaModuleFiles(g.Path, module), 0, seen, &out)
+	return out
+}
+
+func (r *Resolver) moduleExports(files []string, depth int, seen map[string]bool, out *[]Export) {
+	if depth > maxDepth {
+		return
+	}
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil || seen[p] {
+			continue
+		}
+		seen[p] = true
+		for i, d := range g.Defs {
+			if d.Container == analysis.None && d.Receiver == "" && (d.Visibility == "public" || d.Visibility == "default") {
+				*out = append(*out, Export{d.Name, DefID{p, int32(i)}})
+			}
+		}
+		for _, imp := range g.Imports {
+			switch {
+			case imp.Path == "" && imp.Alias != "":
+				for _, c := range best(r.declaredAtTopOf([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
+					*out = append(*out, Export{imp.Alias, c.Def})
+				}
+			case imp.Wildcard:
+				r.moduleExports(r.ecmaModuleFiles(p, imp.Path), depth+1, seen, out)
+			}
+		}
+		return // the first entry file that exists
+	}
+}
+
+// ecmaModuleFiles are the files a TypeScript module specifier in file from
+// may name, best first: a node package's entry files, or a relative
+// path's source or declaration files.
+func (r *Resolver) ecmaModuleFiles(from, module string) []string {
+	if !strings.HasPrefix(module, ".") {
+		if np, ok := r.ws.(NodePackages); ok {
+			files, _ := np.NodeModuleFiles(module)
+			return files
+		}
+		return nil
+	}
+	base := path.Join(path.Dir(from), module)
+	stem := stripExt(base)
+	return []string{base, stem + ".d.ts", stem + ".d.mts", stem + ".d.cts", stem + ".ts", stem + ".tsx",
+		base + ".d.ts", base + ".ts", base + "/index.d.ts", base + "/index.ts"}
 }

@@ -83,10 +83,7 @@ func (w *walker) variables(n syntax.Node) {
 			kind = analysis.KindConstant
 		}
 		d := w.b.Def(kind, name, v)
-		at := n
-		if p := n.Parent(); p.Type() == "export_statement" {
-			at = p
-		}
+		at := cmpNode(exportStatement(n), n)
 		def := w.b.D(d)
 		def.Doc = w.b.Doc(at, extract.CStyle)
 		def.Signature = extract.Header(v, value.Field("body"))

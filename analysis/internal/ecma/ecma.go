@@ -473,10 +473,7 @@ func (w *walker) member(n syntax.Node, role analysis.Role) {
 func (w *walker) decorate(d int32, decl, body syntax.Node) {
 	def := w.b.D(d)
 	def.Signature = extract.Header(decl, body)
-	at := decl
-	if p := decl.Parent(); p.Type() == "export_statement" {
-		at = p
-	}
+	at := cmpNode(exportStatement(decl), decl)
 	def.Doc = w.b.Doc(at, extract.CStyle)
 	switch {
 	case def.Container == analysis.None:
@@ -492,8 +489,21 @@ func (w *walker) decorate(d int32, decl, body syntax.Node) {
 
 // exported is "public" for declarations under an export statement.
 func exported(decl syntax.Node) string {
-	if decl.Parent().Type() == "export_statement" {
+	if exportStatement(decl).Valid() {
 		return "public"
 	}
 	return "private"
+}
+
+// exportStatement is the export statement a declaration is written in,
+// `export declare function f()` too, or no node.
+func exportStatement(decl syntax.Node) syntax.Node {
+	p := decl.Parent()
+	if p.Type() == "ambient_declaration" {
+		p = p.Parent()
+	}
+	if p.Type() == "export_statement" {
+		return p
+	}
+	return syntax.Node{}
 }
