@@ -14,6 +14,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
+	if ecmaLang(f.Lang) && ref.Qualifier == "globalThis" {
+		return r.globals(ref) // `globalThis.AbortSignal`
+	}
 	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") && asCastType(ref.Qualifier) == "" {
 		return r.namedArgument(f, ref, depth)
 	}
@@ -253,6 +256,9 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		typeName = tsWritten(typeName)
 		if obj, key, ok := tsIndexed(typeName); ok {
 			return r.indexedTypes(f, obj, key, scope, at, depth)
+		}
+		if out, ok := r.tsMappedTypes(f, typeName, scope, at, depth); ok {
+			return out
 		}
 	}
 	name := baseTypeName(typeName)
