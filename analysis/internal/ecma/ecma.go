@@ -55,7 +55,7 @@ func (w *walker) node(n syntax.Node) {
 		w.typeDecl(n, analysis.KindInterface)
 	case "type_alias_declaration":
 		d := w.typeDecl(n, analysis.KindTypeAlias)
-		w.b.D(d).TypeName = n.Field("value").Text()
+		w.b.D(d).TypeName = withoutComments(n.Field("value").Text())
 	case "enum_declaration":
 		w.typeDecl(n, analysis.KindEnum)
 	case "internal_module", "module":

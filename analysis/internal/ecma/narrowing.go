@@ -202,10 +202,43 @@ func declarationFile(path string) bool {
 func callSignatures(body syntax.Node) string {
 	var sigs []string
 	for _, c := range body.ChildrenOf("call_signature") {
-		sigs = append(sigs, strings.Join(strings.Fields(c.Text()), " "))
+		sigs = append(sigs, strings.Join(strings.Fields(withoutComments(c.Text())), " "))
 	}
 	if len(sigs) == 0 {
 		return ""
 	}
 	return "{ " + strings.Join(sigs, "; ") + " }"
+}
+
+// withoutComments is TypeScript text without its comments.
+func withoutComments(s string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote && s[i-1] != '\\' {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+			continue
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
