@@ -74,7 +74,7 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 		}
 		pt := paramTypeAt(fd, arg)
 		pg, pscope, pat := g, fd.Scope, fd.NameSpan
-		if len(declaredParamTypes(fd)) == 0 && fd.TypeName != "" {
+		if pt == "" && fd.TypeName != "" && fd.Kind != analysis.KindFunction && fd.Kind != analysis.KindMethod {
 			// A constant of a type with a call signature: ava's `test`,
 			// express's `app.get`.
 			for _, sig := range r.callSignatures(g, fd, depth) {

@@ -97,9 +97,22 @@ func callSignatureOf(d analysis.Def) string {
 // false for any other d.
 func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
 	switch {
-	case !ecmaLang(g.Lang), d.TypeName == "", d.Kind.IsType(), d.Kind == analysis.KindFunction,
-		d.Kind == analysis.KindMethod, d.Kind == analysis.KindConstructor, calledType(g.Lang, d.TypeName) != d.TypeName,
-		r.tooDeep(g.Lang, depth+1):
+	case !ecmaLang(g.Lang), d.Kind.IsType(), d.Kind == analysis.KindFunction, d.Kind == analysis.KindMethod,
+		d.Kind == analysis.KindConstructor, r.tooDeep(g.Lang, depth+1):
+		return nil, false
+	case d.TypeName == "" && d.Value != "" && !strings.HasPrefix(d.Value, "=>"):
+		// `const ky = createInstance()`: the type its value has.
+		vref := valueRef(d)
+		vref.Qualifier = d.Value
+		for _, t := range r.writtenTypes(g, vref, depth+1) {
+			typed := d
+			typed.TypeName, typed.Value = t, ""
+			if out, ok := r.calledValueTypes(g, typed, depth+1); ok {
+				return out, true
+			}
+		}
+		return nil, false
+	case d.TypeName == "" || calledType(g.Lang, d.TypeName) != d.TypeName:
 		return nil, false
 	}
 	for _, sig := range r.callSignatures(g, d, depth) {

@@ -250,7 +250,7 @@ const tsObjectValue = "{}"
 
 // tsMapped matches a mapped type over the keys of a type parameter,
 // `{ -readonly [K in keyof T]: T[K] }`, whose members are T's.
-var tsMapped = regexp.MustCompile(`^\{\s*[-+]?(?:readonly\s+)?\[\s*\w+\s+in\s+keyof\s+(\w+)\s*\]`)
+var tsMapped = regexp.MustCompile(`^\{\s*[-+]?(?:readonly\s*)?\[\s*\w+\s+in\s+keyof\s+(\w+)\s*\]`)
 
 // tsMappedTypes are the types whose members an instance `M<A, …>` of a
 // type alias of a mapped type over its parameter's keys has: A's
