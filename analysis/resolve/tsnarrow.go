@@ -82,14 +82,14 @@ type unionArm struct {
 // alias of a union into that union's.
 func (r *Resolver) unionArms(g *analysis.FileFacts, t string, scope int32, at analysis.Span, depth, hops int) []unionArm {
 	var out []unionArm
-	for _, part := range splitAt(tsWritten(strings.TrimSpace(t)), '|') {
+	for _, part := range tsSplit(tsWritten(strings.TrimSpace(t)), '|') {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
 		if hops < 3 && isName(part) && armKind(part) == "object" && !r.tooDeep(g.Lang, depth+1) {
 			if ts := r.typesNamed(g, part, scope, at, depth+1); len(ts) == 1 {
-				if h, d, ok := r.entry(ts[0].Def); ok && d.Kind == analysis.KindTypeAlias && topLevelIndex(d.TypeName, '|') >= 0 {
+				if h, d, ok := r.entry(ts[0].Def); ok && d.Kind == analysis.KindTypeAlias && tsTopLevel(d.TypeName, '|') >= 0 {
 					out = append(out, r.unionArms(h, d.TypeName, d.Scope, d.NameSpan, depth+1, hops+1)...)
 					continue
 				}
