@@ -46,6 +46,18 @@ func (r *Resolver) narrowed(f *analysis.FileFacts, ref analysis.Ref, q string, d
 	switch {
 	case len(kept) == 1:
 		return kept[0].text, kept[0].file, kept[0].scope, kept[0].at
+	case len(kept) > 1:
+		// Arms of one kind have its members: `string[][] | Array<T>`
+		// are arrays.
+		k := armKind(kept[0].text)
+		for _, a := range kept[1:] {
+			if armKind(a.text) != k {
+				k = ""
+			}
+		}
+		if lib, ok := typeofTypes[k]; ok {
+			return lib, f, ref.Scope, ref.Span
+		}
 	case len(kept) == 0 && holds:
 		if lib, ok := typeofTypes[kind]; ok {
 			return lib, f, ref.Scope, ref.Span // `typeof x === "string"` of an unknown x
