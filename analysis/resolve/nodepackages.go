@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -198,7 +199,17 @@ func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Ro
 	if !ok || depth > maxDepth {
 		return nil, false
 	}
-	return r.importedFrom(g, name, module, role, conf, depth), true
+	out := r.importedFrom(g, name, module, role, conf, depth)
+	// A property of an inline object type is no export, though nothing
+	// contains it: zod's `ZodParsedType: { string: "string" }`.
+	top := slices.DeleteFunc(slices.Clone(out), func(c Candidate) bool {
+		_, d, ok := r.entry(c.Def)
+		return !ok || d.Scope != 0
+	})
+	if len(top) > 0 {
+		return top, true
+	}
+	return out, true
 }
 
 // Export is a name a module exports and the declaration it names.
