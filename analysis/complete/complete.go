@@ -109,7 +109,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	lower := strings.ToLower(prefix)
 	byKind := kindOrder
 	if q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
-		byKind = func(Item) int { return 0 } // tsserver sorts a type's members by name alone
+		byKind = c.tsMemberOrder // tsserver sorts a type's members by name, optional and deprecated ones last
 	}
 	type keyed struct {
 		it       Item
@@ -499,6 +499,9 @@ func (c *collector) members(qualifier string, offset int) {
 				}
 			}
 		}
+		if ecma {
+			c.namespaceExports(t, qualifier, offset)
+		}
 		for _, sup := range navigate.Supertypes(c.s, t) {
 			visit(sup.Def, depth+1)
 		}
@@ -524,54 +527,6 @@ func (c *collector) members(qualifier string, offset int) {
 	if c.f.Lang == "go" {
 		c.dropUnexported()
 	}
-}
-
-// qualifierBefore returns the expression before a member access ending at
-// start ("a.b" for "a.b.", "Foo()" for "Foo()."), or "".
-func qualifierBefore(text []byte, start int) string {
-	end := start
-	switch {
-	case end >= 2 && string(text[end-2:end]) == "?.", end >= 2 && string(text[end-2:end]) == "::":
-		end -= 2
-	case end >= 1 && text[end-1] == '.':
-		end--
-	default:
-		return ""
-	}
-	i, depth := end, 0
-	if q := quotedBefore(text, end); q != "" {
-		return q // a string literal's members: "x".repeat
-	}
-	for i > 0 {
-		b := text[i-1]
-		switch {
-		case b == '!' && depth == 0 && i == end:
-			// TypeScript's non-null assertion: `signal!.reason`.
-		case b == ')':
-			depth++
-		case b == '(' && depth > 0:
-			depth--
-		case depth > 0, isIdent(b), b == '.':
-		default:
-			return strings.TrimRight(string(text[i:end]), "?!")
-		}
-		i--
-	}
-	return strings.TrimRight(string(text[i:end]), "?!")
-}
-
-// quotedBefore is the one-line string literal ending at end, or "".
-func quotedBefore(text []byte, end int) string {
-	if end < 2 || text[end-1] != '\'' && text[end-1] != '"' && text[end-1] != '`' {
-		return ""
-	}
-	quote := text[end-1]
-	for i := end - 2; i >= 0 && text[i] != '\n'; i-- {
-		if text[i] == quote && (i == 0 || text[i-1] != '\\') {
-			return string(text[i:end])
-		}
-	}
-	return ""
 }
 
 func isIdent(b byte) bool {

@@ -1,7 +1,10 @@
 package complete
 
 import (
+	"cmp"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis/resolve"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -43,4 +46,54 @@ func isIdentText(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// tsMemberOrder ranks a member as tsserver's sortText does: declared
+// members, then optional ones (`retry?: number`), then deprecated ones.
+func (c *collector) tsMemberOrder(it Item) int {
+	if it.Def.Path == "" {
+		return 0
+	}
+	g := c.s.File(it.Def.Path)
+	if g == nil || int(it.Def.Index) >= len(g.Defs) {
+		return 0
+	}
+	d := g.Defs[it.Def.Index]
+	switch {
+	case strings.Contains(d.Doc, "@deprecated"):
+		return 2
+	case optionalMember(d):
+		return 1
+	}
+	return 0
+}
+
+// optionalMember reports whether a TypeScript member is declared optional:
+// its name is followed by a question mark in its declaration.
+func optionalMember(d analysis.Def) bool {
+	i := strings.Index(d.Signature, d.Name)
+	return i >= 0 && strings.HasPrefix(d.Signature[i+len(d.Name):], "?")
+}
+
+// namespaceExports adds, after `z.` where z is bound to a namespace import
+// in a library's entry file (zod exports its `z` so), the names the
+// namespace's module exports: values in an expression, types too where a
+// type is written.
+func (c *collector) namespaceExports(t resolve.DefID, qualifier string, offset int) {
+	exports := c.s.Resolver().NamespaceExports(t)
+	if len(exports) == 0 {
+		return
+	}
+	typePos := inTypePosition(c.text, offset-len(qualifier)-1)
+	for _, e := range exports {
+		g := c.s.File(e.Def.Path)
+		if g == nil || int(e.Def.Index) >= len(g.Defs) {
+			continue
+		}
+		d := g.Defs[e.Def.Index]
+		if !typePos && (d.Kind == analysis.KindInterface || d.Kind == analysis.KindTypeAlias) {
+			continue
+		}
+		c.add(Item{Label: e.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: e.Def, Rank: RankLocal})
+	}
 }

@@ -61,6 +61,7 @@ func (f *Found) discoverNode(root string) {
 		}
 		f.add(lib, skip)
 	}
+	f.importedPackages()
 }
 
 // selfPackage is the workspace's own package when its package.json has a

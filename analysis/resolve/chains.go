@@ -148,6 +148,13 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 	for _, c := range best(r.resolve(f, cref, depth)) {
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
+		if res, ok := r.calledValueTypes(g, d, depth); ok {
+			for _, t := range res {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+			continue
+		}
 		switch {
 		case d.Kind.IsType():
 			out = append(out, c)
@@ -348,7 +355,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 	if t := literalType(q); t != "" {
 		return []string{t}
 	}
-	if t := narrowedType(f, ref, q); t != "" {
+	if t, g, _, _ := r.narrowed(f, ref, q, depth); g != nil {
 		return []string{t}
 	}
 	if name := constructedName(q); name != "" && strings.HasPrefix(q, "new ") {

@@ -14,6 +14,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	if f.Lang == "go" && strings.HasPrefix(ref.Qualifier, anonStruct) {
 		return r.anonFields(f, ref)
 	}
+	if ecmaLang(f.Lang) && ref.Qualifier == "globalThis" {
+		return r.globals(ref) // `globalThis.AbortSignal`
+	}
 	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") && asCastType(ref.Qualifier) == "" {
 		return r.namedArgument(f, ref, depth)
 	}
@@ -97,10 +100,11 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 	if f.Lang == "go" && !isName(q) {
 		return r.goExprTypes(f, ref, q, depth)
 	}
-	if t := narrowedType(f, ref, q); t != "" {
-		if out := r.typesNamed(f, t, ref.Scope, ref.Span, depth+1); len(out) > 0 {
-			return out
-		}
+	if out, ok := r.narrowedTypes(f, ref, q, depth); ok {
+		return out
+	}
+	if out, ok := r.tsElementTypes(f, ref, q, depth); ok {
+		return out
 	}
 	if inner, ok := strings.CutPrefix(q, "await "); ok && ecmaLang(f.Lang) {
 		return r.awaitedTypes(f, ref, inner, depth)
@@ -270,6 +274,9 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		if obj, key, ok := tsIndexed(typeName); ok {
 			return r.indexedTypes(f, obj, key, scope, at, depth)
 		}
+		if out, ok := r.tsMappedTypes(f, typeName, scope, at, depth); ok {
+			return out
+		}
 	}
 	name := baseTypeName(typeName)
 	if ecmaLang(f.Lang) {
@@ -343,6 +350,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		return out
 	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
+		return out
+	}
+	if out, ok := r.namespaceBindingMember(t, name, role, conf, depth+1); ok {
 		return out
 	}
 	out := r.inherited(t, name, role, conf*confInherited, depth+1)

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -28,6 +30,43 @@ func (r *Resolver) nodeImported(f *analysis.FileFacts, name, specifier string, r
 		return nil, false
 	}
 	return r.declaredAtTopOf(files, name, role, conf, depth), true
+}
+
+// nodeImportedName is nodeImported for the name an import statement
+// brings in: a default import binds what the package exports as itself
+// when nothing is declared under its local name.
+func (r *Resolver) nodeImportedName(f *analysis.FileFacts, name, specifier string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
+	out, ok := r.nodeImported(f, name, specifier, role, conf, depth)
+	if !ok || len(out) > 0 || depth > 0 {
+		return out, ok
+	}
+	if files, _ := r.ws.(NodePackages).NodeModuleFiles(specifier); len(files) > 0 {
+		return r.defaultExported(files, role, conf), true
+	}
+	return nil, true
+}
+
+// defaultExported are the declarations that the first of files, best
+// first, exports as the module itself (`export = e`, `export default e`):
+// what a default import binds when nothing is declared under its local
+// name.
+func (r *Resolver) defaultExported(files []string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		for i, d := range g.Defs {
+			if d.Visibility == "default" && d.Container == analysis.None {
+				out = r.add(out, p, int32(i), conf, ViaImport, role)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }
 
 // declaredAtTopOf finds name among the top-level declarations (methods
@@ -134,4 +173,108 @@ func (r *Resolver) NamespaceMembers(file, alias string) []DefID {
 		return out
 	}
 	return nil
+}
+
+// namespaceImportOf is the module that def t binds when it is the binding
+// of a namespace import `import * as ns from "m"` (zod's entry file
+// exports its `z` so), and ok.
+func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module string, ok bool) {
+	g, d, found := r.entry(t)
+	if !found || d.Kind != analysis.KindModule || !ecmaLang(g.Lang) {
+		return nil, "", false
+	}
+	for _, imp := range g.Imports {
+		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" {
+			return g, imp.Path, true
+		}
+	}
+	return nil, "", false
+}
+
+// namespaceBindingMember finds name in the module that namespace binding t
+// binds, as an import of the binding's file would; ok is false when t is
+// no such binding.
+func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
+	g, module, ok := r.namespaceImportOf(t)
+	if !ok || depth > maxDepth {
+		return nil, false
+	}
+	out := r.importedFrom(g, name, module, role, conf, depth)
+	// A property of an inline object type is no export, though nothing
+	// contains it: zod's `ZodParsedType: { string: "string" }`.
+	top := slices.DeleteFunc(slices.Clone(out), func(c Candidate) bool {
+		_, d, ok := r.entry(c.Def)
+		return !ok || d.Scope != 0
+	})
+	if len(top) > 0 {
+		return top, true
+	}
+	return out, true
+}
+
+// Export is a name a module exports and the declaration it names.
+type Export struct {
+	Name string
+	Def  DefID
+}
+
+// NamespaceExports are the names the module that namespace binding t binds
+// exports (zod's `z`): its files' exported declarations, their local
+// export aliases and, through `export * from`, the modules they re-export;
+// none when t is no such binding.
+func (r *Resolver) NamespaceExports(t DefID) []Export {
+	g, module, ok := r.namespaceImportOf(t)
+	if !ok {
+		return nil
+	}
+	var out []Export
+	seen := map[string]bool{}
+	r.moduleExports(r.ecmaModuleFiles(g.Path, module), 0, seen, &out)
+	return out
+}
+
+func (r *Resolver) moduleExports(files []string, depth int, seen map[string]bool, out *[]Export) {
+	if depth > maxDepth {
+		return
+	}
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil || seen[p] {
+			continue
+		}
+		seen[p] = true
+		for i, d := range g.Defs {
+			if d.Container == analysis.None && d.Receiver == "" && (d.Visibility == "public" || d.Visibility == "default") {
+				*out = append(*out, Export{d.Name, DefID{p, int32(i)}})
+			}
+		}
+		for _, imp := range g.Imports {
+			switch {
+			case imp.Path == "" && imp.Alias != "":
+				for _, c := range best(r.declaredAtTopOf([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
+					*out = append(*out, Export{imp.Alias, c.Def})
+				}
+			case imp.Wildcard:
+				r.moduleExports(r.ecmaModuleFiles(p, imp.Path), depth+1, seen, out)
+			}
+		}
+		return // the first entry file that exists
+	}
+}
+
+// ecmaModuleFiles are the files a TypeScript module specifier in file from
+// may name, best first: a node package's entry files, or a relative
+// path's source or declaration files.
+func (r *Resolver) ecmaModuleFiles(from, module string) []string {
+	if !strings.HasPrefix(module, ".") {
+		if np, ok := r.ws.(NodePackages); ok {
+			files, _ := np.NodeModuleFiles(module)
+			return files
+		}
+		return nil
+	}
+	base := path.Join(path.Dir(from), module)
+	stem := stripExt(base)
+	return []string{base, stem + ".d.ts", stem + ".d.mts", stem + ".d.cts", stem + ".ts", stem + ".tsx",
+		base + ".d.ts", base + ".ts", base + "/index.d.ts", base + "/index.ts"}
 }

@@ -561,7 +561,7 @@ type importKey struct {
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
 	if depth <= maxDepth {
-		if out, _ := r.nodeImported(f, name, pkg, role, conf, depth); len(out) > 0 {
+		if out, _ := r.nodeImportedName(f, name, pkg, role, conf, depth); len(out) > 0 {
 			return out
 		}
 		if out := r.ambientImported(f.Lang, name, pkg, role, conf); len(out) > 0 {
@@ -632,10 +632,10 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 	} else if strings.HasPrefix(module, ".") {
 		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
 		files = []string{base, base + ext, base + "/index" + ext}
-		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") {
+		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") || strings.HasSuffix(f.Path, ".d.cts") {
 			// A declaration file names declaration files, often by the
-			// JavaScript they describe ("./util.js").
-			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", base+"/index.d.ts")
+			// JavaScript they describe ("./util.js", "./types.cjs").
+			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", stripExt(base)+".d.cts", base+"/index.d.ts")
 		}
 	}
 	return r.reexportedIn(files, name, role, conf, depth)
@@ -653,6 +653,9 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			continue
 		}
 		for _, imp := range g.Imports {
+			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
+				return r.declaredAtTopOf([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
+			}
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
 				// A Python module may try several imports of the name
 				// (simplejson's, else json's): the one that resolves.

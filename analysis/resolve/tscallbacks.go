@@ -72,18 +72,22 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 		if !ok || fd.Kind.IsType() {
 			continue
 		}
-		params := declaredParamTypes(fd)
+		pt := paramTypeAt(fd, arg)
 		pg, pscope, pat := g, fd.Scope, fd.NameSpan
-		if len(params) == 0 && fd.TypeName != "" {
-			// A constant of a type with a call signature: ava's `test`.
-			if sig, ok := r.callSignature(g, fd, depth); ok {
-				params, pg, pscope, pat = declaredParamTypes(analysis.Def{Kind: analysis.KindVariable, TypeName: sig.text}), sig.file, sig.scope, sig.at
+		if pt == "" && fd.TypeName != "" && fd.Kind != analysis.KindFunction && fd.Kind != analysis.KindMethod {
+			// A constant of a type with a call signature: ava's `test`,
+			// express's `app.get`.
+			for _, sig := range r.callSignatures(g, fd, depth) {
+				if pt = paramTypeAt(analysis.Def{Kind: analysis.KindVariable, TypeName: sig.text}, arg); pt != "" {
+					pg, pscope, pat = sig.file, sig.scope, sig.at
+					break
+				}
 			}
 		}
-		if arg >= len(params) || params[arg] == "" {
+		if pt == "" {
 			continue
 		}
-		ct, ok := r.callbackParam(contextType{pg, params[arg], pscope, pat}, param, depth)
+		ct, ok := r.callbackParam(contextType{pg, pt, pscope, pat}, param, depth)
 		t := ct.text
 		if !ok || t == "" || t == "any" || t == "unknown" {
 			continue
@@ -123,25 +127,31 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 	return out
 }
 
-// callSignature is the call signature of the object type that def d's
-// declared type is an alias of: `type TestFn = { (title: string): void }`.
-func (r *Resolver) callSignature(g *analysis.FileFacts, d analysis.Def, depth int) (contextType, bool) {
-	for _, c := range best(r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)) {
-		ag, ad, ok := r.entry(c.Def)
-		if !ok || c.Confidence < r.threshold || ad.Kind != analysis.KindTypeAlias {
+// callSignatures are the call signatures of the types def d's declared
+// type names, an object type alias or an interface (each part of an
+// intersection): `type TestFn = { (title: string): void }`.
+func (r *Resolver) callSignatures(g *analysis.FileFacts, d analysis.Def, depth int) []contextType {
+	var out []contextType
+	for _, part := range tsSplit(d.TypeName, '&') {
+		part = strings.TrimSpace(part)
+		for strings.HasPrefix(part, "(") && tsClosing(part, 0) == len(part)-1 {
+			part = strings.TrimSpace(part[1 : len(part)-1])
+		}
+		if (strings.HasPrefix(part, "(") || strings.HasPrefix(part, "<")) && calledType(g.Lang, part) != part {
+			out = append(out, contextType{g, part, d.Scope, d.NameSpan}) // a function type
 			continue
 		}
-		body := strings.TrimSpace(ad.TypeName)
-		if !strings.HasPrefix(body, "{") || tsClosing(body, 0) != len(body)-1 {
-			continue
-		}
-		for _, m := range tsSplit(strings.ReplaceAll(body[1:len(body)-1], "\n", ";"), ';') {
-			if m = strings.TrimSpace(m); strings.HasPrefix(m, "(") || strings.HasPrefix(m, "<") {
-				return contextType{ag, m, ad.Scope, ad.NameSpan}, true
+		for _, c := range best(r.typesNamed(g, part, d.Scope, d.NameSpan, depth+1)) {
+			ag, ad, ok := r.entry(c.Def)
+			if !ok || c.Confidence < r.threshold {
+				continue
+			}
+			if sig := callSignatureOf(ad); sig != "" {
+				out = append(out, contextType{ag, sig, ad.Scope, ad.NameSpan})
 			}
 		}
 	}
-	return contextType{}, false
+	return out
 }
 
 // callbackParam is the type of parameter param of the function type t,
@@ -173,6 +183,10 @@ func (r *Resolver) callbackParamIn(t contextType, param, depth, hops int) (conte
 	}
 	for _, c := range best(r.typesNamed(t.file, t.text, t.scope, t.at, depth+1)) {
 		g, d, ok := r.entry(c.Def)
+		if sig := callSignatureOf(d); ok && c.Confidence >= r.threshold && sig != "" && d.Kind == analysis.KindInterface {
+			// A handler interface: express's RequestHandler.
+			return r.callbackParamIn(contextType{g, sig, d.Scope, d.NameSpan}, param, depth+1, hops-1)
+		}
 		if ok && c.Confidence >= r.threshold && d.Kind == analysis.KindTypeAlias && d.TypeName != "" {
 			return r.callbackParamIn(contextType{g, d.TypeName, d.Scope, d.NameSpan}, param, depth+1, hops-1)
 		}

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -246,3 +247,35 @@ func (r *Resolver) indexedTypes(f *analysis.FileFacts, obj, key string, scope in
 // tsObjectValue is the Value of a TypeScript or JavaScript variable or
 // property initialized with an object literal (ecma.ObjectValue).
 const tsObjectValue = "{}"
+
+// tsMapped matches a mapped type over the keys of a type parameter,
+// `{ -readonly [K in keyof T]: T[K] }`, whose members are T's.
+var tsMapped = regexp.MustCompile(`^\{\s*[-+]?(?:readonly\s*)?\[\s*\w+\s+in\s+keyof\s+(\w+)\s*\]`)
+
+// tsMappedTypes are the types whose members an instance `M<A, …>` of a
+// type alias of a mapped type over its parameter's keys has: A's
+// (ky's `Mutable<KyInstance>`); ok is false for any other written type.
+func (r *Resolver) tsMappedTypes(f *analysis.FileFacts, typeName string, scope int32, at analysis.Span, depth int) ([]Candidate, bool) {
+	args := tsTypeArgs(typeName)
+	open := strings.IndexByte(typeName, '<')
+	if len(args) == 0 || open <= 0 || strings.HasSuffix(typeName, "[]") || r.tooDeep(f.Lang, depth+1) {
+		return nil, false
+	}
+	alias := r.typesNamed(f, typeName[:open], scope, at, depth+1)
+	if len(alias) != 1 {
+		return nil, false
+	}
+	g, d, ok := r.entry(alias[0].Def)
+	if !ok || d.Kind != analysis.KindTypeAlias {
+		return nil, false
+	}
+	m := tsMapped.FindStringSubmatch(strings.TrimSpace(d.TypeName))
+	if m == nil {
+		return nil, false
+	}
+	i := indexOf(ownerTypeParams(g, alias[0].Def.Index), m[1])
+	if i < 0 || i >= len(args) {
+		return nil, false
+	}
+	return r.typesNamed(f, args[i], scope, at, depth+1), true
+}

@@ -83,10 +83,7 @@ func (w *walker) variables(n syntax.Node) {
 			kind = analysis.KindConstant
 		}
 		d := w.b.Def(kind, name, v)
-		at := n
-		if p := n.Parent(); p.Type() == "export_statement" {
-			at = p
-		}
+		at := cmpNode(exportStatement(n), n)
 		def := w.b.D(d)
 		def.Doc = w.b.Doc(at, extract.CStyle)
 		def.Signature = extract.Header(v, value.Field("body"))
@@ -204,12 +201,13 @@ func annotation(t syntax.Node) string {
 // leading "await "); "" for anything else.
 func valueText(v syntax.Node) string {
 	prefix := ""
-	for v.Type() == "await_expression" || v.Type() == "parenthesized_expression" {
+	for v.Is("await_expression", "parenthesized_expression", "satisfies_expression", "non_null_expression") ||
+		v.Type() == "as_expression" && len(v.NamedChildren()) == 2 && v.NamedChildren()[1].Text() == "const" {
 		if v.Type() == "await_expression" {
 			prefix = "await "
 		}
 		kids := v.NamedChildren()
-		if len(kids) != 1 {
+		if len(kids) == 0 || len(kids) > 1 && !v.Is("satisfies_expression", "as_expression") {
 			return ""
 		}
 		v = kids[0]
@@ -227,6 +225,24 @@ func valueText(v syntax.Node) string {
 // literal: RegExp for /x/, string, number, boolean.
 func constructedType(v syntax.Node) string {
 	switch v.Type() {
+	case "as_expression", "type_assertion":
+		// `x as T`, `<T>x`: T, and `x as const` is x's.
+		kids := v.NamedChildren()
+		if len(kids) != 2 {
+			return ""
+		}
+		expr, t := kids[0], kids[1]
+		if v.Type() == "type_assertion" {
+			expr, t = t, expr
+		}
+		if t.Text() == "const" {
+			return constructedType(expr)
+		}
+		return strings.TrimSuffix(strings.TrimPrefix(t.Text(), "<"), ">")
+	case "satisfies_expression", "non_null_expression", "parenthesized_expression":
+		if kids := v.NamedChildren(); len(kids) > 0 {
+			return constructedType(kids[0])
+		}
 	case "new_expression":
 		return v.Field("constructor").Text()
 	case "regex":

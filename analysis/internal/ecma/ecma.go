@@ -16,6 +16,7 @@ import (
 func Walk(b *extract.Builder, root syntax.Node) {
 	w := &walker{b: b}
 	w.children(root)
+	w.markDefaultExports()
 }
 
 type walker struct {
@@ -24,6 +25,11 @@ type walker struct {
 	// it is passed ("=>callee#arg"): its untyped parameters take their
 	// types from that parameter's declared function type.
 	callback string
+	// exportedAs are the names `export = x` or `export default x` export
+	// as the module itself.
+	exportedAs []string
+	// exported are the names a local `export { a }` exports.
+	exported []string
 }
 
 // children walks the named children of n, leaving out skip.
@@ -37,6 +43,10 @@ func (w *walker) node(n syntax.Node) {
 		if n.Field("source").Valid() {
 			w.reexport(n)
 		} else {
+			if v := cmpNode(n.Field("value"), n.Child("identifier")); v.Type() == "identifier" {
+				w.exportedAs = append(w.exportedAs, v.Text())
+			}
+			w.localExports(n.Child("export_clause"))
 			w.children(n)
 		}
 	case "class_declaration", "abstract_class_declaration", "class":
@@ -45,7 +55,7 @@ func (w *walker) node(n syntax.Node) {
 		w.typeDecl(n, analysis.KindInterface)
 	case "type_alias_declaration":
 		d := w.typeDecl(n, analysis.KindTypeAlias)
-		w.b.D(d).TypeName = n.Field("value").Text()
+		w.b.D(d).TypeName = withoutComments(n.Field("value").Text())
 	case "enum_declaration":
 		w.typeDecl(n, analysis.KindEnum)
 	case "internal_module", "module":
@@ -72,8 +82,8 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			w.b.Within(n, analysis.None, func() { w.children(n) })
 		}
-	case "if_statement":
-		w.instanceOf(n)
+	case "if_statement", "ternary_expression":
+		w.narrowing(n)
 		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
@@ -122,22 +132,6 @@ func (w *walker) node(n syntax.Node) {
 	case "comment", "string", "regex", "property_identifier", "number":
 	default:
 		w.children(n)
-	}
-}
-
-// instanceOf records that `if (x instanceof T) {…}` narrows x to T in its
-// consequence.
-func (w *walker) instanceOf(n syntax.Node) {
-	cond, body := n.Field("condition"), n.Field("consequence")
-	for cond.Type() == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
-		cond = cond.NamedChildren()[0]
-	}
-	if cond.Type() != "binary_expression" || cond.Field("operator").Text() != "instanceof" || !body.Valid() {
-		return
-	}
-	left, right := cond.Field("left"), cond.Field("right")
-	if left.Type() == "identifier" && right.Type() == "identifier" {
-		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Name: left.Text(), Type: right.Text(), Span: body.Span()})
 	}
 }
 
@@ -214,6 +208,12 @@ func (w *walker) typeDecl(n syntax.Node, kind analysis.Kind) int32 {
 	d := w.b.Def(kind, name, n)
 	body := n.Field("body")
 	w.decorate(d, n, body)
+	if kind == analysis.KindInterface {
+		w.b.D(d).TypeName = callSignatures(body)
+	}
+	if kind == analysis.KindInterface {
+		w.b.D(d).TypeName = callSignatures(body)
+	}
 	w.b.Within(n, d, func() {
 		for _, c := range n.NamedChildren() {
 			switch {
@@ -473,10 +473,7 @@ func (w *walker) member(n syntax.Node, role analysis.Role) {
 func (w *walker) decorate(d int32, decl, body syntax.Node) {
 	def := w.b.D(d)
 	def.Signature = extract.Header(decl, body)
-	at := decl
-	if p := decl.Parent(); p.Type() == "export_statement" {
-		at = p
-	}
+	at := cmpNode(exportStatement(decl), decl)
 	def.Doc = w.b.Doc(at, extract.CStyle)
 	switch {
 	case def.Container == analysis.None:
@@ -492,8 +489,21 @@ func (w *walker) decorate(d int32, decl, body syntax.Node) {
 
 // exported is "public" for declarations under an export statement.
 func exported(decl syntax.Node) string {
-	if decl.Parent().Type() == "export_statement" {
+	if exportStatement(decl).Valid() {
 		return "public"
 	}
 	return "private"
+}
+
+// exportStatement is the export statement a declaration is written in,
+// `export declare function f()` too, or no node.
+func exportStatement(decl syntax.Node) syntax.Node {
+	p := decl.Parent()
+	if p.Type() == "ambient_declaration" {
+		p = p.Parent()
+	}
+	if p.Type() == "export_statement" {
+		return p
+	}
+	return syntax.Node{}
 }

@@ -1,0 +1,244 @@
+package ecma
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/syntax"
+)
+
+// TypeScript's narrowing as analysis.Cast facts: where a check holds, a
+// name has the type the check proves. `x instanceof T` gives T itself; a
+// `typeof x === "k"` or `Array.isArray(x)` check gives "=k" where it
+// holds and "!k" where it fails, which the resolver applies to x's
+// declared union ("!number" of `number | Options` is Options). A branch
+// that always leaves (return, throw, break, continue) proves the check
+// failed for the rest of the block.
+
+// guard is what a condition proves of one name.
+type guard struct{ name, typ string }
+
+// narrowing records the guards of an if statement's or a conditional
+// expression's condition in its branches.
+func (w *walker) narrowing(n syntax.Node) {
+	cond := n.Field("condition")
+	then, alt := n.Field("consequence"), n.Field("alternative")
+	w.cast(guards(cond, true), then.Span())
+	if alt.Valid() {
+		w.cast(guards(cond, false), alt.Span())
+	}
+	if n.Type() == "if_statement" && leaves(then) {
+		if block := n.Parent(); block.Valid() {
+			w.cast(guards(cond, false), analysis.Span{Start: n.End(), End: block.End()})
+		}
+	}
+}
+
+func (w *walker) cast(gs []guard, at analysis.Span) {
+	if at.End <= at.Start {
+		return
+	}
+	for _, g := range gs {
+		w.b.Facts.Casts = append(w.b.Facts.Casts, analysis.Cast{Name: g.name, Type: g.typ, Span: at})
+	}
+}
+
+// guards is what cond proves when it evaluates to holds.
+func guards(cond syntax.Node, holds bool) []guard {
+	for cond.Type() == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
+		cond = cond.NamedChildren()[0]
+	}
+	switch cond.Type() {
+	case "unary_expression":
+		if cond.Field("operator").Text() == "!" {
+			return guards(cond.Field("argument"), !holds)
+		}
+	case "binary_expression":
+		left, right := cond.Field("left"), cond.Field("right")
+		switch op := cond.Field("operator").Text(); op {
+		case "&&":
+			if holds {
+				return append(guards(left, true), guards(right, true)...)
+			}
+		case "||":
+			if !holds {
+				return append(guards(left, false), guards(right, false)...)
+			}
+		case "instanceof":
+			if holds && left.Type() == "identifier" && right.Type() == "identifier" {
+				return []guard{{left.Text(), right.Text()}}
+			}
+		case "===", "==", "!==", "!=":
+			if right.Type() == "unary_expression" {
+				left, right = right, left
+			}
+			name, kind := typeofName(left), stringLiteral(right)
+			if name == "" || kind == "" {
+				return nil
+			}
+			if holds == (op == "===" || op == "==") {
+				return []guard{{name, "=" + kind}}
+			}
+			return []guard{{name, "!" + kind}}
+		}
+	case "call_expression":
+		// Array.isArray(x)
+		args := cond.Field("arguments").NamedChildren()
+		if cond.Field("function").Text() == "Array.isArray" && len(args) == 1 && args[0].Type() == "identifier" {
+			if holds {
+				return []guard{{args[0].Text(), "=array"}}
+			}
+			return []guard{{args[0].Text(), "!array"}}
+		}
+	}
+	return nil
+}
+
+// typeofName is x of `typeof x`, or "".
+func typeofName(n syntax.Node) string {
+	if n.Type() != "unary_expression" || n.Field("operator").Text() != "typeof" {
+		return ""
+	}
+	if arg := n.Field("argument"); arg.Type() == "identifier" {
+		return arg.Text()
+	}
+	return ""
+}
+
+// stringLiteral is the text of a one-word string literal, or "".
+func stringLiteral(n syntax.Node) string {
+	if n.Type() != "string" {
+		return ""
+	}
+	s := strings.Trim(n.Text(), "\"'`")
+	if s == "" || strings.ContainsAny(s, " \\\"'") {
+		return ""
+	}
+	return s
+}
+
+// leaves reports whether a branch always leaves the block it is in: it is,
+// or its block ends with, a return, throw, break or continue.
+func leaves(n syntax.Node) bool {
+	if n.Type() == "statement_block" {
+		kids := n.NamedChildren()
+		for len(kids) > 0 && kids[len(kids)-1].Type() == "comment" {
+			kids = kids[:len(kids)-1]
+		}
+		if len(kids) == 0 {
+			return false
+		}
+		n = kids[len(kids)-1]
+	}
+	return n.Is("return_statement", "throw_statement", "break_statement", "continue_statement")
+}
+
+// localExports records a local export clause, `export { a, b as c }`:
+// a is exported, and c is an import of the file's own b (an Import without
+// a path), which a re-export's resolution follows (vitest exports its
+// `globalExpect` as expect).
+func (w *walker) localExports(clause syntax.Node) {
+	for _, s := range clause.ChildrenOf("export_specifier") {
+		name, alias := s.Field("name"), s.Field("alias")
+		if name.Type() != "identifier" {
+			continue
+		}
+		if alias.Valid() && alias.Text() != name.Text() {
+			if !declarationFile(w.b.Facts.Path) {
+				continue // an import without a path would be organized with the imports
+			}
+			w.b.Facts.Imports = append(w.b.Facts.Imports, analysis.Import{Name: name.Text(), Alias: alias.Text(), Span: s.Span()})
+		} else {
+			w.exported = append(w.exported, name.Text())
+		}
+	}
+}
+
+// markDefaultExports makes what a local export clause names public and
+// gives the top-level declarations that `export = x`
+// or `export default x` names the visibility "default": an import of the
+// module's default binds them, whatever the importer calls it (express's
+// `declare function e` and `declare namespace e`).
+func (w *walker) markDefaultExports() {
+	for _, name := range w.exported {
+		for i := range w.b.Facts.Defs {
+			if d := &w.b.Facts.Defs[i]; d.Name == name && d.Container == analysis.None && d.Visibility == "private" {
+				d.Visibility = "public"
+			}
+		}
+	}
+	for _, name := range w.exportedAs {
+		for i := range w.b.Facts.Defs {
+			if d := &w.b.Facts.Defs[i]; d.Name == name && d.Visibility != "public" && (d.Container == analysis.None || w.b.Facts.Defs[d.Container].Kind == analysis.KindModule) {
+				d.Visibility = "default"
+			}
+		}
+	}
+}
+
+// cmpNode is the first valid node.
+func cmpNode(ns ...syntax.Node) syntax.Node {
+	for _, n := range ns {
+		if n.Valid() {
+			return n
+		}
+	}
+	return syntax.Node{}
+}
+
+// declarationFile reports whether path is a TypeScript declaration file.
+func declarationFile(path string) bool {
+	for _, ext := range []string{".d.ts", ".d.mts", ".d.cts"} {
+		if strings.HasSuffix(path, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// callSignatures is an interface's call signatures as an object type,
+// "{ (a: A): R; … }", or "" when it has none: what a value of the
+// interface is called with (express's RequestHandler).
+func callSignatures(body syntax.Node) string {
+	var sigs []string
+	for _, c := range body.ChildrenOf("call_signature") {
+		sigs = append(sigs, strings.Join(strings.Fields(withoutComments(c.Text())), " "))
+	}
+	if len(sigs) == 0 {
+		return ""
+	}
+	return "{ " + strings.Join(sigs, "; ") + " }"
+}
+
+// withoutComments is TypeScript text without its comments.
+func withoutComments(s string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote && s[i-1] != '\\' {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte('\n')
+			continue
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

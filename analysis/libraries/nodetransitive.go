@@ -1,0 +1,73 @@
+package libraries
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A package's declarations often pass on another package's: vitest
+// re-exports describe and it from @vitest/runner, its Assertion is
+// @vitest/expect's. Those packages are no dependency of the workspace, but
+// an editor follows them, so the packages the entry declaration files of a
+// dependency import are libraries too (one level, as installed next to the
+// dependency).
+
+// maxImportedPackages bounds the packages added for one workspace.
+const maxImportedPackages = 64
+
+// declaredImport matches the package a declaration file imports or
+// re-exports from: `from "pkg"`, `import("pkg")`, `require("pkg")`.
+var declaredImport = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']`)
+
+// importedPackages adds the packages that the entry declaration files of
+// the libraries found so far import.
+func (f *Found) importedPackages() {
+	have := map[string]bool{}
+	var direct []Library
+	for _, l := range f.Libraries {
+		if l.Lang == "node" {
+			have[l.Module] = true
+			if l.declarations && !l.linked {
+				direct = append(direct, l)
+			}
+		}
+	}
+	added := 0
+	for _, l := range direct {
+		for _, file := range l.NodeEntryFiles("") {
+			src, err := os.ReadFile(file)
+			if err != nil || len(src) > 4<<20 {
+				continue
+			}
+			for _, m := range declaredImport.FindAllSubmatch(src, -1) {
+				name, _ := NodePackageName(string(m[1]))
+				if name == "" || have[name] || strings.HasPrefix(name, "node:") || added >= maxImportedPackages {
+					continue
+				}
+				have[name] = true
+				if lib, skip := nodePackageNear(l.Dir, name); skip == nil {
+					f.Libraries = append(f.Libraries, lib)
+					added++
+				}
+			}
+		}
+	}
+}
+
+// nodePackageNear finds package name as Node resolves it from a package's
+// folder: in the node_modules of that folder or of a folder above it.
+func nodePackageNear(dir, name string) (Library, *Skip) {
+	for d := dir; ; {
+		nm := filepath.Join(d, "node_modules")
+		if _, err := os.Stat(filepath.Join(nm, filepath.FromSlash(name), "package.json")); err == nil {
+			return nodePackage(nm, name)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return Library{}, &Skip{Library: name, Reason: NotInstalled}
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,126 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Handlers passed to an interface with call signatures, as express
+// declares its routers: `app.get(path, (req, res) => …)` calls a property
+// of type IRouterMatcher<this>, whose call signature takes
+// `...handlers: Array<RequestHandler>`, itself an interface whose call
+// signature types req and res. Extraction records an interface's call
+// signatures as its TypeName, "{ (a: A): R; … }".
+
+// paramTypeAt is the written type of the parameter that argument arg of a
+// call of d binds: a rest parameter's element type for the arguments from
+// its position on.
+func paramTypeAt(d analysis.Def, arg int) string {
+	params := declaredParamTypes(d)
+	if arg < len(params) && params[arg] != "" {
+		return params[arg]
+	}
+	s := d.Signature
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		s = d.TypeName
+	}
+	open := paramListStart(s)
+	if open < 0 {
+		return ""
+	}
+	end := tsClosing(s, open)
+	if end < 0 {
+		return ""
+	}
+	i := 0
+	for _, p := range tsSplit(s[open+1:end], ',') {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, "this:") || strings.HasPrefix(p, "this :") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(p, "..."); ok && arg >= i {
+			if colon := tsTopLevel(rest, ':'); colon >= 0 {
+				return elementType(strings.TrimSpace(rest[colon+1:]))
+			}
+			return ""
+		}
+		i++
+	}
+	return ""
+}
+
+// elementType is the element type of a written array type: T of T[],
+// Array<T>, readonly T[], ReadonlyArray<T>; "" for any other.
+func elementType(t string) string {
+	t = strings.TrimSpace(strings.TrimPrefix(t, "readonly "))
+	if e, ok := strings.CutSuffix(t, "[]"); ok {
+		return strings.TrimSpace(e)
+	}
+	for _, g := range []string{"Array<", "ReadonlyArray<"} {
+		if strings.HasPrefix(t, g) && strings.HasSuffix(t, ">") {
+			return strings.TrimSpace(t[len(g) : len(t)-1])
+		}
+	}
+	return ""
+}
+
+// callSignatureOf is the first call signature of an object type alias or
+// an interface with call signatures, or "".
+func callSignatureOf(d analysis.Def) string {
+	if d.Kind != analysis.KindTypeAlias && d.Kind != analysis.KindInterface {
+		return ""
+	}
+	body := strings.TrimSpace(d.TypeName)
+	if !strings.HasPrefix(body, "{") || tsClosing(body, 0) != len(body)-1 {
+		return ""
+	}
+	for _, m := range tsSplit(strings.ReplaceAll(body[1:len(body)-1], "\n", ";"), ';') {
+		if m = strings.TrimSpace(m); strings.HasPrefix(m, "(") || strings.HasPrefix(m, "<") {
+			// `(a: A): R` as the function type `(a: A) => R`.
+			if open := paramListStart(m); open >= 0 {
+				if end := tsClosing(m, open); end > 0 {
+					if rest, ok := strings.CutPrefix(strings.TrimSpace(m[end+1:]), ":"); ok {
+						return m[:end+1] + " => " + strings.TrimSpace(rest)
+					}
+				}
+			}
+			return m
+		}
+	}
+	return ""
+}
+
+// calledValueTypes are the types a call of TypeScript value d gives when
+// d's declared type is an interface or object type with a call signature
+// (vitest's `expect: ExpectStatic`, debug's `Debug`): its result; ok is
+// false for any other d.
+func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	switch {
+	case !ecmaLang(g.Lang), d.Kind.IsType(), d.Kind == analysis.KindFunction, d.Kind == analysis.KindMethod,
+		d.Kind == analysis.KindConstructor, r.tooDeep(g.Lang, depth+1):
+		return nil, false
+	case d.TypeName == "" && d.Value != "" && !strings.HasPrefix(d.Value, "=>"):
+		// `const ky = createInstance()`: the type its value has.
+		vref := valueRef(d)
+		vref.Qualifier = d.Value
+		for _, t := range r.writtenTypes(g, vref, depth+1) {
+			typed := d
+			typed.TypeName, typed.Value = t, ""
+			if out, ok := r.calledValueTypes(g, typed, depth+1); ok {
+				return out, true
+			}
+		}
+		return nil, false
+	case d.TypeName == "" || calledType(g.Lang, d.TypeName) != d.TypeName:
+		return nil, false
+	}
+	for _, sig := range r.callSignatures(g, d, depth) {
+		if res := calledType(g.Lang, sig.text); res != sig.text {
+			if out := r.typesNamed(sig.file, res, sig.scope, sig.at, depth+1); len(out) > 0 {
+				return out, true
+			}
+		}
+	}
+	return nil, false
+}
