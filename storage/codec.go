@@ -194,28 +194,10 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 	}
 	e.uvarint(uint64(len(f.Refs)))
 	for _, r := range f.Refs {
-		e.str(r.Name)
-		e.span(r.Span)
-		e.byte(byte(r.Role))
-		e.varint(int64(r.Scope))
-		e.varint(int64(r.Enclosing))
-		e.str(r.Qualifier)
-		e.str(r.Args)
+		e.ref(r)
 	}
-	e.uvarint(uint64(len(f.Scopes)))
-	for _, s := range f.Scopes {
-		e.span(s.Span)
-		e.varint(int64(s.Parent))
-		e.varint(int64(s.Def))
-	}
-	e.uvarint(uint64(len(f.Imports)))
-	for _, im := range f.Imports {
-		e.str(im.Path)
-		e.str(im.Name)
-		e.str(im.Alias)
-		e.bool(im.Wildcard)
-		e.span(im.Span)
-	}
+	e.scopes(f.Scopes)
+	e.imports(f.Imports)
 	e.uvarint(uint64(len(f.Calls)))
 	for _, c := range f.Calls {
 		e.varint(int64(c.Caller))
@@ -223,12 +205,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 		e.span(c.Site)
 		e.varint(int64(c.Ref))
 	}
-	e.uvarint(uint64(len(f.Supertypes)))
-	for _, s := range f.Supertypes {
-		e.varint(int64(s.Def))
-		e.str(s.Name)
-		e.span(s.Span)
-	}
+	e.supertypes(f.Supertypes)
 	e.uvarint(uint64(len(f.Errors)))
 	for _, s := range f.Errors {
 		e.span(s.Span)
@@ -285,35 +262,18 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			f.Refs[i] = analysis.Ref{Name: d.name(), Span: d.span(), Role: analysis.Role(d.byte()),
-				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
+			f.Refs[i] = d.ref()
 		}
 	}
-	if n := d.count(); n > 0 {
-		f.Scopes = make([]analysis.Scope, n)
-		for i := range f.Scopes {
-			f.Scopes[i] = analysis.Scope{Span: d.span(), Parent: d.int32(), Def: d.int32()}
-		}
-	}
-	if n := d.count(); n > 0 {
-		f.Imports = make([]analysis.Import, n)
-		for i := range f.Imports {
-			f.Imports[i] = analysis.Import{Path: d.str(), Name: d.str(), Alias: d.str(),
-				Wildcard: d.bool(), Span: d.span()}
-		}
-	}
+	f.Scopes = d.scopes()
+	f.Imports = d.imports()
 	if n := d.count(); n > 0 {
 		f.Calls = make([]analysis.Call, n)
 		for i := range f.Calls {
 			f.Calls[i] = analysis.Call{Caller: d.int32(), Callee: d.name(), Site: d.span(), Ref: d.int32()}
 		}
 	}
-	if n := d.count(); n > 0 {
-		f.Supertypes = make([]analysis.Supertype, n)
-		for i := range f.Supertypes {
-			f.Supertypes[i] = analysis.Supertype{Def: d.int32(), Name: d.str(), Span: d.span()}
-		}
-	}
+	f.Supertypes = d.supertypes()
 	if n := d.count(); n > 0 {
 		f.Errors = make([]analysis.SyntaxError, n)
 		for i := range f.Errors {
@@ -333,4 +293,88 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 		return nil, d.err
 	}
 	return f, nil
+}
+
+// The parts of a file's facts that its blob and its declarations table
+// (decls.go) encode alike.
+
+func (e *encoder) ref(r analysis.Ref) {
+	e.str(r.Name)
+	e.span(r.Span)
+	e.byte(byte(r.Role))
+	e.varint(int64(r.Scope))
+	e.varint(int64(r.Enclosing))
+	e.str(r.Qualifier)
+	e.str(r.Args)
+}
+
+func (e *encoder) scopes(scopes []analysis.Scope) {
+	e.uvarint(uint64(len(scopes)))
+	for _, s := range scopes {
+		e.span(s.Span)
+		e.varint(int64(s.Parent))
+		e.varint(int64(s.Def))
+	}
+}
+
+func (e *encoder) imports(imports []analysis.Import) {
+	e.uvarint(uint64(len(imports)))
+	for _, im := range imports {
+		e.str(im.Path)
+		e.str(im.Name)
+		e.str(im.Alias)
+		e.bool(im.Wildcard)
+		e.span(im.Span)
+	}
+}
+
+func (e *encoder) supertypes(supertypes []analysis.Supertype) {
+	e.uvarint(uint64(len(supertypes)))
+	for _, s := range supertypes {
+		e.varint(int64(s.Def))
+		e.str(s.Name)
+		e.span(s.Span)
+	}
+}
+
+func (d *decoder) ref() analysis.Ref {
+	return analysis.Ref{Name: d.name(), Span: d.span(), Role: analysis.Role(d.byte()),
+		Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
+}
+
+// scopes, imports and supertypes decode empty lists as nil.
+func (d *decoder) scopes() []analysis.Scope {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	scopes := make([]analysis.Scope, n)
+	for i := range scopes {
+		scopes[i] = analysis.Scope{Span: d.span(), Parent: d.int32(), Def: d.int32()}
+	}
+	return scopes
+}
+
+func (d *decoder) imports() []analysis.Import {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	imports := make([]analysis.Import, n)
+	for i := range imports {
+		imports[i] = analysis.Import{Path: d.str(), Name: d.str(), Alias: d.str(), Wildcard: d.bool(), Span: d.span()}
+	}
+	return imports
+}
+
+func (d *decoder) supertypes() []analysis.Supertype {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	supertypes := make([]analysis.Supertype, n)
+	for i := range supertypes {
+		supertypes[i] = analysis.Supertype{Def: d.int32(), Name: d.str(), Span: d.span()}
+	}
+	return supertypes
 }

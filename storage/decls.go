@@ -65,26 +65,9 @@ func appendDecls(scratch []byte, f *analysis.FileFacts) []byte {
 		e.str(d.Receiver)
 		e.str(d.Value)
 	}
-	e.uvarint(uint64(len(f.Scopes)))
-	for _, s := range f.Scopes {
-		e.span(s.Span)
-		e.varint(int64(s.Parent))
-		e.varint(int64(s.Def))
-	}
-	e.uvarint(uint64(len(f.Imports)))
-	for _, im := range f.Imports {
-		e.str(im.Path)
-		e.str(im.Name)
-		e.str(im.Alias)
-		e.bool(im.Wildcard)
-		e.span(im.Span)
-	}
-	e.uvarint(uint64(len(f.Supertypes)))
-	for _, s := range f.Supertypes {
-		e.varint(int64(s.Def))
-		e.str(s.Name)
-		e.span(s.Span)
-	}
+	e.scopes(f.Scopes)
+	e.imports(f.Imports)
+	e.supertypes(f.Supertypes)
 	n := 0
 	for _, r := range f.Refs {
 		if r.Role&analysis.RoleInheritance != 0 {
@@ -94,13 +77,7 @@ func appendDecls(scratch []byte, f *analysis.FileFacts) []byte {
 	e.uvarint(uint64(n))
 	for _, r := range f.Refs {
 		if r.Role&analysis.RoleInheritance != 0 {
-			e.str(r.Name)
-			e.span(r.Span)
-			e.byte(byte(r.Role))
-			e.varint(int64(r.Scope))
-			e.varint(int64(r.Enclosing))
-			e.str(r.Qualifier)
-			e.str(r.Args)
+			e.ref(r)
 		}
 	}
 	return e.buf
@@ -150,30 +127,13 @@ func decodeDecls(v []byte) (*analysis.FileFacts, error) {
 			}
 		}
 	}
-	if n := d.count(); n > 0 {
-		f.Scopes = make([]analysis.Scope, n)
-		for i := range f.Scopes {
-			f.Scopes[i] = analysis.Scope{Span: d.span(), Parent: d.int32(), Def: d.int32()}
-		}
-	}
-	if n := d.count(); n > 0 {
-		f.Imports = make([]analysis.Import, n)
-		for i := range f.Imports {
-			f.Imports[i] = analysis.Import{Path: d.str(), Name: d.str(), Alias: d.str(),
-				Wildcard: d.bool(), Span: d.span()}
-		}
-	}
-	if n := d.count(); n > 0 {
-		f.Supertypes = make([]analysis.Supertype, n)
-		for i := range f.Supertypes {
-			f.Supertypes[i] = analysis.Supertype{Def: d.int32(), Name: d.str(), Span: d.span()}
-		}
-	}
+	f.Scopes = d.scopes()
+	f.Imports = d.imports()
+	f.Supertypes = d.supertypes()
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			f.Refs[i] = analysis.Ref{Name: d.name(), Span: d.span(), Role: analysis.Role(d.byte()),
-				Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
+			f.Refs[i] = d.ref()
 		}
 	}
 	if d.err == nil && len(d.buf) != 0 {

@@ -214,19 +214,13 @@ func (r *Resolver) companionMembers(f *analysis.FileFacts, owner int32, ref anal
 // collection type (List<String> → String); ok is false for any other
 // qualifier.
 func (r *Resolver) kotlinIndexedTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
-	if f.Lang != "kotlin" || !strings.HasSuffix(q, "]") {
+	if f.Lang != "kotlin" {
 		return nil, false
 	}
-	open := openingBefore(q, len(q)-1, '[', ']')
-	if open <= 0 {
+	qref, ok := indexedBase(f, ref, q)
+	if !ok {
 		return nil, false
 	}
-	base := q[:open]
-	if !isName(base) && !isChain(f.Lang, base) {
-		return nil, false
-	}
-	qref := ref
-	qref.Qualifier = base
 	var out []Candidate
 	for _, t := range r.writtenTypes(f, qref, depth+1) {
 		e := firstTypeArg(t)

@@ -147,19 +147,13 @@ func armMatches(arm, kind string) bool {
 // array: the element type of the array's written type; ok is false for
 // any other qualifier.
 func (r *Resolver) tsElementTypes(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
-	if !ecmaLang(f.Lang) || !strings.HasSuffix(q, "]") || r.tooDeep(f.Lang, depth+1) {
+	if !ecmaLang(f.Lang) || r.tooDeep(f.Lang, depth+1) {
 		return nil, false
 	}
-	open := openingBefore(q, len(q)-1, '[', ']')
-	if open <= 0 {
+	qref, ok := indexedBase(f, ref, q)
+	if !ok {
 		return nil, false
 	}
-	base := q[:open]
-	if !isName(base) && !isChain(f.Lang, base) {
-		return nil, false
-	}
-	qref := ref
-	qref.Qualifier = base
 	var out []Candidate
 	for _, t := range r.writtenTypes(f, qref, depth+1) {
 		if e := elementType(tsWritten(t)); e != "" {
@@ -167,4 +161,23 @@ func (r *Resolver) tsElementTypes(f *analysis.FileFacts, ref analysis.Ref, q str
 		}
 	}
 	return out, true
+}
+
+// indexedBase is the reference to the value a qualifier indexes, `parts`
+// of `parts[i]`, when that value is a name or a chain; ok is false for any
+// other qualifier.
+func indexedBase(f *analysis.FileFacts, ref analysis.Ref, q string) (analysis.Ref, bool) {
+	if !strings.HasSuffix(q, "]") {
+		return ref, false
+	}
+	open := openingBefore(q, len(q)-1, '[', ']')
+	if open <= 0 {
+		return ref, false
+	}
+	base := q[:open]
+	if !isName(base) && !isChain(f.Lang, base) {
+		return ref, false
+	}
+	ref.Qualifier = base
+	return ref, true
 }

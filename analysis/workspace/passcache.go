@@ -155,18 +155,4 @@ func (c *passCache) defsNamed(name string) []resolve.DefEntry {
 
 // peekDecls is peek for a declarations table: the whole facts when queries
 // keep them decoded.
-func (v *view) peekDecls(path string) *analysis.FileFacts {
-	v.mu.Lock()
-	if e, ok := v.facts[path]; ok {
-		f := e.Value.(*cachedFacts).facts
-		v.mu.Unlock()
-		return f
-	}
-	v.mu.Unlock()
-	f, err := v.ix.Decls(path)
-	if err != nil {
-		v.log.Debug("index has no facts", "path", path, "err", err)
-		return nil
-	}
-	return f
-}
+func (v *view) peekDecls(path string) *analysis.FileFacts { return v.peekWith(path, v.ix.Decls) }

@@ -149,7 +149,11 @@ func (v *view) waitForQueries(done <-chan struct{}, quiet, most time.Duration) {
 
 // peek returns path's facts from the cache, or decoded from the index
 // without caching them.
-func (v *view) peek(path string) *analysis.FileFacts {
+func (v *view) peek(path string) *analysis.FileFacts { return v.peekWith(path, v.ix.Facts) }
+
+// peekWith returns path's facts from the cache, or read from the index by
+// read without caching them.
+func (v *view) peekWith(path string, read func(string) (*analysis.FileFacts, error)) *analysis.FileFacts {
 	v.mu.Lock()
 	if e, ok := v.facts[path]; ok {
 		f := e.Value.(*cachedFacts).facts
@@ -157,7 +161,7 @@ func (v *view) peek(path string) *analysis.FileFacts {
 		return f
 	}
 	v.mu.Unlock()
-	f, err := v.ix.Facts(path)
+	f, err := read(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
 		return nil
