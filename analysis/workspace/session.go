@@ -434,17 +434,8 @@ func (s *Snapshot) GoDirsNamed(name string) []string {
 
 // GoImportsNamed implements resolve.GoImports.
 func (s *Snapshot) GoImportsNamed(name string) []resolve.GoImport {
-	var out []resolve.GoImport
-	for _, w := range s.roots {
-		if w.Lib != nil {
-			continue // references stay workspace-scoped
-		}
-		for _, imp := range w.view.goImportsNamed(name) {
-			if s.fromIndex(w, imp.File) {
-				out = append(out, imp)
-			}
-		}
-	}
+	out := appendFromWorkspaceIndexes(s, nil, func(v *view) []resolve.GoImport { return v.goImportsNamed(name) },
+		func(imp resolve.GoImport) string { return imp.File })
 	for _, p := range s.openPaths {
 		if f := s.open[p].facts; f.Lang == "go" {
 			for _, imp := range f.Imports {
@@ -495,17 +486,8 @@ func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
 }
 
 func (s *Snapshot) refsNamed(name string) []resolve.RefID {
-	out := []resolve.RefID{}
-	for _, w := range s.roots {
-		if w.Lib != nil {
-			continue // references stay workspace-scoped
-		}
-		for _, id := range w.view.RefsNamed(name) {
-			if s.fromIndex(w, id.Path) {
-				out = append(out, id)
-			}
-		}
-	}
+	out := appendFromWorkspaceIndexes(s, []resolve.RefID{}, func(v *view) []resolve.RefID { return v.RefsNamed(name) },
+		func(id resolve.RefID) string { return id.Path })
 	for _, p := range s.openPaths {
 		for _, i := range s.open[p].refs[name] {
 			out = append(out, resolve.RefID{Path: p, Index: i})
@@ -517,17 +499,8 @@ func (s *Snapshot) refsNamed(name string) []resolve.RefID {
 // HintedRefsNamed implements resolve.RefHinter: refsNamed with hints, an
 // open document's worked out from its current facts.
 func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
-	var out []resolve.HintedRef
-	for _, w := range s.roots {
-		if w.Lib != nil {
-			continue // references stay workspace-scoped
-		}
-		for _, ref := range w.view.hintedRefsNamed(name) {
-			if s.fromIndex(w, ref.Path) {
-				out = append(out, ref)
-			}
-		}
-	}
+	out := appendFromWorkspaceIndexes(s, nil, func(v *view) []resolve.HintedRef { return v.hintedRefsNamed(name) },
+		func(ref resolve.HintedRef) string { return ref.Path })
 	for _, p := range s.openPaths {
 		o := s.open[p]
 		if len(o.refs[name]) == 0 {
@@ -573,6 +546,23 @@ func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
 func (s *Snapshot) ASCII(path string) bool {
 	w := owner(s.roots, path)
 	return w != nil && s.fromIndex(w, path) && w.view.indexedFile(path).ascii
+}
+
+// appendFromWorkspaceIndexes appends to out what list reads from each
+// workspace root's index, leaving out libraries (references stay
+// workspace-scoped) and the files fromIndex does not give to that root.
+func appendFromWorkspaceIndexes[T any](s *Snapshot, out []T, list func(*view) []T, path func(T) string) []T {
+	for _, w := range s.roots {
+		if w.Lib != nil {
+			continue
+		}
+		for _, x := range list(w.view) {
+			if s.fromIndex(w, path(x)) {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
 }
 
 func (s *Snapshot) fromIndex(w *Workspace, path string) bool {

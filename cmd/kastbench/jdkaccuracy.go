@@ -95,21 +95,15 @@ func readKotlinLibOracle(root, name string) ([]jdkRef, error) {
 		if n == 0 || strings.ContainsAny(declared, "<>") {
 			continue
 		}
-		i := strings.LastIndexByte(fields[0], ':')
-		j := strings.LastIndexByte(fields[0][:max(i, 0)], ':')
-		if i < 0 || j < 0 {
-			continue
-		}
-		l, err1 := strconv.Atoi(fields[0][j+1 : i])
-		c, err2 := strconv.Atoi(fields[0][i+1:])
-		if err1 != nil || err2 != nil || l < 1 || c < 1 {
+		path, l, c, ok := oraclePosition(fields[0])
+		if !ok {
 			continue
 		}
 		pkg := strings.Join(segs[:n], ".")
 		if ownedBy(own, fields[3]) || fields[1] == "it" {
 			continue // a package name, or a local or synthetic declaration of the project's
 		}
-		file := under(root, fields[0][:j])
+		file := under(root, path)
 		if libPackages[fields[3]] && nameAt(file, l-1, c-1) == fields[1] && followedByDot(file, l-1, c-1+len(fields[1])) {
 			continue // a library package's name (`kotlin.reflect` of an import): no declaration
 		}
@@ -146,17 +140,11 @@ func readJDKOracle(root, name string) ([]jdkRef, error) {
 		if len(fields) != 5 || fields[2] != "->" {
 			continue
 		}
-		i := strings.LastIndexByte(fields[0], ':')
-		j := strings.LastIndexByte(fields[0][:max(i, 0)], ':')
-		if i < 0 || j < 0 {
+		path, line, col, ok := oraclePosition(fields[0])
+		if !ok {
 			continue
 		}
-		line, err1 := strconv.Atoi(fields[0][j+1 : i])
-		col, err2 := strconv.Atoi(fields[0][i+1:])
-		if err1 != nil || err2 != nil || line < 1 || col < 1 {
-			continue
-		}
-		out = append(out, jdkRef{file: under(root, fields[0][:j]), line: line - 1, col: col - 1,
+		out = append(out, jdkRef{file: under(root, path), line: line - 1, col: col - 1,
 			name: fields[1], target: fields[3], declared: fields[4]})
 	}
 	return out, sc.Err()
@@ -342,4 +330,20 @@ func ownedBy(own map[string]bool, fq string) bool {
 		}
 	}
 	return false
+}
+
+// oraclePosition splits an oracle's `file:line:col` (1-based); ok is false
+// when it is not one.
+func oraclePosition(s string) (path string, line, col int, ok bool) {
+	i := strings.LastIndexByte(s, ':')
+	j := strings.LastIndexByte(s[:max(i, 0)], ':')
+	if i < 0 || j < 0 {
+		return "", 0, 0, false
+	}
+	line, err1 := strconv.Atoi(s[j+1 : i])
+	col, err2 := strconv.Atoi(s[i+1:])
+	if err1 != nil || err2 != nil || line < 1 || col < 1 {
+		return "", 0, 0, false
+	}
+	return s[:j], line, col, true
 }
