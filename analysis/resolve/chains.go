@@ -291,12 +291,47 @@ func (r *Resolver) receiverBound(m method) string {
 				break
 			}
 		}
+		if bound == "" {
+			bound = whereBound(g, m.id.Index, name)
+		}
 		if bound == "" || !declaresTypeParam(g, m.id.Index, bound) {
 			return bound
 		}
 		name = bound
 	}
 	return ""
+}
+
+// whereBound is the bound a Kotlin `where` clause gives type parameter
+// name of function i: `where C : Collection<*>, C : R` bounds C by
+// Collection, a class, before R, another of the function's type
+// parameters, which bounds nothing a receiver can be checked against.
+func whereBound(g *analysis.FileFacts, i int32, name string) string {
+	_, clause, ok := strings.Cut(g.Defs[i].Signature, " where ")
+	if !ok {
+		return ""
+	}
+	if end := topLevelIndex(clause, '{'); end >= 0 {
+		clause = clause[:end]
+	}
+	if end := topLevelIndex(clause, '='); end >= 0 {
+		clause = clause[:end]
+	}
+	bound := ""
+	for _, part := range splitParams(clause) {
+		lhs, rhs, ok := strings.Cut(part, ":")
+		if !ok || strings.TrimSpace(lhs) != name {
+			continue
+		}
+		b := baseTypeName(strings.TrimSpace(rhs))
+		if !declaresTypeParam(g, i, b) {
+			return b
+		}
+		if bound == "" {
+			bound = b
+		}
+	}
+	return bound
 }
 
 // extensionsOnWritten finds extensions for `q.name` where q's type is

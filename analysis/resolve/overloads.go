@@ -70,11 +70,13 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	}
 	fits := make([]fit, n)
 	shapes := make([]string, n)
+	extension := make([]bool, n)
 	for i := range n {
 		d := r.file(c[i].Def.Path).Defs[c[i].Def.Index]
 		if !isCallable(d.Kind) {
 			return c
 		}
+		extension[i] = d.Receiver != ""
 		if params, ok := signatureParams(d); ok {
 			fits[i] = fitArgs(f.Lang, r.inheritDefaults(c[i].Def, d, params), args, func(a, p string) int { return r.argFit(f, a, p) })
 			shapes[i] = paramShape(params)
@@ -93,6 +95,9 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		}
 	}
 	best := bestFits(fits)
+	if f.Lang == "kotlin" && ref.Qualifier != "" {
+		best = membersOverExtensions(fits, extension, best)
+	}
 	if len(best) > 1 && len(recv) > 0 {
 		// Among overloads that fit alike, an extension on the receiver's
 		// own class is more specific than one on its supertype.
@@ -139,6 +144,26 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 		return 0
 	})
 	return r.specificFirst(out)
+}
+
+// membersOverExtensions keeps a qualified Kotlin call's best fits to the
+// receiver's members when any member fits at all: the compiler looks at
+// extensions only when no member applies (`s.compareTo(t)` calls
+// String.compareTo, not the extension with an ignoreCase default). The
+// extensions stay as guesses.
+func membersOverExtensions(fits []fit, extension []bool, best map[int]bool) map[int]bool {
+	members := make([]fit, len(fits))
+	anyMember := false
+	for i, f := range fits {
+		if !extension[i] {
+			members[i] = f
+			anyMember = anyMember || f.ok
+		}
+	}
+	if !anyMember {
+		return best
+	}
+	return bestFits(members)
 }
 
 // specificFirst orders the tied best overloads of c so that one whose
