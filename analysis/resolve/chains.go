@@ -178,6 +178,11 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 			}
 		}
 	}
+	if f.Lang == "kotlin" || f.Lang == "java" {
+		// A call the language's rules bound confidently, to functions
+		// that all return one class, returns that class.
+		out = r.sureType(out)
+	}
 	return out
 }
 
