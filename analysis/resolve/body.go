@@ -83,7 +83,7 @@ func (l localDefs) binds(f *analysis.FileFacts, ref analysis.Ref, id int32) bool
 		i, ok := l.first[scopedID(s, id)]
 		for ; ok && i != analysis.None; i = l.next[i] {
 			d := f.Defs[i]
-			if hiddenFrom(d, s, ref, true) || kindFit(ref.Role, d.Kind) == 0 {
+			if hiddenFrom(f.Lang, d, s, ref, true) || kindFit(ref.Role, d.Kind) == 0 {
 				continue
 			}
 			if !l.inBody[i] {
@@ -114,7 +114,14 @@ func localScope(f *analysis.FileFacts, s, owner int32) bool {
 // variable not in its own initializer (`let x = x + 1`). Local functions are
 // visible in the whole block: JavaScript hoists them, Rust items are
 // unordered, and elsewhere a use before the declaration is an error.
-func hiddenFrom(d analysis.Def, s int32, ref analysis.Ref, local bool) bool {
+func hiddenFrom(lang string, d analysis.Def, s int32, ref analysis.Ref, local bool) bool {
 	return local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction ||
-		s == ref.Scope && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start))
+		(s == ref.Scope || wholeInitializer[lang]) && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start))
 }
+
+// wholeInitializer are the languages whose local variables are hidden in
+// every block and lambda of their initializer, not only at its top level:
+// `val s = if (k) { s.trim() } else s` trims the outer s. JavaScript and
+// Python closures may use the variable they initialize (`const f = () =>
+// f()`), and Java's and Go's loop variables span their loop's body.
+var wholeInitializer = map[string]bool{"kotlin": true}

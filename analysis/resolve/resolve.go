@@ -411,7 +411,7 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		local := localScope(f, s, owner)
 		for _, i := range r.namedIn(f, s, ref.Name) {
 			d := f.Defs[i]
-			if hiddenFrom(d, s, ref, local) || f.Lang == "go" && d.Kind == analysis.KindMethod ||
+			if hiddenFrom(f.Lang, d, s, ref, local) || f.Lang == "go" && d.Kind == analysis.KindMethod ||
 				f.Lang == "kotlin" && d.Kind == analysis.KindParameter && constructorParamHidden(f, owner, ref) {
 				// A Go method is never named plainly: Run() is a function.
 				continue
