@@ -161,6 +161,11 @@ type Import struct {
 	Span     Span   `json:"span"`
 }
 
+// RustMacroUse is the alias of the import a `#[macro_use] extern crate x`
+// records: it binds no name, and brings x's exported macros into scope in
+// the whole crate.
+const RustMacroUse = "#[macro_use]"
+
 // Call is a call edge from the enclosing definition to a callee name.
 type Call struct {
 	Caller int32  `json:"caller"` // index into Defs, or None at top level

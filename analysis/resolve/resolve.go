@@ -398,7 +398,10 @@ func (r *Resolver) unqualified(f *analysis.FileFacts, ref analysis.Ref, depth in
 	if c := r.inPackage(f, ref); len(c) > 0 {
 		return c
 	}
-	return r.wildcardImports(f, ref)
+	if c := r.wildcardImports(f, ref); len(c) > 0 {
+		return c
+	}
+	return r.rustMacroUse(f, ref)
 }
 
 // inScope walks the scope chain outwards. In a scope owned by a type, the

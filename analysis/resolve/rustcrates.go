@@ -3,6 +3,7 @@ package resolve
 import (
 	"cmp"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -152,6 +153,53 @@ func (r *Resolver) exportedMacros(crate, name string, role analysis.Role, conf f
 		}
 	}
 	return out
+}
+
+// rustMacroUse finds a plain macro call's macro among the exported macros
+// of the crates that the root of f's crate brings in with `#[macro_use]
+// extern crate x;`.
+func (r *Resolver) rustMacroUse(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if f.Lang != "rust" || ref.Role&analysis.RoleCall == 0 {
+		return nil
+	}
+	var out []Candidate
+	for _, root := range r.rustCrateRoots(f) {
+		g := r.file(root)
+		if g == nil {
+			continue
+		}
+		for _, imp := range g.Imports {
+			if imp.Alias == analysis.RustMacroUse {
+				out = append(out, r.exportedMacros(imp.Path, ref.Name, ref.Role, confWildcard)...)
+			}
+		}
+	}
+	return out
+}
+
+// rustCrateRoots lists the root files of the crate f belongs to: a library
+// crate's as its manifest says, else f itself and the lib.rs and main.rs
+// of the src folder f is under.
+func (r *Resolver) rustCrateRoots(f *analysis.FileFacts) []string {
+	if crate, _, ok := r.rustModuleOf(f.Path); ok {
+		if rc, ok := r.ws.(RustCrates); ok {
+			roots, _ := rc.RustCrateFiles(crate, nil)
+			return roots
+		}
+		return nil
+	}
+	roots := []string{f.Path}
+	for dir := path.Dir(f.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		if path.Base(dir) == "src" {
+			for _, root := range []string{dir + "/lib.rs", dir + "/main.rs"} {
+				if root != f.Path && r.file(root) != nil {
+					roots = append(roots, root)
+				}
+			}
+			break
+		}
+	}
+	return roots
 }
 
 // rustModuleFiles lists the files of the library crate module a path

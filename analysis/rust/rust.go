@@ -61,6 +61,8 @@ func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
 	case "use_declaration":
 		w.use(n.Field("argument"), "", n.Span())
+	case "extern_crate_declaration":
+		w.externCrate(n)
 	case "impl_item":
 		w.impl(n)
 	case "function_item", "function_signature_item":
@@ -426,6 +428,19 @@ func (w *walker) decorate(d int32, decl, body syntax.Node) {
 	def.Visibility = "private"
 	if v := decl.Child("visibility_modifier"); v.Valid() {
 		def.Visibility = v.Text()
+	}
+}
+
+// externCrate records `#[macro_use] extern crate log;`, which brings the
+// crate's exported macros into scope in the whole crate that says it, as
+// an import whose alias is analysis.RustMacroUse: no name of the file is
+// bound by it.
+func (w *walker) externCrate(n syntax.Node) {
+	for p := n.PrevSibling(); p.Type() == "attribute_item"; p = p.PrevSibling() {
+		if a := strings.TrimSpace(strings.TrimPrefix(p.Text(), "#[")); strings.HasPrefix(a, "macro_use") {
+			w.b.Import(analysis.Import{Path: n.Field("name").Text(), Alias: analysis.RustMacroUse, Span: n.Span()}, syntax.Node{})
+			return
+		}
 	}
 }
 

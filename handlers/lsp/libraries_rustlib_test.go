@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,26 @@ func TestLSPRustCrateLibPathInlineModulesMacros(t *testing.T) {
 	}
 	if labels := e.completionLabels("src/main.rs", "rust", "fn main() {\n    logs_core::levels::inner::\n}\n", 1, 30); len(labels) != 1 || labels[0] != "Deep" {
 		t.Errorf("completion after logs_core::levels::inner:: = %v, want [Deep]", labels)
+	}
+}
+
+// Rust: `#[macro_use] extern crate x;` in a crate's root brings x's
+// exported macros into scope in every module of the crate, and only those.
+func TestLSPRustMacroUseExternCrate(t *testing.T) {
+	files := map[string]string{}
+	for name, text := range rustLibFiles {
+		if !strings.HasPrefix(name, "ws/src/") {
+			files[name] = text
+		}
+	}
+	files["ws/src/lib.rs"] = "#[macro_use]\nextern crate logs_core;\n\nmod util;\n"
+	files["ws/src/util.rs"] = "pub fn run() {\n    note!(\"z\");\n    private_note!();\n}\n"
+	e, _ := startSourcesLSP(t, files, 1, nil)
+	crate := filepath.ToSlash(filepath.Join(filepath.Dir(e.root), filepath.FromSlash(cargoRegistry))) + "/logs-0.1.0/"
+	if got, want := e.defAt("src/util.rs", 1, 5), crate+"macros.rs:2"; got != want {
+		t.Errorf("definition of note! = %q, want %q", got, want)
+	}
+	if got := e.defAt("src/util.rs", 2, 5); got != "" {
+		t.Errorf("definition of private_note! = %q, want none: the macro is not exported", got)
 	}
 }
