@@ -23,7 +23,7 @@ func calleeOf(q string) (string, bool) {
 		}
 		q = strings.TrimSpace(q[:open])
 		if !strings.HasSuffix(q, ")") {
-			return q, isName(q)
+			return q, isName(q) || isChain("kotlin", q) // `a().b { }`
 		}
 	}
 	if !strings.HasSuffix(q, ")") {
