@@ -202,8 +202,10 @@ func (b *Builder) Doc(decl syntax.Node, style CommentStyle) string {
 
 // Qualifier is a receiver expression's text as a reference qualifier, with
 // line breaks and indentation of chained calls removed.
-func Qualifier(n syntax.Node) string {
-	text := n.Text()
+func Qualifier(n syntax.Node) string { return QualifierText(n.Text()) }
+
+// QualifierText is Qualifier of source text.
+func QualifierText(text string) string {
 	if !hasSpaceOrNonASCII(text) {
 		return text // most qualifiers (x, pkg, a.b): nothing to remove
 	}

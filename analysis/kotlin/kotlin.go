@@ -515,9 +515,37 @@ func valueChain(init []syntax.Node) string {
 	switch v := init[0]; v.Type() {
 	case "call_expression", "navigation_expression", "simple_identifier", "string_literal", "integer_literal",
 		"long_literal", "real_literal", "boolean_literal", "character_literal", "postfix_expression":
-		if text := extract.Qualifier(v); len(text) <= maxValue {
+		text := extract.Qualifier(v)
+		if len(text) > maxValue && v.Type() == "call_expression" {
+			// `buildList { …many lines… }`: the type is the call's,
+			// whatever its lambdas do.
+			text = extract.QualifierText(withoutLambdas(v))
+		}
+		if len(text) <= maxValue {
 			return text
 		}
 	}
 	return ""
+}
+
+// withoutLambdas is the text of n with the body of each lambda literal
+// left out, `{ }`.
+func withoutLambdas(n syntax.Node) string {
+	var b strings.Builder
+	src, at := n.Text(), n.Start()
+	var walk func(c syntax.Node)
+	walk = func(c syntax.Node) {
+		if c.Type() == "lambda_literal" {
+			b.WriteString(src[at-n.Start() : c.Start()-n.Start()])
+			b.WriteString("{ }")
+			at = c.End()
+			return
+		}
+		for _, k := range c.NamedChildren() {
+			walk(k)
+		}
+	}
+	walk(n)
+	b.WriteString(src[at-n.Start():])
+	return b.String()
 }
