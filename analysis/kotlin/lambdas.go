@@ -21,6 +21,7 @@ var elementFns = map[string]bool{
 	"maxByOrNull": true, "minByOrNull": true, "maxOf": true, "minOf": true, "takeWhile": true,
 	"dropWhile": true, "partition": true, "single": true, "singleOrNull": true, "distinctBy": true,
 	"mapTo": true, "filterTo": true, "forEachOrdered": true, "removeIf": true, "removeAll": true,
+	"mapValues": true, "mapKeys": true, // a map's elements are its entries
 }
 
 // selfFns pass their receiver to their lambda.

@@ -502,20 +502,38 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 		return r.receiverTypes(g, vref, depth)
 	}
 	var out []Candidate
-	for _, t := range r.writtenTypes(g, vref, depth) {
-		if e := firstTypeArg(t); e != "" {
+	written := r.writtenTypes(g, vref, depth)
+	for _, t := range written {
+		e := firstTypeArg(t)
+		if e == "" && g.Lang == "kotlin" && kotlinMaps[baseTypeName(t)] {
+			e = "Map.Entry" // `m.forEach { it.value }`
+		}
+		if e != "" {
 			out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
+		}
+	}
+	if len(written) == 0 && g.Lang == "kotlin" {
+		// A map whose type is inferred, `val m = mutableMapOf<K, V>()`:
+		// its entries are typed without its type arguments.
+		for _, t := range r.receiverTypes(g, vref, depth+1) {
+			if t.Confidence >= r.threshold && kotlinMaps[r.file(t.Def.Path).Defs[t.Def.Index].Name] {
+				return r.typesNamed(g, "Map.Entry", d.Scope, d.NameSpan, depth+1)
+			}
 		}
 	}
 	return out
 }
 
+// kotlinMaps are the standard library's map types, whose elements are
+// Map.Entry values.
+var kotlinMaps = map[string]bool{"Map": true, "MutableMap": true, "HashMap": true, "LinkedHashMap": true, "SortedMap": true, "TreeMap": true}
+
 // firstTypeArg is the element type of a written collection type:
-// "List<Foo>" → "Foo", "Array<out Foo?>" → "Foo?"; "" for a map or a
-// type without arguments.
+// "List<Foo>" → "Foo", "Array<out Foo?>" → "Foo?"; "" for a map (Map,
+// MutableMap, HashMap…) or a type without arguments.
 func firstTypeArg(t string) string {
 	open := strings.IndexByte(t, '<')
-	if open < 0 || strings.HasPrefix(baseTypeName(t), "Map") {
+	if b := baseTypeName(t); open < 0 || strings.HasPrefix(b, "Map") || strings.HasSuffix(b, "Map") {
 		return ""
 	}
 	args := splitParams(t[open+1 : strings.LastIndexByte(t, '>')])
