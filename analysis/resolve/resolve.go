@@ -82,6 +82,7 @@ type Resolver struct {
 	goMods       map[string]string     // see modulePath
 	importDirs   map[string][]string   // see mayImport
 	hinted       hintedMemo            // see hintedNamed
+	held         map[string]*heldFile  // see holdWhole
 }
 
 // typeKey is what a written type's resolution depends on.
