@@ -62,7 +62,7 @@ type view struct {
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
-	topLevel     map[string][]TopLevelDef
+	topLevel     map[string]*topLevelEntry
 	topLevelDefs int // total length of topLevel's lists
 }
 
@@ -70,6 +70,18 @@ type cachedFacts struct {
 	path  string
 	facts *analysis.FileFacts
 	size  int64
+	// gen is the view's generation at which facts were last known to be
+	// the indexed content's: an entry of an older one is checked against
+	// the file's row before it is served (see current).
+	gen uint64
+}
+
+// topLevelEntry is a file's top-level definitions, of the content with
+// hash, known current at generation gen.
+type topLevelEntry struct {
+	hash string
+	gen  uint64
+	defs []TopLevelDef
 }
 
 func newView(ix *storage.Index, log *slog.Logger) *view {
@@ -98,16 +110,60 @@ func (v *view) forget(path string) {
 	v.gen.Add(1)
 }
 
-// invalidate drops what the cache knows after the index changed.
+// invalidate drops what the cache knows after the index changed. Decoded
+// facts and top-level lists stay, and are served again once the file's row
+// says its content is still theirs: a cold open's indexing invalidates the
+// view every second, and emptying them made every query in the first
+// minutes decode its files again (a completion, all of its package's).
 func (v *view) invalidate() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.facts = map[string]*list.Element{}
-	v.lru.Init()
-	v.bytes = 0
-	v.topLevel, v.topLevelDefs = nil, 0
 	v.paths, v.pkgs, v.indexed = nil, nil, nil
 	v.gen.Add(1)
+}
+
+// current reports whether content of hash is still path's indexed content
+// at generation gen, reading the file's row; the caller holds no lock.
+func (v *view) current(path, hash string) bool {
+	st, ok, err := v.ix.File(path)
+	return err == nil && ok && !st.Incomplete && hash != "" && st.Hash == hash
+}
+
+// cachedLocked returns path's cached facts when they are known current, or
+// the entry to check (stale) when they are from an older generation.
+func (v *view) cachedLocked(path string) (f *analysis.FileFacts, stale *cachedFacts) {
+	e, ok := v.facts[path]
+	if !ok {
+		return nil, nil
+	}
+	c := e.Value.(*cachedFacts)
+	if c.gen != v.gen.Load() {
+		return nil, c
+	}
+	v.lru.MoveToFront(e)
+	return c.facts, nil
+}
+
+// revalidate serves a stale entry again when the file's row says its
+// content is unchanged; otherwise it drops it. The caller holds no lock.
+func (v *view) revalidate(c *cachedFacts) *analysis.FileFacts {
+	gen := v.gen.Load()
+	ok := c.facts != nil && v.current(c.path, c.facts.Hash)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, cached := v.facts[c.path]
+	if !cached || e.Value.(*cachedFacts) != c {
+		return nil
+	}
+	if !ok {
+		v.removeLocked(e)
+		return nil
+	}
+	if v.gen.Load() == gen {
+		c.gen = gen
+	}
+	v.lru.MoveToFront(e)
+	return c.facts
 }
 
 func (v *view) removeLocked(e *list.Element) {
@@ -155,12 +211,14 @@ func (v *view) peek(path string) *analysis.FileFacts { return v.peekWith(path, v
 // read without caching them.
 func (v *view) peekWith(path string, read func(string) (*analysis.FileFacts, error)) *analysis.FileFacts {
 	v.mu.Lock()
-	if e, ok := v.facts[path]; ok {
-		f := e.Value.(*cachedFacts).facts
-		v.mu.Unlock()
+	f, stale := v.cachedLocked(path)
+	v.mu.Unlock()
+	if f == nil && stale != nil {
+		f = v.revalidate(stale)
+	}
+	if f != nil {
 		return f
 	}
-	v.mu.Unlock()
 	f, err := read(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
@@ -171,14 +229,15 @@ func (v *view) peekWith(path string, read func(string) (*analysis.FileFacts, err
 
 func (v *view) file(path string) *analysis.FileFacts {
 	v.mu.Lock()
-	if e, ok := v.facts[path]; ok {
-		v.lru.MoveToFront(e)
-		f := e.Value.(*cachedFacts).facts
-		v.mu.Unlock()
+	f, stale := v.cachedLocked(path)
+	v.mu.Unlock()
+	if f == nil && stale != nil {
+		f = v.revalidate(stale)
+	}
+	if f != nil {
 		return f
 	}
 	gen := v.gen.Load()
-	v.mu.Unlock()
 	f, err := v.ix.Facts(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
@@ -186,12 +245,14 @@ func (v *view) file(path string) *analysis.FileFacts {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.facts[path]; ok || v.gen.Load() != gen {
+	if e, ok := v.facts[path]; ok && e.Value.(*cachedFacts).gen != gen && v.gen.Load() == gen {
+		v.removeLocked(e) // of an older generation, and changed since
+	} else if ok || v.gen.Load() != gen {
 		// Decoded twice at once, or the index changed meanwhile: keep what
 		// is cached, but answer this query with what it read.
 		return f
 	}
-	c := &cachedFacts{path: path, facts: f, size: factsSize(f)}
+	c := &cachedFacts{path: path, facts: f, size: factsSize(f), gen: gen}
 	v.facts[path] = v.lru.PushFront(c)
 	v.bytes += c.size
 	for v.bytes > v.maxBytes && v.lru.Len() > 1 {
@@ -228,23 +289,27 @@ func topLevelDefs(f *analysis.FileFacts) []TopLevelDef {
 func (v *view) TopLevel(path string) []TopLevelDef {
 	v.touch()
 	v.mu.Lock()
-	defs, ok := v.topLevel[path]
+	e, ok := v.topLevel[path]
 	gen := v.gen.Load()
 	v.mu.Unlock()
-	if ok {
-		return defs
+	if ok && (e.gen == gen || v.current(path, e.hash)) {
+		if e.gen != gen {
+			v.mu.Lock()
+			if v.gen.Load() == gen {
+				e.gen = gen
+			}
+			v.mu.Unlock()
+		}
+		return e.defs
 	}
 	// The definitions alone, unless the whole facts are at hand: completion
 	// lists a package's declarations, and decoding the references of each
 	// of its files (a large generated one holds hundreds of thousands) was
 	// most of a first completion's time.
 	v.mu.Lock()
-	e, cached := v.facts[path]
+	f, _ := v.cachedLocked(path)
 	v.mu.Unlock()
-	var f *analysis.FileFacts
-	if cached {
-		f = e.Value.(*cachedFacts).facts
-	} else {
+	if f == nil {
 		var err error
 		if f, err = v.ix.Defs(path); err != nil {
 			v.log.Debug("index has no facts", "path", path, "err", err)
@@ -254,16 +319,19 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if f == nil {
 		return nil
 	}
-	defs = topLevelDefs(f)
+	defs := topLevelDefs(f)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.gen.Load() != gen {
 		return defs
 	}
 	if v.topLevel == nil || v.topLevelDefs+len(defs) > v.maxTopLevel {
-		v.topLevel, v.topLevelDefs = map[string][]TopLevelDef{}, 0
+		v.topLevel, v.topLevelDefs = map[string]*topLevelEntry{}, 0
 	}
-	v.topLevel[path] = defs
+	if old, ok := v.topLevel[path]; ok {
+		v.topLevelDefs -= len(old.defs)
+	}
+	v.topLevel[path] = &topLevelEntry{hash: f.Hash, gen: gen, defs: defs}
 	v.topLevelDefs += len(defs)
 	return defs
 }
