@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,13 +306,19 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	// The definitions alone, unless the whole facts are at hand: completion
 	// lists a package's declarations, and decoding the references of each
 	// of its files (a large generated one holds hundreds of thousands) was
-	// most of a first completion's time.
+	// most of a first completion's time. Of a Go file, its declarations
+	// table: its locals, most of a generated file's definitions (the
+	// compiler's rewrite rules), are place holders there.
 	v.mu.Lock()
 	f, _ := v.cachedLocked(path)
 	v.mu.Unlock()
 	if f == nil {
+		read := v.ix.Defs
+		if strings.HasSuffix(path, ".go") {
+			read = v.ix.Decls
+		}
 		var err error
-		if f, err = v.ix.Defs(path); err != nil {
+		if f, err = read(path); err != nil {
 			v.log.Debug("index has no facts", "path", path, "err", err)
 			return nil
 		}

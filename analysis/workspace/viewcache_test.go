@@ -1,12 +1,17 @@
 package workspace_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
 
@@ -61,4 +66,28 @@ func TestViewKeepsUnchangedFilesAcrossRefresh(t *testing.T) {
 	if got := names(after.TopLevel(a)); !slices.Equal(got, []string{"A"}) {
 		t.Errorf("a's top-level definitions = %v, want [A]", got)
 	}
+}
+
+// A Go file's top-level definitions, read from its declarations table, are
+// those of its whole facts, on every resolution fixture.
+func TestTopLevelFromDeclarationsTables(t *testing.T) {
+	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+		ws, _ := openArchive(t, ar)
+		sess := workspace.NewSession()
+		sess.AddRoot(ws)
+		snap := sess.Snapshot(nil)
+		for _, p := range snap.Files() {
+			got := snap.TopLevel(p) // before the whole facts are read and cached
+			var want []workspace.TopLevelDef
+			for i, d := range snap.File(p).Defs {
+				if d.Container == analysis.None {
+					want = append(want, workspace.TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind,
+						Detail: cmp.Or(d.Signature, d.TypeName), Receiver: resolve.BaseTypeName(d.Receiver)})
+				}
+			}
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("%s:\n got  %+v\n want %+v", filepath.Base(p), got, want)
+			}
+		}
+	})
 }
