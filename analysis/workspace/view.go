@@ -60,6 +60,8 @@ type view struct {
 	goImports map[string][]resolve.GoImport // by the last segment of the path
 	goDirs    map[string][]string           // folders holding Go files, by name
 	indexed   map[string]indexedVersion     // by path, complete files only
+	tablesGen uint64                        // the generation the tables above were read at
+	loading   chan struct{}                 // closed when the tables being read are in
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
@@ -393,39 +395,74 @@ func (v *view) indexedHash(path string) string { return v.indexedFile(path).hash
 
 // loadFilesLocked reads the file table once per refresh.
 func (v *view) loadFilesLocked() {
-	if v.paths != nil {
-		return
+	for tries := 1; v.paths == nil || v.tablesGen != v.gen.Load(); tries++ {
+		if v.loading != nil {
+			// Another caller reads the table: wait for it, not for the
+			// view's lock, which every query's cached read takes.
+			ch := v.loading
+			v.mu.Unlock()
+			<-ch
+			v.mu.Lock()
+			continue
+		}
+		gen := v.gen.Load()
+		ch := make(chan struct{})
+		v.loading = ch
+		v.mu.Unlock()
+		t := v.readFileTables()
+		v.mu.Lock()
+		v.loading = nil
+		close(ch)
+		// Read while the index changed: read again, unless it changes all
+		// the time; then these serve this caller and the next reads anew.
+		if v.gen.Load() == gen || tries >= 3 {
+			v.paths, v.pkgs, v.goImports, v.goDirs, v.indexed = t.paths, t.pkgs, t.goImports, t.goDirs, t.indexed
+			v.tablesGen = gen
+			return
+		}
 	}
+}
+
+// fileTables are what the view derives from the index's file table.
+type fileTables struct {
+	paths     []string
+	pkgs      map[[2]string][]string
+	goImports map[string][]resolve.GoImport
+	goDirs    map[string][]string
+	indexed   map[string]indexedVersion
+}
+
+// readFileTables reads the index's file table; the caller holds no lock.
+func (v *view) readFileTables() fileTables {
 	files, err := v.ix.Files()
 	if err != nil {
 		v.log.Warn("listing indexed files failed", "err", err)
 	}
-	v.paths = make([]string, 0, len(files))
-	v.pkgs = map[[2]string][]string{}
-	v.goImports = map[string][]resolve.GoImport{}
-	v.goDirs = map[string][]string{}
-	v.indexed = make(map[string]indexedVersion, len(files))
+	t := fileTables{paths: make([]string, 0, len(files)), pkgs: map[[2]string][]string{},
+		goImports: map[string][]resolve.GoImport{}, goDirs: map[string][]string{},
+		indexed: make(map[string]indexedVersion, len(files))}
 	for _, f := range files {
-		v.paths = append(v.paths, f.Path)
+		t.paths = append(t.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
-		v.pkgs[key] = append(v.pkgs[key], f.Path)
+		t.pkgs[key] = append(t.pkgs[key], f.Path)
 		if dir := filepath.Dir(f.Path); f.Lang == "go" {
 			name := filepath.Base(dir)
-			if ds := v.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
-				v.goDirs[name] = append(ds, dir)
+			if ds := t.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
+				t.goDirs[name] = append(ds, dir)
 			}
 		}
 		for _, p := range f.Imports {
 			name := path.Base(p)
-			v.goImports[name] = append(v.goImports[name], resolve.GoImport{File: f.Path, Path: p})
+			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after
 	// another, which read the same facts, and a folder is found by search.
-	slices.Sort(v.paths)
+	slices.Sort(t.paths)
+	return t
 }
 
 func (v *view) DefsNamed(name string) []resolve.DefEntry {
