@@ -121,11 +121,17 @@ func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if h.n--; h.n == 0 {
-			delete(r.held, path)
-		}
 		if c.pinned[path]--; c.pinned[path] <= 0 {
 			delete(c.pinned, path)
+		}
+		if h.n--; h.n == 0 {
+			delete(r.held, path)
+			// The whole facts go with the last holder: kept, they were
+			// most of a cold open's heap (every candidate file of every
+			// query), and what crosses into the file reads its table.
+			if c.current(h.facts) && c.pinned[path] == 0 {
+				r.dropLocked(c.byPath[path])
+			}
 		}
 	}
 }

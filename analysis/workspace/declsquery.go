@@ -42,7 +42,31 @@ func (s *Snapshot) declsResolver() *resolve.Resolver {
 // resolve.Resolver.ReferencesAmong does, crossing into other files through
 // their declarations tables.
 func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certain bool) []resolve.Reference {
-	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.File)
+	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile)
+}
+
+// wholeFile is File for a file whose references a query resolves: read
+// from the caches, else decoded without filling them, as those files are
+// read once and are many (thousands for a common method name).
+func (s *Snapshot) wholeFile(path string) *analysis.FileFacts {
+	if o, ok := s.open[path]; ok {
+		return o.facts
+	}
+	if s.shared != nil {
+		return s.shared.snapshot().wholeFile(path)
+	}
+	s.mu.Lock()
+	f, ok := s.cached[path]
+	s.mu.Unlock()
+	if ok {
+		return f
+	}
+	w := owner(s.roots, path)
+	if w == nil {
+		return nil
+	}
+	w.view.touch()
+	return w.view.peek(path)
 }
 
 // resolveReferences is resolve.Resolver's References (CertainReferences
