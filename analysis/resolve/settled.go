@@ -53,7 +53,10 @@ type settledKey struct {
 // top-level Go declaration def) whose hints settle them, by resolving one
 // of each group that resolves alike and reading the others' spans; it
 // returns which it filled. The others are left to ResolvesTo.
-func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool) []bool {
+//
+// whole, when set, supplies the whole facts of a file whose references are
+// resolved (see ReferencesAmongWhole); nil reads them through the resolver.
+func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool, whole WholeFile) []bool {
 	f := r.file(def.Path)
 	h, hinter := r.ws.(RefHinter)
 	sp, spanner := r.ws.(RefSpanner)
@@ -84,10 +87,20 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	spans := map[string][]int{} // by file: the ids whose spans to read
 	for _, k := range keys {
 		members := groups[k]
-		if len(members) < 2 || !r.settles(k, ids[members[0]], name) {
+		if len(members) < 2 {
 			continue
 		}
-		rep, hit := r.ResolvesTo(ids[members[0]], def)
+		release := r.holdWhole(ids[members[0]].Path, whole)
+		settles := r.settles(k, ids[members[0]], name)
+		var rep Reference
+		var hit bool
+		if settles {
+			rep, hit = r.ResolvesTo(ids[members[0]], def)
+		}
+		release()
+		if !settles {
+			continue
+		}
 		for _, i := range members {
 			done[i], ok[i] = true, hit
 			if hit {

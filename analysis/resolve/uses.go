@@ -1,6 +1,10 @@
 package resolve
 
-import "github.com/kast-dev/kast/analysis"
+import (
+	"container/list"
+
+	"github.com/kast-dev/kast/analysis"
+)
 
 // maxTied bounds the definitions a reference can be a use of. A reference
 // that resolution leaves tied between more (x.String() with x of unknown
@@ -52,20 +56,26 @@ func (r *Resolver) FileUsesOf(f *analysis.FileFacts, use func(def DefID, ref Ref
 func (r *Resolver) replaceLocked(f *analysis.FileFacts) {
 	c := &r.files
 	if e, ok := c.byPath[f.Path]; ok {
-		old := e.Value.(*cachedFile)
-		if old.facts == f {
+		if e.Value.(*cachedFile).facts == f {
 			return
 		}
-		c.lru.Remove(e)
-		delete(c.byPath, f.Path)
-		c.bytes -= old.size
-		if old.facts != nil {
-			delete(r.names, old.facts)
-			delete(r.scoped, old.facts)
-			delete(r.inheritances, old.facts)
-		}
+		r.dropLocked(e)
 	}
 	r.keepLocked(f.Path, f)
+}
+
+// dropLocked removes a memoized file, with the tables built from it.
+func (r *Resolver) dropLocked(e *list.Element) {
+	c := &r.files
+	old := e.Value.(*cachedFile)
+	c.lru.Remove(e)
+	delete(c.byPath, old.path)
+	c.bytes -= old.size
+	if old.facts != nil {
+		delete(r.names, old.facts)
+		delete(r.scoped, old.facts)
+		delete(r.inheritances, old.facts)
+	}
 }
 
 func (r *Resolver) fileUses(f *analysis.FileFacts, use func(def DefID, ref Reference)) {

@@ -193,6 +193,9 @@ func (t *Tree) Close() {
 	}
 	release(t.tree, t.nodes)
 	t.tree, t.nodes = nil, nil
+	if len(t.src) >= trimAfter {
+		trimHeap()
+	}
 }
 
 // NodeCount is the number of nodes in the tree, named and anonymous.

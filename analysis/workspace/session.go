@@ -256,6 +256,9 @@ type Snapshot struct {
 
 	once     sync.Once
 	resolver *resolve.Resolver
+	// decls resolves reference queries' candidates (see declsView).
+	declsOnce sync.Once
+	decls     *resolve.Resolver
 
 	mu     sync.Mutex
 	cached map[string]*analysis.FileFacts // facts read from the indexes

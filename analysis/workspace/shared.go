@@ -118,7 +118,7 @@ func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 	}
 	refs, ok := s.storedReferences(def, false)
 	if !ok {
-		refs = s.Resolver().References(def)
+		refs = s.resolveReferences(def, false)
 	}
 	if s.shared != nil {
 		s.shared.remember(refsKey{def, false}, refs)
@@ -144,7 +144,7 @@ func (s *Snapshot) CertainReferences(def resolve.DefID) []resolve.Reference {
 	if ok {
 		refs = certainOnly(refs)
 	} else {
-		refs = s.Resolver().CertainReferences(def)
+		refs = s.resolveReferences(def, true)
 	}
 	if s.shared != nil {
 		s.shared.remember(refsKey{def, true}, refs)

@@ -527,7 +527,7 @@ func (s *Snapshot) storedReferences(def resolve.DefID, certain bool) ([]resolve.
 				dirty = append(dirty, id)
 			}
 		}
-		out = append(out, r.ReferencesAmong(def, dirty, false)...)
+		out = append(out, s.referencesAmong(def, dirty, false)...)
 	}
 	slices.SortFunc(out, func(a, b resolve.Reference) int {
 		return cmp.Or(cmp.Compare(a.Ref.Path, b.Ref.Path), cmp.Compare(a.Ref.Index, b.Ref.Index))

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,10 +60,12 @@ type view struct {
 	goImports map[string][]resolve.GoImport // by the last segment of the path
 	goDirs    map[string][]string           // folders holding Go files, by name
 	indexed   map[string]indexedVersion     // by path, complete files only
+	tablesGen uint64                        // the generation the tables above were read at
+	loading   chan struct{}                 // closed when the tables being read are in
 	// topLevel keeps files' top-level definitions past their facts'
 	// eviction: completion lists a package's on every request in it, and a
 	// large package's facts do not fit the cache.
-	topLevel     map[string][]TopLevelDef
+	topLevel     map[string]*topLevelEntry
 	topLevelDefs int // total length of topLevel's lists
 }
 
@@ -70,6 +73,18 @@ type cachedFacts struct {
 	path  string
 	facts *analysis.FileFacts
 	size  int64
+	// gen is the view's generation at which facts were last known to be
+	// the indexed content's: an entry of an older one is checked against
+	// the file's row before it is served (see current).
+	gen uint64
+}
+
+// topLevelEntry is a file's top-level definitions, of the content with
+// hash, known current at generation gen.
+type topLevelEntry struct {
+	hash string
+	gen  uint64
+	defs []TopLevelDef
 }
 
 func newView(ix *storage.Index, log *slog.Logger) *view {
@@ -98,16 +113,60 @@ func (v *view) forget(path string) {
 	v.gen.Add(1)
 }
 
-// invalidate drops what the cache knows after the index changed.
+// invalidate drops what the cache knows after the index changed. Decoded
+// facts and top-level lists stay, and are served again once the file's row
+// says its content is still theirs: a cold open's indexing invalidates the
+// view every second, and emptying them made every query in the first
+// minutes decode its files again (a completion, all of its package's).
 func (v *view) invalidate() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.facts = map[string]*list.Element{}
-	v.lru.Init()
-	v.bytes = 0
-	v.topLevel, v.topLevelDefs = nil, 0
 	v.paths, v.pkgs, v.indexed = nil, nil, nil
 	v.gen.Add(1)
+}
+
+// current reports whether content of hash is still path's indexed content
+// at generation gen, reading the file's row; the caller holds no lock.
+func (v *view) current(path, hash string) bool {
+	st, ok, err := v.ix.File(path)
+	return err == nil && ok && !st.Incomplete && hash != "" && st.Hash == hash
+}
+
+// cachedLocked returns path's cached facts when they are known current, or
+// the entry to check (stale) when they are from an older generation.
+func (v *view) cachedLocked(path string) (f *analysis.FileFacts, stale *cachedFacts) {
+	e, ok := v.facts[path]
+	if !ok {
+		return nil, nil
+	}
+	c := e.Value.(*cachedFacts)
+	if c.gen != v.gen.Load() {
+		return nil, c
+	}
+	v.lru.MoveToFront(e)
+	return c.facts, nil
+}
+
+// revalidate serves a stale entry again when the file's row says its
+// content is unchanged; otherwise it drops it. The caller holds no lock.
+func (v *view) revalidate(c *cachedFacts) *analysis.FileFacts {
+	gen := v.gen.Load()
+	ok := c.facts != nil && v.current(c.path, c.facts.Hash)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, cached := v.facts[c.path]
+	if !cached || e.Value.(*cachedFacts) != c {
+		return nil
+	}
+	if !ok {
+		v.removeLocked(e)
+		return nil
+	}
+	if v.gen.Load() == gen {
+		c.gen = gen
+	}
+	v.lru.MoveToFront(e)
+	return c.facts
 }
 
 func (v *view) removeLocked(e *list.Element) {
@@ -155,12 +214,14 @@ func (v *view) peek(path string) *analysis.FileFacts { return v.peekWith(path, v
 // read without caching them.
 func (v *view) peekWith(path string, read func(string) (*analysis.FileFacts, error)) *analysis.FileFacts {
 	v.mu.Lock()
-	if e, ok := v.facts[path]; ok {
-		f := e.Value.(*cachedFacts).facts
-		v.mu.Unlock()
+	f, stale := v.cachedLocked(path)
+	v.mu.Unlock()
+	if f == nil && stale != nil {
+		f = v.revalidate(stale)
+	}
+	if f != nil {
 		return f
 	}
-	v.mu.Unlock()
 	f, err := read(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
@@ -171,14 +232,15 @@ func (v *view) peekWith(path string, read func(string) (*analysis.FileFacts, err
 
 func (v *view) file(path string) *analysis.FileFacts {
 	v.mu.Lock()
-	if e, ok := v.facts[path]; ok {
-		v.lru.MoveToFront(e)
-		f := e.Value.(*cachedFacts).facts
-		v.mu.Unlock()
+	f, stale := v.cachedLocked(path)
+	v.mu.Unlock()
+	if f == nil && stale != nil {
+		f = v.revalidate(stale)
+	}
+	if f != nil {
 		return f
 	}
 	gen := v.gen.Load()
-	v.mu.Unlock()
 	f, err := v.ix.Facts(path)
 	if err != nil {
 		v.log.Debug("index has no facts", "path", path, "err", err)
@@ -186,12 +248,14 @@ func (v *view) file(path string) *analysis.FileFacts {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.facts[path]; ok || v.gen.Load() != gen {
+	if e, ok := v.facts[path]; ok && e.Value.(*cachedFacts).gen != gen && v.gen.Load() == gen {
+		v.removeLocked(e) // of an older generation, and changed since
+	} else if ok || v.gen.Load() != gen {
 		// Decoded twice at once, or the index changed meanwhile: keep what
 		// is cached, but answer this query with what it read.
 		return f
 	}
-	c := &cachedFacts{path: path, facts: f, size: factsSize(f)}
+	c := &cachedFacts{path: path, facts: f, size: factsSize(f), gen: gen}
 	v.facts[path] = v.lru.PushFront(c)
 	v.bytes += c.size
 	for v.bytes > v.maxBytes && v.lru.Len() > 1 {
@@ -228,25 +292,35 @@ func topLevelDefs(f *analysis.FileFacts) []TopLevelDef {
 func (v *view) TopLevel(path string) []TopLevelDef {
 	v.touch()
 	v.mu.Lock()
-	defs, ok := v.topLevel[path]
+	e, ok := v.topLevel[path]
 	gen := v.gen.Load()
 	v.mu.Unlock()
-	if ok {
-		return defs
+	if ok && (e.gen == gen || v.current(path, e.hash)) {
+		if e.gen != gen {
+			v.mu.Lock()
+			if v.gen.Load() == gen {
+				e.gen = gen
+			}
+			v.mu.Unlock()
+		}
+		return e.defs
 	}
 	// The definitions alone, unless the whole facts are at hand: completion
 	// lists a package's declarations, and decoding the references of each
 	// of its files (a large generated one holds hundreds of thousands) was
-	// most of a first completion's time.
+	// most of a first completion's time. Of a Go file, its declarations
+	// table: its locals, most of a generated file's definitions (the
+	// compiler's rewrite rules), are place holders there.
 	v.mu.Lock()
-	e, cached := v.facts[path]
+	f, _ := v.cachedLocked(path)
 	v.mu.Unlock()
-	var f *analysis.FileFacts
-	if cached {
-		f = e.Value.(*cachedFacts).facts
-	} else {
+	if f == nil {
+		read := v.ix.Defs
+		if strings.HasSuffix(path, ".go") {
+			read = v.ix.Decls
+		}
 		var err error
-		if f, err = v.ix.Defs(path); err != nil {
+		if f, err = read(path); err != nil {
 			v.log.Debug("index has no facts", "path", path, "err", err)
 			return nil
 		}
@@ -254,16 +328,19 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if f == nil {
 		return nil
 	}
-	defs = topLevelDefs(f)
+	defs := topLevelDefs(f)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.gen.Load() != gen {
 		return defs
 	}
 	if v.topLevel == nil || v.topLevelDefs+len(defs) > v.maxTopLevel {
-		v.topLevel, v.topLevelDefs = map[string][]TopLevelDef{}, 0
+		v.topLevel, v.topLevelDefs = map[string]*topLevelEntry{}, 0
 	}
-	v.topLevel[path] = defs
+	if old, ok := v.topLevel[path]; ok {
+		v.topLevelDefs -= len(old.defs)
+	}
+	v.topLevel[path] = &topLevelEntry{hash: f.Hash, gen: gen, defs: defs}
 	v.topLevelDefs += len(defs)
 	return defs
 }
@@ -318,39 +395,74 @@ func (v *view) indexedHash(path string) string { return v.indexedFile(path).hash
 
 // loadFilesLocked reads the file table once per refresh.
 func (v *view) loadFilesLocked() {
-	if v.paths != nil {
-		return
+	for tries := 1; v.paths == nil || v.tablesGen != v.gen.Load(); tries++ {
+		if v.loading != nil {
+			// Another caller reads the table: wait for it, not for the
+			// view's lock, which every query's cached read takes.
+			ch := v.loading
+			v.mu.Unlock()
+			<-ch
+			v.mu.Lock()
+			continue
+		}
+		gen := v.gen.Load()
+		ch := make(chan struct{})
+		v.loading = ch
+		v.mu.Unlock()
+		t := v.readFileTables()
+		v.mu.Lock()
+		v.loading = nil
+		close(ch)
+		// Read while the index changed: read again, unless it changes all
+		// the time; then these serve this caller and the next reads anew.
+		if v.gen.Load() == gen || tries >= 3 {
+			v.paths, v.pkgs, v.goImports, v.goDirs, v.indexed = t.paths, t.pkgs, t.goImports, t.goDirs, t.indexed
+			v.tablesGen = gen
+			return
+		}
 	}
+}
+
+// fileTables are what the view derives from the index's file table.
+type fileTables struct {
+	paths     []string
+	pkgs      map[[2]string][]string
+	goImports map[string][]resolve.GoImport
+	goDirs    map[string][]string
+	indexed   map[string]indexedVersion
+}
+
+// readFileTables reads the index's file table; the caller holds no lock.
+func (v *view) readFileTables() fileTables {
 	files, err := v.ix.Files()
 	if err != nil {
 		v.log.Warn("listing indexed files failed", "err", err)
 	}
-	v.paths = make([]string, 0, len(files))
-	v.pkgs = map[[2]string][]string{}
-	v.goImports = map[string][]resolve.GoImport{}
-	v.goDirs = map[string][]string{}
-	v.indexed = make(map[string]indexedVersion, len(files))
+	t := fileTables{paths: make([]string, 0, len(files)), pkgs: map[[2]string][]string{},
+		goImports: map[string][]resolve.GoImport{}, goDirs: map[string][]string{},
+		indexed: make(map[string]indexedVersion, len(files))}
 	for _, f := range files {
-		v.paths = append(v.paths, f.Path)
+		t.paths = append(t.paths, f.Path)
 		key := [2]string{f.Lang, f.Package}
-		v.pkgs[key] = append(v.pkgs[key], f.Path)
+		t.pkgs[key] = append(t.pkgs[key], f.Path)
 		if dir := filepath.Dir(f.Path); f.Lang == "go" {
 			name := filepath.Base(dir)
-			if ds := v.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
-				v.goDirs[name] = append(ds, dir)
+			if ds := t.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
+				t.goDirs[name] = append(ds, dir)
 			}
 		}
 		for _, p := range f.Imports {
 			name := path.Base(p)
-			v.goImports[name] = append(v.goImports[name], resolve.GoImport{File: f.Path, Path: p})
+			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			v.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after
 	// another, which read the same facts, and a folder is found by search.
-	slices.Sort(v.paths)
+	slices.Sort(t.paths)
+	return t
 }
 
 func (v *view) DefsNamed(name string) []resolve.DefEntry {

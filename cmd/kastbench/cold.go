@@ -74,6 +74,7 @@ func runCold(kast, gopls, root string, n int) error {
 			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
 		}
 		printSlowest(srv.name, r.timings.slowest, 20)
+		printSlowestOf(srv.name, "textDocument/completion", r.timings.slowest, 10)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
@@ -310,4 +311,15 @@ func printSlowest(name string, slow []slowRequest, n int) {
 	for _, r := range slow[:min(n, len(slow))] {
 		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results, r.at)
 	}
+}
+
+// printSlowestOf lists a server's slowest requests of one method.
+func printSlowestOf(name, method string, slow []slowRequest, n int) {
+	var of []slowRequest
+	for _, r := range slow {
+		if r.method == method {
+			of = append(of, r)
+		}
+	}
+	printSlowest(name, of, n)
 }

@@ -168,14 +168,21 @@ type slowRequest struct {
 	results          int
 }
 
-// note records a request among the slowest kept.
+// note records a request among the slowest kept, the 40 slowest of each
+// method: a cold run lists the slowest completions apart from the slower
+// reference queries.
 func (t *timings) note(r slowRequest) {
 	const keep = 40
 	t.slowest = append(t.slowest, r)
 	slices.SortFunc(t.slowest, func(a, b slowRequest) int { return cmp.Compare(b.took, a.took) })
-	if len(t.slowest) > keep {
-		t.slowest = t.slowest[:keep]
-	}
+	n := 0
+	t.slowest = slices.DeleteFunc(t.slowest, func(s slowRequest) bool {
+		if s.method != r.method {
+			return false
+		}
+		n++
+		return n > keep
+	})
 }
 
 // measure sends definition, references, completion and workspace/symbol at

@@ -1,0 +1,286 @@
+// Names brought in by imports, wildcard imports and re-exports.
+
+package resolve
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// explicitImport follows the file's import that brings the name in by name
+// or by alias.
+func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if f.Lang == "go" {
+		// A Go import brings in a package, not a declaration of the
+		// package its path is under: "runtime/debug" names no debug of
+		// runtime.
+		return nil
+	}
+	for _, imp := range f.Imports {
+		local := cmp.Or(imp.Alias, imp.Name)
+		if f.Lang == "python" && imp.Path == imp.Name {
+			continue // `import x (as y)` binds a module, not a declaration named x
+		}
+		if !imp.Wildcard && local == ref.Name {
+			return r.imported(f, imp.Name, importModule(imp), ref.Role, confImport)
+		}
+	}
+	return nil
+}
+
+// wildcardImports looks for the name in the packages the file imports whole.
+func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	var out []Candidate
+	for _, imp := range f.Imports {
+		if imp.Wildcard {
+			out = append(out, r.imported(f, ref.Name, imp.Path, ref.Role, confWildcard)...)
+		}
+	}
+	return out
+}
+
+// importModule is the package or module an import takes its name from:
+// the path without its last segment.
+func importModule(imp analysis.Import) string {
+	return strings.TrimRight(strings.TrimSuffix(imp.Path, imp.Name), "./:")
+}
+
+// imported finds the top-level declaration name of an imported package or
+// module: one declared in package pkg, or in a file whose path ends like the
+// module path.
+func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64) []Candidate {
+	// Every reference through an import asks again; the answer depends on
+	// the file, not on where in it the reference is.
+	key := importKey{f.Path, name, pkg, role, conf}
+	r.mu.Lock()
+	c, ok := r.imports[key]
+	r.mu.Unlock()
+	if !ok {
+		c = r.importedFrom(f, name, pkg, role, conf, 0)
+		r.mu.Lock()
+		r.imports[key] = c
+		r.mu.Unlock()
+	}
+	return slices.Clone(c)
+}
+
+// importKey is what the resolution of an imported name depends on.
+type importKey struct {
+	path, name, pkg string
+	role            analysis.Role
+	conf            float64
+}
+
+// importedFrom is imported after depth re-export hops.
+func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth <= maxDepth {
+		if out, _ := r.nodeImportedName(f, name, pkg, role, conf, depth); len(out) > 0 {
+			return out
+		}
+		if out := r.ambientImported(f.Lang, name, pkg, role, conf); len(out) > 0 {
+			return out
+		}
+		if out, ok := r.rustImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
+			return out
+		}
+	}
+	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
+	if len(out) > 0 {
+		return out
+	}
+	for _, id := range r.defs(name) {
+		// The name table and path tests first: they spare decoding the
+		// files of common names.
+		if id.Nested || !sameFamily(id.Lang, f.Lang) || !moduleMatches(f.Path, id.Path, pkg) ||
+			f.Lang == "python" && !r.pythonRooted(f.Path, id.Path, pkg) {
+			continue
+		}
+		if g, d, ok := r.entry(id.DefID); ok && d.Container == analysis.None && sameFamily(g.Lang, f.Lang) {
+			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
+		}
+	}
+	if len(out) == 0 {
+		out = r.typeMembers(f, name, pkg, role, conf, depth+1)
+	}
+	if len(out) == 0 {
+		out = r.reexported(f, name, pkg, role, conf, depth+1)
+	}
+	return out
+}
+
+// typeMembers finds name among the members of the type that a path such as
+// "com.acme.Format" names: Java's static imports and Kotlin's imports of
+// object members.
+func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, role analysis.Role, conf float64, depth int) []Candidate {
+	pkg, typeName := splitQualifier(typePath)
+	if pkg == "" || !isName(typePath) {
+		return nil
+	}
+	var out []Candidate
+	for _, t := range r.topLevelIn(f.Lang, pkg, typeName, analysis.RoleType, conf) {
+		out = append(out, r.members(t.Def, name, role, conf, depth+1)...)
+	}
+	if len(out) == 0 && overloadLangs[f.Lang] {
+		out = r.nestedTypeMembers(f, name, pkg, typeName, role, conf, depth)
+	}
+	if len(out) == 0 && f.Lang == "java" {
+		// A static import from a Kotlin file's facade class.
+		out = r.facadeMembers(f, analysis.Ref{Name: name, Qualifier: typePath, Role: role})
+	}
+	return out
+}
+
+// reexported follows a relative module that declares no such name to the
+// module it passes the name on from: `export {a as name} from "./b"` or
+// `export * from "./b"` in the module file or its index file.
+func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	var files []string
+	if f.Lang == "python" {
+		// A package's __init__ passes on names from absolute imports too
+		// (pytest.raises is _pytest.python_api's).
+		files = r.moduleFiles(f.Path, module)
+	} else if strings.HasPrefix(module, ".") {
+		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
+		files = []string{base, base + ext, base + "/index" + ext}
+		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") || strings.HasSuffix(f.Path, ".d.cts") {
+			// A declaration file names declaration files, often by the
+			// JavaScript they describe ("./util.js", "./types.cjs").
+			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", stripExt(base)+".d.cts", base+"/index.d.ts")
+		}
+	}
+	return r.reexportedIn(files, name, role, conf, depth)
+}
+
+// reexportedIn follows the re-exports of name in files.
+func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if depth > maxDepth {
+		return nil
+	}
+	var out []Candidate
+	for _, p := range files {
+		g := r.file(p)
+		if g == nil {
+			continue
+		}
+		for _, imp := range g.Imports {
+			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
+				return r.declaredAtTopOf([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
+			}
+			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
+				// A Python module may try several imports of the name
+				// (simplejson's, else json's): the one that resolves.
+				if c := r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth); len(c) > 0 || g.Lang != "python" {
+					return c
+				}
+			}
+		}
+		for _, imp := range g.Imports {
+			if imp.Wildcard {
+				out = append(out, r.importedFrom(g, name, imp.Path, role, conf, depth)...)
+			}
+		}
+	}
+	return out
+}
+
+// topLevelIn finds top-level declarations named name in package pkg. The
+// name tables say which files declare the name at all: only those of them
+// in the package are decoded, not every file of the package (syscall has
+// hundreds).
+func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	var files map[string]bool
+	for _, e := range r.defs(name) {
+		if e.Nested || !sameFamily(e.Lang, lang) {
+			continue
+		}
+		if files == nil {
+			files = r.packageFiles(lang, pkg)
+		}
+		if !files[e.Path] {
+			continue
+		}
+		if g := r.file(e.Path); g != nil && g.Defs[e.Index].Container == analysis.None {
+			out = r.add(out, e.Path, e.Index, conf, ViaImport, role)
+		}
+	}
+	return out
+}
+
+// packageFiles is the set of files of a package, made once per resolver.
+func (r *Resolver) packageFiles(lang, pkg string) map[string]bool {
+	return memo(&r.mu, r.packages, [2]string{lang, pkg}, func(key [2]string) map[string]bool {
+		paths := r.ws.FilesInPackage(key[0], key[1])
+		if other := jvmPartner(key[0]); other != "" {
+			// Kotlin and Java classes of one package see each other.
+			paths = append(slices.Clip(paths), r.ws.FilesInPackage(other, key[1])...)
+		}
+		set := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			set[p] = true
+		}
+		return set
+	})
+}
+
+// moduleMatches reports whether an import path such as "pkg.mod", "./mod",
+// "crate::a::b" or "example.com/x/y" names the file target, imported from
+// the file from.
+func moduleMatches(from, target, importPath string) bool {
+	if importPath == "" {
+		return false
+	}
+	if strings.HasPrefix(importPath, ".") && strings.Contains(importPath, "/") {
+		importPath = path.Join(path.Dir(from), importPath)
+		// ES modules name files with their extension: "./date.js", which
+		// a declaration file date.d.ts describes.
+		t := strings.TrimSuffix(stripExt(target), ".d")
+		return t == importPath || t == stripExt(importPath) || path.Dir(target) == importPath
+	}
+	segs := strings.FieldsFunc(importPath, func(r rune) bool { return r == '.' || r == '/' || r == ':' })
+	if len(segs) > 0 && (segs[0] == "self" || segs[0] == "super") && path.Ext(from) == ".rs" {
+		return rustRelative(from, target, segs)
+	}
+	if len(segs) > 0 && segs[0] == "crate" {
+		segs = segs[1:]
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	suffix := "/" + strings.Join(segs, "/")
+	t := "/" + stripExt(target)
+	return strings.HasSuffix(t, suffix) || strings.HasSuffix(path.Dir(t), suffix) ||
+		strings.HasSuffix(t, suffix+"/__init__") || strings.HasSuffix(t, suffix+"/mod")
+}
+
+// rustRelative reports whether a Rust path starting with self:: or super::
+// names the file target, seen from the file from.
+func rustRelative(from, target string, segs []string) bool {
+	mod := stripExt(from)
+	switch path.Base(mod) {
+	case "mod", "lib", "main":
+		mod = path.Dir(mod)
+	}
+	for len(segs) > 0 && (segs[0] == "self" || segs[0] == "super") {
+		if segs[0] == "super" {
+			mod = path.Dir(mod)
+		}
+		segs = segs[1:]
+	}
+	want := path.Join(append([]string{mod}, segs...)...)
+	t := stripExt(target)
+	switch path.Base(t) {
+	case "mod", "lib", "main":
+		t = path.Dir(t)
+	}
+	return t == want
+}
+
+func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }

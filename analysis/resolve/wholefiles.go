@@ -1,0 +1,137 @@
+package resolve
+
+import "github.com/kast-dev/kast/analysis"
+
+// A reference query before the background pass has stored a name's uses
+// resolves the name's candidate references itself, and each one crosses
+// into many files: the package of its receiver's type, the packages a call
+// chain passes through, every file declaring a method of the name. Profiled
+// on the Go standard library's cold open, decoding those files' whole facts
+// was most of a slow query (Len, Pos, Signal: 0.5–6 s). Like the pass, such
+// a query can read the files it crosses into as declarations tables
+// (storage's Decls), several times smaller and faster to decode, and the
+// whole facts only of the files whose references it resolves.
+
+// WholeFile returns the whole facts of a file whose references are
+// resolved, or nil: what a resolver reading declarations tables needs of
+// the file it resolves (its references, bodies and locals).
+type WholeFile func(path string) *analysis.FileFacts
+
+// ReferencesAmongWhole is ReferencesAmong for a resolver whose workspace
+// serves declarations tables: the references of each candidate file are
+// resolved with its whole facts from whole, memoized in place of its table
+// while they are (and kept as any read file after). The answer is the
+// same, as the stored uses of the pass, read the same way, are.
+func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile) []Reference {
+	found := make([]Reference, len(ids))
+	ok := make([]bool, len(ids))
+	settled := r.settleReferences(def, ids, found, ok, whole)
+	// Grouped by file, so that each file's whole facts are held by one
+	// worker while its references are resolved.
+	byFile := map[string][]int{}
+	var paths []string
+	for i, id := range ids {
+		if settled != nil && settled[i] {
+			continue
+		}
+		if byFile[id.Path] == nil {
+			paths = append(paths, id.Path)
+		}
+		byFile[id.Path] = append(byFile[id.Path], i)
+	}
+	eachFile(len(paths), func(j int) {
+		release := r.holdWhole(paths[j], whole)
+		defer release()
+		for _, i := range byFile[paths[j]] {
+			found[i], ok[i] = r.ResolvesTo(ids[i], def)
+		}
+	})
+	var out []Reference
+	for i := range ids {
+		if ok[i] && (!certain || !found[i].Uncertain) {
+			out = append(out, found[i])
+		}
+	}
+	return out
+}
+
+// eachFile is parallel for work counted in files, each worth many
+// references: two files already pay for a goroutine.
+func eachFile(n int, fn func(i int)) {
+	if n < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	parallel(n*minPerWorker, func(i int) {
+		if i%minPerWorker == 0 {
+			fn(i / minPerWorker)
+		}
+	})
+}
+
+// heldFile is a file's whole facts while holders resolve its references.
+type heldFile struct {
+	facts *analysis.FileFacts
+	n     int
+}
+
+// holdWhole memoizes path's whole facts from whole, in place of whatever
+// was read for it, and keeps them until release is called. A path already
+// held keeps the facts its first holder placed (another query resolving
+// the same file), so that no holder's facts are swapped under it. With a
+// nil whole it does nothing: the resolver reads whole facts anyway.
+func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
+	if whole == nil {
+		return func() {}
+	}
+	var h *heldFile
+	for {
+		r.mu.Lock()
+		h = r.held[path]
+		r.mu.Unlock()
+		var f *analysis.FileFacts
+		if h == nil {
+			if f = whole(path); f == nil {
+				return func() {}
+			}
+		}
+		r.mu.Lock()
+		if h = r.held[path]; h == nil && f != nil {
+			h = &heldFile{facts: f}
+			if r.held == nil {
+				r.held = map[string]*heldFile{}
+			}
+			r.held[path] = h
+		}
+		if h != nil {
+			break // with the lock held
+		}
+		r.mu.Unlock() // its holder released it meanwhile: read it again
+	}
+	defer r.mu.Unlock()
+	h.n++
+	c := &r.files
+	if c.pinned == nil {
+		c.pinned = map[string]int{}
+	}
+	c.pinned[path]++
+	r.replaceLocked(h.facts)
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if c.pinned[path]--; c.pinned[path] <= 0 {
+			delete(c.pinned, path)
+		}
+		if h.n--; h.n == 0 {
+			delete(r.held, path)
+			// The whole facts go with the last holder: kept, they were
+			// most of a cold open's heap (every candidate file of every
+			// query), and what crosses into the file reads its table.
+			if c.current(h.facts) && c.pinned[path] == 0 {
+				r.dropLocked(c.byPath[path])
+			}
+		}
+	}
+}

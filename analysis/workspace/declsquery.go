@@ -1,0 +1,76 @@
+package workspace
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// declsView is a snapshot as its reference queries' resolver reads it: the
+// Go files resolution crosses into as declarations tables (storage's
+// Decls), what the background pass reads of them too, and the files whose
+// references are resolved whole (resolve.Resolver.ReferencesAmongWhole).
+// Open documents and other languages are read as the snapshot reads them.
+type declsView struct {
+	*Snapshot
+}
+
+func (d declsView) File(path string) *analysis.FileFacts {
+	if _, open := d.open[path]; open || !strings.HasSuffix(path, ".go") {
+		return d.Snapshot.File(path)
+	}
+	w := owner(d.roots, path)
+	if w == nil {
+		return nil
+	}
+	w.view.touch() // a query: the pass yields to it
+	return w.view.peekDecls(path)
+}
+
+// declsResolver returns the resolver of the snapshot's reference queries,
+// made once; a snapshot equal to the indexes shares it with others like it.
+func (s *Snapshot) declsResolver() *resolve.Resolver {
+	if s.shared != nil {
+		return s.shared.snapshot().declsResolver()
+	}
+	s.declsOnce.Do(func() { s.decls = resolve.NewWithBudget(declsView{s}, snapshotFactsBytes) })
+	return s.decls
+}
+
+// referencesAmong lists the references among ids that resolve to def, as
+// resolve.Resolver.ReferencesAmong does, crossing into other files through
+// their declarations tables.
+func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certain bool) []resolve.Reference {
+	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile)
+}
+
+// wholeFile is File for a file whose references a query resolves: read
+// from the caches, else decoded without filling them, as those files are
+// read once and are many (thousands for a common method name).
+func (s *Snapshot) wholeFile(path string) *analysis.FileFacts {
+	if o, ok := s.open[path]; ok {
+		return o.facts
+	}
+	if s.shared != nil {
+		return s.shared.snapshot().wholeFile(path)
+	}
+	s.mu.Lock()
+	f, ok := s.cached[path]
+	s.mu.Unlock()
+	if ok {
+		return f
+	}
+	w := owner(s.roots, path)
+	if w == nil {
+		return nil
+	}
+	w.view.touch()
+	return w.view.peek(path)
+}
+
+// resolveReferences is resolve.Resolver's References (CertainReferences
+// when certain) through referencesAmong.
+func (s *Snapshot) resolveReferences(def resolve.DefID, certain bool) []resolve.Reference {
+	return s.referencesAmong(def, s.Resolver().ReferenceCandidates(def, certain), certain)
+}

@@ -1,0 +1,64 @@
+package workspace_test
+
+import (
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// A reference query's own resolution, crossing into other files through
+// their declarations tables and reading whole only the files it resolves,
+// finds for every definition what resolving each candidate with whole
+// facts finds. The settled fixture holds a method on a value a function of
+// another package returns, a field promoted through embedding, an
+// interface method, dot and renamed imports and shadowing names; the
+// resolution fixtures the rest. Each definition is asked twice of one
+// snapshot, so that the second answer starts from a memo holding tables
+// and whole facts of the files earlier queries crossed into and resolved.
+func TestDeclsReferencesEqualResolvingEach(t *testing.T) {
+	check := func(t *testing.T, ar *txtar.Archive) {
+		ws, root := openArchive(t, ar)
+		ws.ShrinkViewCache(t)
+		sess := workspace.NewSession()
+		sess.AddRoot(ws)
+		snap := sess.Snapshot(nil)
+		// The answers resolving each come from an index of their own, so
+		// that reading whole facts for them fills no cache of ws.
+		other := workspace.NewSession()
+		other.AddRoot(openIndexed(t, root))
+		wholeSnap := other.Snapshot(nil)
+		whole := resolve.New(wholeSnap)
+		withRefs := 0
+		for round := range 2 {
+			for _, p := range wholeSnap.Files() {
+				for i, d := range wholeSnap.File(p).Defs {
+					def := resolve.DefID{Path: p, Index: int32(i)}
+					ids := whole.ReferenceCandidates(def, false)
+					var want []resolve.Reference
+					for _, id := range ids {
+						if r, ok := whole.ResolvesTo(id, def); ok {
+							want = append(want, r)
+						}
+					}
+					got := snap.ReferencesAmongDecls(def, ids)
+					if !slices.Equal(referenceKeys(got), referenceKeys(want)) {
+						t.Errorf("round %d, references of %s#%d %s:\n got  %v\n want %v", round, p, i,
+							d.Name, referenceKeys(got), referenceKeys(want))
+					}
+					if round == 0 && len(want) > 0 {
+						withRefs++
+					}
+				}
+			}
+		}
+		if withRefs == 0 {
+			t.Fatal("no definition has references: the fixture tests nothing")
+		}
+	}
+	t.Run("settled", func(t *testing.T) { check(t, txtar.Parse([]byte(settledFixture))) })
+	eachResolveArchive(t, check)
+}
