@@ -177,6 +177,10 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 				out = append(out, t)
 			}
 		case d.TypeName != "":
+			if parsed := r.parsedTypes(f, cref, g, d, depth); len(parsed) > 0 {
+				out = append(out, parsed...)
+				continue
+			}
 			for _, t := range r.typesNamed(g, calledType(g.Lang, d.TypeName), d.Scope, d.NameSpan, depth+1) {
 				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
 				out = append(out, t)

@@ -271,6 +271,9 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	if ecmaLang(f.Lang) {
 		typeName = tsWritten(typeName)
+		if s := schemaOf(typeName); s != "" {
+			return r.schemaTypes(f, s, scope, at, depth)
+		}
 		if obj, key, ok := tsIndexed(typeName); ok {
 			return r.indexedTypes(f, obj, key, scope, at, depth)
 		}

@@ -1,0 +1,84 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// zod-style schemas: `z.infer<typeof S>` and what `S.parse(x)` returns have
+// the members the extractor declared in S from the shape S was built with
+// (ecma's shapes.go), where tsserver takes them too.
+
+// inferredFrom are the written type helpers that give a schema's type.
+var inferredFrom = map[string]bool{"infer": true, "output": true, "input": true, "TypeOf": true, "Infer": true}
+
+// schemaOf is the schema name S of a written type `z.infer<typeof S>`
+// (or output, input), "" for any other type.
+func schemaOf(t string) string {
+	t = strings.TrimSpace(t)
+	open := strings.IndexByte(t, '<')
+	if open <= 0 || !strings.HasSuffix(t, ">") || !inferredFrom[baseTypeName(t[:open])] {
+		return ""
+	}
+	arg, ok := strings.CutPrefix(strings.TrimSpace(t[open+1:len(t)-1]), "typeof ")
+	if !ok || !isName(strings.TrimSpace(arg)) {
+		return ""
+	}
+	return strings.TrimSpace(arg)
+}
+
+// schemaTypes are the schema variables named by q whose shapes declare
+// members: the types whose members a value the schema describes has.
+func (r *Resolver) schemaTypes(f *analysis.FileFacts, q string, scope int32, at analysis.Span, depth int) []Candidate {
+	if r.tooDeep(f.Lang, depth+1) {
+		return nil
+	}
+	ref := analysis.Ref{Name: q, Span: at, Role: analysis.RoleRead, Scope: scope, Enclosing: analysis.None}
+	var out []Candidate
+	for _, c := range best(r.resolve(f, ref, depth+1)) {
+		g, d, ok := r.entry(c.Def)
+		if !ok || c.Confidence < r.threshold || d.Kind.IsType() || d.Value == "" || d.Value == tsObjectValue || !hasMembers(g, c.Def.Index) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// hasMembers reports whether any definition of g is declared inside i.
+func hasMembers(g *analysis.FileFacts, i int32) bool {
+	for _, d := range g.Defs {
+		if d.Container == i && d.Kind == analysis.KindField {
+			return true
+		}
+	}
+	return false
+}
+
+// parsedTypes are the types `S.parse(x)` (or safeParse's data) gives when
+// the parse method returns the schema's output (`core.output<this>`,
+// zod 3's `Output`) and S's shape declares its members: S itself.
+func (r *Resolver) parsedTypes(f *analysis.FileFacts, cref analysis.Ref, g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	if !ecmaLang(g.Lang) || cref.Qualifier == "" || !isName(cref.Qualifier) {
+		return nil
+	}
+	t := strings.TrimSpace(calledType(g.Lang, d.TypeName))
+	if t != "Output" && schemaOfThis(t) == "" {
+		return nil
+	}
+	return r.schemaTypes(f, cref.Qualifier, cref.Scope, cref.Span, depth)
+}
+
+// schemaOfThis is "this" for a written type `output<this>` (any
+// qualifier), "" otherwise.
+func schemaOfThis(t string) string {
+	open := strings.IndexByte(t, '<')
+	if open <= 0 || !strings.HasSuffix(t, ">") || !inferredFrom[baseTypeName(t[:open])] {
+		return ""
+	}
+	if strings.TrimSpace(t[open+1:len(t)-1]) == "this" {
+		return "this"
+	}
+	return ""
+}
