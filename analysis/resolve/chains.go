@@ -150,7 +150,7 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 		d := g.Defs[c.Def.Index]
 		if res, ok := r.calledValueTypes(g, d, depth); ok {
 			for _, t := range res {
-				t.Confidence *= c.Confidence
+				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
 				out = append(out, t)
 			}
 			continue

@@ -470,6 +470,9 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 			}
 			found := r.declared(s.Def, name, role, c)
 			if len(found) == 0 {
+				found = r.aliasSupertypeMembers(t, s.Def, name, role, c, depth+1)
+			}
+			if len(found) == 0 {
 				found = r.inherited(s.Def, name, role, c, depth+1)
 			}
 			out = appendNew(out, found)

@@ -82,3 +82,70 @@ func schemaOfThis(t string) string {
 	}
 	return ""
 }
+
+// aliasSupertypeMembers finds name among the members of TypeScript type
+// alias s that type t extends, instantiated as t's declaration writes it:
+// vitest's `interface Assertion<T> extends VitestAssertion<Chai.Assertion,
+// T>` has chai's Assertion's members through the alias's mapped type.
+func (r *Resolver) aliasSupertypeMembers(t, s DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	g, d, ok := r.entry(t)
+	h, a, ok2 := r.entry(s)
+	if !ok || !ok2 || !ecmaLang(g.Lang) || a.Kind != analysis.KindTypeAlias || h == nil || r.tooDeep(g.Lang, depth) {
+		return nil
+	}
+	written := writtenSupertype(d.Signature, a.Name)
+	if written == "" {
+		return nil
+	}
+	var out []Candidate
+	for _, u := range r.typesNamed(g, written, d.Scope, d.NameSpan, depth+1) {
+		if u.Def != s && u.Def != t && u.Confidence >= r.threshold {
+			out = append(out, r.members(u.Def, name, role, conf, depth+1)...)
+		}
+	}
+	return out
+}
+
+// writtenSupertype is the supertype named name as a declaration's header
+// writes it after extends, type arguments included: "VitestAssertion<A,
+// T>"; "" when the header has no such supertype with arguments.
+func writtenSupertype(header, name string) string {
+	_, heritage, ok := strings.Cut(header, " extends ")
+	if !ok {
+		return ""
+	}
+	for i := 0; i+len(name) < len(heritage); i++ {
+		if !strings.HasPrefix(heritage[i:], name+"<") || i > 0 && isIdentByte(heritage[i-1]) {
+			continue
+		}
+		open := i + len(name)
+		if end := closingAngle(heritage, open); end > 0 {
+			return heritage[i : end+1]
+		}
+		return ""
+	}
+	return ""
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// closingAngle is the index of the '>' that closes the '<' at open, or -1.
+func closingAngle(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			depth++
+		case '>':
+			if i > 0 && s[i-1] == '=' {
+				continue // an arrow's =>
+			}
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
