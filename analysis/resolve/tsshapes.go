@@ -38,7 +38,7 @@ func (r *Resolver) schemaTypes(f *analysis.FileFacts, q string, scope int32, at 
 	var out []Candidate
 	for _, c := range best(r.resolve(f, ref, depth+1)) {
 		g, d, ok := r.entry(c.Def)
-		if !ok || c.Confidence < r.threshold || d.Kind.IsType() || d.Value == "" || d.Value == tsObjectValue || !hasMembers(g, c.Def.Index) {
+		if !ok || c.Confidence < r.threshold || d.Kind.IsType() || d.Value == tsObjectValue || !hasMembers(g, c.Def.Index) {
 			continue
 		}
 		out = append(out, c)
