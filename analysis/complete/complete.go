@@ -511,6 +511,9 @@ func (c *collector) members(qualifier string, offset int) {
 		for _, a := range r.AliasedTypes(t) {
 			visit(a.Def, depth+1)
 		}
+		for _, a := range r.AliasSupertypes(t) {
+			visit(a.Def, depth+1)
+		}
 	}
 	for _, t := range types {
 		if !t.Uncertain {

@@ -149,3 +149,30 @@ func closingAngle(s string, open int) int {
 	}
 	return -1
 }
+
+// AliasSupertypes are the types whose members TypeScript type t has through
+// the type aliases it extends, instantiated as t's declaration writes them
+// (vitest's Assertion: chai's Assertion through VitestAssertion<…>).
+func (r *Resolver) AliasSupertypes(t DefID) []Candidate {
+	g, d, ok := r.entry(t)
+	if !ok || !ecmaLang(g.Lang) {
+		return nil
+	}
+	var out []Candidate
+	for _, e := range r.supertypes(t, 1) {
+		for _, s := range best(e.Targets) {
+			_, a, ok := r.entry(s.Def)
+			if !ok || a.Kind != analysis.KindTypeAlias {
+				continue
+			}
+			if written := writtenSupertype(d.Signature, a.Name); written != "" {
+				for _, u := range r.typesNamed(g, written, d.Scope, d.NameSpan, 2) {
+					if u.Def != s.Def && u.Def != t && u.Confidence >= r.threshold {
+						out = append(out, u)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
