@@ -1,9 +1,6 @@
 package ecma
 
-import (
-	"github.com/kast-dev/kast/analysis"
-	"github.com/kast-dev/kast/analysis/syntax"
-)
+import "github.com/kast-dev/kast/analysis/syntax"
 
 // Schema builders in zod's style, `const S = z.object({ name: z.string() })`,
 // describe the type `z.infer<typeof S>` by the object literal they are
@@ -45,22 +42,5 @@ func (w *walker) shapeMembers(d int32, call syntax.Node) {
 			continue
 		}
 		w.node(a)
-	}
-}
-
-// GlobalVisibility marks a declaration of a module's `declare global { … }`
-// block: a global every file sees, as @types/chai's namespace Chai is,
-// though the file that declares it is a module.
-const GlobalVisibility = "global"
-
-// globalBlock walks a `declare global` block, marking the top-level
-// declarations it makes global.
-func (w *walker) globalBlock(n syntax.Node) {
-	first := len(w.b.Facts.Defs)
-	w.children(n)
-	for i := first; i < len(w.b.Facts.Defs); i++ {
-		if d := w.b.D(int32(i)); d.Container == analysis.None {
-			d.Visibility = GlobalVisibility
-		}
 	}
 }
