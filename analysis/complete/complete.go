@@ -492,6 +492,9 @@ func (c *collector) members(qualifier string, offset int) {
 		} else {
 			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
 				h := c.s.File(p)
+				if h == nil {
+					continue // listed, but gone from the index since
+				}
 				for i, d := range h.Defs {
 					if d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == name {
 						c.addDef(resolve.DefID{Path: p, Index: int32(i)}, rank)
@@ -506,6 +509,9 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(sup.Def, depth+1)
 		}
 		for _, a := range r.AliasedTypes(t) {
+			visit(a.Def, depth+1)
+		}
+		for _, a := range r.AliasSupertypes(t) {
 			visit(a.Def, depth+1)
 		}
 	}

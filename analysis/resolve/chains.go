@@ -150,7 +150,7 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 		d := g.Defs[c.Def.Index]
 		if res, ok := r.calledValueTypes(g, d, depth); ok {
 			for _, t := range res {
-				t.Confidence *= c.Confidence
+				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
 				out = append(out, t)
 			}
 			continue
@@ -162,18 +162,27 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 			if d.Container != analysis.None {
 				out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 			}
-		case cref.Qualifier != "" && returnsReceiver(g, c.Def.Index):
+		case cref.Qualifier != "" && (returnsReceiver(g, c.Def.Index) || returnsThis(g, d)):
 			// `fun <T> T.configure(): T` returns its receiver, whatever
-			// its class: `C().configure()` is a C.
+			// its class: `C().configure()` is a C. A sure TypeScript method
+			// returning `this` keeps its receiver's confidence, so that
+			// zod's long builder chains do not fade one call at a time.
 			qref := cref
 			qref.Role = analysis.RoleRead
+			keep := returnsThis(g, d) && c.Confidence >= r.threshold
 			for _, t := range r.receiverTypes(f, qref, depth+1) {
-				t.Confidence *= c.Confidence
+				if !keep {
+					t.Confidence *= c.Confidence
+				}
 				out = append(out, t)
 			}
 		case d.TypeName != "":
+			if parsed := r.parsedTypes(f, cref, g, d, depth); len(parsed) > 0 {
+				out = append(out, parsed...)
+				continue
+			}
 			for _, t := range r.typesNamed(g, calledType(g.Lang, d.TypeName), d.Scope, d.NameSpan, depth+1) {
-				t.Confidence *= c.Confidence
+				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
 				out = append(out, t)
 			}
 		}
@@ -196,6 +205,13 @@ func returnsReceiver(g *analysis.FileFacts, i int32) bool {
 	base := baseTypeName(d.Receiver)
 	return baseTypeName(d.TypeName) == base && strings.TrimSpace(d.TypeName) == strings.TrimSpace(d.Receiver) &&
 		declaresTypeParam(g, i, base)
+}
+
+// returnsThis reports whether TypeScript method d returns the polymorphic
+// `this` type, which is its receiver's type: zod's `z.string().min(1)` is
+// a ZodString, not the ZodType that declares min.
+func returnsThis(g *analysis.FileFacts, d analysis.Def) bool {
+	return ecmaLang(g.Lang) && strings.TrimSpace(calledType(g.Lang, d.TypeName)) == "this"
 }
 
 // literalType is the type of a Kotlin or Java literal qualifier, or "":
@@ -421,6 +437,10 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 		g := r.file(c.Def.Path)
 		d := g.Defs[c.Def.Index]
 		switch {
+		case qref.Role == analysis.RoleCall && qref.Qualifier != "" && returnsThis(g, d):
+			rref := qref
+			rref.Role = analysis.RoleRead
+			out = append(out, r.writtenTypes(f, rref, depth+1)...)
 		case d.TypeName != "" && !d.Kind.IsType() && qref.Role == analysis.RoleCall:
 			out = append(out, calledType(g.Lang, d.TypeName))
 		case d.TypeName != "" && !d.Kind.IsType():

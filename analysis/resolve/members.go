@@ -184,7 +184,7 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
-				t.Confidence *= c.Confidence
+				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
 				out = append(out, t)
 			}
 		case d.Value != "" && (g.Lang == "kotlin" || g.Lang == "python" || ecmaLang(g.Lang)) && c.Confidence >= r.threshold:
@@ -271,6 +271,9 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 	}
 	if ecmaLang(f.Lang) {
 		typeName = tsWritten(typeName)
+		if s := schemaOf(typeName); s != "" {
+			return r.schemaTypes(f, s, scope, at, depth)
+		}
 		if obj, key, ok := tsIndexed(typeName); ok {
 			return r.indexedTypes(f, obj, key, scope, at, depth)
 		}
@@ -304,7 +307,7 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		// An expect class has its members in its actual classes too.
 		out = r.withActuals(out)
 	}
-	if f.Lang == "kotlin" || f.Lang == "java" {
+	if f.Lang == "kotlin" || f.Lang == "java" || ecmaLang(f.Lang) {
 		out = r.sureType(out)
 	}
 	return out
@@ -373,6 +376,9 @@ func (r *Resolver) goUnderlying(t DefID, name string, role analysis.Role, conf f
 	d := g.Defs[t.Index]
 	if !underlyingLangs[g.Lang] || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth) {
 		return nil
+	}
+	if arms := tsUnionArms(d.TypeName); len(arms) > 1 {
+		return r.unionMembers(g, d, arms, name, role, conf, depth)
 	}
 	alias := g.Lang != "go" || strings.Contains(d.Signature, "=")
 	var out []Candidate
@@ -463,6 +469,9 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 				c *= s.Confidence
 			}
 			found := r.declared(s.Def, name, role, c)
+			if len(found) == 0 {
+				found = r.aliasSupertypeMembers(t, s.Def, name, role, c, depth+1)
+			}
 			if len(found) == 0 {
 				found = r.inherited(s.Def, name, role, c, depth+1)
 			}

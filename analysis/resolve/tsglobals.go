@@ -25,10 +25,13 @@ func (r *Resolver) globals(ref analysis.Ref) []Candidate {
 			continue
 		}
 		g := r.file(e.Path)
-		if g == nil || !isScript(g) {
+		if g == nil {
 			continue
 		}
 		d := g.Defs[e.Index]
+		if d.Visibility != tsGlobalVisibility && !isScript(g) {
+			continue
+		}
 		if d.Container != analysis.None || kindFit(ref.Role, d.Kind) == 0 {
 			continue
 		}
@@ -42,6 +45,10 @@ func (r *Resolver) globals(ref analysis.Ref) []Candidate {
 	})
 	return out
 }
+
+// tsGlobalVisibility marks a declaration of a `declare global` block
+// (ecma.GlobalVisibility).
+const tsGlobalVisibility = "global"
 
 // isScript reports whether a declaration file declares globals: no
 // imports and no exported top-level declaration.

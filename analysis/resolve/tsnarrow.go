@@ -155,9 +155,9 @@ func (r *Resolver) tsElementTypes(f *analysis.FileFacts, ref analysis.Ref, q str
 		return nil, false
 	}
 	var out []Candidate
-	for _, t := range r.writtenTypes(f, qref, depth+1) {
-		if e := elementType(tsWritten(t)); e != "" {
-			out = append(out, r.typesNamed(f, e, ref.Scope, ref.Span, depth+1)...)
+	for _, t := range r.writtenTypesAt(f, qref, depth) {
+		if e := elementType(tsWritten(t.text)); e != "" {
+			out = append(out, r.typesNamed(t.file, e, t.scope, t.at, depth+1)...)
 		}
 	}
 	return out, true
@@ -175,7 +175,7 @@ func indexedBase(f *analysis.FileFacts, ref analysis.Ref, q string) (analysis.Re
 		return ref, false
 	}
 	base := q[:open]
-	if !isName(base) && !isChain(f.Lang, base) {
+	if !isName(base) && !isChain(f.Lang, strings.ReplaceAll(base, "!.", ".")) {
 		return ref, false
 	}
 	ref.Qualifier = base

@@ -279,3 +279,52 @@ func (r *Resolver) tsMappedTypes(f *analysis.FileFacts, typeName string, scope i
 	}
 	return r.typesNamed(f, args[i], scope, at, depth+1), true
 }
+
+// tsUnionArms are the arms of a written TypeScript union type other than
+// undefined and null; one arm (the type itself) for any other type.
+func tsUnionArms(t string) []string {
+	t = tsWritten(t)
+	if topLevelIndex(t, '|') < 0 {
+		return []string{t}
+	}
+	var arms []string
+	for _, part := range splitAt(t, '|') {
+		if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
+			arms = append(arms, part)
+		}
+	}
+	return arms
+}
+
+// unionMembers finds name in every arm of the union alias d declares, in
+// the arms' order, as tsserver lists a union's property: none when an arm
+// lacks it, since TypeScript rejects the access then (zod's
+// `ZodSafeParseSuccess<T> | ZodSafeParseError<T>` both declare success).
+func (r *Resolver) unionMembers(g *analysis.FileFacts, d analysis.Def, arms []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	var out []Candidate
+	for _, arm := range arms {
+		var found []Candidate
+		for _, u := range r.typesNamed(g, arm, d.Scope, d.NameSpan, depth+1) {
+			if u.Confidence >= r.threshold {
+				found = append(found, r.members(u.Def, name, role, conf, depth+1)...)
+			}
+		}
+		if len(found) == 0 {
+			return nil
+		}
+		out = append(out, found...)
+	}
+	return out
+}
+
+// throughSure is the confidence of type t reached through declaration c of
+// file g: the product, except that in TypeScript a sure declaration's
+// written type is as sure as its own resolution, since the type is written
+// out, so that `schema.safeParse(x).error.issues` does not fade below the
+// threshold one sure step at a time.
+func (r *Resolver) throughSure(g *analysis.FileFacts, c, t float64) float64 {
+	if ecmaLang(g.Lang) && c >= r.threshold && t >= r.threshold {
+		return t
+	}
+	return c * t
+}

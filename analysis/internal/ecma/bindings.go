@@ -104,6 +104,8 @@ func (w *walker) variables(n syntax.Node) {
 			w.b.Owned(d, func() { w.b.Within(value, analysis.None, func() { w.signature(value) }) })
 		case obj.Valid() && def.TypeName == "":
 			w.objectMembers(d, obj)
+		case schemaShape(value).Valid() && def.TypeName == "":
+			w.shapeMembers(d, value)
 		default:
 			w.node(value)
 		}
@@ -285,6 +287,12 @@ func objectLiteral(v syntax.Node) syntax.Node {
 // are no names of the enclosing one).
 func (w *walker) objectMembers(d int32, obj syntax.Node) {
 	w.b.D(d).Value = ObjectValue
+	w.properties(d, obj)
+}
+
+// properties declares the properties of object literal obj as members of
+// definition d.
+func (w *walker) properties(d int32, obj syntax.Node) {
 	w.b.Within(obj, d, func() {
 		for _, c := range obj.NamedChildren() {
 			switch c.Type() {

@@ -37,6 +37,12 @@ func (w *walker) children(n syntax.Node, skip ...syntax.Node) { extract.Visit(n,
 
 func (w *walker) node(n syntax.Node) {
 	switch n.Type() {
+	case "ambient_declaration":
+		if n.Child("global").Valid() {
+			w.globalBlock(n)
+			return
+		}
+		w.children(n)
 	case "import_statement":
 		w.importStatement(n)
 	case "export_statement":
