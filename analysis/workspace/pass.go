@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -14,6 +15,31 @@ import (
 // How a reference pass shares the process with queries: the files queries
 // want first, the file table a stopped pass resumes on, and the view its
 // workers read through.
+
+// passYield is how one worker of a background pass gives way to queries,
+// between files and between the references of a file: a query waits for
+// a core while both run the pass, and one file can take seconds. After a
+// wait that queries kept up for maxYield, the worker runs for minPassRun
+// before it waits again, so the pass still ends beside a busy editor.
+type passYield struct {
+	v      *view
+	done   <-chan struct{}
+	runTil time.Time
+}
+
+// minPassRun is how long a worker runs after waiting maxYield.
+const minPassRun = 100 * time.Millisecond
+
+func (y *passYield) pause() {
+	if !y.runTil.IsZero() && time.Now().Before(y.runTil) {
+		return
+	}
+	start := time.Now()
+	y.v.waitForQueries(y.done, queryQuiet, maxYield)
+	if now := time.Now(); now.Sub(start) >= maxYield {
+		y.runTil = now.Add(minPassRun)
+	}
+}
 
 // maxWanted bounds the files queries ask a pass to take first.
 const maxWanted = 4096

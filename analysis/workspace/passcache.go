@@ -59,8 +59,11 @@ type passCache struct {
 	facts map[string]*list.Element // of *cachedFacts
 	lru   list.List                // most recently used first
 	bytes int64
-	defs  map[string][]resolve.DefEntry
-	nDefs int
+	// defs holds the names looked up since it last filled; older those
+	// looked up before, which a lookup moves back into defs: the names
+	// every package asks for (String, Error, New) stay.
+	defs, older map[string][]resolve.DefEntry
+	nDefs       int
 	// r is the resolver the workers share (its lookups are made once for
 	// all of them), read through pv.
 	r  *resolve.Resolver
@@ -90,8 +93,8 @@ func (c *passCache) currentLocked() bool {
 	if c.v.gen.Load() == c.gen {
 		return true
 	}
-	if len(c.facts) > 0 || len(c.defs) > 0 {
-		c.facts, c.defs, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, 0, 0
+	if len(c.facts) > 0 || len(c.defs) > 0 || len(c.older) > 0 {
+		c.facts, c.defs, c.older, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, nil, 0, 0
 		c.lru.Init()
 	}
 	return false
@@ -138,19 +141,29 @@ func (c *passCache) defsNamed(name string) []resolve.DefEntry {
 		c.mu.Unlock()
 		return d
 	}
+	if d, ok := c.older[name]; ok && c.currentLocked() {
+		c.keepDefsLocked(name, d)
+		c.mu.Unlock()
+		return d
+	}
 	c.mu.Unlock()
 	d := c.v.defsNamed(name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.currentLocked() {
-		return d
+	if c.currentLocked() {
+		c.keepDefsLocked(name, d)
 	}
+	return d
+}
+
+// keepDefsLocked memoizes name's definitions in defs; a full defs becomes
+// older, and the older one is dropped.
+func (c *passCache) keepDefsLocked(name string, d []resolve.DefEntry) {
 	if c.nDefs+len(d) > passBudget.defs {
-		c.defs, c.nDefs = map[string][]resolve.DefEntry{}, 0
+		c.older, c.defs, c.nDefs = c.defs, map[string][]resolve.DefEntry{}, 0
 	}
 	c.defs[name] = d
 	c.nDefs += len(d) + 1
-	return d
 }
 
 // peekDecls is peek for a declarations table: the whole facts when queries
