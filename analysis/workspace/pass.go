@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
@@ -138,6 +139,18 @@ func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
 func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {
 	return p.view.supertypesNamed(name)
+}
+
+// byFolder orders paths folder by folder, each folder's files together: in
+// path order a folder's files come apart around its subfolders' (net/http's
+// around net/http/httptest's), and the pass's memos, filled with what one
+// package's resolution reads, were emptied by the subfolders' between.
+func byFolder(paths []string) {
+	slices.SortFunc(paths, func(a, b string) int {
+		da := a[:strings.LastIndexByte(a, filepath.Separator)+1]
+		db := b[:strings.LastIndexByte(b, filepath.Separator)+1]
+		return cmp.Or(strings.Compare(da, db), strings.Compare(a, b))
+	})
 }
 
 // maxPrioritizedPackage bounds the files of one package Prioritize puts

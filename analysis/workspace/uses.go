@@ -308,6 +308,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		}
 		u.mu.Unlock()
 	}
+	byFolder(paths)
 	defer func() {
 		u.mu.Lock()
 		u.epoch++
