@@ -46,7 +46,7 @@ var passBudget = struct {
 	// workers, queries running, one run each): 64 MB facts, 128k names, a
 	// 24 MB resolver renewed after 128 MB peaked at 542 MB RSS (pass 3m21s);
 	// 24/64k/16/64 at 446 MB (7m12s); these at 409 MB (2m33s).
-	facts: 40 << 20, defs: 1 << 16, resolver: 16 << 20, renewal: 96 << 20, ordinals: 4096,
+	facts: 96 << 20, defs: 1 << 16, resolver: 16 << 20, renewal: 96 << 20, ordinals: 4096,
 }
 
 // passCache is what one pass's workers share. It is valid for one
