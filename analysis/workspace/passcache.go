@@ -45,7 +45,11 @@ var passBudget = struct {
 	// Measured on the Go standard library's cold open (kastbench -cold, 2
 	// workers, queries running, one run each): 64 MB facts, 128k names, a
 	// 24 MB resolver renewed after 128 MB peaked at 542 MB RSS (pass 3m21s);
-	// 24/64k/16/64 at 446 MB (7m12s); these at 409 MB (2m33s).
+	// 24/64k/16/64 at 446 MB (7m12s); 40/64k/16/96 at 409 MB (2m33s).
+	// At 3 million lines (kastbench -pass) 40 MB of facts thrashed: the
+	// pass decoded declarations tables again and again (1.9 GB in its
+	// first 2,500 files, generated files of 1 MB most), and 96 MB took
+	// its CPU from 60 s to 45 s.
 	facts: 96 << 20, defs: 1 << 16, resolver: 16 << 20, renewal: 96 << 20, ordinals: 4096,
 }
 
