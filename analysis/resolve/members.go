@@ -496,11 +496,19 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 
 // best keeps the candidates tied with the most confident one.
 func best(c []Candidate) []Candidate {
-	top := 0.0
+	top, n := 0.0, 0
 	for _, x := range c {
-		top = max(top, x.Confidence)
+		switch {
+		case x.Confidence > top:
+			top, n = x.Confidence, 1
+		case x.Confidence == top:
+			n++
+		}
 	}
-	var out []Candidate
+	if n == 0 {
+		return nil
+	}
+	out := make([]Candidate, 0, n) // one allocation: it runs for every qualifier
 	for _, x := range c {
 		if x.Confidence == top {
 			out = append(out, x)
