@@ -58,3 +58,26 @@ func TestBudgetKeepsTheFileBeingResolved(t *testing.T) {
 		t.Errorf("the file being resolved was read %d times, want once", n)
 	}
 }
+
+// A reference pass gives way to queries inside a file too: FileUsesOf
+// pauses between its references, every few dozen, and finds the same uses.
+func TestFileUsesPausesBetweenReferences(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package main\n\nfunc F() int { return 1 }\n\nfunc main() {\n")
+	for range 200 {
+		src.WriteString("\t_ = F()\n")
+	}
+	src.WriteString("}\n")
+	ws := workspace(t, map[string]string{"main/main.go": src.String()})
+	f := ws.File("main/main.go")
+	pauses, uses := 0, 0
+	resolve.New(ws).FileUsesOf(f, func() { pauses++ }, func(resolve.DefID, resolve.Reference) { uses++ })
+	want := 0
+	resolve.New(ws).FileUses("main/main.go", func(resolve.DefID, resolve.Reference) { want++ })
+	if uses != want || want < 200 {
+		t.Errorf("%d uses with pauses, %d without; want the same, at least 200", uses, want)
+	}
+	if least := len(f.Refs) / 64; pauses < least || pauses >= len(f.Refs) {
+		t.Errorf("%d pauses over %d references, want at least %d and fewer than one a reference", pauses, len(f.Refs), least)
+	}
+}

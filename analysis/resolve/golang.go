@@ -167,8 +167,9 @@ func osMatches(want, goos string) bool {
 // says, else linux/amd64): 1 when it does, 0 when it builds for another
 // platform only. Files other than Go sources all rank 1.
 func goBuildFit(from, candidate string) int {
-	if !strings.HasSuffix(candidate, ".go") || from == candidate {
-		return 1
+	if !strings.HasSuffix(candidate, ".go") || from == candidate ||
+		strings.LastIndexByte(candidate, '_') < strings.LastIndexByte(candidate, '/') {
+		return 1 // the common case, a name without _: no platform
 	}
 	goos, goarch := goPlatform(from)
 	cos, carch := goFilePlatform(candidate)

@@ -434,19 +434,38 @@ func (r *Resolver) declared(t DefID, name string, role analysis.Role, conf float
 
 // goMethodsIn lists the Go methods called name declared in the directory
 // of path. Member lookups ask for every use of a member, and a name like
-// String or Error has thousands of methods across a workspace.
+// String or Error has thousands of methods across a workspace: they are
+// sorted by directory once per name, not scanned once per directory (which
+// grew with the workspace squared).
 func (r *Resolver) goMethodsIn(name, path string) []DefEntry {
-	dir := path[:max(strings.LastIndexByte(path, '/'), 0)]
-	return memo(&r.mu, r.goMethods, [2]string{name, dir}, func([2]string) []DefEntry {
-		var out []DefEntry
-		for _, e := range r.defs(name) {
-			if e.Lang == "go" && e.Kind == analysis.KindMethod && sameDir(e.Path, path) {
-				out = append(out, e)
-			}
-		}
+	dir := path[:strings.LastIndexByte(path, '/')+1] // as sameDir tells them apart
+	r.mu.Lock()
+	out, ok := r.goMethods[[2]string{name, dir}]
+	_, grouped := r.goMethods[[2]string{name, groupedMark}]
+	r.mu.Unlock()
+	if ok || grouped {
 		return out
-	})
+	}
+	byDir := map[string][]DefEntry{}
+	for _, e := range r.defs(name) {
+		if e.Lang == "go" && e.Kind == analysis.KindMethod {
+			d := e.Path[:strings.LastIndexByte(e.Path, '/')+1]
+			byDir[d] = append(byDir[d], e)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for d, es := range byDir {
+		r.goMethods[[2]string{name, d}] = es
+	}
+	r.goMethods[[2]string{name, groupedMark}] = nil
+	return byDir[dir]
 }
+
+// groupedMark, in place of a directory in the key of Resolver.goMethods,
+// records that every directory's methods of the name are there: no path
+// holds a NUL.
+const groupedMark = "\x00"
 
 func isCompanion(f *analysis.FileFacts, i int32) bool {
 	d := f.Defs[i]
@@ -486,11 +505,19 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 
 // best keeps the candidates tied with the most confident one.
 func best(c []Candidate) []Candidate {
-	top := 0.0
+	top, n := 0.0, 0
 	for _, x := range c {
-		top = max(top, x.Confidence)
+		switch {
+		case x.Confidence > top:
+			top, n = x.Confidence, 1
+		case x.Confidence == top:
+			n++
+		}
 	}
-	var out []Candidate
+	if n == 0 {
+		return nil
+	}
+	out := make([]Candidate, 0, n) // one allocation: it runs for every qualifier
 	for _, x := range c {
 		if x.Confidence == top {
 			out = append(out, x)

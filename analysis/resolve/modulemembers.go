@@ -46,6 +46,12 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		if ref.Qualifier != imp.Path && ref.Qualifier != local {
 			continue
 		}
+		if f.Lang == "go" && !strings.HasPrefix(imp.Path, ".") {
+			if out := r.goImportMember(imp.Path, ref.Name, ref.Role); len(out) > 0 {
+				return out
+			}
+			continue
+		}
 		if f.Lang == "go" {
 			if out, ok := r.goPackageMember(imp.Path, ref.Name, ref.Role); ok {
 				return out
@@ -116,6 +122,74 @@ type GoPackages interface {
 // false when the workspace cannot map it (resolution then guesses from
 // folder names) or the package there lacks the name.
 func (r *Resolver) goPackageMember(importPath, name string, role analysis.Role) ([]Candidate, bool) {
+	a := r.goImport(goImportKey{importPath, name, role, lookupPackageMember}, func() goImportAnswer {
+		out, ok := r.lookupGoPackageMember(importPath, name, role)
+		return goImportAnswer{out, ok}
+	})
+	return a.c, a.ok
+}
+
+// goImportMember is what resolveInModule finds of name through a Go import
+// of a package by its path (not "./x"): what goPackageMember finds, else a
+// top-level name of a package matching the path. It does not depend on the
+// importing file, so the files importing a package share it: each lookup
+// reads every definition of the name in the workspace, and the files that
+// ask grow with it too.
+func (r *Resolver) goImportMember(importPath, name string, role analysis.Role) []Candidate {
+	return r.goImport(goImportKey{importPath, name, role, lookupImportMember}, func() goImportAnswer {
+		if out, ok := r.goPackageMember(importPath, name, role); ok {
+			return goImportAnswer{c: out}
+		}
+		if out := withoutReceivers(r, r.topLevelIn("go", importPath, name, role, confImport)); len(out) > 0 {
+			return goImportAnswer{c: out}
+		}
+		var out []Candidate
+		for _, id := range r.defs(name) {
+			if id.Nested || id.Lang != "go" || id.Kind == analysis.KindMethod || !moduleMatches("", id.Path, importPath) {
+				continue
+			}
+			g, d, ok := r.entry(id.DefID)
+			if ok && d.Container == analysis.None && d.Receiver == "" && g.Lang == "go" {
+				out = r.add(out, id.Path, id.Index, confImport, ViaImport, role)
+			}
+		}
+		if len(out) > 0 {
+			return goImportAnswer{c: out}
+		}
+		return goImportAnswer{c: r.goImported(importPath, name, role)}
+	}).c
+}
+
+// goImportKey is what goImportMember's, goPackageMember's and goImported's
+// answers depend on.
+type goImportKey struct {
+	importPath, name string
+	role             analysis.Role
+	lookup           goImportLookup
+}
+
+type goImportLookup uint8
+
+const (
+	lookupImportMember goImportLookup = iota
+	lookupPackageMember
+	lookupImported
+)
+
+type goImportAnswer struct {
+	c  []Candidate
+	ok bool
+}
+
+// goImport returns the memoized answer for key, made by lookup the first
+// time; a copy, which the caller may change.
+func (r *Resolver) goImport(key goImportKey, lookup func() goImportAnswer) goImportAnswer {
+	a := memo(&r.mu, r.goImports, key, func(goImportKey) goImportAnswer { return lookup() })
+	a.c = slices.Clone(a.c)
+	return a
+}
+
+func (r *Resolver) lookupGoPackageMember(importPath, name string, role analysis.Role) ([]Candidate, bool) {
 	gp, ok := r.ws.(GoPackages)
 	if !ok {
 		return nil, false
@@ -142,6 +216,12 @@ func (r *Resolver) goPackageMember(importPath, name string, role analysis.Role) 
 // longest, then the one nearest the root: "example.com/app/legacy/geo" is
 // legacy/geo and "example.com/app/geo" is geo, not legacy/geo.
 func (r *Resolver) goImported(importPath, name string, role analysis.Role) []Candidate {
+	return r.goImport(goImportKey{importPath, name, role, lookupImported}, func() goImportAnswer {
+		return goImportAnswer{c: r.lookupGoImported(importPath, name, role)}
+	}).c
+}
+
+func (r *Resolver) lookupGoImported(importPath, name string, role analysis.Role) []Candidate {
 	segs := strings.Split(importPath, "/")
 	var out []Candidate
 	bestScore, bestRest := 0, 0

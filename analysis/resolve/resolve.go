@@ -64,6 +64,7 @@ type Resolver struct {
 	names        map[*analysis.FileFacts]map[string][]int32
 	scoped       map[*analysis.FileFacts]map[scopedName][]int32
 	goMethods    map[[2]string][]DefEntry // (name, directory) → Go methods
+	goImports    map[goImportKey]goImportAnswer
 	inheritances map[*analysis.FileFacts]map[analysis.Span]int32
 	defsNamed    map[string][]DefEntry
 	files        fileCache
@@ -112,6 +113,7 @@ func New(ws Workspace) *Resolver {
 		names:        map[*analysis.FileFacts]map[string][]int32{},
 		scoped:       map[*analysis.FileFacts]map[scopedName][]int32{},
 		goMethods:    map[[2]string][]DefEntry{},
+		goImports:    map[goImportKey]goImportAnswer{},
 		inheritances: map[*analysis.FileFacts]map[analysis.Span]int32{},
 		defsNamed:    map[string][]DefEntry{},
 		methods:      map[string][]method{},

@@ -42,14 +42,20 @@ func (r *Resolver) FileUses(path string, use func(def DefID, ref Reference)) {
 // FileUsesOf is FileUses of the whole facts f, which replace any the
 // resolver memoized for f.Path: a reference pass's workspace serves the
 // files resolution crosses into as declarations tables (storage's Decls),
-// which lack the references and bodies the file resolved needs.
-func (r *Resolver) FileUsesOf(f *analysis.FileFacts, use func(def DefID, ref Reference)) {
+// which lack the references and bodies the file resolved needs. pause,
+// which may be nil, is called between references every pauseEvery: a
+// background pass gives way to queries inside a large file too.
+func (r *Resolver) FileUsesOf(f *analysis.FileFacts, pause func(), use func(def DefID, ref Reference)) {
 	defer r.pin(f.Path)()
 	r.mu.Lock()
 	r.replaceLocked(f)
 	r.mu.Unlock()
-	r.fileUses(f, use)
+	r.fileUsesPausing(f, pause, use)
 }
+
+// pauseEvery is how many references FileUsesOf resolves between pauses: a
+// fraction of a millisecond's work.
+const pauseEvery = 32
 
 // replaceLocked memoizes f as its path's facts in place of any other. The
 // caller has pinned the path, so f stays while the pin holds.
@@ -79,9 +85,16 @@ func (r *Resolver) dropLocked(e *list.Element) {
 }
 
 func (r *Resolver) fileUses(f *analysis.FileFacts, use func(def DefID, ref Reference)) {
+	r.fileUsesPausing(f, nil, use)
+}
+
+func (r *Resolver) fileUsesPausing(f *analysis.FileFacts, pause func(), use func(def DefID, ref Reference)) {
 	path := f.Path
 	skip := map[DefID]bool{}
 	for i, ref := range f.Refs {
+		if pause != nil && i%pauseEvery == pauseEvery-1 {
+			pause()
+		}
 		id := RefID{path, int32(i)}
 		uses := usesOf(r.Resolve(id))
 		ambiguous := overloadLangs[f.Lang] && r.ambiguous(uses)

@@ -1,11 +1,13 @@
 package workspace
 
 import (
+	"cmp"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -14,6 +16,31 @@ import (
 // How a reference pass shares the process with queries: the files queries
 // want first, the file table a stopped pass resumes on, and the view its
 // workers read through.
+
+// passYield is how one worker of a background pass gives way to queries,
+// between files and between the references of a file: a query waits for
+// a core while both run the pass, and one file can take seconds. After a
+// wait that queries kept up for maxYield, the worker runs for minPassRun
+// before it waits again, so the pass still ends beside a busy editor.
+type passYield struct {
+	v      *view
+	done   <-chan struct{}
+	runTil time.Time
+}
+
+// minPassRun is how long a worker runs after waiting maxYield.
+const minPassRun = 100 * time.Millisecond
+
+func (y *passYield) pause() {
+	if !y.runTil.IsZero() && time.Now().Before(y.runTil) {
+		return
+	}
+	start := time.Now()
+	y.v.waitForQueries(y.done, queryQuiet, maxYield)
+	if now := time.Now(); now.Sub(start) >= maxYield {
+		y.runTil = now.Add(minPassRun)
+	}
+}
 
 // maxWanted bounds the files queries ask a pass to take first.
 const maxWanted = 4096
@@ -112,6 +139,18 @@ func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 func (p *passView) RefsNamed(name string) []resolve.RefID { return p.view.refsNamed(name) }
 func (p *passView) SupertypesNamed(name string) []resolve.SupertypeID {
 	return p.view.supertypesNamed(name)
+}
+
+// byFolder orders paths folder by folder, each folder's files together: in
+// path order a folder's files come apart around its subfolders' (net/http's
+// around net/http/httptest's), and the pass's memos, filled with what one
+// package's resolution reads, were emptied by the subfolders' between.
+func byFolder(paths []string) {
+	slices.SortFunc(paths, func(a, b string) int {
+		da := a[:strings.LastIndexByte(a, filepath.Separator)+1]
+		db := b[:strings.LastIndexByte(b, filepath.Separator)+1]
+		return cmp.Or(strings.Compare(da, db), strings.Compare(a, b))
+	})
 }
 
 // maxPrioritizedPackage bounds the files of one package Prioritize puts

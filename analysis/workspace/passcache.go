@@ -45,8 +45,12 @@ var passBudget = struct {
 	// Measured on the Go standard library's cold open (kastbench -cold, 2
 	// workers, queries running, one run each): 64 MB facts, 128k names, a
 	// 24 MB resolver renewed after 128 MB peaked at 542 MB RSS (pass 3m21s);
-	// 24/64k/16/64 at 446 MB (7m12s); these at 409 MB (2m33s).
-	facts: 40 << 20, defs: 1 << 16, resolver: 16 << 20, renewal: 96 << 20, ordinals: 4096,
+	// 24/64k/16/64 at 446 MB (7m12s); 40/64k/16/96 at 409 MB (2m33s).
+	// At 3 million lines (kastbench -pass) 40 MB of facts thrashed: the
+	// pass decoded declarations tables again and again (1.9 GB in its
+	// first 2,500 files, generated files of 1 MB most), and 96 MB took
+	// its CPU from 60 s to 45 s.
+	facts: 96 << 20, defs: 1 << 16, resolver: 16 << 20, renewal: 96 << 20, ordinals: 4096,
 }
 
 // passCache is what one pass's workers share. It is valid for one
@@ -59,8 +63,11 @@ type passCache struct {
 	facts map[string]*list.Element // of *cachedFacts
 	lru   list.List                // most recently used first
 	bytes int64
-	defs  map[string][]resolve.DefEntry
-	nDefs int
+	// defs holds the names looked up since it last filled; older those
+	// looked up before, which a lookup moves back into defs: the names
+	// every package asks for (String, Error, New) stay.
+	defs, older map[string][]resolve.DefEntry
+	nDefs       int
 	// r is the resolver the workers share (its lookups are made once for
 	// all of them), read through pv.
 	r  *resolve.Resolver
@@ -90,8 +97,8 @@ func (c *passCache) currentLocked() bool {
 	if c.v.gen.Load() == c.gen {
 		return true
 	}
-	if len(c.facts) > 0 || len(c.defs) > 0 {
-		c.facts, c.defs, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, 0, 0
+	if len(c.facts) > 0 || len(c.defs) > 0 || len(c.older) > 0 {
+		c.facts, c.defs, c.older, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, nil, 0, 0
 		c.lru.Init()
 	}
 	return false
@@ -138,19 +145,29 @@ func (c *passCache) defsNamed(name string) []resolve.DefEntry {
 		c.mu.Unlock()
 		return d
 	}
+	if d, ok := c.older[name]; ok && c.currentLocked() {
+		c.keepDefsLocked(name, d)
+		c.mu.Unlock()
+		return d
+	}
 	c.mu.Unlock()
 	d := c.v.defsNamed(name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.currentLocked() {
-		return d
+	if c.currentLocked() {
+		c.keepDefsLocked(name, d)
 	}
+	return d
+}
+
+// keepDefsLocked memoizes name's definitions in defs; a full defs becomes
+// older, and the older one is dropped.
+func (c *passCache) keepDefsLocked(name string, d []resolve.DefEntry) {
 	if c.nDefs+len(d) > passBudget.defs {
-		c.defs, c.nDefs = map[string][]resolve.DefEntry{}, 0
+		c.older, c.defs, c.nDefs = c.defs, map[string][]resolve.DefEntry{}, 0
 	}
 	c.defs[name] = d
 	c.nDefs += len(d) + 1
-	return d
 }
 
 // peekDecls is peek for a declarations table: the whole facts when queries

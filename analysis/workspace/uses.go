@@ -308,6 +308,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		}
 		u.mu.Unlock()
 	}
+	byFolder(paths)
 	defer func() {
 		u.mu.Lock()
 		u.epoch++
@@ -332,9 +333,13 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	for range workers {
 		wg.Go(func() {
 			ords := map[string][]int32{}
+			var pause func()
+			if yield {
+				pause = (&passYield{v: w.view, done: ctx.Done()}).pause
+			}
 			for {
-				if yield {
-					w.view.waitForQueries(ctx.Done(), queryQuiet, maxYield)
+				if pause != nil {
+					pause()
 				}
 				p, ok := <-next
 				if !ok {
@@ -347,7 +352,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 				// The file itself is read whole, the others' declarations
 				// tables only (see passCache.file).
 				f := w.view.peek(p)
-				results <- result{p, fileRecord(f), fileUses(cache, r, f, ords)}
+				results <- result{p, fileRecord(f), fileUses(cache, r, f, ords, pause)}
 			}
 		})
 	}
@@ -446,12 +451,12 @@ func fileRecord(f *analysis.FileFacts) storage.UsesRecord {
 // fileUses resolves the references of f (its whole facts) for storage,
 // naming each target by its ordinal (ords memoizes them by file). Targets'
 // facts are read through the pass's memo: the query cache is for queries.
-func fileUses(cache *passCache, r *resolve.Resolver, f *analysis.FileFacts, ords map[string][]int32) map[storage.UseTarget][]storage.Use {
+func fileUses(cache *passCache, r *resolve.Resolver, f *analysis.FileFacts, ords map[string][]int32, pause func()) map[storage.UseTarget][]storage.Use {
 	out := map[storage.UseTarget][]storage.Use{}
 	if f == nil {
 		return out
 	}
-	r.FileUsesOf(f, func(def resolve.DefID, ref resolve.Reference) {
+	r.FileUsesOf(f, pause, func(def resolve.DefID, ref resolve.Reference) {
 		o, ok := ords[def.Path]
 		if !ok {
 			if f := cache.file(def.Path); f != nil {

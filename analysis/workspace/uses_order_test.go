@@ -100,6 +100,46 @@ func TestPassTakesOpenedFilesFirst(t *testing.T) {
 	}
 }
 
+// A pass takes a folder's files together, not split around its
+// subfolders' files as path order has them (a/b.go, a/b/c.go, a/c.go):
+// what one package's resolution reads stays in the pass's memos.
+func TestPassTakesAFoldersFilesTogether(t *testing.T) {
+	root := t.TempDir()
+	var files []string
+	for _, name := range []string{"a/b.go", "a/b/c.go", "a/b/d.go", "a/c.go", "a/d.go", "e.go"} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		pkg := filepath.Base(filepath.Dir(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package "+pkg+"\n\nfunc F() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	ws, err := Open(root, Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ws.view.Files(), files) {
+		t.Fatalf("indexed %v, want %v in path order: the test shows nothing", ws.view.Files(), files)
+	}
+	var order []string
+	passPicked = func(p string) { order = append(order, p) }
+	t.Cleanup(func() { passPicked = nil })
+	if _, err := ws.ResolveUses(context.Background(), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{files[5], files[0], files[3], files[4], files[1], files[2]} // the root's, a's, then a/b's
+	if !slices.Equal(order, want) {
+		t.Errorf("the pass took\n %v\nwant\n %v", order, want)
+	}
+}
+
 // filesIn finds a folder's own files among sorted paths, not its
 // subfolders'.
 func TestFilesInFolder(t *testing.T) {
