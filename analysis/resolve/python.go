@@ -429,3 +429,26 @@ func (r *Resolver) derivesFromEnum(t DefID, depth int) bool {
 	}
 	return false
 }
+
+// pythonTypeOnly marks an annotation's reference that pythonAnnotationValue
+// resolves as a type; a bit of Role no extraction sets.
+const pythonTypeOnly analysis.Role = 1 << 7
+
+// pythonAnnotationValue resolves a name in a Python annotation that no
+// type declares as the value it is: any expression may annotate, so
+// typing's Callable (an instance) and TypeAlias (a decorated function)
+// are what pyright goes to. ok is false when the reference is no
+// annotation, or is one being resolved as a type.
+func (r *Resolver) pythonAnnotationValue(f *analysis.FileFacts, ref analysis.Ref, depth int) ([]Candidate, bool) {
+	if f.Lang != "python" || ref.Role&analysis.RoleType == 0 || ref.Role&pythonTypeOnly != 0 {
+		return nil, false
+	}
+	typed := ref
+	typed.Role |= pythonTypeOnly
+	if c := r.resolve(f, typed, depth); len(c) > 0 {
+		return c, true
+	}
+	value := ref
+	value.Role = ref.Role&^analysis.RoleType | analysis.RoleRead
+	return r.resolve(f, value, depth), true
+}

@@ -349,6 +349,9 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	if ref.Role&analysis.RoleImport != 0 {
 		return r.imported(f, ref.Name, ref.Qualifier, ref.Role, confImport)
 	}
+	if c, ok := r.pythonAnnotationValue(f, ref, depth); ok {
+		return c
+	}
 	if ref.Qualifier != "" {
 		return r.qualified(f, ref, depth)
 	}
