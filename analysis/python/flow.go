@@ -194,6 +194,20 @@ func iteratedValue(n syntax.Node) string {
 	if n.Type() != "call" || !isDotted(n.Field("function")) {
 		return ""
 	}
+	// list(x), sorted(x), set(x)… hold what x iterates: `for m in
+	// list(sys.modules)` goes over the mapping's keys.
+	if sameElements[n.Field("function").Text()] {
+		if args := n.Field("arguments").NamedChildren(); len(args) > 0 && args[0].Type() != "keyword_argument" {
+			if inner := iteratedValue(args[0]); inner != "" {
+				return inner
+			}
+		}
+	}
 	// What the call returns, iterated: s.split(",") is a list[str].
 	return n.Field("function").Text() + "()"
 }
+
+// sameElements are the built-in functions whose result iterates the
+// elements of their first argument.
+var sameElements = map[string]bool{"list": true, "sorted": true, "set": true, "frozenset": true, "tuple": true,
+	"reversed": true, "iter": true}
