@@ -307,6 +307,13 @@ func (w *walker) assignment(n syntax.Node) {
 	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
+		// `d = hooks or {}` with `hooks: Mapping[…] | None`: the
+		// parameter's type comes first, as pyright lists the union.
+		if right.Type() == "boolean_operator" && right.Child("or").Valid() && right.Field("left").Type() == "identifier" {
+			if typeName = w.parameterType(right.Field("left").Text()); typeName != "" {
+				w.value = ""
+			}
+		}
 	}
 	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" && right.Type() == "identifier" {
 		typeName = w.parameterType(right.Text()) // self.app = app, with app: Flask
