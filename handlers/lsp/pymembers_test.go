@@ -40,7 +40,7 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 
 // A package's attributes as pyright lists them: what `from __future__
 // import` binds and the public submodules its __init__ imports from (a
-// private one, _compat, only where the file imports it itself).
+// private one, _compat, only where the file imports it whole).
 func TestLSPPythonPackageAttributes(t *testing.T) {
 	e, _ := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":             "def getcwd():\n    return '.'\n",
@@ -51,7 +51,9 @@ func TestLSPPythonPackageAttributes(t *testing.T) {
 		"ws/pkg/_compat.py":       "PY2 = False\n",
 		"ws/pkg/core.py":          "class Command:\n    pass\n",
 		"ws/pkg/utils.py":         "def echo(): ...\n",
+		"ws/pkg/_inner.py":        "X = 1\n",
 		"ws/app.py":               "import pkg\n\npkg.\n",
+		"ws/imports.py":           "import pkg\nimport pkg._inner\nfrom pkg._compat import PY2\npkg._\n",
 	}, 2)
 	got := pyLabels(e, "app.py", 2, 4)
 	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "PY2", "annotations", "core", "utils"}) {
@@ -59,6 +61,12 @@ func TestLSPPythonPackageAttributes(t *testing.T) {
 	}
 	if got := pyLabels(e, "app.py", 2, 4); slices.Contains(got, "_compat") {
 		t.Errorf("completion after pkg. lists the private submodule: %v", got)
+	}
+	// `import pkg._inner` binds _inner on pkg; `from pkg._compat import
+	// PY2` binds PY2 alone, and pyright does not list _compat.
+	got = pyLabels(e, "imports.py", 3, 5)
+	if !slices.Contains(got, "_inner") || slices.Contains(got, "_compat") {
+		t.Errorf("completion after pkg._ = %v, want _inner and not _compat", got)
 	}
 }
 
