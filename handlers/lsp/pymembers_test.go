@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -84,5 +85,40 @@ func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
 	}, 2)
 	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
 		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+}
+
+// An absolute import finds its module where pyright looks: the root, its
+// src folder, and the folders from the importing file's up to the root.
+// examples/celery/src/task_app is none of them for examples/celery's
+// make_celery.py, so it gets no definition; tests/ finds its neighbour.
+func TestLSPPythonImportRoots(t *testing.T) {
+	e, dir := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":                                 "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi":                     pyObject,
+		"ws/pyproject.toml":                           "[project]\nname = \"app\"\n",
+		"ws/src/app/__init__.py":                      "def create(): ...\n",
+		"ws/examples/celery/src/task_app/__init__.py": "def create_app(): ...\n",
+		"ws/examples/celery/make_celery.py":           "from task_app import create_app\nimport app\n\ncreate_app()\napp.create()\n",
+		"ws/tests/helpers.py":                         "def helper(): ...\n",
+		"ws/tests/unit/test_x.py":                     "from helpers import helper\n\nhelper()\n",
+	}, 2)
+	ws := filepath.ToSlash(filepath.Join(dir, "ws")) + "/"
+	for _, c := range []struct {
+		file       string
+		line, char int
+		want       string // the target below ws/ and its line, or "" for none
+	}{
+		{"examples/celery/make_celery.py", 3, 2, ""},
+		{"examples/celery/make_celery.py", 4, 5, "src/app/__init__.py:0"},
+		{"tests/unit/test_x.py", 2, 2, "tests/helpers.py:0"},
+	} {
+		want := ""
+		if c.want != "" {
+			want = ws + c.want
+		}
+		if got := e.defAt(c.file, c.line, c.char); got != want {
+			t.Errorf("definition at %s:%d:%d = %q, want %q", c.file, c.line, c.char, got, want)
+		}
 	}
 }
