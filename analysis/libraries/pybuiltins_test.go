@@ -90,3 +90,25 @@ func TestPythonBuiltinsBrokenInterpreter(t *testing.T) {
 		t.Errorf("got %q from a missing interpreter", dir)
 	}
 }
+
+// A virtualenv's interpreter writes the extension modules of the
+// interpreter it was made from (its own platstdlib has no lib-dynload):
+// _socket's socket with connect, which socket.socket derives from.
+func TestPythonBuiltinsFromVirtualenv(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		t.Skipf("no virtualenv: %v %s", err, out)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := pythonBuiltins(context.Background(), filepath.Join(venv, "bin", "python3"), "3.venv")
+	if dir == "" {
+		t.Fatal("no stubs written")
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "_socket.pyi"))
+	if err != nil || !strings.Contains(string(src), "\nclass socket(") || !strings.Contains(string(src), "    def connect(") {
+		t.Errorf("_socket.pyi: %v, want class socket with connect", err)
+	}
+}
