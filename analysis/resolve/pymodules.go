@@ -63,8 +63,10 @@ func (r *Resolver) moduleNamed(f *analysis.FileFacts, ref analysis.Ref) string {
 		}
 		return base + "." + ref.Name
 	}
-	if len(r.unqualified(f, ref, 0)) > 0 {
-		return "" // a declaration or an imported name shadows the module
+	if c := r.unqualified(f, ref, 0); len(c) > 0 {
+		if kept, ok := r.pythonSubmoduleImport(f, ref, c); !ok || len(kept) > 0 {
+			return "" // a declaration or an imported name shadows the module
+		}
 	}
 	return r.moduleBinding(f, ref.Name)
 }

@@ -377,7 +377,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "python" {
-		if c := r.builtins(ref); len(c) > 0 || pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
+		if c := r.builtins(ref); len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
 			return c // a module is no declaration: ModuleAt answers, or nothing does
 		}
 	}

@@ -92,6 +92,8 @@ func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
 // src folder, and the folders from the importing file's up to the root.
 // examples/celery/src/task_app is none of them for examples/celery's
 // make_celery.py, so it gets no definition; tests/ finds its neighbour.
+// `from . import auth` binds the submodule, never a same-named function
+// elsewhere.
 func TestLSPPythonImportRoots(t *testing.T) {
 	e, dir := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":                                 "def getcwd():\n    return '.'\n",
@@ -102,6 +104,9 @@ func TestLSPPythonImportRoots(t *testing.T) {
 		"ws/examples/celery/make_celery.py":           "from task_app import create_app\nimport app\n\ncreate_app()\napp.create()\n",
 		"ws/tests/helpers.py":                         "def helper(): ...\n",
 		"ws/tests/unit/test_x.py":                     "from helpers import helper\n\nhelper()\n",
+		"ws/tests/conftest.py":                        "def auth(client):\n    return client\n",
+		"ws/flaskr/__init__.py":                       "def create_app():\n    from . import auth\n\n    return auth.bp\n",
+		"ws/flaskr/auth.py":                           "bp = 1\n",
 	}, 2)
 	ws := filepath.ToSlash(filepath.Join(dir, "ws")) + "/"
 	for _, c := range []struct {
@@ -112,6 +117,7 @@ func TestLSPPythonImportRoots(t *testing.T) {
 		{"examples/celery/make_celery.py", 3, 2, ""},
 		{"examples/celery/make_celery.py", 4, 5, "src/app/__init__.py:0"},
 		{"tests/unit/test_x.py", 2, 2, "tests/helpers.py:0"},
+		{"flaskr/__init__.py", 3, 12, "flaskr/auth.py:0"}, // the submodule, not conftest's auth
 	} {
 		want := ""
 		if c.want != "" {
