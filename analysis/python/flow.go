@@ -98,6 +98,22 @@ func (w *walker) staticCast(cond string, body syntax.Node) {
 	}
 }
 
+// expressionNarrowing records the narrowing of an expression's operand by
+// a condition that holds where it is evaluated: `a if isinstance(x, T)
+// else b` narrows x in a, `isinstance(x, T) and b` in b.
+func (w *walker) expressionNarrowing(n syntax.Node) {
+	switch kids := n.NamedChildren(); n.Type() {
+	case "conditional_expression":
+		if len(kids) == 3 {
+			w.narrowing(kids[1], kids[0].Span())
+		}
+	case "boolean_operator":
+		if strings.TrimSpace(n.Child("and").Text()) == "and" {
+			w.narrowing(n.Field("left"), n.Field("right").Span())
+		}
+	}
+}
+
 // narrowing records `isinstance(x, T)` (alone or as an operand of `and`)
 // as a cast of x over span.
 func (w *walker) narrowing(cond syntax.Node, span analysis.Span) {

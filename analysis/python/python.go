@@ -123,6 +123,9 @@ func (w *walker) node(n syntax.Node) {
 			w.parameters(n.Field("parameters"), analysis.None)
 			w.node(n.Field("body"))
 		})
+	case "conditional_expression", "boolean_operator":
+		w.expressionNarrowing(n)
+		w.children(n)
 	case "global_statement", "nonlocal_statement":
 		for _, id := range n.ChildrenOf("identifier") {
 			if w.globals != nil {
