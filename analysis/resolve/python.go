@@ -452,12 +452,23 @@ func (r *Resolver) pythonAnnotationValue(f *analysis.FileFacts, ref analysis.Ref
 	}
 	typed := ref
 	typed.Role |= pythonTypeOnly
-	if c := r.resolve(f, typed, depth); len(c) > 0 {
+	c := r.resolve(f, typed, depth)
+	if r.pythonConfident(c) {
 		return c, true
 	}
+	// A guess by name for the type (collections.abc's class Callable)
+	// gives way to the value the import binds (typing's Callable).
 	value := ref
 	value.Role = ref.Role&^analysis.RoleType | analysis.RoleRead
-	return r.resolve(f, value, depth), true
+	if v := r.resolve(f, value, depth); r.pythonConfident(v) || len(c) == 0 {
+		return v, true
+	}
+	return c, true
+}
+
+// pythonConfident reports whether one of the candidates is confident.
+func (r *Resolver) pythonConfident(c []Candidate) bool {
+	return slices.ContainsFunc(c, func(x Candidate) bool { return x.Confidence >= r.threshold })
 }
 
 // pythonSubmoduleImport keeps, of the candidates found for a name that
