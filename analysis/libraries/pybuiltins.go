@@ -22,7 +22,7 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k5"
+const stubRevision = "-k6"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
@@ -85,12 +85,14 @@ def stub(mod, modname):
             out.append(fn(name, sig(obj, False), obj, "", modname))
         else:
             t = type(obj)
-            if t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
+            if modname + "." + name in ATTRIBUTES:
+                out.append("%s: %s\n" % (name, ATTRIBUTES[modname + "." + name]))
+            elif t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
                 out.append("%s: %s\n" % (name, t.__name__))
             else:
                 imports.add(t.__module__)
                 out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
-    for key, r in RETURNS.items():
+    for key, r in list(RETURNS.items()) + list(ATTRIBUTES.items()):
         # A return annotation naming another module's class needs it imported.
         other = r.split(".")[0] if "." in r else None
         if key.startswith(modname + ".") and other and other != modname:

@@ -56,8 +56,10 @@ func TestPythonBuiltinsStub(t *testing.T) {
 		}
 	}
 	// The compiled modules beside it: sys has no source.
-	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
-		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)
+	// Its containers have the element types typeshed gives them.
+	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict[str, types.ModuleType]\n") ||
+		!strings.Contains(string(sys), "\nargv: list[str]\n") || !strings.Contains(string(sys), "\nimport types\n") {
+		t.Errorf("sys.pyi: %v, want modules and argv declared with their element types, and types imported:\n%.300s", err, sys)
 	}
 	// _io calls itself io, but its classes' bases are its own.
 	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
