@@ -492,6 +492,9 @@ func (c *collector) members(qualifier string, offset int) {
 		} else {
 			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
 				h := c.s.File(p)
+				if h == nil {
+					continue // listed by the index, its facts not readable now
+				}
 				for i, d := range h.Defs {
 					if d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == name {
 						c.addDef(resolve.DefID{Path: p, Index: int32(i)}, rank)
