@@ -89,6 +89,9 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 	var out []Candidate
 	for _, p := range r.moduleFiles(f.Path, module) {
 		g := r.file(p)
+		if g == nil {
+			continue
+		}
 		for _, i := range r.named(g, ref.Name) {
 			if g.Defs[i].Container == analysis.None {
 				out = r.add(out, p, i, confImport, ViaImport, ref.Role)
