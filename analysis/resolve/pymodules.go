@@ -181,8 +181,7 @@ func (r *Resolver) moduleFilesNamed(from, module string) []string {
 		}
 		// The module's first segment must sit in a folder of the import
 		// path, not in a package: pip/_vendor/rich/json.py is not json.
-		// A file whose facts cannot be read is no module to answer from.
-		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.pythonImportRoot(from, p, top) && r.file(p) != nil {
+		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.pythonImportRoot(from, p, top) {
 			out = append(out, p)
 		}
 	}
