@@ -59,6 +59,11 @@ func pythonExports(src []byte) (names map[string]bool, ok bool) {
 				}
 				open += end + eq
 			}
+			// `__all__ = __always_supported + (…)` (hashlib's) starts
+			// with a name: not a literal this reads.
+			if eq := bytes.IndexByte(src[end:open], '='); eq >= 0 && strings.TrimSpace(string(src[end+eq+1:open])) != "" {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}

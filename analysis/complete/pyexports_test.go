@@ -17,6 +17,7 @@ func TestPythonExports(t *testing.T) {
 		{"in a block", "if x:\n    __all__ += ['y']\n__all__ = ['x']\n", []string{"x", "y"}},
 		{"mentioned", "\"\"\"Names not in __all__ are private.\"\"\"\n# keep __all__ sorted\n__all__ = ['x']\nclass io:\n    __all__ = ['IO']\n", []string{"x"}},
 		{"computed", "__all__ = ['x'] + other.__all__\n", nil},
+		{"from a name", "__all__ = __always_supported + ('new',)\n", nil},
 		{"extended by a call", "__all__ = ['x']\n__all__.extend(_names(posix))\n", nil},
 		{"none", "x = 1\n_all__ = ['y']\n", nil},
 	} {

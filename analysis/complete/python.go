@@ -141,10 +141,11 @@ func (c *collector) pythonModuleMembers(qualifier string) bool {
 }
 
 // importedSubmodules adds the submodules this file's `import a.b` binds
-// as attributes of a: b after "a.".
+// as attributes of a: b after "a.". `from a.b import x` binds x alone, as
+// pyright reads it.
 func (c *collector) importedSubmodules(qualifier string) {
 	for _, imp := range c.f.Imports {
-		if imp.Wildcard || imp.Alias != "" {
+		if imp.Wildcard || imp.Alias != "" || c.fromImport(imp) {
 			continue
 		}
 		if rest, ok := strings.CutPrefix(imp.Path, qualifier+"."); ok {
@@ -152,6 +153,14 @@ func (c *collector) importedSubmodules(qualifier string) {
 			c.add(Item{Label: sub, Kind: analysis.KindModule, Detail: qualifier + "." + sub, Rank: RankMember})
 		}
 	}
+}
+
+// fromImport reports whether imp is of a `from m import x` statement.
+func (c *collector) fromImport(imp analysis.Import) bool {
+	if imp.Span.Start < 0 || imp.Span.End > len(c.text) {
+		return false
+	}
+	return strings.HasPrefix(string(c.text[imp.Span.Start:min(imp.Span.End, imp.Span.Start+5)]), "from")
 }
 
 // moduleAttributes are what every module object has.

@@ -22,7 +22,7 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k4"
+const stubRevision = "-k6"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
@@ -85,20 +85,24 @@ def stub(mod, modname):
             out.append(fn(name, sig(obj, False), obj, "", modname))
         else:
             t = type(obj)
-            if t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
+            if modname + "." + name in ATTRIBUTES:
+                out.append("%s: %s\n" % (name, ATTRIBUTES[modname + "." + name]))
+            elif t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
                 out.append("%s: %s\n" % (name, t.__name__))
             else:
                 imports.add(t.__module__)
                 out.append("%s: %s.%s\n" % (name, t.__module__, t.__name__))
-    for key, r in RETURNS.items():
+    for key, r in list(RETURNS.items()) + list(ATTRIBUTES.items()):
         # A return annotation naming another module's class needs it imported.
         other = r.split(".")[0] if "." in r else None
         if key.startswith(modname + ".") and other and other != modname:
             imports.add(other)
     return "".join(out[:1] + ["import %s\n" % m for m in sorted(imports)] + out[1:])
 names = set(sys.argv[1:]) or set(sys.builtin_module_names)
-dynload = os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")
-for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload, "*.so")) + glob.glob(os.path.join(dynload, "*.pyd")):
+# In a virtualenv platstdlib is the venv's own folder, which holds no
+# lib-dynload: the interpreter's search path names the real one.
+dynload = [p for p in sys.path if os.path.basename(p) == "lib-dynload"] or [os.path.join(sysconfig.get_paths()["platstdlib"], "lib-dynload")]
+for p in [] if sys.argv[1:] else glob.glob(os.path.join(dynload[0], "*.so")) + glob.glob(os.path.join(dynload[0], "*.pyd")):
     names.add(os.path.basename(p).split(".")[0])
 if not sys.argv[1:]:
     names |= INTROSPECTED

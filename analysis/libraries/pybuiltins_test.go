@@ -56,8 +56,10 @@ func TestPythonBuiltinsStub(t *testing.T) {
 		}
 	}
 	// The compiled modules beside it: sys has no source.
-	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict\n") {
-		t.Errorf("sys.pyi: %v, want modules declared:\n%.300s", err, sys)
+	// Its containers have the element types typeshed gives them.
+	if sys, err := os.ReadFile(filepath.Join(dir, "sys.pyi")); err != nil || !strings.Contains(string(sys), "\nmodules: dict[str, types.ModuleType]\n") ||
+		!strings.Contains(string(sys), "\nargv: list[str]\n") || !strings.Contains(string(sys), "\nimport types\n") {
+		t.Errorf("sys.pyi: %v, want modules and argv declared with their element types, and types imported:\n%.300s", err, sys)
 	}
 	// _io calls itself io, but its classes' bases are its own.
 	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
@@ -88,5 +90,27 @@ func TestPythonBuiltinsBrokenInterpreter(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	if dir := pythonBuiltins(context.Background(), filepath.Join(t.TempDir(), "python3"), "3.test"); dir != "" {
 		t.Errorf("got %q from a missing interpreter", dir)
+	}
+}
+
+// A virtualenv's interpreter writes the extension modules of the
+// interpreter it was made from (its own platstdlib has no lib-dynload):
+// _socket's socket with connect, which socket.socket derives from.
+func TestPythonBuiltinsFromVirtualenv(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		t.Skipf("no virtualenv: %v %s", err, out)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := pythonBuiltins(context.Background(), filepath.Join(venv, "bin", "python3"), "3.venv")
+	if dir == "" {
+		t.Fatal("no stubs written")
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "_socket.pyi"))
+	if err != nil || !strings.Contains(string(src), "\nclass socket(") || !strings.Contains(string(src), "    def connect(") {
+		t.Errorf("_socket.pyi: %v, want class socket with connect", err)
 	}
 }

@@ -12,6 +12,10 @@ const stubReturns = `
 # re.Match have no source): introspected like the compiled ones, so that
 # a match's members have a declaration, as typeshed's stub gives them.
 INTROSPECTED = {"re"}
+# The element types of compiled modules' containers, which introspection
+# sees only as dict or list: a loop over sys.modules gives str keys.
+ATTRIBUTES = {"sys.modules": "dict[str, types.ModuleType]", "sys.argv": "list[str]", "sys.path": "list[str]",
+    "sys.orig_argv": "list[str]", "sys.warnoptions": "list[str]", "sys.builtin_module_names": "tuple[str, ...]"}
 RETURNS = {}
 def returns(owner, annotation, names):
     for n in names.split():

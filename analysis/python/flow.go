@@ -98,6 +98,22 @@ func (w *walker) staticCast(cond string, body syntax.Node) {
 	}
 }
 
+// expressionNarrowing records the narrowing of an expression's operand by
+// a condition that holds where it is evaluated: `a if isinstance(x, T)
+// else b` narrows x in a, `isinstance(x, T) and b` in b.
+func (w *walker) expressionNarrowing(n syntax.Node) {
+	switch kids := n.NamedChildren(); n.Type() {
+	case "conditional_expression":
+		if len(kids) == 3 {
+			w.narrowing(kids[1], kids[0].Span())
+		}
+	case "boolean_operator":
+		if strings.TrimSpace(n.Child("and").Text()) == "and" {
+			w.narrowing(n.Field("left"), n.Field("right").Span())
+		}
+	}
+}
+
 // narrowing records `isinstance(x, T)` (alone or as an operand of `and`)
 // as a cast of x over span.
 func (w *walker) narrowing(cond syntax.Node, span analysis.Span) {
@@ -194,6 +210,20 @@ func iteratedValue(n syntax.Node) string {
 	if n.Type() != "call" || !isDotted(n.Field("function")) {
 		return ""
 	}
+	// list(x), sorted(x), set(x)… hold what x iterates: `for m in
+	// list(sys.modules)` goes over the mapping's keys.
+	if sameElements[n.Field("function").Text()] {
+		if args := n.Field("arguments").NamedChildren(); len(args) > 0 && args[0].Type() != "keyword_argument" {
+			if inner := iteratedValue(args[0]); inner != "" {
+				return inner
+			}
+		}
+	}
 	// What the call returns, iterated: s.split(",") is a list[str].
 	return n.Field("function").Text() + "()"
 }
+
+// sameElements are the built-in functions whose result iterates the
+// elements of their first argument.
+var sameElements = map[string]bool{"list": true, "sorted": true, "set": true, "frozenset": true, "tuple": true,
+	"reversed": true, "iter": true}

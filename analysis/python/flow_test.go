@@ -82,7 +82,7 @@ if TYPE_CHECKING:
 	for _, c := range f.Casts {
 		got = append(got, c.Name+":"+c.Type)
 	}
-	want := []string{"x:str", "x:bytes | mod.Buf", "y:int",
+	want := []string{"x:str", "x:str", "x:bytes | mod.Buf", "y:int", // x is str in the if's block and in `and y`
 		"sys.version_info < (3, 10)", "not (sys.version_info < (3, 10))", `sys.platform == "win32"`,
 		"not (sys.version_info < (3, 10))", `not (sys.platform == "win32")`, "TYPE_CHECKING"}
 	for i := range want {
@@ -97,7 +97,7 @@ if TYPE_CHECKING:
 	}
 	// The narrowing of x covers the if block, not the elif.
 	for _, c := range f.Casts {
-		if c.Name == "x" && c.Type == "str" && !spanHas(src, c.Span, "x.upper()") {
+		if c.Name == "x" && c.Type == "str" && !spanHas(src, c.Span, "x.upper()") && src[c.Span.Start:c.Span.End] != "y" {
 			t.Errorf("str cast of x spans %q", src[c.Span.Start:c.Span.End])
 		}
 		if c.Name == "y" && !spanHas(src, c.Span, "y.bit_length()") {
@@ -108,4 +108,26 @@ if TYPE_CHECKING:
 
 func spanHas(src string, sp analysis.Span, sub string) bool {
 	return sp.Start >= 0 && sp.End <= len(src) && strings.Contains(src[sp.Start:sp.End], sub)
+}
+
+// A conditional expression narrows its first operand by its condition
+// (`v.encode() if isinstance(v, str) else v`), and `isinstance(x, T) and
+// x.y` its right operand.
+func TestFlowCastsInExpressions(t *testing.T) {
+	src := "def f(v, w):\n    a = v.encode() if isinstance(v, str) else v\n    return isinstance(w, bytes) and w.decode()\n"
+	f, err := Extract(context.Background(), "a.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"v:str": "v.encode()", "w:bytes": "w.decode()"}
+	for _, c := range f.Casts {
+		key := c.Name + ":" + c.Type
+		if sub, ok := want[key]; !ok || !spanHas(src, c.Span, sub) || spanHas(src, c.Span, "else") {
+			t.Errorf("cast %s spans %q", key, src[c.Span.Start:c.Span.End])
+		}
+		delete(want, key)
+	}
+	if len(want) > 0 {
+		t.Errorf("casts missing: %v", want)
+	}
 }

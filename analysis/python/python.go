@@ -123,6 +123,9 @@ func (w *walker) node(n syntax.Node) {
 			w.parameters(n.Field("parameters"), analysis.None)
 			w.node(n.Field("body"))
 		})
+	case "conditional_expression", "boolean_operator":
+		w.expressionNarrowing(n)
+		w.children(n)
 	case "global_statement", "nonlocal_statement":
 		for _, id := range n.ChildrenOf("identifier") {
 			if w.globals != nil {
@@ -307,6 +310,13 @@ func (w *walker) assignment(n syntax.Node) {
 	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
+		// `d = hooks or {}` with `hooks: Mapping[…] | None`: the
+		// parameter's type comes first, as pyright lists the union.
+		if right.Type() == "boolean_operator" && right.Child("or").Valid() && right.Field("left").Type() == "identifier" {
+			if typeName = w.parameterType(right.Field("left").Text()); typeName != "" {
+				w.value = ""
+			}
+		}
 	}
 	if typeName == "" && left.Type() == "attribute" && left.Field("object").Text() == "self" && right.Type() == "identifier" {
 		typeName = w.parameterType(right.Text()) // self.app = app, with app: Flask

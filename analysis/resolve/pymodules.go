@@ -63,8 +63,10 @@ func (r *Resolver) moduleNamed(f *analysis.FileFacts, ref analysis.Ref) string {
 		}
 		return base + "." + ref.Name
 	}
-	if len(r.unqualified(f, ref, 0)) > 0 {
-		return "" // a declaration or an imported name shadows the module
+	if c := r.unqualified(f, ref, 0); len(c) > 0 {
+		if kept, ok := r.pythonSubmoduleImport(f, ref, c); !ok || len(kept) > 0 {
+			return "" // a declaration or an imported name shadows the module
+		}
 	}
 	return r.moduleBinding(f, ref.Name)
 }
@@ -179,7 +181,7 @@ func (r *Resolver) moduleFilesNamed(from, module string) []string {
 		}
 		// The module's first segment must sit in a folder of the import
 		// path, not in a package: pip/_vendor/rich/json.py is not json.
-		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil {
+		if r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.pythonImportRoot(from, p, top) {
 			out = append(out, p)
 		}
 	}
@@ -255,7 +257,36 @@ func (r *Resolver) pythonRooted(from, file, module string) bool {
 		return true // matched some other way: not this rule's to judge
 	}
 	top := m[:i]
-	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil
+	return r.file(top+"/__init__.py") == nil && r.file(top+"/__init__.pyi") == nil && r.pythonImportRoot(from, file, top)
+}
+
+// WorkspaceRoots is what a workspace knows of its roots, apart from the
+// libraries it holds.
+type WorkspaceRoots interface {
+	Roots() []string
+	InWorkspace(path string) bool
+}
+
+// pythonImportRoot reports whether an absolute import in file from may find
+// its module's file in folder top (where its first segment sits), as
+// pyright searches. pyright's roots are the workspace root, its src folder,
+// the folders from the importing file's up to the root, and the libraries
+// (site-packages, the standard library), so a nested project's src folder
+// (examples/celery/src) is none for examples/celery/make_celery.py. Only
+// src folders are held to that: kast also reads stand-ins of libraries laid
+// out in folders of the workspace. Without roots every folder may be one.
+func (r *Resolver) pythonImportRoot(from, file, top string) bool {
+	wr, ok := r.ws.(WorkspaceRoots)
+	if !ok || path.Base(top) != "src" || !wr.InWorkspace(from) || !wr.InWorkspace(file) {
+		return true
+	}
+	dir := path.Dir(from)
+	for _, root := range wr.Roots() {
+		if top == root+"/src" || strings.HasPrefix(top, root+"/") && (dir == top || strings.HasPrefix(dir, top+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // relativeModule is the path, without extension, of a relative module

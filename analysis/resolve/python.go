@@ -92,6 +92,9 @@ func (r *Resolver) inPythonModule(f *analysis.FileFacts, ref analysis.Ref) []Can
 	var out []Candidate
 	for _, p := range r.moduleFiles(f.Path, module) {
 		g := r.file(p)
+		if g == nil {
+			continue
+		}
 		for _, i := range r.named(g, ref.Name) {
 			if g.Defs[i].Container == analysis.None {
 				out = r.add(out, p, i, confImport, ViaImport, ref.Role)
@@ -231,14 +234,18 @@ var moduleAttributes = map[string]bool{"__name__": true, "__doc__": true, "__fil
 	"__spec__": true, "__loader__": true, "__path__": true, "__builtins__": true, "__dict__": true}
 
 // pythonBindsModule reports whether one of the file's imports binds name
-// to a module: `import name`, `import name.sub`, `import mod as name`.
-func pythonBindsModule(f *analysis.FileFacts, name string) bool {
+// to a module: `import name`, `import name.sub`, `import mod as name`, or
+// `from pkg import name` where pkg.name is a module's file (`from . import
+// auth` in a function): a module, not a guess by name elsewhere.
+func (r *Resolver) pythonBindsModule(f *analysis.FileFacts, name string) bool {
 	for _, imp := range f.Imports {
 		switch {
 		case imp.Wildcard:
 		case imp.Path == imp.Name && (imp.Alias == name || imp.Alias == "" && imp.Name == name):
 			return true
 		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+"."):
+			return true
+		case cmp.Or(imp.Alias, imp.Name) == name && imp.Path != imp.Name && len(r.moduleFiles(f.Path, imp.Path)) > 0:
 			return true
 		}
 	}
@@ -252,6 +259,9 @@ func pythonBindsModule(f *analysis.FileFacts, name string) bool {
 // built-in name. Code in a function runs later and sees the module's
 // final bindings, so this is for the top level only.
 func (r *Resolver) pythonEarlierBinding(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
+	if kept, ok := r.pythonSubmoduleImport(f, ref, c); ok {
+		return kept
+	}
 	if ref.Scope != 0 || ref.Role&(analysis.RoleWrite|analysis.RoleImport) != 0 {
 		return c
 	}
@@ -431,4 +441,63 @@ func (r *Resolver) derivesFromEnum(t DefID, depth int) bool {
 		}
 	}
 	return false
+}
+
+// pythonTypeOnly marks an annotation's reference that pythonAnnotationValue
+// resolves as a type; a bit of Role no extraction sets.
+const pythonTypeOnly analysis.Role = 1 << 7
+
+// pythonAnnotationValue resolves a name in a Python annotation that no
+// type declares as the value it is: any expression may annotate, so
+// typing's Callable (an instance) and TypeAlias (a decorated function)
+// are what pyright goes to. ok is false when the reference is no
+// annotation, or is one being resolved as a type.
+func (r *Resolver) pythonAnnotationValue(f *analysis.FileFacts, ref analysis.Ref, depth int) ([]Candidate, bool) {
+	if f.Lang != "python" || ref.Role&analysis.RoleType == 0 || ref.Role&pythonTypeOnly != 0 {
+		return nil, false
+	}
+	typed := ref
+	typed.Role |= pythonTypeOnly
+	c := r.resolve(f, typed, depth)
+	if r.pythonConfident(c) {
+		return c, true
+	}
+	// A guess by name for the type (collections.abc's class Callable)
+	// gives way to the value the import binds (typing's Callable).
+	value := ref
+	value.Role = ref.Role&^analysis.RoleType | analysis.RoleRead
+	if v := r.resolve(f, value, depth); r.pythonConfident(v) || len(c) == 0 {
+		return v, true
+	}
+	return c, true
+}
+
+// pythonConfident reports whether one of the candidates is confident.
+func (r *Resolver) pythonConfident(c []Candidate) bool {
+	return slices.ContainsFunc(c, func(x Candidate) bool { return x.Confidence >= r.threshold })
+}
+
+// pythonSubmoduleImport keeps, of the candidates found for a name that
+// `from pkg import name` binds where pkg.name is a module's file (`from .
+// import auth`), those the package itself declares, which the import gets
+// first, and the file's own; the rest are guesses by name, and the module
+// is what ModuleAt answers. ok is false when no such import binds the name.
+func (r *Resolver) pythonSubmoduleImport(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) ([]Candidate, bool) {
+	for _, imp := range f.Imports {
+		if imp.Wildcard || cmp.Or(imp.Alias, imp.Name) != ref.Name || !strings.HasSuffix(imp.Path, "."+imp.Name) {
+			continue
+		}
+		parent := imp.Path[:len(imp.Path)-len(imp.Name)]
+		if strings.Trim(parent, ".") != "" {
+			parent = strings.TrimSuffix(parent, ".")
+		}
+		if len(r.moduleFiles(f.Path, imp.Path)) == 0 {
+			continue
+		}
+		pkg := r.moduleFiles(f.Path, parent)
+		return slices.DeleteFunc(slices.Clone(c), func(x Candidate) bool {
+			return x.Def.Path != f.Path && !slices.Contains(pkg, x.Def.Path) // the file's own bindings stay
+		}), true
+	}
+	return nil, false
 }

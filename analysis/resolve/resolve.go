@@ -349,6 +349,9 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 	if ref.Role&analysis.RoleImport != 0 {
 		return r.imported(f, ref.Name, ref.Qualifier, ref.Role, confImport)
 	}
+	if c, ok := r.pythonAnnotationValue(f, ref, depth); ok {
+		return c
+	}
 	if ref.Qualifier != "" {
 		return r.qualified(f, ref, depth)
 	}
@@ -374,7 +377,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "python" {
-		if c := r.builtins(ref); len(c) > 0 || pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
+		if c := r.builtins(ref); len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
 			return c // a module is no declaration: ModuleAt answers, or nothing does
 		}
 	}

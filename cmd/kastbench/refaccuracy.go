@@ -301,8 +301,16 @@ func libraryModule(path string) string {
 	rel = strings.TrimSuffix(rel, "/__init__")
 	first, rest, _ := strings.Cut(rel, "/")
 	first = strings.TrimSuffix(first, "-stubs")
-	return strings.ReplaceAll(strings.TrimSuffix(first+"/"+rest, "/"), "/", ".")
+	module := strings.ReplaceAll(strings.TrimSuffix(first+"/"+rest, "/"), "/", ".")
+	return cmp.Or(declaringStub[module], module)
 }
+
+// declaringStub names the module whose stub declares the classes that a
+// standard library module defines in its source: the collection ABCs are
+// _collections_abc's classes at run time (typing's names are aliases of
+// them), and typeshed declares them in typing.pyi, which _collections_abc.pyi
+// re-exports. One symbol, two module names.
+var declaringStub = map[string]string{"_collections_abc": "typing"}
 
 // inWorkspace: under root, and not in its virtualenv or node_modules.
 func inWorkspace(root, path string) bool {

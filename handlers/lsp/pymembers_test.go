@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -40,7 +41,7 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 
 // A package's attributes as pyright lists them: what `from __future__
 // import` binds and the public submodules its __init__ imports from (a
-// private one, _compat, only where the file imports it itself).
+// private one, _compat, only where the file imports it whole).
 func TestLSPPythonPackageAttributes(t *testing.T) {
 	e, _ := startLibraryLSP(t, map[string]string{
 		"pystd/os.py":             "def getcwd():\n    return '.'\n",
@@ -51,7 +52,9 @@ func TestLSPPythonPackageAttributes(t *testing.T) {
 		"ws/pkg/_compat.py":       "PY2 = False\n",
 		"ws/pkg/core.py":          "class Command:\n    pass\n",
 		"ws/pkg/utils.py":         "def echo(): ...\n",
+		"ws/pkg/_inner.py":        "X = 1\n",
 		"ws/app.py":               "import pkg\n\npkg.\n",
+		"ws/imports.py":           "import pkg\nimport pkg._inner\nfrom pkg._compat import PY2\npkg._\n",
 	}, 2)
 	got := pyLabels(e, "app.py", 2, 4)
 	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Command", "PY2", "annotations", "core", "utils"}) {
@@ -59,6 +62,12 @@ func TestLSPPythonPackageAttributes(t *testing.T) {
 	}
 	if got := pyLabels(e, "app.py", 2, 4); slices.Contains(got, "_compat") {
 		t.Errorf("completion after pkg. lists the private submodule: %v", got)
+	}
+	// `import pkg._inner` binds _inner on pkg; `from pkg._compat import
+	// PY2` binds PY2 alone, and pyright does not list _compat.
+	got = pyLabels(e, "imports.py", 3, 5)
+	if !slices.Contains(got, "_inner") || slices.Contains(got, "_compat") {
+		t.Errorf("completion after pkg._ = %v, want _inner and not _compat", got)
 	}
 }
 
@@ -76,5 +85,46 @@ func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
 	}, 2)
 	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
 		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+}
+
+// An absolute import finds its module where pyright looks: the root, its
+// src folder, and the folders from the importing file's up to the root.
+// examples/celery/src/task_app is none of them for examples/celery's
+// make_celery.py, so it gets no definition; tests/ finds its neighbour.
+// `from . import auth` binds the submodule, never a same-named function
+// elsewhere.
+func TestLSPPythonImportRoots(t *testing.T) {
+	e, dir := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":                                 "def getcwd():\n    return '.'\n",
+		"pybuiltins/builtins.pyi":                     pyObject,
+		"ws/pyproject.toml":                           "[project]\nname = \"app\"\n",
+		"ws/src/app/__init__.py":                      "def create(): ...\n",
+		"ws/examples/celery/src/task_app/__init__.py": "def create_app(): ...\n",
+		"ws/examples/celery/make_celery.py":           "from task_app import create_app\nimport app\n\ncreate_app()\napp.create()\n",
+		"ws/tests/helpers.py":                         "def helper(): ...\n",
+		"ws/tests/unit/test_x.py":                     "from helpers import helper\n\nhelper()\n",
+		"ws/tests/conftest.py":                        "def auth(client):\n    return client\n",
+		"ws/flaskr/__init__.py":                       "def create_app():\n    from . import auth\n\n    return auth.bp\n",
+		"ws/flaskr/auth.py":                           "bp = 1\n",
+	}, 2)
+	ws := filepath.ToSlash(filepath.Join(dir, "ws")) + "/"
+	for _, c := range []struct {
+		file       string
+		line, char int
+		want       string // the target below ws/ and its line, or "" for none
+	}{
+		{"examples/celery/make_celery.py", 3, 2, ""},
+		{"examples/celery/make_celery.py", 4, 5, "src/app/__init__.py:0"},
+		{"tests/unit/test_x.py", 2, 2, "tests/helpers.py:0"},
+		{"flaskr/__init__.py", 3, 12, "flaskr/auth.py:0"}, // the submodule, not conftest's auth
+	} {
+		want := ""
+		if c.want != "" {
+			want = ws + c.want
+		}
+		if got := e.defAt(c.file, c.line, c.char); got != want {
+			t.Errorf("definition at %s:%d:%d = %q, want %q", c.file, c.line, c.char, got, want)
+		}
 	}
 }
