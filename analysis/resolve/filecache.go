@@ -113,14 +113,7 @@ func (r *Resolver) keepLocked(path string, f *analysis.FileFacts) {
 			skipped++
 			continue
 		}
-		old := c.lru.Remove(c.lru.Back()).(*cachedFile)
-		delete(c.byPath, old.path)
-		c.bytes -= old.size
-		if old.facts != nil {
-			delete(r.names, old.facts)
-			delete(r.scoped, old.facts)
-			delete(r.inheritances, old.facts)
-		}
+		r.dropLocked(back)
 	}
 }
 

@@ -50,8 +50,13 @@ func (r *Resolver) ReferencesAmong(def DefID, ids []RefID, certain bool) []Refer
 			found[i], ok[i] = r.ResolvesTo(ids[i], def)
 		}
 	})
+	return answered(found, ok, certain)
+}
+
+// answered lists the references found, only the certain ones when asked.
+func answered(found []Reference, ok []bool, certain bool) []Reference {
 	var out []Reference
-	for i := range ids {
+	for i := range found {
 		if ok[i] && (!certain || !found[i].Uncertain) {
 			out = append(out, found[i])
 		}

@@ -55,16 +55,9 @@ func importModule(imp analysis.Import) string {
 func (r *Resolver) imported(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64) []Candidate {
 	// Every reference through an import asks again; the answer depends on
 	// the file, not on where in it the reference is.
-	key := importKey{f.Path, name, pkg, role, conf}
-	r.mu.Lock()
-	c, ok := r.imports[key]
-	r.mu.Unlock()
-	if !ok {
-		c = r.importedFrom(f, name, pkg, role, conf, 0)
-		r.mu.Lock()
-		r.imports[key] = c
-		r.mu.Unlock()
-	}
+	c := memo(&r.mu, r.imports, importKey{f.Path, name, pkg, role, conf}, func(importKey) []Candidate {
+		return r.importedFrom(f, name, pkg, role, conf, 0)
+	})
 	return slices.Clone(c)
 }
 

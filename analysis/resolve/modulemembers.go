@@ -14,16 +14,9 @@ import (
 // (`fmt.Println`, `os.path.join`, `sample.greet`).
 func (r *Resolver) inModule(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	// `unsafe.Pointer` resolves the same way wherever it is in the file.
-	key := moduleKey{f.Path, ref.Qualifier, ref.Name, ref.Role}
-	r.mu.Lock()
-	c, ok := r.modules[key]
-	r.mu.Unlock()
-	if !ok {
-		c = r.resolveInModule(f, ref)
-		r.mu.Lock()
-		r.modules[key] = c
-		r.mu.Unlock()
-	}
+	c := memo(&r.mu, r.modules, moduleKey{f.Path, ref.Qualifier, ref.Name, ref.Role}, func(moduleKey) []Candidate {
+		return r.resolveInModule(f, ref)
+	})
 	return slices.Clone(c)
 }
 

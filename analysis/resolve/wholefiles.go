@@ -46,13 +46,7 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 			found[i], ok[i] = r.ResolvesTo(ids[i], def)
 		}
 	})
-	var out []Reference
-	for i := range ids {
-		if ok[i] && (!certain || !found[i].Uncertain) {
-			out = append(out, found[i])
-		}
-	}
-	return out
+	return answered(found, ok, certain)
 }
 
 // eachFile is parallel for work counted in files, each worth many

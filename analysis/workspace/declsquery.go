@@ -49,21 +49,9 @@ func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certa
 // from the caches, else decoded without filling them, as those files are
 // read once and are many (thousands for a common method name).
 func (s *Snapshot) wholeFile(path string) *analysis.FileFacts {
-	if o, ok := s.open[path]; ok {
-		return o.facts
-	}
-	if s.shared != nil {
-		return s.shared.snapshot().wholeFile(path)
-	}
-	s.mu.Lock()
-	f, ok := s.cached[path]
-	s.mu.Unlock()
-	if ok {
-		return f
-	}
-	w := owner(s.roots, path)
+	f, w := s.held(path, (*Snapshot).wholeFile)
 	if w == nil {
-		return nil
+		return f
 	}
 	w.view.touch()
 	return w.view.peek(path)

@@ -325,21 +325,9 @@ func (s *Snapshot) IsOpen(path string) bool {
 // File implements resolve.Workspace. Facts read from an index are kept for
 // the snapshot's life: a resolver reads the same files many times over.
 func (s *Snapshot) File(path string) *analysis.FileFacts {
-	if o, ok := s.open[path]; ok {
-		return o.facts
-	}
-	if s.shared != nil {
-		return s.shared.snapshot().File(path)
-	}
-	s.mu.Lock()
-	f, ok := s.cached[path]
-	s.mu.Unlock()
-	if ok {
-		return f
-	}
-	w := owner(s.roots, path)
+	f, w := s.held(path, (*Snapshot).File)
 	if w == nil {
-		return nil
+		return f
 	}
 	f = w.view.File(path)
 	s.mu.Lock()
@@ -355,6 +343,25 @@ func (s *Snapshot) File(path string) *analysis.FileFacts {
 	}
 	s.mu.Unlock()
 	return f
+}
+
+// held finds a file's facts among the open files, the shared snapshot's
+// (through again) and those this snapshot read already. Otherwise it
+// names the workspace that must read them, or none holds the file.
+func (s *Snapshot) held(path string, again func(*Snapshot, string) *analysis.FileFacts) (*analysis.FileFacts, *Workspace) {
+	if o, ok := s.open[path]; ok {
+		return o.facts, nil
+	}
+	if s.shared != nil {
+		return again(s.shared.snapshot(), path), nil
+	}
+	s.mu.Lock()
+	f, ok := s.cached[path]
+	s.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	return nil, owner(s.roots, path)
 }
 
 // TopLevel lists the top-level definitions of a file: the names its
