@@ -1,6 +1,3 @@
-// Why one long file: these tests share the fake facts and the temporary
-// index helpers, and each checks one table of the key layout.
-
 package storage
 
 import (
