@@ -179,18 +179,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 	e.bool(f.ASCII)
 	e.uvarint(uint64(len(f.Defs)))
 	for _, d := range f.Defs {
-		e.str(d.Name)
-		e.byte(byte(d.Kind))
-		e.span(d.NameSpan)
-		e.span(d.FullSpan)
-		e.varint(int64(d.Container))
-		e.varint(int64(d.Scope))
-		e.str(d.Visibility)
-		e.str(d.Signature)
-		e.str(d.Doc)
-		e.str(d.TypeName)
-		e.str(d.Receiver)
-		e.str(d.Value)
+		e.def(d, true)
 	}
 	e.uvarint(uint64(len(f.Refs)))
 	for _, r := range f.Refs {
@@ -246,11 +235,7 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Defs = make([]analysis.Def, n)
 		for i := range f.Defs {
-			f.Defs[i] = analysis.Def{
-				Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
-				Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
-				Doc: d.str(), TypeName: d.name(), Receiver: d.name(), Value: d.str(),
-			}
+			f.Defs[i] = d.def(true)
 		}
 	}
 	if defsOnly {
@@ -377,4 +362,36 @@ func (d *decoder) supertypes() []analysis.Supertype {
 		supertypes[i] = analysis.Supertype{Def: d.int32(), Name: d.str(), Span: d.span()}
 	}
 	return supertypes
+}
+
+// def encodes a definition, its doc comment only when withDoc: the
+// declarations tables leave docs out.
+func (e *encoder) def(d analysis.Def, withDoc bool) {
+	e.str(d.Name)
+	e.byte(byte(d.Kind))
+	e.span(d.NameSpan)
+	e.span(d.FullSpan)
+	e.varint(int64(d.Container))
+	e.varint(int64(d.Scope))
+	e.str(d.Visibility)
+	e.str(d.Signature)
+	if withDoc {
+		e.str(d.Doc)
+	}
+	e.str(d.TypeName)
+	e.str(d.Receiver)
+	e.str(d.Value)
+}
+
+// def is the inverse of encoder.def.
+func (d *decoder) def(withDoc bool) analysis.Def {
+	def := analysis.Def{
+		Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
+		Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
+	}
+	if withDoc {
+		def.Doc = d.str()
+	}
+	def.TypeName, def.Receiver, def.Value = d.name(), d.name(), d.str()
+	return def
 }

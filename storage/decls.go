@@ -53,17 +53,7 @@ func appendDecls(scratch []byte, f *analysis.FileFacts) []byte {
 			continue
 		}
 		e.byte(declWhole)
-		e.str(d.Name)
-		e.byte(byte(d.Kind))
-		e.span(d.NameSpan)
-		e.span(d.FullSpan)
-		e.varint(int64(d.Container))
-		e.varint(int64(d.Scope))
-		e.str(d.Visibility)
-		e.str(d.Signature)
-		e.str(d.TypeName)
-		e.str(d.Receiver)
-		e.str(d.Value)
+		e.def(d, false)
 	}
 	e.scopes(f.Scopes)
 	e.imports(f.Imports)
@@ -117,11 +107,7 @@ func decodeDecls(v []byte) (*analysis.FileFacts, error) {
 			case declLocal:
 				f.Defs[i] = analysis.Def{Kind: analysis.Kind(d.byte()), Container: d.int32(), Scope: d.int32()}
 			case declWhole:
-				f.Defs[i] = analysis.Def{
-					Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
-					Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
-					TypeName: d.name(), Receiver: d.name(), Value: d.str(),
-				}
+				f.Defs[i] = d.def(false)
 			default:
 				d.fail()
 			}

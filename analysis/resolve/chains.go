@@ -401,7 +401,7 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 	written := r.writtenTypes(g, vref, depth)
 	for _, t := range written {
 		e := firstTypeArg(t)
-		if e == "" && g.Lang == "kotlin" && kotlinMaps[baseTypeName(t)] {
+		if e == "" && g.Lang == "kotlin" && isMapType(baseTypeName(t)) {
 			e = "Map.Entry" // `m.forEach { it.value }`
 		}
 		if e != "" {
@@ -412,7 +412,7 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 		// A map whose type is inferred, `val m = mutableMapOf<K, V>()`:
 		// its entries are typed without its type arguments.
 		for _, t := range r.receiverTypes(g, vref, depth+1) {
-			if t.Confidence >= r.threshold && kotlinMaps[r.file(t.Def.Path).Defs[t.Def.Index].Name] {
+			if t.Confidence >= r.threshold && isMapType(r.file(t.Def.Path).Defs[t.Def.Index].Name) {
 				return r.typesNamed(g, "Map.Entry", d.Scope, d.NameSpan, depth+1)
 			}
 		}
@@ -420,16 +420,18 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 	return out
 }
 
-// kotlinMaps are the standard library's map types, whose elements are
-// Map.Entry values.
-var kotlinMaps = map[string]bool{"Map": true, "MutableMap": true, "HashMap": true, "LinkedHashMap": true, "SortedMap": true, "TreeMap": true}
+// isMapType reports whether a type name is a map's (Map, MutableMap,
+// HashMap…): its elements are entries, not its first type argument.
+func isMapType(name string) bool {
+	return strings.HasPrefix(name, "Map") || strings.HasSuffix(name, "Map")
+}
 
 // firstTypeArg is the element type of a written collection type:
 // "List<Foo>" → "Foo", "Array<out Foo?>" → "Foo?"; "" for a map (Map,
 // MutableMap, HashMap…) or a type without arguments.
 func firstTypeArg(t string) string {
 	open := strings.IndexByte(t, '<')
-	if b := baseTypeName(t); open < 0 || strings.HasPrefix(b, "Map") || strings.HasSuffix(b, "Map") {
+	if open < 0 || isMapType(baseTypeName(t)) {
 		return ""
 	}
 	args := splitParams(t[open+1 : strings.LastIndexByte(t, '>')])

@@ -125,8 +125,8 @@ func (v *view) invalidate() {
 	v.gen.Add(1)
 }
 
-// current reports whether content of hash is still path's indexed content
-// at generation gen, reading the file's row; the caller holds no lock.
+// current reports whether content of hash is still path's indexed content,
+// reading the file's row; the caller holds no lock.
 func (v *view) current(path, hash string) bool {
 	st, ok, err := v.ix.File(path)
 	return err == nil && ok && !st.Incomplete && hash != "" && st.Hash == hash
