@@ -46,7 +46,11 @@ func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Ca
 // importModule is the package or module an import takes its name from:
 // the path without its last segment.
 func importModule(imp analysis.Import) string {
-	return strings.TrimRight(strings.TrimSuffix(imp.Path, imp.Name), "./:")
+	rest := strings.TrimSuffix(imp.Path, imp.Name)
+	if rest != "" && strings.Trim(rest, ".") == "" {
+		return rest // Python's `from . import x`: the package beside the file
+	}
+	return strings.TrimRight(rest, "./:")
 }
 
 // imported finds the top-level declaration name of an imported package or
@@ -80,6 +84,11 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		if out, ok := r.rustImported(f, name, pkg, role, conf, depth); ok && len(out) > 0 {
 			return out
 		}
+	}
+	if f.Lang == "python" && strings.Trim(pkg, ".") == "" {
+		// `from . import x`: the package's own __init__ declares x (a
+		// submodule x is bound before this is asked).
+		return r.declaredAtTopOf(r.moduleFiles(f.Path, pkg), name, role, conf, depth)
 	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
 	if len(out) > 0 {

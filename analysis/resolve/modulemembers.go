@@ -59,12 +59,7 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 		// Methods (Go, extensions, impls) are not reached through a package.
 		if out := withoutReceivers(r, r.topLevelIn(f.Lang, imp.Path, ref.Name, ref.Role, confImport)); len(out) > 0 {
-			if f.Lang == "python" {
-				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
-					return later
-				}
-			}
-			return out
+			return r.moduleBound(f, ref, imp.Path, out)
 		}
 		var out []Candidate
 		for _, id := range r.defs(ref.Name) {
@@ -78,12 +73,7 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 			}
 		}
 		if len(out) > 0 {
-			if f.Lang == "python" {
-				if later := r.laterImport(r.file(out[0].Def.Path), ref, out); len(later) > 0 {
-					return later
-				}
-			}
-			return out
+			return r.moduleBound(f, ref, imp.Path, out)
 		}
 		if f.Lang == "go" {
 			if out := r.goImported(imp.Path, ref.Name, ref.Role); len(out) > 0 {
@@ -100,6 +90,20 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 		}
 	}
 	return r.topLevelIn(f.Lang, ref.Qualifier, ref.Name, ref.Role, confImport)
+}
+
+// moduleBound is what a module binds of the declarations found for
+// module.name: in Python, those of the file the import loads, or a later
+// import over them.
+func (r *Resolver) moduleBound(f *analysis.FileFacts, ref analysis.Ref, module string, found []Candidate) []Candidate {
+	if f.Lang != "python" {
+		return found
+	}
+	found = r.inImportedModuleFile(f.Path, module, found)
+	if later := r.laterImport(r.file(found[0].Def.Path), ref, found); len(later) > 0 {
+		return later
+	}
+	return found
 }
 
 // GoPackages is what a workspace knows of where Go packages live: the

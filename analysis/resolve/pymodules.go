@@ -193,6 +193,22 @@ func (r *Resolver) moduleFilesNamed(from, module string) []string {
 	return out
 }
 
+// inImportedModuleFile keeps, of the declarations found in the files of a
+// Python module's package, those of the file the import loads when it
+// declares any: the nearest, a stub before a source (re.pyi's compile, not
+// re/__init__.py's, wherever either lies).
+func (r *Resolver) inImportedModuleFile(from, module string, c []Candidate) []Candidate {
+	if len(c) < 2 {
+		return c
+	}
+	for _, p := range r.moduleFiles(from, module) {
+		if kept := slices.DeleteFunc(slices.Clone(c), func(x Candidate) bool { return x.Def.Path != p }); len(kept) > 0 {
+			return kept
+		}
+	}
+	return c
+}
+
 // moduleCandidates are the files a module at base may be, stubs first.
 func moduleCandidates(base string) []string {
 	return []string{base + ".pyi", base + ".py", base + "/__init__.pyi", base + "/__init__.py"}
