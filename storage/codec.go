@@ -223,6 +223,13 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 // defsOnly is set: they come first, and the references after them are
 // most of a file.
 func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
+	return decodeFactsKeeping(blob, defsOnly, nil)
+}
+
+// decodeFactsKeeping is decodeFactsUpTo building only the references keep
+// asks for (all when keep is nil) and the inheritance references; the
+// others stay zero at their indexes.
+func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*analysis.FileFacts, error) {
 	if n, err := s2.DecodedLen(blob); err != nil || n > maxBlobSize {
 		return nil, errCorrupt
 	}
@@ -247,7 +254,11 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			f.Refs[i] = d.ref()
+			if keep == nil {
+				f.Refs[i] = d.ref()
+			} else {
+				f.Refs[i] = d.refIf(keep(i))
+			}
 		}
 	}
 	f.Scopes = d.scopes()
@@ -325,6 +336,42 @@ func (e *encoder) supertypes(supertypes []analysis.Supertype) {
 func (d *decoder) ref() analysis.Ref {
 	return analysis.Ref{Name: d.name(), Span: d.span(), Role: analysis.Role(d.byte()),
 		Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
+}
+
+// refIf is ref when want is set or the reference is an inheritance one;
+// otherwise it passes over the reference and returns a zero Ref.
+func (d *decoder) refIf(want bool) analysis.Ref {
+	if want {
+		return d.ref()
+	}
+	at := d.buf
+	d.skip()         // name
+	d.skipVarints(6) // span
+	if role := analysis.Role(d.byte()); role&analysis.RoleInheritance != 0 {
+		d.buf = at
+		return d.ref()
+	}
+	d.skipVarints(2) // scope, enclosing
+	d.skip()         // qualifier
+	d.skip()         // arguments
+	return analysis.Ref{}
+}
+
+// skipVarints passes over n varints: each ends at its first byte below
+// 0x80.
+func (d *decoder) skipVarints(n int) {
+	b := d.buf
+	for i := 0; i < len(b); i++ {
+		if b[i] < 0x80 {
+			if n--; n == 0 {
+				d.buf = b[i+1:]
+				return
+			}
+		}
+	}
+	if n > 0 {
+		d.fail()
+	}
 }
 
 // scopes, imports and supertypes decode empty lists as nil.
