@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 
@@ -223,10 +224,36 @@ func decodeFacts(blob []byte) (*analysis.FileFacts, error) {
 // defsOnly is set: they come first, and the references after them are
 // most of a file.
 func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
-	if n, err := s2.DecodedLen(blob); err != nil || n > maxBlobSize {
+	return decodeFactsKeeping(blob, defsOnly, nil)
+}
+
+// decodeScratch holds buffers for decompressed blobs up to
+// maxPooledDecode bytes (most files; a larger one is not kept).
+var decodeScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledDecode = 1 << 20
+
+// decodeFactsKeeping is decodeFactsUpTo building only the references keep
+// asks for (all when keep is nil) and the inheritance references; the
+// others stay zero at their indexes, and the definitions lack their doc
+// comments (what resolving the kept references reads).
+func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*analysis.FileFacts, error) {
+	n, err := s2.DecodedLen(blob)
+	if err != nil || n > maxBlobSize {
 		return nil, errCorrupt
 	}
-	b, err := s2.Decode(nil, blob)
+	// Every string is copied out of the decoded bytes, so they can serve
+	// the next blob: a cold query decodes thousands.
+	var dst []byte
+	if n <= maxPooledDecode {
+		scratch := decodeScratch.Get().(*[]byte)
+		defer decodeScratch.Put(scratch)
+		if cap(*scratch) < n {
+			*scratch = make([]byte, n)
+		}
+		dst = (*scratch)[:n]
+	}
+	b, err := s2.Decode(dst, blob)
 	if err != nil {
 		return nil, errCorrupt
 	}
@@ -234,8 +261,12 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int(), ASCII: d.bool()}
 	if n := d.count(); n > 0 {
 		f.Defs = make([]analysis.Def, n)
+		doc := docRead
+		if keep != nil {
+			doc = docSkipped
+		}
 		for i := range f.Defs {
-			f.Defs[i] = d.def(true)
+			f.Defs[i] = d.def(doc)
 		}
 	}
 	if defsOnly {
@@ -247,7 +278,11 @@ func decodeFactsUpTo(blob []byte, defsOnly bool) (*analysis.FileFacts, error) {
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			f.Refs[i] = d.ref()
+			if keep == nil {
+				f.Refs[i] = d.ref()
+			} else {
+				f.Refs[i] = d.refIf(keep(i))
+			}
 		}
 	}
 	f.Scopes = d.scopes()
@@ -327,6 +362,42 @@ func (d *decoder) ref() analysis.Ref {
 		Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
 }
 
+// refIf is ref when want is set or the reference is an inheritance one;
+// otherwise it passes over the reference and returns a zero Ref.
+func (d *decoder) refIf(want bool) analysis.Ref {
+	if want {
+		return d.ref()
+	}
+	at := d.buf
+	d.skip()         // name
+	d.skipVarints(6) // span
+	if role := analysis.Role(d.byte()); role&analysis.RoleInheritance != 0 {
+		d.buf = at
+		return d.ref()
+	}
+	d.skipVarints(2) // scope, enclosing
+	d.skip()         // qualifier
+	d.skip()         // arguments
+	return analysis.Ref{}
+}
+
+// skipVarints passes over n varints: each ends at its first byte below
+// 0x80.
+func (d *decoder) skipVarints(n int) {
+	b := d.buf
+	for i := 0; i < len(b); i++ {
+		if b[i] < 0x80 {
+			if n--; n == 0 {
+				d.buf = b[i+1:]
+				return
+			}
+		}
+	}
+	if n > 0 {
+		d.fail()
+	}
+}
+
 // scopes, imports and supertypes decode empty lists as nil.
 func (d *decoder) scopes() []analysis.Scope {
 	n := d.count()
@@ -384,13 +455,26 @@ func (e *encoder) def(d analysis.Def, withDoc bool) {
 }
 
 // def is the inverse of encoder.def.
-func (d *decoder) def(withDoc bool) analysis.Def {
+// docField says what a definition's encoding holds of its doc comment, and
+// what the decoder makes of it.
+type docField int
+
+const (
+	docRead    docField = iota // held, and decoded
+	docSkipped                 // held, and passed over
+	docAbsent                  // not held (declarations tables)
+)
+
+func (d *decoder) def(doc docField) analysis.Def {
 	def := analysis.Def{
 		Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),
 		Container: d.int32(), Scope: d.int32(), Visibility: d.name(), Signature: d.str(),
 	}
-	if withDoc {
+	switch doc {
+	case docRead:
 		def.Doc = d.str()
+	case docSkipped:
+		d.skip()
 	}
 	def.TypeName, def.Receiver, def.Value = d.name(), d.name(), d.str()
 	return def

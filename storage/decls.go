@@ -107,7 +107,7 @@ func decodeDecls(v []byte) (*analysis.FileFacts, error) {
 			case declLocal:
 				f.Defs[i] = analysis.Def{Kind: analysis.Kind(d.byte()), Container: d.int32(), Scope: d.int32()}
 			case declWhole:
-				f.Defs[i] = d.def(false)
+				f.Defs[i] = d.def(docAbsent)
 			default:
 				d.fail()
 			}

@@ -133,17 +133,34 @@ func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
 
 // Facts returns the stored extraction result of path's indexed content.
 func (ix *Index) Facts(path string) (*analysis.FileFacts, error) {
-	return ix.facts(path, false)
+	return ix.facts(path, false, nil)
+}
+
+// FactsWithRefs is Facts building only the references at the indexes
+// refs and the inheritance references: the others are zero Refs at their
+// indexes. A reference query resolves a few references of each of
+// thousands of files, and building every reference of each was most of
+// its time.
+func (ix *Index) FactsWithRefs(path string, refs []int32) (*analysis.FileFacts, error) {
+	want := slices.Sorted(slices.Values(refs))
+	next := 0
+	// The decoder asks for each index once, in order.
+	return ix.facts(path, false, func(i int) bool {
+		for next < len(want) && int(want[next]) < i {
+			next++
+		}
+		return next < len(want) && int(want[next]) == i
+	})
 }
 
 // Defs is Facts with the definitions alone (and the file's language,
 // package, size and lines): what listing a package's declarations needs,
 // several times faster to decode.
 func (ix *Index) Defs(path string) (*analysis.FileFacts, error) {
-	return ix.facts(path, true)
+	return ix.facts(path, true, nil)
 }
 
-func (ix *Index) facts(path string, defsOnly bool) (*analysis.FileFacts, error) {
+func (ix *Index) facts(path string, defsOnly bool, keep func(int) bool) (*analysis.FileFacts, error) {
 	var facts *analysis.FileFacts
 	gen := ix.rows.begin()
 	err := ix.view(func(txn *badger.Txn) error {
@@ -162,7 +179,7 @@ func (ix *Index) facts(path string, defsOnly bool) (*analysis.FileFacts, error) 
 			return ErrNotIndexed
 		}
 		return ix.getBlob(txn, blobID{row.hash, row.lang}, func(v []byte) (err error) {
-			facts, err = decodeFactsUpTo(v, defsOnly)
+			facts, err = decodeFactsKeeping(v, defsOnly, keep)
 			if facts != nil {
 				facts.Path, facts.Hash = path, row.state().Hash
 			}

@@ -84,6 +84,7 @@ type Resolver struct {
 	importDirs   map[string][]string   // see mayImport
 	hinted       hintedMemo            // see hintedNamed
 	held         map[string]*heldFile  // see holdWhole
+	released     *sync.Cond            // on mu: a held file was let go
 }
 
 // typeKey is what a written type's resolution depends on.

@@ -90,7 +90,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		if len(members) < 2 {
 			continue
 		}
-		release := r.holdWhole(ids[members[0]].Path, whole)
+		release := r.holdWhole(ids[members[0]].Path, []int32{ids[members[0]].Index}, whole)
 		settles := r.settles(k, ids[members[0]], name)
 		var rep Reference
 		var hit bool

@@ -1,6 +1,10 @@
 package resolve
 
-import "github.com/kast-dev/kast/analysis"
+import (
+	"sync"
+
+	"github.com/kast-dev/kast/analysis"
+)
 
 // A reference query before the background pass has stored a name's uses
 // resolves the name's candidate references itself, and each one crosses
@@ -12,10 +16,12 @@ import "github.com/kast-dev/kast/analysis"
 // (storage's Decls), several times smaller and faster to decode, and the
 // whole facts only of the files whose references it resolves.
 
-// WholeFile returns the whole facts of a file whose references are
-// resolved, or nil: what a resolver reading declarations tables needs of
-// the file it resolves (its references, bodies and locals).
-type WholeFile func(path string) *analysis.FileFacts
+// WholeFile returns the facts of a file whose references are resolved, or
+// nil: what a resolver reading declarations tables needs of the file it
+// resolves (its bodies and locals, and of its references at least those at
+// the indexes refs: the others may be zero Refs at their indexes, which
+// resolving a Go reference does not read).
+type WholeFile func(path string, refs []int32) *analysis.FileFacts
 
 // ReferencesAmongWhole is ReferencesAmong for a resolver whose workspace
 // serves declarations tables: the references of each candidate file are
@@ -40,7 +46,11 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 		byFile[id.Path] = append(byFile[id.Path], i)
 	}
 	eachFile(len(paths), func(j int) {
-		release := r.holdWhole(paths[j], whole)
+		refs := make([]int32, len(byFile[paths[j]]))
+		for k, i := range byFile[paths[j]] {
+			refs[k] = ids[i].Index
+		}
+		release := r.holdWhole(paths[j], refs, whole)
 		defer release()
 		for _, i := range byFile[paths[j]] {
 			found[i], ok[i] = r.ResolvesTo(ids[i], def)
@@ -71,23 +81,30 @@ type heldFile struct {
 	n     int
 }
 
-// holdWhole memoizes path's whole facts from whole, in place of whatever
-// was read for it, and keeps them until release is called. A path already
-// held keeps the facts its first holder placed (another query resolving
-// the same file), so that no holder's facts are swapped under it. With a
-// nil whole it does nothing: the resolver reads whole facts anyway.
-func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
+// holdWhole memoizes path's facts from whole, with at least the references
+// at the indexes refs, in place of whatever was read for it, and keeps
+// them until release is called. A path already held keeps the facts its
+// first holder placed (another query resolving the same file), so that no
+// holder's facts are swapped under it; a holder needing references those
+// facts lack waits for their release. With a nil whole it does nothing:
+// the resolver reads whole facts anyway.
+func (r *Resolver) holdWhole(path string, refs []int32, whole WholeFile) (release func()) {
 	if whole == nil {
 		return func() {}
 	}
 	var h *heldFile
 	for {
 		r.mu.Lock()
-		h = r.held[path]
+		for h = r.held[path]; h != nil && !hasRefs(h.facts, refs); h = r.held[path] {
+			if r.released == nil {
+				r.released = sync.NewCond(&r.mu)
+			}
+			r.released.Wait()
+		}
 		r.mu.Unlock()
 		var f *analysis.FileFacts
 		if h == nil {
-			if f = whole(path); f == nil {
+			if f = whole(path, refs); f == nil {
 				return func() {}
 			}
 		}
@@ -98,11 +115,12 @@ func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
 				r.held = map[string]*heldFile{}
 			}
 			r.held[path] = h
-		}
-		if h != nil {
 			break // with the lock held
 		}
-		r.mu.Unlock() // its holder released it meanwhile: read it again
+		if h != nil && hasRefs(h.facts, refs) {
+			break
+		}
+		r.mu.Unlock() // released meanwhile, or taken by another: again
 	}
 	defer r.mu.Unlock()
 	h.n++
@@ -120,6 +138,9 @@ func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
 		}
 		if h.n--; h.n == 0 {
 			delete(r.held, path)
+			if r.released != nil {
+				r.released.Broadcast()
+			}
 			// The whole facts go with the last holder: kept, they were
 			// most of a cold open's heap (every candidate file of every
 			// query), and what crosses into the file reads its table.
@@ -128,4 +149,16 @@ func (r *Resolver) holdWhole(path string, whole WholeFile) (release func()) {
 			}
 		}
 	}
+}
+
+// hasRefs reports whether f holds its references at the indexes refs: a
+// reference read has a name, one passed over (see WholeFile) none. An
+// index past f's references is no use waiting for.
+func hasRefs(f *analysis.FileFacts, refs []int32) bool {
+	for _, i := range refs {
+		if i >= 0 && int(i) < len(f.Refs) && f.Refs[i].Name == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -45,16 +45,23 @@ func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certa
 	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile)
 }
 
-// wholeFile is File for a file whose references a query resolves: read
-// from the caches, else decoded without filling them, as those files are
-// read once and are many (thousands for a common method name).
-func (s *Snapshot) wholeFile(path string) *analysis.FileFacts {
-	f, w := s.held(path, (*Snapshot).wholeFile)
+// wholeFile is File for a file whose references at the indexes refs a
+// query resolves (resolve.WholeFile): read from the caches, else decoded
+// without filling them, as those files are read once and are many
+// (thousands for a common method name). Of a Go file only those references
+// are built: the Go resolver reads no other of the file it resolves.
+func (s *Snapshot) wholeFile(path string, refs []int32) *analysis.FileFacts {
+	f, w := s.held(path, func(sh *Snapshot, path string) *analysis.FileFacts { return sh.wholeFile(path, refs) })
 	if w == nil {
 		return f
 	}
 	w.view.touch()
-	return w.view.peek(path)
+	if !strings.HasSuffix(path, ".go") {
+		return w.view.peek(path)
+	}
+	return w.view.peekWith(path, func(path string) (*analysis.FileFacts, error) {
+		return w.Index.FactsWithRefs(path, refs)
+	})
 }
 
 // resolveReferences is resolve.Resolver's References (CertainReferences

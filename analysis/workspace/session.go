@@ -217,6 +217,14 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 // shadowed by the facts of docs.
 func (s *Session) Snapshot(docs []Doc) *Snapshot {
 	snap := newSnapshot(s.indexes())
+	// A request has begun: a background pass gives it the cores from its
+	// next pause on, not only once it reads through a view (one answered
+	// from caches waited behind the pass's workers for the scheduler).
+	for _, w := range snap.roots {
+		if w.view != nil {
+			w.view.touch()
+		}
+	}
 	clean := true
 	for _, d := range docs {
 		if d.Path == "" {

@@ -257,6 +257,13 @@ func printCold(first string, results map[string]coldResult, withGopls bool) {
 		})
 	}
 	row("CPU time while queried", func(r coldResult) string { return r.queryCPU.Round(10 * time.Millisecond).String() })
+	row("  of which in def/refs/completion/symbol", func(r coldResult) string {
+		var cells []string
+		for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/completion", "workspace/symbol"} {
+			cells = append(cells, strconv.FormatFloat(r.timings.cpuByMethod[m].Seconds(), 'f', 1, 64))
+		}
+		return strings.Join(cells, "/") + " s"
+	})
 	row("background work done", func(r coldResult) string {
 		if r.settled == 0 {
 			return "-"

@@ -153,7 +153,11 @@ func unescapeURI(u string) string {
 // at each sample for the agreement count.
 type timings struct {
 	byMethod map[string][]time.Duration
-	firstDef []string
+	// cpuByMethod is the server's CPU time (user and system) over each
+	// method's requests, background work included: on a shared machine
+	// it says more than wall times.
+	cpuByMethod map[string]time.Duration
+	firstDef    []string
 	// slowest holds the slowest requests, to say which positions set a
 	// percentile (kastbench -cold prints them).
 	slowest []slowRequest
@@ -197,7 +201,7 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 // measureNow sends the requests of measure at every sample, without
 // waiting for the server first.
 func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
-	t := timings{byMethod: map[string][]time.Duration{}, firstDef: make([]string, len(samples))}
+	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples))}
 	for i, smp := range samples {
 		u := uri.File(smp.Path)
 		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -216,12 +220,13 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			{"workspace/symbol", map[string]string{"query": smp.Name}},
 		} {
 			var result json.RawMessage
-			start := time.Now()
+			start, cpu := time.Now(), processCPU(s.cmd.Process.Pid)
 			if err := s.call(ctx, req.method, req.params, &result); err != nil {
 				t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
 				continue
 			}
 			took := time.Since(start)
+			t.cpuByMethod[req.method] += processCPU(s.cmd.Process.Pid) - cpu
 			if req.method == "textDocument/definition" {
 				defs = result
 			}

@@ -35,6 +35,11 @@
 //
 //	kastbench -cold -kast bin/kast -gopls bin/gopls [-samples 300]
 //
+// With -coldat it follows a few positions' reference answers through a
+// cold start instead, every 5 s until the background work ends (coldat.go):
+//
+//	kastbench -coldat cmd/internal/obj/ld.go:83:12,sort/sort.go:14:2 -kast bin/kast
+//
 // With -accuracy python|typescript it scores definitions and member
 // completions against pyright or typescript-language-server (refaccuracy.go):
 //
@@ -94,11 +99,14 @@ func main() {
 	retrieval := flag.Bool("retrieval", false, "score code search's retrieval of documented functions by their doc's first sentence (-lang, -root, -queries) instead of indexing")
 	retrievalLang := flag.String("lang", "go", "with -retrieval, the corpus language: go or python")
 	retrievalQueries := flag.Int("queries", 400, "with -retrieval, at most this many queries (an even sample)")
+	coldAt := flag.String("coldat", "", "instead of indexing, follow the references of these `positions` (path:line:col under -root, comma-separated) through a cold start until the background work ends")
 	scale := flag.String("scale", "", "instead of indexing, assemble workspaces of real Go code of these sizes in millions of lines (comma-separated: 1,3,10) under -scratch and index each cold with references")
 	scratch := flag.String("scratch", filepath.Join(os.TempDir(), "kast-scale"), "with -scale, where the workspaces and their indexes are made")
 	flag.Parse()
 	var err error
-	if *scale != "" {
+	if *coldAt != "" {
+		err = runColdAt(*kast, *root, *coldAt, 5*time.Second)
+	} else if *scale != "" {
 		err = runScale(*kast, *scale, *scratch, *samples)
 	} else if *retrieval {
 		err = runRetrieval(*retrievalLang, *root, *retrievalQueries)

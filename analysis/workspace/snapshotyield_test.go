@@ -1,0 +1,33 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A request's snapshot counts as a query for the background pass, which
+// then waits at its next pause (waitForQueries), also when the request is
+// answered from caches without reading through the view.
+func TestSnapshotCountsAsAQuery(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	w.view.queried.Store(0)
+	sess := NewSession()
+	sess.AddRoot(w)
+	sess.Snapshot(nil)
+	if w.view.queried.Load() == 0 {
+		t.Error("taking a snapshot did not count as a query: the pass would not give way to it")
+	}
+}
