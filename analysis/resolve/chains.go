@@ -101,16 +101,21 @@ func (r *Resolver) callResultTypes(f *analysis.FileFacts, ref analysis.Ref, call
 	key := chainKey{f.Path, callee, ref.Scope, ref.Enclosing, true, depth}
 	r.mu.Lock()
 	c, ok := r.chains[key]
-	if !ok {
-		r.chains[key] = nil // a chain that needs its own type has none
-	}
 	r.mu.Unlock()
 	if ok {
 		return slices.Clone(c)
 	}
+	if !r.typing.enter(key) {
+		return nil // a chain that needs its own type has none
+	}
 	c = r.callResultTypesOf(f, ref, callee, depth)
+	r.typing.leave(key)
 	r.mu.Lock()
-	r.chains[key] = c
+	if first, ok := r.chains[key]; ok {
+		c = first // another view typed it meanwhile: one answer for all
+	} else {
+		r.chains[key] = c
+	}
 	r.mu.Unlock()
 	return slices.Clone(c)
 }
@@ -263,21 +268,26 @@ func (r *Resolver) writtenTypes(f *analysis.FileFacts, ref analysis.Ref, depth i
 	key := chainKey{f.Path, ref.Qualifier, ref.Scope, ref.Enclosing, false, depth}
 	r.mu.Lock()
 	t, ok := r.written[key]
-	if !ok {
-		r.written[key] = nil
-	}
 	r.mu.Unlock()
 	if ok {
 		return t
 	}
+	if !r.typing.enter(key) {
+		return nil
+	}
 	t = r.writtenTypesOf(f, ref, depth)
+	r.typing.leave(key)
 	if len(t) == 0 && (f.Lang == "kotlin" || f.Lang == "java") {
 		if s := stdlibType(ref.Qualifier); s != "" {
 			t = []string{s}
 		}
 	}
 	r.mu.Lock()
-	r.written[key] = t
+	if first, ok := r.written[key]; ok {
+		t = first
+	} else {
+		r.written[key] = t
+	}
 	r.mu.Unlock()
 	return t
 }

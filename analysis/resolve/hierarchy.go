@@ -45,7 +45,7 @@ func (r *Resolver) ReferencesAmong(def DefID, ids []RefID, certain bool) []Refer
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
 	settled := r.settleReferences(def, ids, found, ok, nil)
-	parallel(len(ids), func(i int) {
+	parallel(r, len(ids), func(r *Resolver, i int) {
 		if settled == nil || !settled[i] {
 			found[i], ok[i] = r.ResolvesTo(ids[i], def)
 		}
@@ -113,13 +113,13 @@ func (r *Resolver) ReferenceCandidates(def DefID, certain bool) []RefID {
 	return kept
 }
 
-// parallel calls fn(i) for i in [0, n) on every core; fn must be safe for
-// concurrent use.
-func parallel(n int, fn func(i int)) {
+// parallel calls fn(v, i) for i in [0, n) on every core, each worker with
+// its own view v of r; fn must be safe for concurrent use.
+func parallel(r *Resolver, n int, fn func(v *Resolver, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n/minPerWorker)
 	if workers < 2 {
 		for i := range n {
-			fn(i)
+			fn(r, i)
 		}
 		return
 	}
@@ -127,8 +127,9 @@ func parallel(n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			v := r.View()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
+				fn(v, i)
 			}
 		})
 	}

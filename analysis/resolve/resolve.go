@@ -54,8 +54,20 @@ type Candidate struct {
 
 // Resolver resolves references against a workspace. It is safe for
 // concurrent use; it caches the files it reads, their name tables and its
-// lookups, so make a new one after the workspace changes.
+// lookups, so make a new one after the workspace changes. Each goroutine
+// resolving at once should take its own View.
 type Resolver struct {
+	*resolverState
+	// typing holds the chains this view is inferring the types of: met
+	// again inside their own inference, they have none. It is the view's
+	// own, so that one query never reads another's inference in progress
+	// as a chain without a type.
+	typing *inProgress
+}
+
+// resolverState is what every view of a resolver shares: the workspace and
+// the caches.
+type resolverState struct {
 	ws        Workspace
 	threshold float64
 
@@ -105,9 +117,41 @@ type method struct {
 	generic bool
 }
 
+// View returns a resolver sharing r's workspace and caches, for one
+// goroutine: answers do not depend on what other views infer meanwhile.
+func (r *Resolver) View() *Resolver {
+	return &Resolver{resolverState: r.resolverState, typing: &inProgress{}}
+}
+
+// inProgress is a set of chains being typed.
+type inProgress struct {
+	mu   sync.Mutex
+	keys map[chainKey]bool
+}
+
+// enter marks key as being typed; false when it already is.
+func (p *inProgress) enter(key chainKey) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.keys[key] {
+		return false
+	}
+	if p.keys == nil {
+		p.keys = map[chainKey]bool{}
+	}
+	p.keys[key] = true
+	return true
+}
+
+func (p *inProgress) leave(key chainKey) {
+	p.mu.Lock()
+	delete(p.keys, key)
+	p.mu.Unlock()
+}
+
 // New returns a resolver over ws with DefaultThreshold.
 func New(ws Workspace) *Resolver {
-	return &Resolver{
+	return &Resolver{typing: &inProgress{}, resolverState: &resolverState{
 		ws:           ws,
 		threshold:    DefaultThreshold,
 		constraints:  map[constraintKey]bool{},
@@ -130,7 +174,7 @@ func New(ws Workspace) *Resolver {
 		importers:    map[string][]importer{},
 		goMods:       map[string]string{},
 		importDirs:   map[string][]string{},
-	}
+	}}
 }
 
 // methodsNamed lists the definitions called name declared outside their type

@@ -45,7 +45,7 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 		}
 		byFile[id.Path] = append(byFile[id.Path], i)
 	}
-	eachFile(len(paths), func(j int) {
+	eachFile(r, len(paths), func(r *Resolver, j int) {
 		refs := make([]int32, len(byFile[paths[j]]))
 		for k, i := range byFile[paths[j]] {
 			refs[k] = ids[i].Index
@@ -61,16 +61,16 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 
 // eachFile is parallel for work counted in files, each worth many
 // references: two files already pay for a goroutine.
-func eachFile(n int, fn func(i int)) {
+func eachFile(r *Resolver, n int, fn func(v *Resolver, i int)) {
 	if n < 2 {
 		for i := range n {
-			fn(i)
+			fn(r, i)
 		}
 		return
 	}
-	parallel(n*minPerWorker, func(i int) {
+	parallel(r, n*minPerWorker, func(v *Resolver, i int) {
 		if i%minPerWorker == 0 {
-			fn(i / minPerWorker)
+			fn(v, i/minPerWorker)
 		}
 	})
 }

@@ -285,7 +285,8 @@ func (s *Snapshot) Resolver() *resolve.Resolver {
 		return s.shared.snapshot().Resolver()
 	}
 	s.once.Do(func() { s.resolver = resolve.NewWithBudget(s, snapshotFactsBytes) })
-	return s.resolver
+	// Requests run at once: each gets its own view of the shared caches.
+	return s.resolver.View()
 }
 
 // InWorkspace reports whether path lies under one of the workspace roots
