@@ -84,6 +84,7 @@ type Resolver struct {
 	importDirs   map[string][]string   // see mayImport
 	hinted       hintedMemo            // see hintedNamed
 	held         map[string]*heldFile  // see holdWhole
+	byDir        dirMemo               // see topLevelByDir
 }
 
 // typeKey is what a written type's resolution depends on.

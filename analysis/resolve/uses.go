@@ -96,7 +96,7 @@ func (r *Resolver) fileUsesPausing(f *analysis.FileFacts, pause func(), use func
 			pause()
 		}
 		id := RefID{path, int32(i)}
-		uses := usesOf(r.Resolve(id))
+		uses := r.resolveUses(f, id)
 		ambiguous := overloadLangs[f.Lang] && r.ambiguous(uses)
 		for _, c := range uses {
 			s, ok := skip[c.Def]

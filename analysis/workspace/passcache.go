@@ -80,9 +80,12 @@ type passCache struct {
 func (c *passCache) resolver() *resolve.Resolver {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.r == nil || c.pv.kept.Load() > passBudget.renewal {
+	if c.r == nil {
 		c.pv = &passView{view: c.v, cache: c}
 		c.r = resolve.NewWithBudget(c.pv, passBudget.resolver)
+	} else if c.pv.kept.Load() > passBudget.renewal {
+		c.pv = &passView{view: c.v, cache: c}
+		c.r = c.r.Renewed(c.pv)
 	}
 	return c.r
 }
