@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,17 +55,53 @@ func (r *Resolver) bestOf(from string, c []Candidate) []Candidate {
 	return out
 }
 
+// NameTables is what a workspace sharing its facts between resolvers (a
+// reference pass's workers and their successive resolvers) may offer: a
+// file's definitions by name, built once for all of them while the facts
+// are shared; nil when it keeps no table for f.
+type NameTables interface {
+	NamesOf(f *analysis.FileFacts) map[string][]int32
+}
+
+// NameTable returns f's definitions by name, as the resolver's name tables
+// hold them.
+func NameTable(f *analysis.FileFacts) map[string][]int32 {
+	table := map[string][]int32{}
+	for i, d := range f.Defs {
+		table[d.Name] = append(table[d.Name], int32(i))
+	}
+	return table
+}
+
+// maxCarriedDefs bounds the name-table entries Renewed carries over with
+// their groupings by folder.
+const maxCarriedDefs = 1 << 17
+
 // Renewed returns a resolver over ws, with r's threshold and budget, that
 // starts with the files r memoizes and the name tables built from them: a
 // reference pass replaces its resolver as its other lookups grow, and
 // rebuilding the name tables of the files the next package reads again
 // was a fifth of the pass's allocations. What r memoizes is bounded by its
-// budget, and so is what is carried over.
+// budget, and so is what is carried over: the workspace's definitions of
+// the names r looked up, with their groupings by folder (Go methods,
+// top-level definitions), only while they are few. ws must answer as r's
+// workspace does.
 func (r *Resolver) Renewed(ws Workspace) *Resolver {
 	n := NewWithBudget(ws, r.files.max)
 	n.threshold = r.threshold
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	entries := 0
+	for _, d := range r.defsNamed {
+		entries += len(d) + 1
+	}
+	if entries <= maxCarriedDefs {
+		maps.Copy(n.defsNamed, r.defsNamed)
+		maps.Copy(n.goMethods, r.goMethods)
+		if r.byDir.top != nil {
+			n.byDir.top = maps.Clone(r.byDir.top)
+		}
+	}
 	for e := r.files.lru.Back(); e != nil; e = e.Prev() {
 		cf := e.Value.(*cachedFile)
 		if cf.facts == nil {

@@ -147,6 +147,9 @@ func (p *passView) File(path string) *analysis.FileFacts {
 	return f
 }
 
+// NamesOf shares the name tables of the facts the workers share.
+func (p *passView) NamesOf(f *analysis.FileFacts) map[string][]int32 { return p.cache.namesOf(f) }
+
 func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 	return p.cache.defsNamed(name)
 }
