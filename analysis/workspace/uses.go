@@ -332,12 +332,22 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		workers = runtime.GOMAXPROCS(0)
 	}
 	cache := newPassCache(w.view)
+	// Workers stop giving way once every file is handed out: one waiting
+	// for queries to end would hold up the end of the pass.
+	fed, stopYield := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-fed:
+		}
+		close(stopYield)
+	}()
 	for worker := range workers {
 		wg.Go(func() {
 			ords := map[string][]int32{}
 			var pause func()
 			if yield {
-				pause = newPassYield(w.view, ctx.Done(), worker).pause
+				pause = newPassYield(w.view, stopYield, worker).pause
 			}
 			for {
 				if pause != nil {
@@ -359,6 +369,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		})
 	}
 	go func() {
+		defer close(fed)
 		defer close(next)
 		todo := make(map[string]bool, len(paths))
 		for _, p := range paths {
