@@ -198,13 +198,10 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 // hundreds).
 func (r *Resolver) topLevelIn(lang, pkg, name string, role analysis.Role, conf float64) []Candidate {
 	var out []Candidate
-	var files map[string]bool
-	for _, e := range r.defs(name) {
+	files := r.packageFiles(lang, pkg)
+	for _, e := range r.topLevelInDirs(name, r.packageDirs(lang, pkg)...) {
 		if e.Nested || !sameFamily(e.Lang, lang) {
 			continue
-		}
-		if files == nil {
-			files = r.packageFiles(lang, pkg)
 		}
 		if !files[e.Path] {
 			continue

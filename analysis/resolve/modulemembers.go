@@ -195,8 +195,14 @@ func (r *Resolver) lookupGoPackageMember(importPath, name string, role analysis.
 	if !ok {
 		return nil, false
 	}
+	keys := make([]string, len(dirs))
+	for i, d := range dirs {
+		if keys[i] = d + "/"; d == "." {
+			keys[i] = ""
+		}
+	}
 	var out []Candidate
-	for _, id := range r.defs(name) {
+	for _, id := range r.topLevelInDirs(name, keys...) {
 		if id.Lang != "go" || id.Nested || id.Kind == analysis.KindMethod || !slices.Contains(dirs, filepath.Dir(id.Path)) {
 			continue
 		}

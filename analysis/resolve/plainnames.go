@@ -101,7 +101,11 @@ func (r *Resolver) inPackage(f *analysis.FileFacts, ref analysis.Ref) []Candidat
 		return nil
 	}
 	var out []Candidate
-	for _, e := range r.defs(ref.Name) {
+	entries := r.defs(ref.Name)
+	if f.Lang == "go" {
+		entries = r.topLevelInDirs(ref.Name, dirOf(f.Path))
+	}
+	for _, e := range entries {
 		if e.Path == f.Path || e.Nested || !sameFamily(e.Lang, f.Lang) || f.Lang == "go" && !sameDir(e.Path, f.Path) ||
 			f.Lang == "go" && e.Kind == analysis.KindMethod {
 			continue

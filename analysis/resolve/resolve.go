@@ -97,6 +97,7 @@ type resolverState struct {
 	hinted       hintedMemo            // see hintedNamed
 	held         map[string]*heldFile  // see holdWhole
 	released     *sync.Cond            // on mu: a held file was let go
+	byDir        dirMemo               // see topLevelByDir
 }
 
 // typeKey is what a written type's resolution depends on.
@@ -280,6 +281,11 @@ func (r *Resolver) inheritanceRef(f *analysis.FileFacts, span analysis.Span) int
 
 // named returns the indexes of f's definitions called name.
 func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
+	if nt, ok := r.ws.(NameTables); ok {
+		if table := nt.NamesOf(f); table != nil {
+			return table[name]
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	table, ok := r.names[f]

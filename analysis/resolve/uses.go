@@ -54,8 +54,9 @@ func (r *Resolver) FileUsesOf(f *analysis.FileFacts, pause func(), use func(def 
 }
 
 // pauseEvery is how many references FileUsesOf resolves between pauses: a
-// fraction of a millisecond's work.
-const pauseEvery = 32
+// fraction of a millisecond's work, though a reference of a common name
+// at millions of lines can take a millisecond.
+const pauseEvery = 8
 
 // replaceLocked memoizes f as its path's facts in place of any other. The
 // caller has pinned the path, so f stays while the pin holds.
@@ -96,7 +97,7 @@ func (r *Resolver) fileUsesPausing(f *analysis.FileFacts, pause func(), use func
 			pause()
 		}
 		id := RefID{path, int32(i)}
-		uses := usesOf(r.Resolve(id))
+		uses := r.resolveUses(f, id)
 		ambiguous := overloadLangs[f.Lang] && r.ambiguous(uses)
 		for _, c := range uses {
 			s, ok := skip[c.Def]

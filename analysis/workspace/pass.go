@@ -20,12 +20,26 @@ import (
 // passYield is how one worker of a background pass gives way to queries,
 // between files and between the references of a file: a query waits for
 // a core while both run the pass, and one file can take seconds. After a
-// wait that queries kept up for maxYield, the worker runs for minPassRun
+// wait that queries kept up for most, the worker runs for minPassRun
 // before it waits again, so the pass still ends beside a busy editor.
 type passYield struct {
 	v      *view
 	done   <-chan struct{}
 	runTil time.Time
+	// most is maxYield for the first worker and longer for the others:
+	// while queries keep coming only the first takes its turns, and a
+	// query never shares both cores with the pass (at 3 million lines,
+	// those turns were most of the slow definitions).
+	most time.Duration
+}
+
+// newPassYield returns the yield of the pass worker numbered worker.
+func newPassYield(v *view, done <-chan struct{}, worker int) *passYield {
+	most := maxYield
+	if worker > 0 {
+		most = maxYieldOthers
+	}
+	return &passYield{v: v, done: done, most: most}
 }
 
 // minPassRun is how long a worker runs after waiting maxYield.
@@ -36,8 +50,8 @@ func (y *passYield) pause() {
 		return
 	}
 	start := time.Now()
-	y.v.waitForQueries(y.done, queryQuiet, maxYield)
-	if now := time.Now(); now.Sub(start) >= maxYield {
+	y.v.waitForQueries(y.done, queryQuiet, y.most)
+	if now := time.Now(); now.Sub(start) >= y.most {
 		y.runTil = now.Add(minPassRun)
 	}
 }
@@ -132,6 +146,9 @@ func (p *passView) File(path string) *analysis.FileFacts {
 	}
 	return f
 }
+
+// NamesOf shares the name tables of the facts the workers share.
+func (p *passView) NamesOf(f *analysis.FileFacts) map[string][]int32 { return p.cache.namesOf(f) }
 
 func (p *passView) DefsNamed(name string) []resolve.DefEntry {
 	return p.cache.defsNamed(name)

@@ -72,6 +72,8 @@ type passCache struct {
 	// all of them), read through pv.
 	r  *resolve.Resolver
 	pv *passView
+	// names holds the name tables of the facts in the memo (see NamesOf).
+	names map[*analysis.FileFacts]map[string][]int32
 }
 
 // resolver returns the workers' resolver, a fresh one once the current
@@ -80,9 +82,12 @@ type passCache struct {
 func (c *passCache) resolver() *resolve.Resolver {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.r == nil || c.pv.kept.Load() > passBudget.renewal {
+	if c.r == nil {
 		c.pv = &passView{view: c.v, cache: c}
 		c.r = resolve.NewWithBudget(c.pv, passBudget.resolver)
+	} else if c.pv.kept.Load() > passBudget.renewal {
+		c.pv = &passView{view: c.v, cache: c}
+		c.r = c.r.Renewed(c.pv)
 	}
 	return c.r
 }
@@ -99,6 +104,7 @@ func (c *passCache) currentLocked() bool {
 	}
 	if len(c.facts) > 0 || len(c.defs) > 0 || len(c.older) > 0 {
 		c.facts, c.defs, c.older, c.nDefs, c.bytes = map[string]*list.Element{}, map[string][]resolve.DefEntry{}, nil, 0, 0
+		c.names = nil
 		c.lru.Init()
 	}
 	return false
@@ -132,9 +138,40 @@ func (c *passCache) file(path string) *analysis.FileFacts {
 	for c.bytes > passBudget.facts && c.lru.Len() > 1 {
 		old := c.lru.Remove(c.lru.Back()).(*cachedFacts)
 		delete(c.facts, old.path)
+		delete(c.names, old.facts)
 		c.bytes -= old.size
 	}
 	return f
+}
+
+// namesOf returns the name table of f while f is in the memo, built once
+// for every worker and every resolver the pass renews (rebuilt by each,
+// they were a fifth of the pass's allocations); nil otherwise.
+func (c *passCache) namesOf(f *analysis.FileFacts) map[string][]int32 {
+	c.mu.Lock()
+	t, ok := c.names[f]
+	held := c.holdsLocked(f)
+	c.mu.Unlock()
+	if ok || !held {
+		return t
+	}
+	t = resolve.NameTable(f)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.holdsLocked(f) {
+		return nil // evicted meanwhile: the caller builds its own
+	}
+	if c.names == nil {
+		c.names = map[*analysis.FileFacts]map[string][]int32{}
+	}
+	c.names[f] = t
+	return t
+}
+
+// holdsLocked reports whether f is in the memo, at the view's generation.
+func (c *passCache) holdsLocked(f *analysis.FileFacts) bool {
+	e, ok := c.facts[f.Path]
+	return ok && e.Value.(*cachedFacts).facts == f && c.currentLocked()
 }
 
 // defsNamed returns the name table's definitions called name, looked up

@@ -266,9 +266,11 @@ func (w *Workspace) resolveUsesYielding(ctx context.Context, workers int, yield 
 const (
 	usesPerFlush = 256
 	// A background pass waits for queryQuiet without queries before each
-	// file, but never longer than maxYield.
-	queryQuiet = 25 * time.Millisecond
-	maxYield   = time.Second
+	// file, but its first worker never longer than maxYield, the others
+	// than maxYieldOthers.
+	queryQuiet     = 25 * time.Millisecond
+	maxYield       = time.Second
+	maxYieldOthers = 8 * time.Second
 )
 
 // passPicked, set by tests only, hears each file a pass takes, in order.
@@ -330,12 +332,22 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		workers = runtime.GOMAXPROCS(0)
 	}
 	cache := newPassCache(w.view)
-	for range workers {
+	// Workers stop giving way once every file is handed out: one waiting
+	// for queries to end would hold up the end of the pass.
+	fed, stopYield := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-fed:
+		}
+		close(stopYield)
+	}()
+	for worker := range workers {
 		wg.Go(func() {
 			ords := map[string][]int32{}
 			var pause func()
 			if yield {
-				pause = (&passYield{v: w.view, done: ctx.Done()}).pause
+				pause = newPassYield(w.view, stopYield, worker).pause
 			}
 			for {
 				if pause != nil {
@@ -357,6 +369,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		})
 	}
 	go func() {
+		defer close(fed)
 		defer close(next)
 		todo := make(map[string]bool, len(paths))
 		for _, p := range paths {
