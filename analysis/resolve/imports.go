@@ -140,13 +140,7 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 		// (pytest.raises is _pytest.python_api's).
 		files = r.moduleFiles(f.Path, module)
 	} else if strings.HasPrefix(module, ".") {
-		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
-		files = []string{base, base + ext, base + "/index" + ext}
-		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") || strings.HasSuffix(f.Path, ".d.cts") {
-			// A declaration file names declaration files, often by the
-			// JavaScript they describe ("./util.js", "./types.cjs").
-			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", stripExt(base)+".d.cts", base+"/index.d.ts")
-		}
+		files = relativeModuleFiles(f.Path, module)
 	}
 	return r.reexportedIn(files, name, role, conf, depth)
 }

@@ -273,8 +273,47 @@ func (r *Resolver) ecmaModuleFiles(from, module string) []string {
 		}
 		return nil
 	}
-	base := path.Join(path.Dir(from), module)
-	stem := stripExt(base)
-	return []string{base, stem + ".d.ts", stem + ".d.mts", stem + ".d.cts", stem + ".ts", stem + ".tsx",
-		base + ".d.ts", base + ".ts", base + "/index.d.ts", base + "/index.ts"}
+	return relativeModuleFiles(from, module)
+}
+
+// relativeModuleFiles are the files a relative specifier in an ECMAScript
+// file from may name, best first: the path as written, with from's
+// extension, the TypeScript source a JavaScript extension stands for
+// ("./util.js" is util.ts, "./a.mjs" a.mts: TypeScript names the file it
+// will emit), declaration files, and index files of a folder.
+func relativeModuleFiles(from, module string) []string {
+	base, ext := path.Join(path.Dir(from), module), path.Ext(from)
+	if strings.HasSuffix(from, ".d.ts") || strings.HasSuffix(from, ".d.mts") || strings.HasSuffix(from, ".d.cts") {
+		ext = ".d" + ext
+	}
+	out := []string{base, base + ext, base + "/index" + ext}
+	stem := base
+	switch path.Ext(base) {
+	case ".js", ".jsx":
+		stem = stripExt(base)
+		out = append(out, stem+".ts", stem+".tsx", stem+".d.ts")
+	case ".mjs":
+		stem = stripExt(base)
+		out = append(out, stem+".mts", stem+".d.mts")
+	case ".cjs":
+		stem = stripExt(base)
+		out = append(out, stem+".cts", stem+".d.cts")
+	}
+	// A declaration file often names the JavaScript it describes by a
+	// different extension ("./types.cjs" for types.d.cts).
+	out = append(out, stem+".d.ts", stem+".d.mts", stem+".d.cts", stem+".ts", stem+".tsx",
+		base+".d.ts", base+".ts", base+".tsx", base+".js", base+"/index.d.ts", base+"/index.ts", base+"/index.js")
+	return dedupStrings(out)
+}
+
+// dedupStrings drops the later repeats of a list, keeping its order.
+func dedupStrings(list []string) []string {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(list, func(s string) bool {
+		if seen[s] {
+			return true
+		}
+		seen[s] = true
+		return false
+	})
 }

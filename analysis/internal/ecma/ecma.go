@@ -199,6 +199,12 @@ func (w *walker) reexport(n syntax.Node) {
 		// `export * from "m"` passes on every name; `export * as ns` names a namespace.
 		alias := n.Child("namespace_export").Child("identifier", "string")
 		w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Wildcard: !alias.Valid(), Span: n.Span()}, syntax.Node{})
+		if alias.Type() == "identifier" {
+			// An exported namespace binding: `z.core.version` reaches the
+			// module's members through it, as through `import * as`.
+			d := w.b.Def(analysis.KindModule, alias, alias)
+			w.b.D(d).Visibility = "public"
+		}
 		return
 	}
 	for _, s := range clause.ChildrenOf("export_specifier") {
