@@ -114,8 +114,10 @@ func localScope(f *analysis.FileFacts, s, owner int32) bool {
 // variable not in its own initializer (`let x = x + 1`). Local functions are
 // visible in the whole block: JavaScript hoists them, Rust items are
 // unordered, and elsewhere a use before the declaration is an error.
+// TypeScript's types are visible in the whole block or namespace too
+// (@types/chai's Assertion extends LanguageChains, declared after it).
 func hiddenFrom(lang string, d analysis.Def, s int32, ref analysis.Ref, local bool) bool {
-	return local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction ||
+	return local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction && !(ecmaLang(lang) && d.Kind.IsType()) ||
 		(s == ref.Scope || wholeInitializer[lang]) && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start))
 }
 
