@@ -170,7 +170,7 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 		}
 		for _, imp := range g.Imports {
 			if imp.Wildcard {
-				out = append(out, r.importedFrom(g, name, imp.Path, role, conf, depth)...)
+				out = append(out, r.wildcardReexported(g, p, imp.Path, name, role, conf, depth)...)
 			}
 		}
 	}

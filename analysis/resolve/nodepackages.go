@@ -81,7 +81,9 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 			continue
 		}
 		for i, d := range g.Defs {
-			if d.Name == name && d.Container == analysis.None && d.Receiver == "" {
+			// A property of an inline object type is contained by nothing
+			// but is no export (zod's `coerce: { string: … }`).
+			if d.Name == name && d.Container == analysis.None && d.Receiver == "" && (d.Scope == 0 || !ecmaLang(g.Lang)) {
 				out = r.add(out, p, int32(i), conf, ViaImport, role)
 			}
 		}
@@ -90,6 +92,20 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 		}
 	}
 	return r.reexportedIn(files, name, role, conf, depth+1)
+}
+
+// wildcardReexported finds name where `export * from "m"` in file p (g)
+// passes it on from: a relative module's files and their own re-exports,
+// as TypeScript follows them (nothing more when they exist), else what an
+// import of m would find.
+func (r *Resolver) wildcardReexported(g *analysis.FileFacts, p, module, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if ecmaLang(g.Lang) && strings.HasPrefix(module, ".") {
+		files := relativeModuleFiles(p, module)
+		if slices.ContainsFunc(files, func(f string) bool { return r.file(f) != nil }) {
+			return r.declaredAtTopOf(files, name, role, conf, depth+1)
+		}
+	}
+	return r.importedFrom(g, name, module, role, conf, depth)
 }
 
 // ambientImported finds name among the declarations of the ambient module
@@ -198,6 +214,11 @@ func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Ro
 	g, module, ok := r.namespaceImportOf(t)
 	if !ok || depth > maxDepth {
 		return nil, false
+	}
+	// The module's files and what they re-export, as TypeScript follows
+	// them; else the guesses an import of the module makes.
+	if out := r.declaredAtTopOf(r.ecmaModuleFiles(g.Path, module), name, role, conf, depth); len(out) > 0 {
+		return out, true
 	}
 	out := r.importedFrom(g, name, module, role, conf, depth)
 	// A property of an inline object type is no export, though nothing
