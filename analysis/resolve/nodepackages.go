@@ -113,7 +113,11 @@ func (r *Resolver) wildcardReexported(g *analysis.FileFacts, p, module, name str
 // Node's modules, "node:fs" included): where TypeScript looks when no
 // installed package serves the specifier.
 func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.Role, conf float64) []Candidate {
-	if !ecmaLang(lang) || strings.HasPrefix(specifier, ".") || strings.HasPrefix(specifier, "/") {
+	return r.ambientImportedIn(lang, name, specifier, role, conf, 0)
+}
+
+func (r *Resolver) ambientImportedIn(lang, name, specifier string, role analysis.Role, conf float64, depth int) []Candidate {
+	if !ecmaLang(lang) || strings.HasPrefix(specifier, ".") || strings.HasPrefix(specifier, "/") || depth > 2 {
 		return nil
 	}
 	specs := []string{specifier}
@@ -136,6 +140,9 @@ func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.R
 						out = r.add(out, e.Path, i, conf, ViaImport, role)
 					}
 				}
+				if len(out) == 0 && g.Defs[e.Index].TypeName != "" {
+					out = r.exportAssigned(g, e.DefID, name, role, conf, depth)
+				}
 			}
 		}
 		if len(out) > 0 {
@@ -143,6 +150,27 @@ func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.R
 		}
 	}
 	return nil
+}
+
+// exportAssigned finds name in the ambient module m of g that declares
+// nothing by that name but says `export = X`: in the module that X binds
+// with `import X = require("n")` (@types/node's "events" is
+// "node:events"), else X itself, what a default import binds.
+func (r *Resolver) exportAssigned(g *analysis.FileFacts, m DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	target := g.Defs[m.Index].TypeName
+	body := g.Defs[m.Index].FullSpan
+	for _, imp := range g.Imports {
+		if imp.Alias == target && imp.Name == "" && imp.Path != "" && body.Contains(imp.Span.Start) {
+			return r.ambientImportedIn(g.Lang, name, imp.Path, role, conf, depth+1)
+		}
+	}
+	var out []Candidate
+	for _, i := range r.named(g, target) {
+		if g.Defs[i].Container == m.Index {
+			out = r.add(out, m.Path, i, conf, ViaImport, role)
+		}
+	}
+	return out
 }
 
 // NamespaceMembers are the declarations a TypeScript or JavaScript
