@@ -158,19 +158,19 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 		}
 		for _, imp := range g.Imports {
 			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
-				return r.declaredAtTopOf([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
+				return r.declaredLocally([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
 			}
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
 				// A Python module may try several imports of the name
 				// (simplejson's, else json's): the one that resolves.
-				if c := r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth); len(c) > 0 || g.Lang != "python" {
+				if c := r.passedOnFrom(g, p, importModule(imp), imp.Name, role, conf, depth); len(c) > 0 || g.Lang != "python" {
 					return c
 				}
 			}
 		}
 		for _, imp := range g.Imports {
 			if imp.Wildcard {
-				out = append(out, r.wildcardReexported(g, p, imp.Path, name, role, conf, depth)...)
+				out = append(out, r.passedOnFrom(g, p, imp.Path, name, role, conf, depth)...)
 			}
 		}
 	}

@@ -74,6 +74,17 @@ func (r *Resolver) defaultExported(files []string, role analysis.Role, conf floa
 // declares it, else through their re-exports: how a package's or a
 // crate's entry files answer an import.
 func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	return r.topDeclared(files, name, role, conf, depth, false)
+}
+
+// declaredLocally is declaredAtTopOf for the local name an export clause
+// exports under another (`export { z4 as default }`): a namespace import's
+// binding counts, which is no export of its own.
+func (r *Resolver) declaredLocally(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	return r.topDeclared(files, name, role, conf, depth, true)
+}
+
+func (r *Resolver) topDeclared(files []string, name string, role analysis.Role, conf float64, depth int, bindings bool) []Candidate {
 	var out []Candidate
 	for _, p := range files {
 		g := r.file(p)
@@ -83,7 +94,10 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 		for i, d := range g.Defs {
 			// A property of an inline object type is contained by nothing
 			// but is no export (zod's `coerce: { string: … }`).
-			if d.Name == name && d.Container == analysis.None && d.Receiver == "" && (d.Scope == 0 || !ecmaLang(g.Lang)) {
+			// Nor is a namespace import's binding (`import * as parse` in
+			// zod's mini/schemas.ts), unless an export clause names it.
+			binding := d.Kind == analysis.KindModule && d.Visibility == "private" && ecmaLang(g.Lang)
+			if d.Name == name && d.Container == analysis.None && d.Receiver == "" && (d.Scope == 0 || !ecmaLang(g.Lang)) && (bindings || !binding) {
 				out = r.add(out, p, int32(i), conf, ViaImport, role)
 			}
 		}
@@ -94,15 +108,17 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 	return r.reexportedIn(files, name, role, conf, depth+1)
 }
 
-// wildcardReexported finds name where `export * from "m"` in file p (g)
-// passes it on from: a relative module's files and their own re-exports,
+// passedOnFrom finds name where `export * from "m"` or `export {
+// name } from "m"` in file p (g) passes it on from: a relative module's files and their own re-exports,
 // as TypeScript follows them (nothing more when they exist), else what an
 // import of m would find.
-func (r *Resolver) wildcardReexported(g *analysis.FileFacts, p, module, name string, role analysis.Role, conf float64, depth int) []Candidate {
+func (r *Resolver) passedOnFrom(g *analysis.FileFacts, p, module, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	if ecmaLang(g.Lang) && strings.HasPrefix(module, ".") {
 		files := relativeModuleFiles(p, module)
 		if slices.ContainsFunc(files, func(f string) bool { return r.file(f) != nil }) {
-			return r.declaredAtTopOf(files, name, role, conf, depth+1)
+			// reexportedIn counted the hop: zod's entry passes names on
+			// through five files.
+			return r.declaredAtTopOf(files, name, role, conf, depth)
 		}
 	}
 	return r.importedFrom(g, name, module, role, conf, depth)
@@ -300,7 +316,7 @@ func (r *Resolver) moduleExports(files []string, depth int, seen map[string]bool
 		for _, imp := range g.Imports {
 			switch {
 			case imp.Path == "" && imp.Alias != "":
-				for _, c := range best(r.declaredAtTopOf([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
+				for _, c := range best(r.declaredLocally([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
 					*out = append(*out, Export{imp.Alias, c.Def})
 				}
 			case imp.Wildcard:
