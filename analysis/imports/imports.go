@@ -133,12 +133,15 @@ func ImportLines(f *analysis.FileFacts, text []byte) (int, int, bool) {
 
 // importStatements are f's imports that import statements make: TypeScript's
 // `export { a as b }` is recorded as an import of the file's own a (no
-// path), but it is an export, which organizing leaves where it is.
+// path) and `export { a } from "m"` as one aliased to its own name, but
+// both are exports, which organizing leaves where they are.
 func importStatements(f *analysis.FileFacts) []analysis.Import {
 	if f.Lang != "typescript" && f.Lang != "tsx" && f.Lang != "javascript" {
 		return f.Imports
 	}
-	return slices.DeleteFunc(slices.Clone(f.Imports), func(imp analysis.Import) bool { return imp.Path == "" })
+	return slices.DeleteFunc(slices.Clone(f.Imports), func(imp analysis.Import) bool {
+		return imp.Path == "" || imp.Name != "" && imp.Alias == imp.Name
+	})
 }
 
 func lineStart(text []byte, i int) int {

@@ -319,6 +319,11 @@ func (r *Resolver) moduleExports(files []string, depth int, seen map[string]bool
 				for _, c := range best(r.declaredLocally([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
 					*out = append(*out, Export{imp.Alias, c.Def})
 				}
+			case imp.Name != "" && imp.Alias == imp.Name:
+				// `export { NEVER } from "../core/index.js"`
+				for _, c := range best(r.passedOnFrom(g, p, importModule(imp), imp.Name, analysis.RoleRead, confImport, depth+1)) {
+					*out = append(*out, Export{imp.Alias, c.Def})
+				}
 			case imp.Wildcard:
 				r.moduleExports(r.ecmaModuleFiles(p, imp.Path), depth+1, seen, out)
 			}

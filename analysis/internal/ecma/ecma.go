@@ -227,7 +227,10 @@ func (w *walker) reexport(n syntax.Node) {
 	}
 	for _, s := range clause.ChildrenOf("export_specifier") {
 		name := s.Field("name")
-		imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: s.Field("alias").Text(), Span: n.Span()}
+		// The exported name is always the alias, so that `export { a }
+		// from "m"` tells itself from `import { a } from "m"`.
+		alias := cmp.Or(s.Field("alias").Text(), name.Text())
+		imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: alias, Span: n.Span()}
 		w.b.Import(imp, name)
 	}
 }
