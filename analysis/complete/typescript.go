@@ -16,12 +16,25 @@ func (c *collector) namespaceMembers(qualifier string, offset int) {
 	if !isIdentText(qualifier) {
 		return
 	}
-	typePos := inTypePosition(c.text, offset-len(qualifier)-1)
+	typePos := c.typePosition(qualifier, offset)
 	for _, id := range c.s.Resolver().NamespaceMembers(c.f.Path, qualifier) {
 		if k := c.s.File(id.Path).Defs[id.Index].Kind; typePos || k != analysis.KindInterface && k != analysis.KindTypeAlias {
 			c.addDef(id, RankLocal)
 		}
 	}
+}
+
+// typePosition reports whether the member after `qualifier.` at offset is
+// written where a type is: as the file's reference there says (the value
+// of a key, `{ name: z.string() }`, is an expression), else as the text
+// before the qualifier suggests.
+func (c *collector) typePosition(qualifier string, offset int) bool {
+	for _, r := range c.f.Refs {
+		if r.Span.Start == offset && r.Qualifier == qualifier {
+			return r.Role&analysis.RoleType != 0
+		}
+	}
+	return inTypePosition(c.text, offset-len(qualifier)-1)
 }
 
 // inTypePosition reports whether the TypeScript expression ending at end
@@ -84,7 +97,7 @@ func (c *collector) namespaceExports(t resolve.DefID, qualifier string, offset i
 	if len(exports) == 0 {
 		return
 	}
-	typePos := inTypePosition(c.text, offset-len(qualifier)-1)
+	typePos := c.typePosition(qualifier, offset)
 	for _, e := range exports {
 		g := c.s.File(e.Def.Path)
 		if g == nil || int(e.Def.Index) >= len(g.Defs) {

@@ -24,7 +24,8 @@ var pruned = map[string]bool{"kotlin": true, "java": true, "python": true, "type
 // Organize returns the edits that organize f's imports, none when they are
 // already in order.
 func Organize(f *analysis.FileFacts, text []byte) []Edit {
-	if len(f.Imports) == 0 {
+	imports := importStatements(f)
+	if len(imports) == 0 {
 		return nil
 	}
 	// Each import occupies whole lines; several imports may share one.
@@ -33,7 +34,7 @@ func Organize(f *analysis.FileFacts, text []byte) []Edit {
 		imps       []analysis.Import
 	}
 	var units []unit
-	for _, imp := range f.Imports {
+	for _, imp := range imports {
 		start, end := lineStart(text, imp.Span.Start), importEnd(text, imp.Span)
 		if n := len(units); n > 0 && start <= units[n-1].end {
 			units[n-1].end = max(units[n-1].end, end)
@@ -121,12 +122,26 @@ func importEnd(text []byte, span analysis.Span) int {
 // ImportLines returns the first and last line of the file's imports, or
 // false when it has none.
 func ImportLines(f *analysis.FileFacts, text []byte) (int, int, bool) {
-	if len(f.Imports) == 0 {
+	imports := importStatements(f)
+	if len(imports) == 0 {
 		return 0, 0, false
 	}
-	last := f.Imports[len(f.Imports)-1].Span
+	last := imports[len(imports)-1].Span
 	end := importEnd(text, last)
-	return f.Imports[0].Span.StartPoint.Line, last.StartPoint.Line + strings.Count(string(text[last.Start:end]), "\n"), true
+	return imports[0].Span.StartPoint.Line, last.StartPoint.Line + strings.Count(string(text[last.Start:end]), "\n"), true
+}
+
+// importStatements are f's imports that import statements make: TypeScript's
+// `export { a as b }` is recorded as an import of the file's own a (no
+// path) and `export { a } from "m"` as one aliased to its own name, but
+// both are exports, which organizing leaves where they are.
+func importStatements(f *analysis.FileFacts) []analysis.Import {
+	if f.Lang != "typescript" && f.Lang != "tsx" && f.Lang != "javascript" {
+		return f.Imports
+	}
+	return slices.DeleteFunc(slices.Clone(f.Imports), func(imp analysis.Import) bool {
+		return imp.Path == "" || imp.Name != "" && imp.Alias == imp.Name
+	})
 }
 
 func lineStart(text []byte, i int) int {

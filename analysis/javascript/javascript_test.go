@@ -46,7 +46,7 @@ class K { constructor(x) { this.x = x; this.x = 2; } }
 `, ft.Expect{
 			Defs:    []string{"class K", "constructor K.K", "parameter K.K.x", "field K.x"},
 			Refs:    []string{"import ./m.js.a", "import ./m.js.c", "read x", "write this.x"},
-			Imports: []string{"./m.js/a as b", "./m.js/c", "./n.js.*"},
+			Imports: []string{"./m.js/a as b", "./m.js/c as c", "./n.js.*"},
 		}},
 		{"syntax error", "function broken() { return (1 + ; }\n", ft.Expect{Defs: []string{"function broken"}, Errors: 1}},
 	}

@@ -113,6 +113,8 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 	if _, err := os.Stat(filepath.Join(root, "package.json")); err == nil {
 		found.discoverNode(root)
 		found.selfPackage(root)
+		found.discoverNodeWorkspaces(root)
+		found.Libraries = distinctLibraries(found.Libraries)
 	}
 	found.discoverJVMRustRuby(ctx, root, opts)
 	return found
@@ -141,6 +143,21 @@ func (found *Found) discoverGo(ctx context.Context, root string, opts Options) {
 	for _, m := range mods {
 		found.add(cachedModule(env.GOMODCACHE, m))
 	}
+}
+
+// distinctLibraries drops the repeats of a library found twice (a
+// workspace package both depended on and listed as a workspace), keeping
+// the first.
+func distinctLibraries(libs []Library) []Library {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(libs, func(l Library) bool {
+		k := l.Key() + "\x00" + l.Dir
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
 }
 
 func (f *Found) add(l Library, s *Skip) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,5 +92,52 @@ func TestDiscoverNodeNothingInstalled(t *testing.T) {
 	if len(found.Libraries) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Reason != NoNodeModules ||
 		found.Skipped[0].Detail != "2 dependencies of package.json are not installed (pnpm install puts them there)" {
 		t.Errorf("found %+v, want one %s skip", found, NoNodeModules)
+	}
+}
+
+// A monorepo's packages, listed by pnpm-workspace.yaml or package.json's
+// "workspaces", are linked in by their names though the root depends on
+// none of them, and what each installs in its own node_modules is a
+// library; a dependency installed only above it is found there, once.
+func TestDiscoverNodeWorkspacePackages(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"pnpm": {
+			"package.json":        `{"private": true}`,
+			"pnpm-workspace.yaml": "packages:\n  # the libraries\n  - 'packages/*'\n  - \"!packages/skipped\"\nother:\n  - apps/*\n",
+		},
+		"yarn": {"package.json": `{"private": true, "workspaces": {"packages": ["packages/*"]}}`},
+		"npm":  {"package.json": `{"private": true, "workspaces": ["packages/*", "../outside/*"]}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, files)
+			writeFiles(t, dir, map[string]string{
+				"packages/zod/package.json":                          `{"name": "zod", "version": "4.0.0", "exports": {"./v4": "./src/v4/index.ts"}, "devDependencies": {"left": "1"}}`,
+				"packages/zod/src/v4/index.ts":                       "export const z = 1;\n",
+				"packages/zod/node_modules/@types/node/package.json": `{"name": "@types/node", "version": "25.0.0", "types": "index.d.ts"}`,
+				"packages/zod/node_modules/@types/node/index.d.ts":   "declare module \"url\" {}\n",
+				"packages/bench/package.json":                        `{"name": "bench", "version": "0.0.0", "dependencies": {"left": "1", "gone": "1"}}`,
+				"apps/web/package.json":                              `{"name": "web", "version": "0.0.0", "exports": "./index.ts"}`,
+				"node_modules/left/package.json":                     `{"name": "left", "version": "1.0.0", "types": "index.d.ts"}`,
+				"node_modules/left/index.d.ts":                       "export declare const pad: number;\n",
+			})
+			found := Discover(context.Background(), dir, Options{Caches: &Caches{}})
+			var got []string
+			for _, l := range found.Libraries {
+				got = append(got, l.Module)
+			}
+			want := []string{"zod", "left", "@types/node"} // bench exports nothing
+			if !slices.Equal(got, want) {
+				t.Errorf("libraries %v, want %v", got, want)
+			}
+			if len(found.Skipped) != 1 || found.Skipped[0].Library != "gone" || found.Skipped[0].Reason != NotInstalled {
+				t.Errorf("skipped %+v, want gone not installed", found.Skipped)
+			}
+			for _, l := range found.Libraries {
+				if l.Module == "zod" && (!l.linked || len(l.NodeEntryFiles("v4")) != 1) {
+					t.Errorf("zod: linked %v, entries of v4 %v", l.linked, l.NodeEntryFiles("v4"))
+				}
+			}
+		})
 	}
 }

@@ -114,8 +114,16 @@ func localScope(f *analysis.FileFacts, s, owner int32) bool {
 // variable not in its own initializer (`let x = x + 1`). Local functions are
 // visible in the whole block: JavaScript hoists them, Rust items are
 // unordered, and elsewhere a use before the declaration is an error.
+// TypeScript's types are visible in the whole block or namespace too
+// (@types/chai's Assertion extends LanguageChains, declared after it).
+// A local type alias or interface is no value: `const v = z.void(); type v
+// = z.infer<typeof v>` leaves v.parse the constant's.
 func hiddenFrom(lang string, d analysis.Def, s int32, ref analysis.Ref, local bool) bool {
-	return local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction ||
+	if local && ecmaLang(lang) && ref.Role&(analysis.RoleType|analysis.RoleInheritance) == 0 &&
+		(d.Kind == analysis.KindInterface || d.Kind == analysis.KindTypeAlias) {
+		return true
+	}
+	return local && (d.NameSpan.Start > ref.Span.Start && d.Kind != analysis.KindFunction && !(ecmaLang(lang) && d.Kind.IsType()) ||
 		(s == ref.Scope || wholeInitializer[lang]) && d.Kind == analysis.KindVariable && d.FullSpan.Contains(ref.Span.Start))
 }
 

@@ -149,13 +149,7 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 		// (pytest.raises is _pytest.python_api's).
 		files = r.moduleFiles(f.Path, module)
 	} else if strings.HasPrefix(module, ".") {
-		base, ext := path.Join(path.Dir(f.Path), module), path.Ext(f.Path)
-		files = []string{base, base + ext, base + "/index" + ext}
-		if strings.HasSuffix(f.Path, ".d.ts") || strings.HasSuffix(f.Path, ".d.mts") || strings.HasSuffix(f.Path, ".d.cts") {
-			// A declaration file names declaration files, often by the
-			// JavaScript they describe ("./util.js", "./types.cjs").
-			files = append(files, base+".d.ts", stripExt(base)+".d.ts", stripExt(base)+".d.mts", stripExt(base)+".d.cts", base+"/index.d.ts")
-		}
+		files = relativeModuleFiles(f.Path, module)
 	}
 	return r.reexportedIn(files, name, role, conf, depth)
 }
@@ -173,19 +167,19 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 		}
 		for _, imp := range g.Imports {
 			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
-				return r.declaredAtTopOf([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
+				return r.declaredLocally([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
 			}
 			if !imp.Wildcard && cmp.Or(imp.Alias, imp.Name) == name {
 				// A Python module may try several imports of the name
 				// (simplejson's, else json's): the one that resolves.
-				if c := r.importedFrom(g, imp.Name, importModule(imp), role, conf, depth); len(c) > 0 || g.Lang != "python" {
+				if c := r.passedOnFrom(g, p, importModule(imp), imp.Name, role, conf, depth); len(c) > 0 || g.Lang != "python" {
 					return c
 				}
 			}
 		}
 		for _, imp := range g.Imports {
 			if imp.Wildcard {
-				out = append(out, r.importedFrom(g, name, imp.Path, role, conf, depth)...)
+				out = append(out, r.passedOnFrom(g, p, imp.Path, name, role, conf, depth)...)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 		return r.anonFields(f, ref)
 	}
 	if ecmaLang(f.Lang) && ref.Qualifier == "globalThis" {
-		return r.globals(ref) // `globalThis.AbortSignal`
+		return r.globals(f.Path, ref) // `globalThis.AbortSignal`
 	}
 	if f.Lang == "kotlin" && strings.HasPrefix(ref.Qualifier, "(") && strings.HasSuffix(ref.Qualifier, ")") && asCastType(ref.Qualifier) == "" {
 		return r.namedArgument(f, ref, depth)

@@ -68,7 +68,8 @@ func (r *Resolver) resolveInModule(f *analysis.FileFacts, ref analysis.Ref) []Ca
 				continue
 			}
 			g, d, ok := r.entry(id.DefID)
-			if ok && d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang {
+			// An inline object type's property is no member of a module.
+			if ok && d.Container == analysis.None && d.Receiver == "" && g.Lang == f.Lang && (d.Scope == 0 || !ecmaLang(f.Lang)) {
 				out = r.add(out, id.Path, id.Index, confImport, ViaImport, ref.Role)
 			}
 		}

@@ -74,6 +74,17 @@ func (r *Resolver) defaultExported(files []string, role analysis.Role, conf floa
 // declares it, else through their re-exports: how a package's or a
 // crate's entry files answer an import.
 func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	return r.topDeclared(files, name, role, conf, depth, false)
+}
+
+// declaredLocally is declaredAtTopOf for the local name an export clause
+// exports under another (`export { z4 as default }`): a namespace import's
+// binding counts, which is no export of its own.
+func (r *Resolver) declaredLocally(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	return r.topDeclared(files, name, role, conf, depth, true)
+}
+
+func (r *Resolver) topDeclared(files []string, name string, role analysis.Role, conf float64, depth int, bindings bool) []Candidate {
 	var out []Candidate
 	for _, p := range files {
 		g := r.file(p)
@@ -81,7 +92,12 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 			continue
 		}
 		for i, d := range g.Defs {
-			if d.Name == name && d.Container == analysis.None && d.Receiver == "" {
+			// A property of an inline object type is contained by nothing
+			// but is no export (zod's `coerce: { string: … }`).
+			// Nor is a namespace import's binding (`import * as parse` in
+			// zod's mini/schemas.ts), unless an export clause names it.
+			binding := d.Kind == analysis.KindModule && d.Visibility == "private" && ecmaLang(g.Lang)
+			if d.Name == name && d.Container == analysis.None && d.Receiver == "" && (d.Scope == 0 || !ecmaLang(g.Lang)) && (bindings || !binding) {
 				out = r.add(out, p, int32(i), conf, ViaImport, role)
 			}
 		}
@@ -92,12 +108,32 @@ func (r *Resolver) declaredAtTopOf(files []string, name string, role analysis.Ro
 	return r.reexportedIn(files, name, role, conf, depth+1)
 }
 
+// passedOnFrom finds name where `export * from "m"` or `export {
+// name } from "m"` in file p (g) passes it on from: a relative module's files and their own re-exports,
+// as TypeScript follows them (nothing more when they exist), else what an
+// import of m would find.
+func (r *Resolver) passedOnFrom(g *analysis.FileFacts, p, module, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	if ecmaLang(g.Lang) && strings.HasPrefix(module, ".") {
+		files := relativeModuleFiles(p, module)
+		if slices.ContainsFunc(files, func(f string) bool { return r.file(f) != nil }) {
+			// reexportedIn counted the hop: zod's entry passes names on
+			// through five files.
+			return r.declaredAtTopOf(files, name, role, conf, depth)
+		}
+	}
+	return r.importedFrom(g, name, module, role, conf, depth)
+}
+
 // ambientImported finds name among the declarations of the ambient module
 // a specifier names, `declare module "fs" { … }` (how @types/node declares
 // Node's modules, "node:fs" included): where TypeScript looks when no
 // installed package serves the specifier.
 func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.Role, conf float64) []Candidate {
-	if !ecmaLang(lang) || strings.HasPrefix(specifier, ".") || strings.HasPrefix(specifier, "/") {
+	return r.ambientImportedIn(lang, name, specifier, role, conf, 0)
+}
+
+func (r *Resolver) ambientImportedIn(lang, name, specifier string, role analysis.Role, conf float64, depth int) []Candidate {
+	if !ecmaLang(lang) || strings.HasPrefix(specifier, ".") || strings.HasPrefix(specifier, "/") || depth > 2 {
 		return nil
 	}
 	specs := []string{specifier}
@@ -120,6 +156,9 @@ func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.R
 						out = r.add(out, e.Path, i, conf, ViaImport, role)
 					}
 				}
+				if len(out) == 0 && g.Defs[e.Index].TypeName != "" {
+					out = r.exportAssigned(g, e.DefID, name, role, conf, depth)
+				}
 			}
 		}
 		if len(out) > 0 {
@@ -127,6 +166,27 @@ func (r *Resolver) ambientImported(lang, name, specifier string, role analysis.R
 		}
 	}
 	return nil
+}
+
+// exportAssigned finds name in the ambient module m of g that declares
+// nothing by that name but says `export = X`: in the module that X binds
+// with `import X = require("n")` (@types/node's "events" is
+// "node:events"), else X itself, what a default import binds.
+func (r *Resolver) exportAssigned(g *analysis.FileFacts, m DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	target := g.Defs[m.Index].TypeName
+	body := g.Defs[m.Index].FullSpan
+	for _, imp := range g.Imports {
+		if imp.Alias == target && imp.Name == "" && imp.Path != "" && body.Contains(imp.Span.Start) {
+			return r.ambientImportedIn(g.Lang, name, imp.Path, role, conf, depth+1)
+		}
+	}
+	var out []Candidate
+	for _, i := range r.named(g, target) {
+		if g.Defs[i].Container == m.Index {
+			out = r.add(out, m.Path, i, conf, ViaImport, role)
+		}
+	}
+	return out
 }
 
 // NamespaceMembers are the declarations a TypeScript or JavaScript
@@ -199,6 +259,11 @@ func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Ro
 	if !ok || depth > maxDepth {
 		return nil, false
 	}
+	// The module's files and what they re-export, as TypeScript follows
+	// them; else the guesses an import of the module makes.
+	if out := r.declaredAtTopOf(r.ecmaModuleFiles(g.Path, module), name, role, conf, depth); len(out) > 0 {
+		return out, true
+	}
 	out := r.importedFrom(g, name, module, role, conf, depth)
 	// A property of an inline object type is no export, though nothing
 	// contains it: zod's `ZodParsedType: { string: "string" }`.
@@ -251,7 +316,12 @@ func (r *Resolver) moduleExports(files []string, depth int, seen map[string]bool
 		for _, imp := range g.Imports {
 			switch {
 			case imp.Path == "" && imp.Alias != "":
-				for _, c := range best(r.declaredAtTopOf([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
+				for _, c := range best(r.declaredLocally([]string{p}, imp.Name, analysis.RoleRead, confImport, depth+1)) {
+					*out = append(*out, Export{imp.Alias, c.Def})
+				}
+			case imp.Name != "" && imp.Alias == imp.Name:
+				// `export { NEVER } from "../core/index.js"`
+				for _, c := range best(r.passedOnFrom(g, p, importModule(imp), imp.Name, analysis.RoleRead, confImport, depth+1)) {
 					*out = append(*out, Export{imp.Alias, c.Def})
 				}
 			case imp.Wildcard:
@@ -273,8 +343,47 @@ func (r *Resolver) ecmaModuleFiles(from, module string) []string {
 		}
 		return nil
 	}
-	base := path.Join(path.Dir(from), module)
-	stem := stripExt(base)
-	return []string{base, stem + ".d.ts", stem + ".d.mts", stem + ".d.cts", stem + ".ts", stem + ".tsx",
-		base + ".d.ts", base + ".ts", base + "/index.d.ts", base + "/index.ts"}
+	return relativeModuleFiles(from, module)
+}
+
+// relativeModuleFiles are the files a relative specifier in an ECMAScript
+// file from may name, best first: the path as written, with from's
+// extension, the TypeScript source a JavaScript extension stands for
+// ("./util.js" is util.ts, "./a.mjs" a.mts: TypeScript names the file it
+// will emit), declaration files, and index files of a folder.
+func relativeModuleFiles(from, module string) []string {
+	base, ext := path.Join(path.Dir(from), module), path.Ext(from)
+	if strings.HasSuffix(from, ".d.ts") || strings.HasSuffix(from, ".d.mts") || strings.HasSuffix(from, ".d.cts") {
+		ext = ".d" + ext
+	}
+	out := []string{base, base + ext, base + "/index" + ext}
+	stem := base
+	switch path.Ext(base) {
+	case ".js", ".jsx":
+		stem = stripExt(base)
+		out = append(out, stem+".ts", stem+".tsx", stem+".d.ts")
+	case ".mjs":
+		stem = stripExt(base)
+		out = append(out, stem+".mts", stem+".d.mts")
+	case ".cjs":
+		stem = stripExt(base)
+		out = append(out, stem+".cts", stem+".d.cts")
+	}
+	// A declaration file often names the JavaScript it describes by a
+	// different extension ("./types.cjs" for types.d.cts).
+	out = append(out, stem+".d.ts", stem+".d.mts", stem+".d.cts", stem+".ts", stem+".tsx",
+		base+".d.ts", base+".ts", base+".tsx", base+".js", base+"/index.d.ts", base+"/index.ts", base+"/index.js")
+	return dedupStrings(out)
+}
+
+// dedupStrings drops the later repeats of a list, keeping its order.
+func dedupStrings(list []string) []string {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(list, func(s string) bool {
+		if seen[s] {
+			return true
+		}
+		seen[s] = true
+		return false
+	})
 }

@@ -423,7 +423,7 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "typescript" || f.Lang == "javascript" {
-		if c := r.globals(ref); len(c) > 0 {
+		if c := r.globals(f.Path, ref); len(c) > 0 {
 			return c
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // lib.es5.d.ts, on which the others build, before the later editions.
 
 // globals finds the global declarations named like ref, best file first.
-func (r *Resolver) globals(ref analysis.Ref) []Candidate {
+func (r *Resolver) globals(from string, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, e := range r.defs(ref.Name) {
 		if e.Nested || e.Lang != "typescript" || !strings.HasSuffix(e.Path, ".d.ts") {
@@ -32,7 +32,7 @@ func (r *Resolver) globals(ref analysis.Ref) []Candidate {
 		if d.Visibility != tsGlobalVisibility && !isScript(g) {
 			continue
 		}
-		if d.Container != analysis.None || kindFit(ref.Role, d.Kind) == 0 {
+		if d.Container != analysis.None || kindFit(ref.Role, d.Kind) == 0 || !globalReaches(from, e.Path) {
 			continue
 		}
 		// Merged declarations (interface Error, var Error) are one symbol:
@@ -44,6 +44,16 @@ func (r *Resolver) globals(ref analysis.Ref) []Candidate {
 			cmp.Compare(a.NameSpan.Start, b.NameSpan.Start))
 	})
 	return out
+}
+
+// globalReaches reports whether the globals of declaration file decl are
+// seen from file from: a package installed in a node_modules folder serves
+// the files under that folder's parent, as TypeScript looks @types up from
+// a file's folder upwards (a monorepo package's own @types/node is not its
+// siblings').
+func globalReaches(from, decl string) bool {
+	i := strings.Index(decl, "/node_modules/")
+	return i < 0 || strings.HasPrefix(from, decl[:i+1])
 }
 
 // tsGlobalVisibility marks a declaration of a `declare global` block

@@ -250,6 +250,24 @@ var lspCheckers = map[string]servertest.Checker{
 			}
 		}
 	},
+	// completeLacks(src, "label"...): completion at src offers none of the labels.
+	"completeLacks": func(env *servertest.Env, m servertest.Marker) {
+		var list struct {
+			Items []struct {
+				Label string `json:"label"`
+			} `json:"items"`
+		}
+		if !call(env, m, "textDocument/completion", docPos(env, env.Loc(m, m.Args[0])), &list) {
+			return
+		}
+		for _, it := range list.Items {
+			for _, a := range m.Args[1:] {
+				if it.Label == a.Str {
+					env.T.Errorf("%v: %q offered, want it left out", m, a.Str)
+				}
+			}
+		}
+	},
 	// rename(src, "new", golden): the edits, one per line.
 	"rename": func(env *servertest.Env, m servertest.Marker) {
 		src := env.Loc(m, m.Args[0])

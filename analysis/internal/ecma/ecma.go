@@ -51,6 +51,11 @@ func (w *walker) node(n syntax.Node) {
 		} else {
 			if v := cmpNode(n.Field("value"), n.Child("identifier")); v.Type() == "identifier" {
 				w.exportedAs = append(w.exportedAs, v.Text())
+				if m := w.b.OwnerDef(); m != nil && m.Kind == analysis.KindModule && strings.HasPrefix(m.Name, `"`) {
+					// `declare module "m" { … export = X }`: the module is X
+					// (@types/node's "events" is its EventEmitter).
+					m.TypeName = v.Text()
+				}
 			}
 			w.localExports(n.Child("export_clause"))
 			w.children(n)
@@ -92,6 +97,9 @@ func (w *walker) node(n syntax.Node) {
 		w.narrowing(n)
 		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
+		if w.moduleGlobalBlock(n) {
+			return
+		}
 		w.b.Within(n, analysis.None, func() { w.scoped(n) })
 	case "assignment_expression":
 		if !w.constructorField(n.Field("left"), n.Field("right")) {
@@ -163,6 +171,16 @@ func (w *walker) scoped(n syntax.Node) {
 
 func (w *walker) importStatement(n syntax.Node) {
 	module := strings.Trim(n.Field("source").Text(), "\"'`")
+	if req := n.Child("import_require_clause"); req.Valid() {
+		// `import x = require("m")` binds x to module m, as `import * as x` does.
+		alias := req.Child("identifier")
+		module = strings.Trim(req.Field("source").Text(), "\"'`")
+		if alias.Valid() && module != "" {
+			w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Span: n.Span()}, syntax.Node{})
+			w.b.D(w.b.Def(analysis.KindModule, alias, alias)).Visibility = "private"
+		}
+		return
+	}
 	clause := n.Child("import_clause")
 	if !clause.Valid() {
 		w.b.Import(analysis.Import{Path: module, Span: n.Span()}, syntax.Node{})
@@ -199,11 +217,20 @@ func (w *walker) reexport(n syntax.Node) {
 		// `export * from "m"` passes on every name; `export * as ns` names a namespace.
 		alias := n.Child("namespace_export").Child("identifier", "string")
 		w.b.Import(analysis.Import{Path: module, Alias: alias.Text(), Wildcard: !alias.Valid(), Span: n.Span()}, syntax.Node{})
+		if alias.Type() == "identifier" {
+			// An exported namespace binding: `z.core.version` reaches the
+			// module's members through it, as through `import * as`.
+			d := w.b.Def(analysis.KindModule, alias, alias)
+			w.b.D(d).Visibility = "public"
+		}
 		return
 	}
 	for _, s := range clause.ChildrenOf("export_specifier") {
 		name := s.Field("name")
-		imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: s.Field("alias").Text(), Span: n.Span()}
+		// The exported name is always the alias, so that `export { a }
+		// from "m"` tells itself from `import { a } from "m"`.
+		alias := cmp.Or(s.Field("alias").Text(), name.Text())
+		imp := analysis.Import{Path: module + "/" + name.Text(), Name: name.Text(), Alias: alias, Span: n.Span()}
 		w.b.Import(imp, name)
 	}
 }

@@ -144,9 +144,7 @@ func (w *walker) localExports(clause syntax.Node) {
 			continue
 		}
 		if alias.Valid() && alias.Text() != name.Text() {
-			if !declarationFile(w.b.Facts.Path) {
-				continue // an import without a path would be organized with the imports
-			}
+			// Organizing imports leaves these be (imports.importStatements).
 			w.b.Facts.Imports = append(w.b.Facts.Imports, analysis.Import{Name: name.Text(), Alias: alias.Text(), Span: s.Span()})
 		} else {
 			w.exported = append(w.exported, name.Text())
