@@ -307,6 +307,9 @@ func (w *walker) assignment(n syntax.Node) {
 	kind := typeDeclKind(typeName, right)
 	if kind != analysis.KindUnknown {
 		typeName = "" // TypeVar("T") is no instance of a class T's users know
+		if kind == analysis.KindTypeAlias {
+			typeName = aliasedType(right)
+		}
 	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
@@ -351,6 +354,17 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 		return analysis.KindClass
 	}
 	return analysis.KindUnknown
+}
+
+// aliasedType is the type a `X: TypeAlias = …` stands for, on one line
+// (a forward reference without its quotes): a value typed X has its
+// members.
+func aliasedType(value syntax.Node) string {
+	text := strings.Join(strings.Fields(value.Text()), " ")
+	if value.Type() == "string" {
+		text = strings.Trim(text, `"'`)
+	}
+	return text
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.

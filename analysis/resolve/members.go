@@ -293,10 +293,10 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		qref := ref
 		qref.Qualifier = q
 		if out := best(r.resolve(f, qref, depth+1)); len(out) > 0 && out[0].Confidence >= r.threshold {
-			return out
+			return r.pythonAliased(out, depth)
 		}
 	}
-	out := best(r.resolve(f, ref, depth+1))
+	out := r.pythonAliased(best(r.resolve(f, ref, depth+1)), depth)
 	if f.Lang == "kotlin" && len(out) > 0 {
 		if g := r.file(out[0].Def.Path); len(out) == 1 && !r.tooDeep(f.Lang, depth+1) {
 			// A type parameter stands for its upper bound.

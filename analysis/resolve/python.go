@@ -501,3 +501,23 @@ func (r *Resolver) pythonSubmoduleImport(f *analysis.FileFacts, ref analysis.Ref
 	}
 	return nil, false
 }
+
+// pythonAliased replaces a type found alone that is a `X: TypeAlias = …`
+// by the types it stands for: a value annotated X has their members.
+func (r *Resolver) pythonAliased(out []Candidate, depth int) []Candidate {
+	if len(out) != 1 || out[0].Confidence < r.threshold {
+		return out
+	}
+	g, d, ok := r.entry(out[0].Def)
+	if !ok || g.Lang != "python" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth+1) {
+		return out
+	}
+	aliased := r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
+	if len(aliased) == 0 {
+		return out
+	}
+	for i := range aliased {
+		aliased[i].Confidence = min(aliased[i].Confidence, out[0].Confidence)
+	}
+	return aliased
+}

@@ -20,6 +20,8 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 		"ws/pkg/version.py":       "__version__ = \"1.2\"\n",
 		"ws/app.py": "import pkg.models\nfrom pkg.version import __version__ as v\n\n\ndef f(s: str | bytes):\n    s.de\n\n\n" +
 			"pkg.Request(method=\"GET\", url=\"http://a:1//v:h\").pr\nv.up\ndef g(s: str):\n    s.up\npkg.Request().pr\npkg.\n",
+		"ws/aliased.py":     "from pkg.aliases import Req\n\n\ndef h(r: Req | None):\n    r.pr\n",
+		"ws/pkg/aliases.py": "from typing import TypeAlias\nfrom .models import Request\n\nReq: TypeAlias = \"Request\"\n",
 	}, 2)
 	for _, c := range []struct {
 		line, char int
@@ -36,6 +38,10 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 		if got := pyLabels(e, "app.py", c.line, c.char); !slices.Contains(got, c.want) {
 			t.Errorf("completion at %d:%d = %v, want %s among them", c.line, c.char, got, c.want)
 		}
+	}
+	// A parameter annotated with a TypeAlias has the aliased class's members.
+	if got := pyLabels(e, "aliased.py", 4, 8); !slices.Contains(got, "prepare") {
+		t.Errorf("completion after r.pr with r: Req = %v, want prepare", got)
 	}
 }
 
