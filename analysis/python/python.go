@@ -201,6 +201,13 @@ func (w *walker) class(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	for _, s := range n.Field("superclasses").NamedChildren() {
+		if s.Type() == "subscript" && isDotted(s.Field("value")) {
+			// MutableMapping[str, Any]: the class derives from MutableMapping.
+			for _, arg := range s.NamedChildren()[1:] {
+				w.node(arg)
+			}
+			s = s.Field("value")
+		}
 		switch s.Type() {
 		case "identifier":
 			w.b.Supertype(d, s, "")

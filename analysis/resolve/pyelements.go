@@ -26,6 +26,12 @@ var (
 // pythonElementTypes types a Python loop variable or subscript (`h =
 // parts[0]`); ok is false for a value that is neither.
 func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	if g.Lang == "python" && d.Value == "[]" {
+		// `calls = []`: the list literal itself, no element of anything.
+		vref := valueRef(d)
+		vref.Qualifier = d.Value
+		return r.receiverTypes(g, vref, depth), true
+	}
 	texts, ok := r.pythonElementTexts(g, d, depth)
 	if !ok {
 		return nil, false
@@ -41,7 +47,7 @@ func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, dep
 // names ("parts[]", "d.items()[]#1"); ok is false for a value that is no
 // element's.
 func (r *Resolver) pythonElementTexts(g *analysis.FileFacts, d analysis.Def, depth int) ([]string, bool) {
-	if g.Lang != "python" || !strings.Contains(d.Value, "[]") {
+	if g.Lang != "python" || !strings.Contains(d.Value, "[]") || d.Value == "[]" {
 		return nil, false
 	}
 	v, index := d.Value, -1
