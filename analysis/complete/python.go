@@ -172,7 +172,7 @@ var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__",
 func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 	if exports, ok := c.stdlibExports(p); ok {
 		from := len(c.items)
-		defer c.keepExported(from, exports)
+		defer c.keepExported(from, exports, p)
 	}
 	for _, d := range c.s.TopLevel(p) {
 		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
