@@ -179,6 +179,13 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// Initialized with an object literal: its properties are
 			// declared inside it.
 			out = append(out, c)
+		case g.Lang == "python" && pythonDecoratedFunction(d) && c.Confidence >= r.threshold:
+			// run_command.params: the name is bound to what its decorator
+			// returned (a click Command), whatever the function returns.
+			for _, t := range r.valueTypes(g, d, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
 		case g.Lang == "python" && d.TypeName == "" && r.pythonEnumMember(g, d, depth):
 			// Color.RED is a Color, whatever its value.
 			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))

@@ -521,3 +521,10 @@ func (r *Resolver) pythonAliased(out []Candidate, depth int) []Candidate {
 	}
 	return aliased
 }
+
+// pythonDecoratedFunction reports whether d is a function whose name is
+// bound to what a decorator factory's call returns (its Value), rather
+// than to the function itself.
+func pythonDecoratedFunction(d analysis.Def) bool {
+	return (d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod) && d.Value != ""
+}

@@ -88,9 +88,14 @@ func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
 		"ws/pkg/deco.py": "import typing as t\n\n\nclass Group:\n    def command(self): ...\n\n\n" +
 			"def group(name=None) -> Group | t.Callable[[t.Callable], Group]: ...\n",
 		"ws/app.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef cli():\n    pass\n\n\ncli.co\n",
+		// Annotated to return None: the name is still the decorator's Group.
+		"ws/run.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef run() -> None:\n    pass\n\n\nrun.co\n",
 	}, 2)
 	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
 		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+	if got := pyLabels(e, "run.py", 8, 6); !slices.Equal(got, []string{"command"}) {
+		t.Errorf("completion after run.co with run annotated -> None = %v, want [command]", got)
 	}
 }
 
