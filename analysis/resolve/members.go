@@ -116,6 +116,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		if out, ok := r.pythonCallOfCall(f, ref, q, depth); ok {
 			return out
 		}
+		if out, ok := r.pythonMappingValue(f, ref, q, depth); ok {
+			return out
+		}
 		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
 			return r.callResultTypes(f, ref, callee, depth)
 		}
