@@ -304,7 +304,8 @@ func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, 
 
 // pythonUnionArms splits a Python annotation into the types a value of it
 // may have: `str | bytes`, `Union[str, bytes]` and `Optional[str]` (any
-// qualifier of typing), without None. One arm is the annotation itself.
+// qualifier of typing), without None; Final[T], ClassVar[T] and
+// Annotated[T, …] are T's arms. One arm is the annotation itself.
 func pythonUnionArms(t string) []string {
 	t = strings.TrimSpace(t)
 	if inner, ok := strings.CutSuffix(t, "]"); ok {
@@ -312,6 +313,12 @@ func pythonUnionArms(t string) []string {
 			switch head := inner[:open]; head[strings.LastIndexByte(head, '.')+1:] {
 			case "Optional", "Union":
 				return pythonNestedArms(pythonArmsSplit(inner[open+1:], ','))
+			case "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly":
+				// Qualifiers of the type they wrap (Annotated's first
+				// argument; the rest is metadata).
+				if args := pythonArmsSplit(inner[open+1:], ','); len(args) > 0 {
+					return pythonUnionArms(args[0])
+				}
 			}
 		}
 	}
