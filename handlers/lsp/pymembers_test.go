@@ -139,3 +139,21 @@ func TestLSPPythonImportRoots(t *testing.T) {
 		}
 	}
 }
+
+// `from datetime import datetime` binds the class, not the module of the
+// same name: after "datetime." come the class's members, in a lambda too.
+func TestLSPPythonClassNamedLikeItsModule(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pystd/datetime.py":       "class date:\n    def fold(self): ...\n\n\nclass datetime(date):\n    @classmethod\n    def fromisoformat(cls, s): ...\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/app.py":               "from datetime import datetime\n\nf(\"t\", lambda v: datetime.fromisoformat(v))\ndatetime.f\n",
+	}, 2)
+	for _, at := range [][2]int{{2, 26}, {3, 10}} {
+		got := pyLabels(e, "app.py", at[0], at[1])
+		if !slices.Contains(got, "fromisoformat") || slices.Contains(got, "date") {
+			t.Errorf("completion at %d:%d = %v, want datetime's fromisoformat and not the module's date", at[0], at[1], got)
+		}
+	}
+}
