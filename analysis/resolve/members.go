@@ -182,6 +182,16 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// Initialized with an object literal: its properties are
 			// declared inside it.
 			out = append(out, c)
+		case g.Lang == "python" && d.Kind == analysis.KindParameter && d.TypeName == "" && c.Confidence >= r.threshold:
+			// An override's parameter has the overridden one's annotation.
+			found := r.pythonOverriddenParamTypes(g, d, depth+1)
+			if len(found) == 0 && d.Value != "" {
+				found = r.valueTypes(g, d, depth+1)
+			}
+			for _, t := range found {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
 		case g.Lang == "python" && pythonDecoratedFunction(d) && c.Confidence >= r.threshold:
 			// run_command.params: the name is bound to what its decorator
 			// returned (a click Command), whatever the function returns.

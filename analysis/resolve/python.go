@@ -535,3 +535,29 @@ func (r *Resolver) pythonAliased(out []Candidate, depth int) []Candidate {
 func pythonDecoratedFunction(d analysis.Def) bool {
 	return (d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod) && d.Value != ""
 }
+
+// pythonOverriddenParamTypes types an unannotated parameter of a method by
+// the annotation of the same-named parameter of the method it overrides,
+// as pyright infers it (`def open_session(self, app, request)` in a
+// SessionInterface subclass has request: Request).
+func (r *Resolver) pythonOverriddenParamTypes(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	if d.Container == analysis.None || r.tooDeep(g.Lang, depth) {
+		return nil
+	}
+	m := g.Defs[d.Container]
+	if m.Kind != analysis.KindMethod || m.Container == analysis.None || g.Defs[m.Container].Kind != analysis.KindClass {
+		return nil
+	}
+	for _, base := range r.inherited(DefID{g.Path, m.Container}, m.Name, analysis.RoleRead, 1, depth+1) {
+		h, bm, ok := r.entry(base.Def)
+		if !ok || h.Lang != "python" || bm.Kind != analysis.KindMethod {
+			continue
+		}
+		for _, p := range h.Defs {
+			if p.Container == base.Def.Index && p.Kind == analysis.KindParameter && p.Name == d.Name && p.TypeName != "" {
+				return r.typesNamed(h, p.TypeName, p.Scope, p.NameSpan, depth+1)
+			}
+		}
+	}
+	return nil
+}
