@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"strings"
+
+	"github.com/kast-dev/kast/analysis"
 )
 
 // A Python module's __all__ names what `from m import *` binds, and for
@@ -131,11 +133,12 @@ func stringLiterals(src []byte, open int, names map[string]bool) (int, bool) {
 }
 
 // keepExported drops the items added since from whose labels the module's
-// __all__ does not list.
-func (c *collector) keepExported(from int, exports map[string]bool) {
+// __all__ does not list, except the public classes module file p declares
+// itself (see stubbedClass).
+func (c *collector) keepExported(from int, exports map[string]bool, p string) {
 	kept := c.items[:from]
 	for _, it := range c.items[from:] {
-		if exports[it.Label] {
+		if exports[it.Label] || c.stubbedClass(it, p) {
 			kept = append(kept, it)
 		}
 	}
@@ -158,4 +161,30 @@ func (c *collector) stdlibExports(p string) (map[string]bool, bool) {
 		return nil, false
 	}
 	return pythonExports(src)
+}
+
+// stubbedClass reports whether an item is a public class that module file
+// p declares at its top level: typeshed's stubs declare most of those that
+// __all__ leaves out (warnings.WarningMessage, os.PathLike), but not
+// metaclasses (typing.NamedTupleMeta) nor classes used as namespaces, with
+// an __all__ of their own (typing.io).
+func (c *collector) stubbedClass(it Item, p string) bool {
+	if it.Kind != analysis.KindClass || it.Def.Path != p || strings.HasPrefix(it.Label, "_") {
+		return false
+	}
+	g := c.s.File(p)
+	if g == nil || int(it.Def.Index) >= len(g.Defs) {
+		return false
+	}
+	for _, s := range g.Supertypes {
+		if s.Def == it.Def.Index && s.Name == "type" {
+			return false
+		}
+	}
+	for _, d := range g.Defs {
+		if d.Container == it.Def.Index && d.Name == "__all__" {
+			return false
+		}
+	}
+	return true
 }

@@ -106,7 +106,8 @@ func (c *collector) pythonClassObjectMembers(qualifier string, start int, visit 
 	if len(found) == 0 || found[0].Uncertain {
 		return
 	}
-	if g := c.s.File(found[0].Def.Path); g == nil || g.Defs[found[0].Def.Index].Kind != analysis.KindClass {
+	g := c.s.File(found[0].Def.Path)
+	if g == nil || g.Defs[found[0].Def.Index].Kind != analysis.KindClass && !c.classParameter(g, found[0].Def.Index) {
 		return
 	}
 	for _, t := range r.PythonBuiltin("type") {
@@ -115,6 +116,47 @@ func (c *collector) pythonClassObjectMembers(qualifier string, start int, visit 
 			return
 		}
 	}
+}
+
+// classParameter reports whether parameter i of this file is a class
+// method's first, cls, which is bound to the class itself: of a method
+// decorated @classmethod, or of __init_subclass__, __new__ or
+// __class_getitem__.
+func (c *collector) classParameter(g *analysis.FileFacts, i int32) bool {
+	d := g.Defs[i]
+	if g != c.f || d.Kind != analysis.KindParameter || d.Container == analysis.None {
+		return false
+	}
+	fn := g.Defs[d.Container]
+	if fn.Kind != analysis.KindMethod {
+		return false
+	}
+	for _, p := range g.Defs {
+		if p.Container == d.Container && p.Kind == analysis.KindParameter && p.NameSpan.Start < d.NameSpan.Start {
+			return false // not the first parameter
+		}
+	}
+	switch fn.Name {
+	case "__init_subclass__", "__new__", "__class_getitem__":
+		return true
+	}
+	// The decorator lines: above the def, or from the definition's start
+	// (where that includes them) to its name.
+	start := min(fn.FullSpan.Start, len(c.text))
+	start = strings.LastIndexByte(string(c.text[:start]), '\n') + 1 // the line's start
+	for start > 0 {
+		prev := strings.LastIndexByte(string(c.text[:start-1]), '\n') + 1
+		if !strings.HasPrefix(strings.TrimSpace(string(c.text[prev:start-1])), "@") {
+			break
+		}
+		start = prev
+	}
+	for _, line := range strings.Split(string(c.text[start:max(start, min(fn.NameSpan.Start, len(c.text)))]), "\n") {
+		if strings.TrimSpace(line) == "@classmethod" {
+			return true
+		}
+	}
+	return false
 }
 
 // pythonModuleMembers adds the attributes of the module the qualifier
@@ -172,7 +214,7 @@ var moduleAttributes = []string{"__annotations__", "__builtins__", "__cached__",
 func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 	if exports, ok := c.stdlibExports(p); ok {
 		from := len(c.items)
-		defer c.keepExported(from, exports)
+		defer c.keepExported(from, exports, p)
 	}
 	for _, d := range c.s.TopLevel(p) {
 		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {

@@ -22,7 +22,7 @@ import (
 // stubRevision changes when the stubs' script does, so that a cache
 // written by an older kast is not reused (it names the folder and the
 // library's version).
-const stubRevision = "-k6"
+const stubRevision = "-k7"
 
 // stubsScript prints a JSON object of stubs by module name: the built-in
 // modules and the extension modules of lib-dynload, classes with their
@@ -87,6 +87,11 @@ def stub(mod, modname):
             t = type(obj)
             if modname + "." + name in ATTRIBUTES:
                 out.append("%s: %s\n" % (name, ATTRIBUTES[modname + "." + name]))
+            elif t.__module__ == modname and getattr(mod, t.__name__, None) is not t:
+                # sys.version_info is an instance of a class sys does not
+                # bind: the class is written under a private name, so
+                # that version_info.major has a declaration.
+                out.append(cls("_" + t.__name__, t, modname) + "%s: %s\n" % (name, "_" + t.__name__))
             elif t.__module__ in ("builtins", modname) or not t.__module__.isidentifier():
                 out.append("%s: %s\n" % (name, t.__name__))
             else:

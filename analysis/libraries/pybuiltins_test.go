@@ -61,6 +61,12 @@ func TestPythonBuiltinsStub(t *testing.T) {
 		!strings.Contains(string(sys), "\nargv: list[str]\n") || !strings.Contains(string(sys), "\nimport types\n") {
 		t.Errorf("sys.pyi: %v, want modules and argv declared with their element types, and types imported:\n%.300s", err, sys)
 	}
+	// sys.version_info's class is no attribute of sys: written under a
+	// private name, with the fields as properties.
+	if sys, _ := os.ReadFile(filepath.Join(dir, "sys.pyi")); !strings.Contains(string(sys), "\nversion_info: _version_info\n") ||
+		!strings.Contains(string(sys), "\nclass _version_info(tuple):\n") || !strings.Contains(string(sys), "    def major(self)") {
+		t.Errorf("sys.pyi lacks version_info's class _version_info with major:\n%.300s", sys)
+	}
 	// _io calls itself io, but its classes' bases are its own.
 	if io, err := os.ReadFile(filepath.Join(dir, "_io.pyi")); err != nil || !strings.Contains(string(io), "\nclass TextIOWrapper(_TextIOBase):\n") {
 		t.Errorf("_io.pyi: %v, want TextIOWrapper derived from _TextIOBase", err)

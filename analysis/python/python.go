@@ -201,6 +201,13 @@ func (w *walker) class(n syntax.Node) {
 	body := n.Field("body")
 	w.decorate(d, n, body)
 	for _, s := range n.Field("superclasses").NamedChildren() {
+		if s.Type() == "subscript" && isDotted(s.Field("value")) {
+			// MutableMapping[str, Any]: the class derives from MutableMapping.
+			for _, arg := range s.NamedChildren()[1:] {
+				w.node(arg)
+			}
+			s = s.Field("value")
+		}
 		switch s.Type() {
 		case "identifier":
 			w.b.Supertype(d, s, "")
@@ -307,6 +314,9 @@ func (w *walker) assignment(n syntax.Node) {
 	kind := typeDeclKind(typeName, right)
 	if kind != analysis.KindUnknown {
 		typeName = "" // TypeVar("T") is no instance of a class T's users know
+		if kind == analysis.KindTypeAlias {
+			typeName = aliasedType(right)
+		}
 	}
 	if typeName == "" && left.Type() == "identifier" {
 		w.value = callValue(right)
@@ -351,6 +361,17 @@ func typeDeclKind(annotation string, value syntax.Node) analysis.Kind {
 		return analysis.KindClass
 	}
 	return analysis.KindUnknown
+}
+
+// aliasedType is the type a `X: TypeAlias = …` stands for, on one line
+// (a forward reference without its quotes): a value typed X has its
+// members.
+func aliasedType(value syntax.Node) string {
+	text := strings.Join(strings.Fields(value.Text()), " ")
+	if value.Type() == "string" {
+		text = strings.Trim(text, `"'`)
+	}
+	return text
 }
 
 // target declares or writes the names an assignment, loop or `as` binds.

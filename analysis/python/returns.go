@@ -35,6 +35,14 @@ func returnedType(fn syntax.Node, className string) string {
 			}
 		}
 	}
+	// A returned module-level name (`return root`, with `root =
+	// RootLogger(WARNING)` at the top of the module) has the class it is
+	// constructed from, unless the function binds the name itself.
+	for name, t := range moduleConstructed(fn) {
+		if _, ok := annotated[name]; !ok && !assignsName(fn.Field("body"), name) {
+			annotated[name] = t
+		}
+	}
 	var arms []string
 	generator := false
 	var visit func(n syntax.Node)
@@ -111,4 +119,87 @@ func valueType(v syntax.Node, className, self string, annotated map[string]strin
 		return "float"
 	}
 	return ""
+}
+
+// moduleConstructed maps the names the top level of fn's module binds by
+// `name = Class(...)` to the class, for a function at that top level.
+func moduleConstructed(fn syntax.Node) map[string]string {
+	out := map[string]string{}
+	module := fn.Parent()
+	if module.Type() == "decorated_definition" {
+		module = module.Parent()
+	}
+	if module.Type() != "module" {
+		return out
+	}
+	for _, st := range module.NamedChildren() {
+		if st.Type() != "expression_statement" {
+			continue
+		}
+		a := firstNamed(st)
+		if a.Type() != "assignment" || a.Field("left").Type() != "identifier" || a.Field("type").Valid() {
+			continue
+		}
+		name := a.Field("left").Text()
+		if t := constructedType(a.Field("right")); t != "" && out[name] == "" {
+			out[name] = t
+		} else {
+			out[name] = "-" // bound twice, or to something else: not guessed
+		}
+	}
+	for name, t := range out {
+		if t == "-" {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+// assignsName reports whether a function body binds name itself (an
+// assignment, a loop, `global` aside): then its returns of name are its own.
+func assignsName(body syntax.Node, name string) bool {
+	found := false
+	var visit func(n syntax.Node)
+	visit = func(n syntax.Node) {
+		for _, c := range n.NamedChildren() {
+			if found {
+				return
+			}
+			switch c.Type() {
+			case "function_definition", "class_definition", "lambda":
+				continue
+			case "assignment", "augmented_assignment", "for_statement", "with_item", "named_expression":
+				left := c.Field("left")
+				if c.Type() == "with_item" {
+					left = c.Field("value")
+				}
+				if c.Type() == "named_expression" {
+					left = c.Field("name")
+				}
+				if bindsName(left, name) {
+					found = true
+					return
+				}
+			}
+			visit(c)
+		}
+	}
+	visit(body)
+	return found
+}
+
+// bindsName reports whether an assignment's target names name: itself, or
+// an element of a tuple or list of targets.
+func bindsName(target syntax.Node, name string) bool {
+	switch target.Type() {
+	case "identifier":
+		return target.Text() == name
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list", "list_splat_pattern", "as_pattern":
+		for _, c := range target.NamedChildren() {
+			if bindsName(c, name) {
+				return true
+			}
+		}
+	}
+	return false
 }

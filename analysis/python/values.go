@@ -17,6 +17,8 @@ func callValue(v syntax.Node) string {
 		return lit
 	}
 	switch v.Type() {
+	case "identifier":
+		return v.Text() // current = logger: what logger is
 	case "attribute":
 		if isDotted(v) {
 			return v.Text() // r.content: what the attribute is typed

@@ -116,6 +116,9 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 		if out, ok := r.pythonCallOfCall(f, ref, q, depth); ok {
 			return out
 		}
+		if out, ok := r.pythonMappingValue(f, ref, q, depth); ok {
+			return out
+		}
 		if callee, ok := calleeOf(q); ok && !strings.HasPrefix(q, "new ") {
 			return r.callResultTypes(f, ref, callee, depth)
 		}
@@ -179,6 +182,23 @@ func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth 
 			// Initialized with an object literal: its properties are
 			// declared inside it.
 			out = append(out, c)
+		case g.Lang == "python" && d.Kind == analysis.KindParameter && d.TypeName == "" && c.Confidence >= r.threshold:
+			// An override's parameter has the overridden one's annotation.
+			found := r.pythonOverriddenParamTypes(g, d, depth+1)
+			if len(found) == 0 && d.Value != "" {
+				found = r.valueTypes(g, d, depth+1)
+			}
+			for _, t := range found {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
+		case g.Lang == "python" && pythonDecoratedFunction(d) && c.Confidence >= r.threshold:
+			// run_command.params: the name is bound to what its decorator
+			// returned (a click Command), whatever the function returns.
+			for _, t := range r.valueTypes(g, d, depth+1) {
+				t.Confidence *= c.Confidence
+				out = append(out, t)
+			}
 		case g.Lang == "python" && d.TypeName == "" && r.pythonEnumMember(g, d, depth):
 			// Color.RED is a Color, whatever its value.
 			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
@@ -293,10 +313,10 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		qref := ref
 		qref.Qualifier = q
 		if out := best(r.resolve(f, qref, depth+1)); len(out) > 0 && out[0].Confidence >= r.threshold {
-			return out
+			return r.pythonAliased(out, depth)
 		}
 	}
-	out := best(r.resolve(f, ref, depth+1))
+	out := r.pythonAliased(best(r.resolve(f, ref, depth+1)), depth)
 	if f.Lang == "kotlin" && len(out) > 0 {
 		if g := r.file(out[0].Def.Path); len(out) == 1 && !r.tooDeep(f.Lang, depth+1) {
 			// A type parameter stands for its upper bound.

@@ -26,6 +26,12 @@ var (
 // pythonElementTypes types a Python loop variable or subscript (`h =
 // parts[0]`); ok is false for a value that is neither.
 func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	if g.Lang == "python" && d.Value == "[]" {
+		// `calls = []`: the list literal itself, no element of anything.
+		vref := valueRef(d)
+		vref.Qualifier = d.Value
+		return r.receiverTypes(g, vref, depth), true
+	}
 	texts, ok := r.pythonElementTexts(g, d, depth)
 	if !ok {
 		return nil, false
@@ -41,7 +47,7 @@ func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, dep
 // names ("parts[]", "d.items()[]#1"); ok is false for a value that is no
 // element's.
 func (r *Resolver) pythonElementTexts(g *analysis.FileFacts, d analysis.Def, depth int) ([]string, bool) {
-	if g.Lang != "python" || !strings.Contains(d.Value, "[]") {
+	if g.Lang != "python" || !strings.Contains(d.Value, "[]") || d.Value == "[]" {
 		return nil, false
 	}
 	v, index := d.Value, -1
@@ -183,4 +189,34 @@ func pythonArgs(s string) []string {
 		out = append(out, strings.TrimSpace(a))
 	}
 	return out
+}
+
+// mappingValueMethods give one of a mapping's values (or the default).
+var mappingValueMethods = map[string]bool{"get": true, "setdefault": true, "pop": true}
+
+// pythonMappingValue types `d.get(k)`, `d.setdefault(k, [])` and
+// `d.pop(k)` on a chain annotated as a mapping, `dict[str, list[F]]`, as
+// the mapping's value type, which the compiled dict's methods do not
+// declare; ok is false for other qualifiers, or when the chain's type
+// names no value type.
+func (r *Resolver) pythonMappingValue(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) ([]Candidate, bool) {
+	if f.Lang != "python" {
+		return nil, false
+	}
+	callee, ok := calleeOf(q)
+	dot := strings.LastIndexByte(callee, '.')
+	if !ok || dot <= 0 || !mappingValueMethods[callee[dot+1:]] {
+		return nil, false
+	}
+	vref := ref
+	vref.Qualifier = callee[:dot]
+	var out []Candidate
+	for _, t := range r.writtenTypes(f, vref, depth+1) {
+		for _, arm := range pythonUnionArms(t) {
+			if v := pythonElementType(arm, "values", -1); v != "" {
+				out = append(out, r.typesNamed(f, v, ref.Scope, ref.Span, depth+1)...)
+			}
+		}
+	}
+	return out, len(out) > 0
 }

@@ -83,8 +83,10 @@ func (r *Resolver) moduleBinding(f *analysis.FileFacts, name string) string {
 			return imp.Path // import a.b as name, from a import b as name
 		case imp.Alias == "" && imp.Path == name:
 			return name // import name
-		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+"."):
-			return name // import name.sub binds name
+		case imp.Alias == "" && strings.HasPrefix(imp.Path, name+".") && imp.Name != name:
+			// import name.sub binds name; `from datetime import datetime`
+			// (path datetime.datetime too) binds the class, below.
+			return name
 		case imp.Alias == "" && imp.Name == name && strings.HasSuffix(imp.Path, "."+name):
 			return imp.Path // from pkg import name: a submodule when no declaration is
 		}

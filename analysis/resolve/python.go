@@ -304,7 +304,8 @@ func (r *Resolver) pythonObjectMember(t DefID, name string, role analysis.Role, 
 
 // pythonUnionArms splits a Python annotation into the types a value of it
 // may have: `str | bytes`, `Union[str, bytes]` and `Optional[str]` (any
-// qualifier of typing), without None. One arm is the annotation itself.
+// qualifier of typing), without None; Final[T], ClassVar[T] and
+// Annotated[T, …] are T's arms. One arm is the annotation itself.
 func pythonUnionArms(t string) []string {
 	t = strings.TrimSpace(t)
 	if inner, ok := strings.CutSuffix(t, "]"); ok {
@@ -312,6 +313,12 @@ func pythonUnionArms(t string) []string {
 			switch head := inner[:open]; head[strings.LastIndexByte(head, '.')+1:] {
 			case "Optional", "Union":
 				return pythonNestedArms(pythonArmsSplit(inner[open+1:], ','))
+			case "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly":
+				// Qualifiers of the type they wrap (Annotated's first
+				// argument; the rest is metadata).
+				if args := pythonArmsSplit(inner[open+1:], ','); len(args) > 0 {
+					return pythonUnionArms(args[0])
+				}
 			}
 		}
 	}
@@ -500,4 +507,57 @@ func (r *Resolver) pythonSubmoduleImport(f *analysis.FileFacts, ref analysis.Ref
 		}), true
 	}
 	return nil, false
+}
+
+// pythonAliased replaces a type found alone that is a `X: TypeAlias = …`
+// by the types it stands for: a value annotated X has their members.
+func (r *Resolver) pythonAliased(out []Candidate, depth int) []Candidate {
+	if len(out) != 1 || out[0].Confidence < r.threshold {
+		return out
+	}
+	g, d, ok := r.entry(out[0].Def)
+	if !ok || g.Lang != "python" || d.Kind != analysis.KindTypeAlias || d.TypeName == "" || r.tooDeep(g.Lang, depth+1) {
+		return out
+	}
+	aliased := r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1)
+	if len(aliased) == 0 {
+		return out
+	}
+	for i := range aliased {
+		aliased[i].Confidence = min(aliased[i].Confidence, out[0].Confidence)
+	}
+	return aliased
+}
+
+// pythonDecoratedFunction reports whether d is a function whose name is
+// bound to what a decorator factory's call returns (its Value), rather
+// than to the function itself.
+func pythonDecoratedFunction(d analysis.Def) bool {
+	return (d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod) && d.Value != ""
+}
+
+// pythonOverriddenParamTypes types an unannotated parameter of a method by
+// the annotation of the same-named parameter of the method it overrides,
+// as pyright infers it (`def open_session(self, app, request)` in a
+// SessionInterface subclass has request: Request).
+func (r *Resolver) pythonOverriddenParamTypes(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	if d.Container == analysis.None || r.tooDeep(g.Lang, depth) {
+		return nil
+	}
+	m := g.Defs[d.Container]
+	if m.Kind != analysis.KindMethod || m.Container == analysis.None || g.Defs[m.Container].Kind != analysis.KindClass {
+		return nil
+	}
+	for _, base := range r.inherited(DefID{g.Path, m.Container}, m.Name, analysis.RoleRead, 1, depth+1) {
+		h, bm, ok := r.entry(base.Def)
+		if !ok || h.Lang != "python" || bm.Kind != analysis.KindMethod {
+			continue
+		}
+		for _, p := range h.Defs {
+			if p.Container == base.Def.Index && p.Kind == analysis.KindParameter && p.Name == d.Name && p.TypeName != "" {
+				return r.typesNamed(h, p.TypeName, p.Scope, p.NameSpan, depth+1)
+			}
+		}
+	}
+	return nil
 }

@@ -309,8 +309,13 @@ func libraryModule(path string) string {
 // standard library module defines in its source: the collection ABCs are
 // _collections_abc's classes at run time (typing's names are aliases of
 // them), and typeshed declares them in typing.pyi, which _collections_abc.pyi
-// re-exports. One symbol, two module names.
-var declaringStub = map[string]string{"_collections_abc": "typing"}
+// re-exports. One symbol, two module names. Likewise sqlite3.Row is the
+// compiled _sqlite3.Row (sqlite3.dbapi2 imports _sqlite3's names whole),
+// which typeshed declares in sqlite3/__init__.pyi; and os.path is the
+// module posixpath, which typeshed declares as os/path.pyi. (socket's
+// methods are not here: socket.socket derives from _socket.socket and
+// overrides some, so those are two symbols, whatever a stub omits.)
+var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path"}
 
 // inWorkspace: under root, and not in its virtualenv or node_modules.
 func inWorkspace(root, path string) bool {

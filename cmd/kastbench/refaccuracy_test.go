@@ -12,7 +12,10 @@ func TestLibraryModule(t *testing.T) {
 		"/c/kast/python-builtins/3.11.7-k2/sys.pyi":                                            "sys", // a compiled module's stub
 		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/sys/__init__.pyi":               "sys",
 		"/usr/lib/python3.11/urllib/parse.py":                                                  "urllib.parse",
-		"/usr/lib/python3.11/_collections_abc.py":                                              "typing", // typeshed declares its classes in typing.pyi
+		"/usr/lib/python3.11/_collections_abc.py":                                              "typing",  // typeshed declares its classes in typing.pyi
+		"/c/kast/python-builtins/3.11.7-k7/_sqlite3.pyi":                                       "sqlite3", // the classes sqlite3 passes on
+		"/usr/lib/python3.11/posixpath.py":                                                     "os.path",
+		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/os/path.pyi":                    "os.path",
 		"/p/.venv/lib/python3.11/site-packages/_pytest/mark/__init__.py":                       "_pytest.mark",
 		"/x/node_modules/pyright/dist/typeshed-fallback/stubs/requests/requests-stubs/api.pyi": "requests.api",
 		"/p/node_modules/@types/node/fs.d.ts":                                                  "node",

@@ -114,18 +114,21 @@ func pyLabels(e *lspEnv, name string, line, char int) []string {
 
 // After a standard library module, the names its __all__ lists, as the
 // typeshed stub pyright reads declares them: not what the module's source
-// imports or keeps for itself (typing's ABCMeta and T).
+// imports or keeps for itself (typing's ABCMeta and T). Public classes it
+// declares are in the stubs too (warnings.WarningMessage), but not its
+// metaclasses nor classes used as namespaces.
 func TestLSPPythonStdlibExports(t *testing.T) {
 	e, _ := startLibraryLSP(t, map[string]string{
 		"pystd/typing.py": "from abc import ABCMeta\n__all__ = [\n    'Any',\n    'Callable',\n]\n" +
-			"T = TypeVar('T')\nclass Any: ...\nCallable = _alias()\n",
+			"T = TypeVar('T')\nclass Any: ...\nCallable = _alias()\nclass NamedTupleMeta(type): ...\n" +
+			"class WarningMessage: ...\nclass io:\n    __all__ = ['IO']\nclass _Final: ...\ndef helper(): ...\n",
 		"pystd/abc.py":            "class ABCMeta(type): ...\n",
 		"pybuiltins/builtins.pyi": pyObject,
 		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
 		"ws/app.py":               "import typing\ntyping.\n",
 	}, 2)
 	got := pyLabels(e, "app.py", 1, 7)
-	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Any", "Callable"}) {
-		t.Errorf("completion after typing. = %v, want Any, Callable and the module attributes", got)
+	if i := slices.Index(got, "__annotations__"); i < 0 || !slices.Equal(got[:i], []string{"Any", "Callable", "WarningMessage"}) {
+		t.Errorf("completion after typing. = %v, want Any, Callable, WarningMessage and the module attributes", got)
 	}
 }

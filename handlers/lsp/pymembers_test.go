@@ -20,6 +20,8 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 		"ws/pkg/version.py":       "__version__ = \"1.2\"\n",
 		"ws/app.py": "import pkg.models\nfrom pkg.version import __version__ as v\n\n\ndef f(s: str | bytes):\n    s.de\n\n\n" +
 			"pkg.Request(method=\"GET\", url=\"http://a:1//v:h\").pr\nv.up\ndef g(s: str):\n    s.up\npkg.Request().pr\npkg.\n",
+		"ws/aliased.py":     "from pkg.aliases import Req\n\n\ndef h(r: Req | None):\n    r.pr\n",
+		"ws/pkg/aliases.py": "from typing import TypeAlias\nfrom .models import Request\n\nReq: TypeAlias = \"Request\"\n",
 	}, 2)
 	for _, c := range []struct {
 		line, char int
@@ -36,6 +38,10 @@ func TestLSPPythonInferredMembers(t *testing.T) {
 		if got := pyLabels(e, "app.py", c.line, c.char); !slices.Contains(got, c.want) {
 			t.Errorf("completion at %d:%d = %v, want %s among them", c.line, c.char, got, c.want)
 		}
+	}
+	// A parameter annotated with a TypeAlias has the aliased class's members.
+	if got := pyLabels(e, "aliased.py", 4, 8); !slices.Contains(got, "prepare") {
+		t.Errorf("completion after r.pr with r: Req = %v, want prepare", got)
 	}
 }
 
@@ -82,9 +88,14 @@ func TestLSPPythonDecoratedFunctionMembers(t *testing.T) {
 		"ws/pkg/deco.py": "import typing as t\n\n\nclass Group:\n    def command(self): ...\n\n\n" +
 			"def group(name=None) -> Group | t.Callable[[t.Callable], Group]: ...\n",
 		"ws/app.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef cli():\n    pass\n\n\ncli.co\n",
+		// Annotated to return None: the name is still the decorator's Group.
+		"ws/run.py": "import pkg.deco\n\n\n@pkg.deco.group()\ndef run() -> None:\n    pass\n\n\nrun.co\n",
 	}, 2)
 	if got := pyLabels(e, "app.py", 8, 6); !slices.Equal(got, []string{"command"}) {
 		t.Errorf("completion after cli.co = %v, want [command]", got)
+	}
+	if got := pyLabels(e, "run.py", 8, 6); !slices.Equal(got, []string{"command"}) {
+		t.Errorf("completion after run.co with run annotated -> None = %v, want [command]", got)
 	}
 }
 
@@ -125,6 +136,24 @@ func TestLSPPythonImportRoots(t *testing.T) {
 		}
 		if got := e.defAt(c.file, c.line, c.char); got != want {
 			t.Errorf("definition at %s:%d:%d = %q, want %q", c.file, c.line, c.char, got, want)
+		}
+	}
+}
+
+// `from datetime import datetime` binds the class, not the module of the
+// same name: after "datetime." come the class's members, in a lambda too.
+func TestLSPPythonClassNamedLikeItsModule(t *testing.T) {
+	e, _ := startLibraryLSP(t, map[string]string{
+		"pystd/os.py":             "def getcwd():\n    return '.'\n",
+		"pystd/datetime.py":       "class date:\n    def fold(self): ...\n\n\nclass datetime(date):\n    @classmethod\n    def fromisoformat(cls, s): ...\n",
+		"pybuiltins/builtins.pyi": pyObject,
+		"ws/pyproject.toml":       "[project]\nname = \"app\"\n",
+		"ws/app.py":               "from datetime import datetime\n\nf(\"t\", lambda v: datetime.fromisoformat(v))\ndatetime.f\n",
+	}, 2)
+	for _, at := range [][2]int{{2, 26}, {3, 10}} {
+		got := pyLabels(e, "app.py", at[0], at[1])
+		if !slices.Contains(got, "fromisoformat") || slices.Contains(got, "date") {
+			t.Errorf("completion at %d:%d = %v, want datetime's fromisoformat and not the module's date", at[0], at[1], got)
 		}
 	}
 }
