@@ -9,7 +9,6 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/kast-dev/kast/analysis/resolve"
-	"github.com/kast-dev/kast/analysis/workspace"
 )
 
 // Queries running at once through one snapshot's resolver may hold the
@@ -25,15 +24,7 @@ import (
 // (a guess at 0.400 for one at 0.812).
 func TestConcurrentDeclsReferencesEqualResolvingEach(t *testing.T) {
 	check := func(t *testing.T, ar *txtar.Archive) {
-		ws, root := openArchive(t, ar)
-		ws.ShrinkViewCache(t)
-		sess := workspace.NewSession()
-		sess.AddRoot(ws)
-		snap := sess.Snapshot(nil)
-		other := workspace.NewSession()
-		other.AddRoot(openIndexed(t, root))
-		wholeSnap := other.Snapshot(nil)
-		whole := resolve.New(wholeSnap)
+		snap, wholeSnap, whole := declsAndWhole(t, ar)
 		type query struct {
 			def  resolve.DefID
 			ids  []resolve.RefID

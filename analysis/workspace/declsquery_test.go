@@ -21,17 +21,7 @@ import (
 // and whole facts of the files earlier queries crossed into and resolved.
 func TestDeclsReferencesEqualResolvingEach(t *testing.T) {
 	check := func(t *testing.T, ar *txtar.Archive) {
-		ws, root := openArchive(t, ar)
-		ws.ShrinkViewCache(t)
-		sess := workspace.NewSession()
-		sess.AddRoot(ws)
-		snap := sess.Snapshot(nil)
-		// The answers resolving each come from an index of their own, so
-		// that reading whole facts for them fills no cache of ws.
-		other := workspace.NewSession()
-		other.AddRoot(openIndexed(t, root))
-		wholeSnap := other.Snapshot(nil)
-		whole := resolve.New(wholeSnap)
+		snap, wholeSnap, whole := declsAndWhole(t, ar)
 		withRefs := 0
 		for round := range 2 {
 			for _, p := range wholeSnap.Files() {
@@ -61,4 +51,20 @@ func TestDeclsReferencesEqualResolvingEach(t *testing.T) {
 	}
 	t.Run("settled", func(t *testing.T) { check(t, txtar.Parse([]byte(settledFixture))) })
 	eachResolveArchive(t, check)
+}
+
+// declsAndWhole opens an archive twice: snap over an index with a shrunk
+// view cache, for the queries under test, and wholeSnap with its resolver
+// over an index of their own, so that reading whole facts to resolve each
+// candidate fills no cache of the first.
+func declsAndWhole(t *testing.T, ar *txtar.Archive) (snap, wholeSnap *workspace.Snapshot, whole *resolve.Resolver) {
+	t.Helper()
+	ws, root := openArchive(t, ar)
+	ws.ShrinkViewCache(t)
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	other := workspace.NewSession()
+	other.AddRoot(openIndexed(t, root))
+	wholeSnap = other.Snapshot(nil)
+	return sess.Snapshot(nil), wholeSnap, resolve.New(wholeSnap)
 }
