@@ -454,7 +454,6 @@ func (e *encoder) def(d analysis.Def, withDoc bool) {
 	e.str(d.Value)
 }
 
-// def is the inverse of encoder.def.
 // docField says what a definition's encoding holds of its doc comment, and
 // what the decoder makes of it.
 type docField int
@@ -465,6 +464,7 @@ const (
 	docAbsent                  // not held (declarations tables)
 )
 
+// def is the inverse of encoder.def.
 func (d *decoder) def(doc docField) analysis.Def {
 	def := analysis.Def{
 		Name: d.name(), Kind: analysis.Kind(d.byte()), NameSpan: d.span(), FullSpan: d.span(),

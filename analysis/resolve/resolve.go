@@ -290,10 +290,7 @@ func (r *Resolver) named(f *analysis.FileFacts, name string) []int32 {
 	defer r.mu.Unlock()
 	table, ok := r.names[f]
 	if !ok {
-		table = map[string][]int32{}
-		for i, d := range f.Defs {
-			table[d.Name] = append(table[d.Name], int32(i))
-		}
+		table = NameTable(f)
 		if r.tableFor(f) {
 			r.names[f] = table
 		}

@@ -34,13 +34,7 @@ func TestConcurrentDeclsReferencesEqualResolvingEach(t *testing.T) {
 		for _, p := range wholeSnap.Files() {
 			for i := range wholeSnap.File(p).Defs {
 				def := resolve.DefID{Path: p, Index: int32(i)}
-				ids := whole.ReferenceCandidates(def, false)
-				var want []resolve.Reference
-				for _, id := range ids {
-					if r, ok := whole.ResolvesTo(id, def); ok {
-						want = append(want, r)
-					}
-				}
+				ids, want := resolvingEach(whole, def)
 				if len(ids) > 0 {
 					queries = append(queries, query{def, ids, referenceKeys(want)})
 				}

@@ -27,13 +27,7 @@ func TestDeclsReferencesEqualResolvingEach(t *testing.T) {
 			for _, p := range wholeSnap.Files() {
 				for i, d := range wholeSnap.File(p).Defs {
 					def := resolve.DefID{Path: p, Index: int32(i)}
-					ids := whole.ReferenceCandidates(def, false)
-					var want []resolve.Reference
-					for _, id := range ids {
-						if r, ok := whole.ResolvesTo(id, def); ok {
-							want = append(want, r)
-						}
-					}
+					ids, want := resolvingEach(whole, def)
 					got := snap.ReferencesAmongDecls(def, ids)
 					if !slices.Equal(referenceKeys(got), referenceKeys(want)) {
 						t.Errorf("round %d, references of %s#%d %s:\n got  %v\n want %v", round, p, i,
@@ -67,4 +61,16 @@ func declsAndWhole(t *testing.T, ar *txtar.Archive) (snap, wholeSnap *workspace.
 	other.AddRoot(openIndexed(t, root))
 	wholeSnap = other.Snapshot(nil)
 	return sess.Snapshot(nil), wholeSnap, resolve.New(wholeSnap)
+}
+
+// resolvingEach lists def's reference candidates and those of them that
+// resolve to it, each resolved with whole facts.
+func resolvingEach(whole *resolve.Resolver, def resolve.DefID) (ids []resolve.RefID, want []resolve.Reference) {
+	ids = whole.ReferenceCandidates(def, false)
+	for _, id := range ids {
+		if r, ok := whole.ResolvesTo(id, def); ok {
+			want = append(want, r)
+		}
+	}
+	return ids, want
 }

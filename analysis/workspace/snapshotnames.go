@@ -73,7 +73,7 @@ func (s *Snapshot) GoDirsNamed(name string) []string {
 
 // GoImportsNamed implements resolve.GoImports.
 func (s *Snapshot) GoImportsNamed(name string) []resolve.GoImport {
-	out := appendFromWorkspaceIndexes(s, nil, func(v *view) []resolve.GoImport { return v.goImportsNamed(name) },
+	out := appendFromIndexes(s, nil, false, func(v *view) []resolve.GoImport { return v.goImportsNamed(name) },
 		func(imp resolve.GoImport) string { return imp.File })
 	for _, p := range s.openPaths {
 		if f := s.open[p].facts; f.Lang == "go" {
@@ -89,14 +89,8 @@ func (s *Snapshot) GoImportsNamed(name string) []resolve.GoImport {
 
 // DefsNamed implements resolve.Workspace.
 func (s *Snapshot) DefsNamed(name string) []resolve.DefEntry {
-	var out []resolve.DefEntry
-	for _, w := range s.roots {
-		for _, id := range w.view.DefsNamed(name) {
-			if s.fromIndex(w, id.Path) {
-				out = append(out, id)
-			}
-		}
-	}
+	out := appendFromIndexes(s, nil, true, func(v *view) []resolve.DefEntry { return v.DefsNamed(name) },
+		func(e resolve.DefEntry) string { return e.Path })
 	for _, p := range s.openPaths {
 		for _, i := range s.open[p].defs[name] {
 			out = append(out, resolve.EntryOf(s.open[p].facts, i))
@@ -125,7 +119,7 @@ func (s *Snapshot) RefsNamed(name string) []resolve.RefID {
 }
 
 func (s *Snapshot) refsNamed(name string) []resolve.RefID {
-	out := appendFromWorkspaceIndexes(s, []resolve.RefID{}, func(v *view) []resolve.RefID { return v.RefsNamed(name) },
+	out := appendFromIndexes(s, []resolve.RefID{}, false, func(v *view) []resolve.RefID { return v.RefsNamed(name) },
 		func(id resolve.RefID) string { return id.Path })
 	for _, p := range s.openPaths {
 		for _, i := range s.open[p].refs[name] {
@@ -138,7 +132,7 @@ func (s *Snapshot) refsNamed(name string) []resolve.RefID {
 // HintedRefsNamed implements resolve.RefHinter: refsNamed with hints, an
 // open document's worked out from its current facts.
 func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
-	out := appendFromWorkspaceIndexes(s, nil, func(v *view) []resolve.HintedRef { return v.hintedRefsNamed(name) },
+	out := appendFromIndexes(s, nil, false, func(v *view) []resolve.HintedRef { return v.hintedRefsNamed(name) },
 		func(ref resolve.HintedRef) string { return ref.Path })
 	for _, p := range s.openPaths {
 		o := s.open[p]
@@ -162,14 +156,8 @@ func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
 
 // SupertypesNamed implements resolve.Workspace.
 func (s *Snapshot) SupertypesNamed(name string) []resolve.SupertypeID {
-	var out []resolve.SupertypeID
-	for _, w := range s.roots {
-		for _, id := range w.view.SupertypesNamed(name) {
-			if s.fromIndex(w, id.Path) {
-				out = append(out, id)
-			}
-		}
-	}
+	out := appendFromIndexes(s, nil, true, func(v *view) []resolve.SupertypeID { return v.SupertypesNamed(name) },
+		func(id resolve.SupertypeID) string { return id.Path })
 	for _, p := range s.openPaths {
 		for _, i := range s.open[p].supers[name] {
 			out = append(out, resolve.SupertypeID{Path: p, Index: i})
@@ -187,12 +175,12 @@ func (s *Snapshot) ASCII(path string) bool {
 	return w != nil && s.fromIndex(w, path) && w.view.indexedFile(path).ascii
 }
 
-// appendFromWorkspaceIndexes appends to out what list reads from each
-// workspace root's index, leaving out libraries (references stay
-// workspace-scoped) and the files fromIndex does not give to that root.
-func appendFromWorkspaceIndexes[T any](s *Snapshot, out []T, list func(*view) []T, path func(T) string) []T {
+// appendFromIndexes appends what list gives of each root's index, the
+// libraries' too when asked (references stay workspace-scoped), leaving
+// out the files an open document shadows or another root owns.
+func appendFromIndexes[T any](s *Snapshot, out []T, libraries bool, list func(*view) []T, path func(T) string) []T {
 	for _, w := range s.roots {
-		if w.Lib != nil {
+		if w.Lib != nil && !libraries {
 			continue
 		}
 		for _, x := range list(w.view) {
