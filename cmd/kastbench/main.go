@@ -40,6 +40,12 @@
 //
 //	kastbench -coldat cmd/internal/obj/ld.go:83:12,sort/sort.go:14:2 -kast bin/kast
 //
+// With -coldrefs it times, in its own process, the sampled positions'
+// reference queries before the reference pass, each on a fresh session,
+// optionally profiled and checked against the warm answers (coldrefs.go):
+//
+//	kastbench -coldrefs [-samples 300] [-onesession] [-indexdir DIR] [-cpuprofile FILE] [-check]
+//
 // With -accuracy python|typescript it scores definitions and member
 // completions against pyright or typescript-language-server (refaccuracy.go):
 //
@@ -102,9 +108,15 @@ func main() {
 	coldAt := flag.String("coldat", "", "instead of indexing, follow the references of these `positions` (path:line:col under -root, comma-separated) through a cold start until the background work ends")
 	scale := flag.String("scale", "", "instead of indexing, assemble workspaces of real Go code of these sizes in millions of lines (comma-separated: 1,3,10) under -scratch and index each cold with references")
 	scratch := flag.String("scratch", filepath.Join(os.TempDir(), "kast-scale"), "with -scale, where the workspaces and their indexes are made")
+	coldRefs := flag.Bool("coldrefs", false, "instead of indexing, time in this process each sampled position's references before the reference pass (fresh sessions; -indexdir, -cpuprofile, -positions, -check apply)")
+	positions := flag.String("positions", "", "with -coldrefs, these `positions` (path:line:col under -root, comma-separated) instead of -samples")
+	oneSession := flag.Bool("onesession", false, "with -coldrefs, ask every position of one session (as an editor's connection does) instead of a fresh one each")
+	checkWarm := flag.Bool("check", false, "with -coldrefs, then run the pass and compare every answer with the warm one")
 	flag.Parse()
 	var err error
-	if *coldAt != "" {
+	if *coldRefs {
+		err = runColdRefs(*root, *indexDir, *cpuProfile, *samples, *positions, *oneSession, *checkWarm)
+	} else if *coldAt != "" {
 		err = runColdAt(*kast, *root, *coldAt, 5*time.Second)
 	} else if *scale != "" {
 		err = runScale(*kast, *scale, *scratch, *samples)
