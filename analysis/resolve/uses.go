@@ -121,13 +121,49 @@ func (r *Resolver) fileUsesPausing(f *analysis.FileFacts, pause func(), use func
 // ResolvesTo reports whether a reference is a use of def, as References
 // counts it.
 func (r *Resolver) ResolvesTo(id RefID, def DefID) (Reference, bool) {
+	return r.resolved(id).To(id, def)
+}
+
+// Resolved is what a reference is a use of, as References counts it, for
+// any definition: a query remembers it (see ResolvedMemo) to answer the
+// next query about another definition of the name without resolving the
+// reference again.
+type Resolved struct {
+	span      analysis.Span
+	role      analysis.Role
+	uses      []resolvedUse
+	ambiguous bool
+}
+
+// resolvedUse is one definition a reference is a use of.
+type resolvedUse struct {
+	def        DefID
+	confidence float64
+	uncertain  bool
+}
+
+// resolved resolves a reference for Resolved.To.
+func (r *Resolver) resolved(id RefID) Resolved {
 	uses := usesOf(r.Resolve(id))
-	for _, c := range uses {
-		if c.Def == def {
-			f := r.file(id.Path)
-			ref := f.Refs[id.Index]
-			return Reference{Ref: id, Span: ref.Span, Role: ref.Role, Confidence: c.Confidence, Uncertain: c.Uncertain,
-				Ambiguous: overloadLangs[f.Lang] && r.ambiguous(uses)}, true
+	if len(uses) == 0 {
+		return Resolved{}
+	}
+	f := r.file(id.Path)
+	ref := f.Refs[id.Index]
+	x := Resolved{span: ref.Span, role: ref.Role, uses: make([]resolvedUse, len(uses)),
+		ambiguous: overloadLangs[f.Lang] && r.ambiguous(uses)}
+	for i, c := range uses {
+		x.uses[i] = resolvedUse{c.Def, c.Confidence, c.Uncertain}
+	}
+	return x
+}
+
+// To reports whether the reference id, resolved to x, is a use of def.
+func (x Resolved) To(id RefID, def DefID) (Reference, bool) {
+	for _, u := range x.uses {
+		if u.def == def {
+			return Reference{Ref: id, Span: x.span, Role: x.role, Confidence: u.confidence, Uncertain: u.uncertain,
+				Ambiguous: x.ambiguous}, true
 		}
 	}
 	return Reference{}, false

@@ -28,7 +28,10 @@ type WholeFile func(path string, refs []int32) *analysis.FileFacts
 // resolved with its whole facts from whole, memoized in place of its table
 // while they are (and kept as any read file after). The answer is the
 // same, as the stored uses of the pass, read the same way, are.
-func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile) []Reference {
+//
+// memo, which may be nil, answers for the references an earlier query
+// resolved, and keeps those this one resolves.
+func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile, memo ResolvedMemo) []Reference {
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
 	settled := r.settleReferences(def, ids, found, ok, whole)
@@ -39,6 +42,12 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 	for i, id := range ids {
 		if settled != nil && settled[i] {
 			continue
+		}
+		if memo != nil {
+			if x, known := memo.Resolved(id); known {
+				found[i], ok[i] = x.To(id, def)
+				continue
+			}
 		}
 		if byFile[id.Path] == nil {
 			paths = append(paths, id.Path)
@@ -53,10 +62,26 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 		release := r.holdWhole(paths[j], refs, whole)
 		defer release()
 		for _, i := range byFile[paths[j]] {
-			found[i], ok[i] = r.ResolvesTo(ids[i], def)
+			x := r.resolved(ids[i])
+			if memo != nil {
+				memo.Remember(ids[i], x)
+			}
+			found[i], ok[i] = x.To(ids[i], def)
 		}
 	})
 	return answered(found, ok, certain)
+}
+
+// ResolvedMemo keeps what references resolved to while the workspace does
+// not change. A common name's references are the candidates of each of
+// its definitions (Pos: a field of obj.Prog, methods of syntax.Pos and
+// ir.Node, ten thousand references in cmd/compile), and resolving them
+// is most of a query before the pass: the next query about the name
+// resolves only those no earlier one did. It must be safe for concurrent
+// use.
+type ResolvedMemo interface {
+	Resolved(id RefID) (Resolved, bool)
+	Remember(id RefID, x Resolved)
 }
 
 // eachFile is parallel for work counted in files, each worth many

@@ -42,7 +42,11 @@ func (s *Snapshot) declsResolver() *resolve.Resolver {
 // resolve.Resolver.ReferencesAmong does, crossing into other files through
 // their declarations tables.
 func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certain bool) []resolve.Reference {
-	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile)
+	var memo resolve.ResolvedMemo
+	if s.shared != nil {
+		memo = &s.shared.resolved
+	}
+	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile, memo)
 }
 
 // wholeFile is File for a file whose references at the indexes refs a

@@ -30,6 +30,10 @@ const (
 	snapshotFactsBytes = 32 << 20
 	// maxRememberedRefs bounds the references remembered across requests.
 	maxRememberedRefs = 1 << 18
+	// maxResolvedRefs bounds the resolved references remembered across
+	// queries (about 150 bytes each): Pos, the commonest member name of
+	// the Go standard library, has 12,000.
+	maxResolvedRefs = 1 << 16
 )
 
 // shared is what snapshots equal to the indexes share while no index
@@ -43,6 +47,31 @@ type shared struct {
 	base  *Snapshot
 	refs  map[refsKey][]resolve.Reference
 	nrefs int // total length of refs' lists
+	// resolved is what reference queries' candidates resolved to.
+	resolved resolvedRefs
+}
+
+// resolvedRefs is a resolve.ResolvedMemo of bounded size: past it, it
+// starts over.
+type resolvedRefs struct {
+	mu   sync.Mutex
+	refs map[resolve.RefID]resolve.Resolved
+}
+
+func (m *resolvedRefs) Resolved(id resolve.RefID) (resolve.Resolved, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	x, ok := m.refs[id]
+	return x, ok
+}
+
+func (m *resolvedRefs) Remember(id resolve.RefID, x resolve.Resolved) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refs == nil || len(m.refs) >= maxResolvedRefs {
+		m.refs = map[resolve.RefID]resolve.Resolved{}
+	}
+	m.refs[id] = x
 }
 
 // refsKey names a remembered list: a definition's references, or its
