@@ -90,12 +90,13 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		if len(members) < 2 {
 			continue
 		}
-		release := r.holdWhole(ids[members[0]].Path, []int32{ids[members[0]].Index}, whole)
-		settles := r.settles(k, ids[members[0]], name)
+		first := ids[r.smallestFile(ids, members)]
+		release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+		settles := r.settles(k, first, name)
 		var rep Reference
 		var hit bool
 		if settles {
-			rep, hit = r.ResolvesTo(ids[members[0]], def)
+			rep, hit = r.ResolvesTo(first, def)
 		}
 		release()
 		if !settles {
@@ -125,6 +126,36 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		}
 	}
 	return done
+}
+
+// FileSizer is implemented by a workspace that knows its files' sizes
+// without reading them (0 when it does not).
+type FileSizer interface {
+	FileSize(path string) int64
+}
+
+// smallestFile returns, of the ids at the indexes members (a settled
+// group), the one whose file is smallest: any member settles the group,
+// and resolving it reads its file whole. Groups took their first member's
+// file, as often a large one (a generated syscall file, a test file) as
+// a small one: unsafe.Pointer's groups read 130 ms of files whole, most of
+// its query.
+func (r *Resolver) smallestFile(ids []RefID, members []int) int {
+	best := members[0]
+	fs, ok := r.ws.(FileSizer)
+	if !ok {
+		return best
+	}
+	size := fs.FileSize(ids[best].Path)
+	for _, i := range members[1:] {
+		if ids[i].Path == ids[best].Path {
+			continue
+		}
+		if n := fs.FileSize(ids[i].Path); n > 0 && (size <= 0 || n < size) {
+			best, size = i, n
+		}
+	}
+	return best
 }
 
 // settles reports whether the selectors of a group resolve alike, checking

@@ -198,3 +198,15 @@ func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
 	}
 	return owner(s.roots, path) == w
 }
+
+// FileSize implements resolve.FileSizer: an open document's length, else
+// the indexed content's; 0 when unknown.
+func (s *Snapshot) FileSize(path string) int64 {
+	if text, ok := s.texts[path]; ok {
+		return int64(len(text))
+	}
+	if w := owner(s.roots, path); w != nil && w.view != nil {
+		return w.view.indexedFile(path).size
+	}
+	return 0
+}

@@ -379,6 +379,7 @@ func (v *view) goImportsNamed(name string) []resolve.GoImport {
 type indexedVersion struct {
 	hash  string
 	ascii bool
+	size  int64
 }
 
 // indexedFile describes path's indexed version; the zero value when the
@@ -456,7 +457,7 @@ func (v *view) readFileTables() fileTables {
 			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after

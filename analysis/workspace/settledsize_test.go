@@ -1,0 +1,67 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+)
+
+// A group of settled selectors is settled by resolving its member in the
+// smallest file, which is the only one read whole: here the folder's
+// first file is a large one.
+func TestSettledGroupReadsItsSmallestFile(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":         "module example.com/m\n",
+		"errs/errs.go":   "package errs\n\nfunc Errorf(format string) string { return format }\n",
+		"use/a_big.go":   "package use\n\nimport \"example.com/m/errs\"\n\n// " + strings.Repeat("padding ", 4096) + "\nfunc A() string { return errs.Errorf(\"a\") + errs.Errorf(\"b\") }\n",
+		"use/b_small.go": "package use\n\nimport \"example.com/m/errs\"\n\nfunc B() string { return errs.Errorf(\"c\") }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	sess := NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "errs", "errs.go")
+	def := resolve.DefID{Path: path, Index: 0}
+	if snap.File(path).Defs[0].Name != "Errorf" {
+		t.Fatalf("want Errorf first, got %v", snap.File(path).Defs)
+	}
+	ids := snap.Resolver().ReferenceCandidates(def, true)
+	var mu sync.Mutex
+	read := map[string]bool{}
+	whole := func(p string, refs []int32) *analysis.FileFacts {
+		mu.Lock()
+		read[filepath.Base(p)] = true
+		mu.Unlock()
+		return snap.wholeFile(p, refs)
+	}
+	got := snap.declsResolver().ReferencesAmongWhole(def, ids, true, whole, nil)
+	if len(got) != 3 {
+		t.Errorf("got %d references of Errorf, want 3: %v", len(got), got)
+	}
+	if read["a_big.go"] || !read["b_small.go"] {
+		t.Errorf("files read whole: %v; want b_small.go alone", read)
+	}
+}
