@@ -2,15 +2,18 @@ package libraries
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Python libraries: the interpreter's standard library and the packages in
@@ -29,7 +32,16 @@ type PythonEnv struct {
 	// in import order: a virtualenv made with --system-site-packages
 	// imports the system's packages after its own.
 	Sites []string
+	// Executable is the interpreter's own binary (sys.executable): what
+	// runs it again without the launcher it was found through (a pyenv
+	// shim is a shell script that forks a dozen processes).
+	Executable string
 }
+
+// pythonEnvTimeout bounds the interpreter's first answer. It is longer than
+// the go command's: a pyenv shim took 9 s of wall time (0.3 s of CPU) on a
+// loaded machine, and without an answer there is no standard library.
+const pythonEnvTimeout = 45 * time.Second
 
 // More Python skip reasons.
 const (
@@ -69,7 +81,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		if venv != "" {
 			interp = filepath.Join(venv, "bin", "python3")
 			if e, err := pythonEnv(ctx, interp); err == nil {
-				e.Builtins = pythonBuiltins(ctx, interp, e.Version)
+				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, interp), e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: interp, Reason: BrokenInterpreter, Detail: err.Error()})
@@ -77,7 +89,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		}
 		if env == nil {
 			if e, err := pythonEnv(ctx, "python3"); err == nil {
-				e.Builtins = pythonBuiltins(ctx, "python3", e.Version)
+				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, "python3"), e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: "python3", Reason: NoInterpreter, Detail: err.Error()})
@@ -123,20 +135,25 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 // version, standard library and the site-packages folders on its sys.path.
 const pythonEnvScript = `import json, os, sys, sysconfig
 sites = [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p)]
-print(json.dumps({"Version": sys.version.split()[0], "Stdlib": sysconfig.get_paths()["stdlib"], "Sites": sites}))`
+print(json.dumps({"Version": sys.version.split()[0], "Stdlib": sysconfig.get_paths()["stdlib"], "Sites": sites, "Executable": sys.executable}))`
 
 // pythonEnv asks an interpreter for its version, standard library and
 // site-packages folders (-I: without the user's site-packages or
 // PYTHONPATH, which are not the project's).
 func pythonEnv(ctx context.Context, interp string) (PythonEnv, error) {
-	ctx, cancel := context.WithTimeout(ctx, goEnvTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pythonEnvTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, interp, "-I", "-c", pythonEnvScript).Output()
+	if ctx.Err() == context.DeadlineExceeded {
+		return PythonEnv{}, fmt.Errorf("%s gave no answer within %v", interp, pythonEnvTimeout)
+	}
 	if err != nil {
 		return PythonEnv{}, err
 	}
 	var e PythonEnv
-	err = json.Unmarshal(out, &e)
+	if err = json.Unmarshal(out, &e); err == nil && !filepath.IsAbs(e.Executable) {
+		e.Executable = ""
+	}
 	return e, err
 }
 
