@@ -489,7 +489,10 @@ func (c *collector) members(qualifier string, offset int) {
 					}
 				}
 			}
-		} else {
+		} else if g.Lang != "python" {
+			// Python declares a class's members in its body alone; its
+			// files have no package, so this would decode every Python
+			// file of the workspace and its libraries, per class visited.
 			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
 				h := c.s.File(p)
 				if h == nil {

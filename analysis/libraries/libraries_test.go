@@ -229,3 +229,43 @@ func TestNodeEntryFiles(t *testing.T) {
 		t.Error("TypesPackage")
 	}
 }
+
+// A virtualenv made with --system-site-packages imports the system's
+// packages after its own: both are libraries, a package in both is the
+// virtualenv's, and a system package's version is its .egg-info's.
+func TestDiscoverPythonSystemSitePackages(t *testing.T) {
+	root := t.TempDir()
+	venvSite := filepath.Join(root, ".venv", "lib", "python3.12", "site-packages")
+	system := filepath.Join(root, "usr", "dist-packages")
+	write(t, root, map[string]string{
+		"pyproject.toml":   "[project]\nname = \"x\"\n",
+		".venv/pyvenv.cfg": "include-system-site-packages = true\n",
+		".venv/lib/python3.12/site-packages/pip/__init__.py":           "",
+		".venv/lib/python3.12/site-packages/pip-24.0.dist-info/RECORD": "pip/__init__.py,,\n",
+		"usr/dist-packages/pip/__init__.py":                            "",
+		"usr/dist-packages/pip-23.0.1.dist-info/RECORD":                "pip/__init__.py,,\n",
+		"usr/dist-packages/jinja2/__init__.py":                         "",
+		"usr/dist-packages/Jinja2-3.1.2.egg-info/top_level.txt":        "jinja2\n",
+		"usr/dist-packages/cryptography/__init__.py":                   "",
+		"usr/dist-packages/cryptography.egg-info/PKG-INFO":             "Metadata-Version: 2.1\nName: cryptography\nVersion: 38.0.4\n\nVersion: 0\n",
+		"usr/dist-packages/cryptography.egg-info/top_level.txt":        "cryptography\n",
+	})
+	env := &PythonEnv{Version: "3.12.0", Sites: []string{venvSite, system}}
+	f := Discover(context.Background(), root, Options{Python: env})
+	got := map[string]string{}
+	for _, l := range f.Libraries {
+		if _, dup := got[l.Module]; dup && l.Module != "site-modules" {
+			t.Errorf("%s found twice: %+v", l.Module, f.Libraries)
+		}
+		got[l.Module] = l.Version + " " + l.Dir
+	}
+	for module, want := range map[string]string{
+		"pip":          "24.0 " + filepath.Join(venvSite, "pip"),
+		"jinja2":       "3.1.2 " + filepath.Join(system, "jinja2"),
+		"cryptography": "38.0.4 " + filepath.Join(system, "cryptography"),
+	} {
+		if got[module] != want {
+			t.Errorf("%s: %q, want %q", module, got[module], want)
+		}
+	}
+}

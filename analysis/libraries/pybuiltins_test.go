@@ -124,3 +124,42 @@ func TestPythonBuiltinsFromVirtualenv(t *testing.T) {
 		t.Errorf("_socket.pyi: %v, want class socket with connect", err)
 	}
 }
+
+// A project without a virtualenv uses the python3 on PATH, often a pyenv
+// shim: a shell script that, on a loaded machine, took 9 s to start the
+// interpreter, past the go command's 10 s bound with the script's own
+// work, and the standard library was skipped. The shim is run once and
+// waited for; the built-in stubs are asked of the interpreter it started.
+func TestDiscoverPythonThroughASlowLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a launcher that takes 11 s")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	real, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	shim := "#!/bin/sh\necho run >> " + runs + "\nsleep 11\nexec " + strings.TrimSpace(string(real)) + " \"$@\"\n"
+	write(t, dir, map[string]string{"bin/python3": shim, "ws/pyproject.toml": "[project]\nname = \"x\"\n"})
+	if err := os.Chmod(filepath.Join(dir, "bin", "python3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+"/usr/bin:/bin")
+	t.Setenv("VIRTUAL_ENV", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	f := Discover(context.Background(), filepath.Join(dir, "ws"), Options{})
+	modules := map[string]bool{}
+	for _, l := range f.Libraries {
+		modules[l.Module] = true
+	}
+	if !modules["stdlib"] || !modules["builtins"] {
+		t.Errorf("libraries %+v, skipped %+v", f.Libraries, f.Skipped)
+	}
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 1 {
+		t.Errorf("the launcher ran %d times, want once", strings.Count(string(b), "run"))
+	}
+}

@@ -2,15 +2,18 @@ package libraries
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Python libraries: the interpreter's standard library and the packages in
@@ -25,7 +28,20 @@ type PythonEnv struct {
 	// Builtins is the folder of a builtins.pyi stub of the built-in names
 	// (see pythonBuiltins), or "".
 	Builtins string
+	// Sites are the site-packages folders on the interpreter's sys.path,
+	// in import order: a virtualenv made with --system-site-packages
+	// imports the system's packages after its own.
+	Sites []string
+	// Executable is the interpreter's own binary (sys.executable): what
+	// runs it again without the launcher it was found through (a pyenv
+	// shim is a shell script that forks a dozen processes).
+	Executable string
 }
+
+// pythonEnvTimeout bounds the interpreter's first answer. It is longer than
+// the go command's: a pyenv shim took 9 s of wall time (0.3 s of CPU) on a
+// loaded machine, and without an answer there is no standard library.
+const pythonEnvTimeout = 45 * time.Second
 
 // More Python skip reasons.
 const (
@@ -65,7 +81,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		if venv != "" {
 			interp = filepath.Join(venv, "bin", "python3")
 			if e, err := pythonEnv(ctx, interp); err == nil {
-				e.Builtins = pythonBuiltins(ctx, interp, e.Version)
+				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, interp), e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: interp, Reason: BrokenInterpreter, Detail: err.Error()})
@@ -73,7 +89,7 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 		}
 		if env == nil {
 			if e, err := pythonEnv(ctx, "python3"); err == nil {
-				e.Builtins = pythonBuiltins(ctx, "python3", e.Version)
+				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, "python3"), e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: "python3", Reason: NoInterpreter, Detail: err.Error()})
@@ -90,27 +106,54 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 	if env != nil && env.Builtins != "" && fileExists(filepath.Join(env.Builtins, "builtins.pyi")) {
 		f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: builtinsVersion(env.Version), Dir: env.Builtins})
 	}
-	if venv == "" {
-		return
+	var sites []string
+	if venv != "" {
+		// The packages stay usable without the interpreter: they are files.
+		sites, _ = filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
 	}
-	// The packages stay usable without the interpreter: they are files.
-	sites, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
+	if env != nil {
+		for _, site := range env.Sites {
+			if !slices.ContainsFunc(sites, func(s string) bool { return sameFolder(s, site) }) {
+				sites = append(sites, site)
+			}
+		}
+	}
+	// A package found in two folders is the one the first imports.
+	seen := map[string]bool{}
 	for _, site := range sites {
-		f.Libraries = append(f.Libraries, sitePackages(site)...)
+		for _, l := range sitePackages(site) {
+			if l.Module != "site-modules" && seen[l.Module] {
+				continue
+			}
+			seen[l.Module] = true
+			f.Libraries = append(f.Libraries, l)
+		}
 	}
 }
 
-// pythonEnv asks an interpreter for its version and standard library.
+// pythonEnvScript prints what pythonEnv reads of an interpreter: its
+// version, standard library and the site-packages folders on its sys.path.
+const pythonEnvScript = `import json, os, sys, sysconfig
+sites = [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p)]
+print(json.dumps({"Version": sys.version.split()[0], "Stdlib": sysconfig.get_paths()["stdlib"], "Sites": sites, "Executable": sys.executable}))`
+
+// pythonEnv asks an interpreter for its version, standard library and
+// site-packages folders (-I: without the user's site-packages or
+// PYTHONPATH, which are not the project's).
 func pythonEnv(ctx context.Context, interp string) (PythonEnv, error) {
-	ctx, cancel := context.WithTimeout(ctx, goEnvTimeout)
+	ctx, cancel := context.WithTimeout(ctx, pythonEnvTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, interp, "-I", "-c",
-		`import json, sys, sysconfig; print(json.dumps({"Version": sys.version.split()[0], "Stdlib": sysconfig.get_paths()["stdlib"]}))`).Output()
+	out, err := exec.CommandContext(ctx, interp, "-I", "-c", pythonEnvScript).Output()
+	if ctx.Err() == context.DeadlineExceeded {
+		return PythonEnv{}, fmt.Errorf("%s gave no answer within %v", interp, pythonEnvTimeout)
+	}
 	if err != nil {
 		return PythonEnv{}, err
 	}
 	var e PythonEnv
-	err = json.Unmarshal(out, &e)
+	if err = json.Unmarshal(out, &e); err == nil && !filepath.IsAbs(e.Executable) {
+		e.Executable = ""
+	}
 	return e, err
 }
 
@@ -194,7 +237,45 @@ func distVersions(site string) map[string]string {
 		}
 		f.Close()
 	}
+	// Packages installed by the system's package manager (Debian's
+	// python3-*) carry .egg-info folders: top_level.txt names what they
+	// install, PKG-INFO their version when the folder's name does not.
+	eggs, _ := filepath.Glob(filepath.Join(site, "*.egg-info"))
+	for _, egg := range eggs {
+		base := strings.TrimSuffix(filepath.Base(egg), ".egg-info")
+		_, version, _ := strings.Cut(base, "-")
+		version, _, _ = strings.Cut(version, "-") // foo-1.0-py3.11
+		if version == "" {
+			version = pkgInfoVersion(filepath.Join(egg, "PKG-INFO"))
+		}
+		b, err := os.ReadFile(filepath.Join(egg, "top_level.txt"))
+		if err != nil || version == "" {
+			continue
+		}
+		for _, top := range strings.Fields(string(b)) {
+			if _, taken := out[top]; !taken {
+				out[top] = version
+			}
+		}
+	}
 	return out
+}
+
+// pkgInfoVersion is the Version field of a PKG-INFO file, or "".
+func pkgInfoVersion(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Version:"); ok {
+			return strings.TrimSpace(v)
+		}
+		if strings.TrimSpace(line) == "" {
+			break // the headers end
+		}
+	}
+	return ""
 }
 
 func shortHash(s string) string {
@@ -220,6 +301,17 @@ func (l Library) pythonInclude(parts []string) bool {
 		}
 	}
 	return true
+}
+
+// sameFolder reports whether a and b name one folder (the virtualenv's
+// own site-packages, seen through a symlinked root or not).
+func sameFolder(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errA := os.Stat(a)
+	y, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(x, y)
 }
 
 func fileExists(p string) bool {
