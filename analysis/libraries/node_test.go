@@ -141,3 +141,42 @@ func TestDiscoverNodeWorkspacePackages(t *testing.T) {
 		})
 	}
 }
+
+// A root that is one package of a monorepo, whose dependencies pnpm hoists
+// into the monorepo's node_modules, has them as libraries: its own and the
+// monorepo root's, @types and typescript among them, found above it as Node
+// resolves them, and no skip for a node_modules it lacks.
+func TestDiscoverNodeMonorepoPackageRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"package.json":                             `{"private": true, "devDependencies": {"left": "1", "typescript": "5"}}`,
+		"pnpm-workspace.yaml":                      "packages:\n  - packages/*\n",
+		"packages/zod/package.json":                `{"name": "zod", "version": "4.0.0", "exports": {"./v4": "./src/v4/index.ts"}, "dependencies": {"right": "1"}}`,
+		"packages/zod/src/v4/index.ts":             "export const z = 1;\n",
+		"node_modules/left/package.json":           `{"name": "left", "version": "1.0.0", "types": "index.d.ts"}`,
+		"node_modules/left/index.d.ts":             "export declare const pad: number;\n",
+		"node_modules/right/package.json":          `{"name": "right", "version": "2.0.0", "types": "index.d.ts"}`,
+		"node_modules/right/index.d.ts":            "export declare const r: number;\n",
+		"node_modules/typescript/package.json":     `{"name": "typescript", "version": "5.5.4", "types": "lib/typescript.d.ts"}`,
+		"node_modules/typescript/lib/lib.es5.d.ts": "interface Array<T> { length: number; }\n",
+		"node_modules/@types/node/package.json":    `{"name": "@types/node", "version": "22.0.0", "types": "index.d.ts"}`,
+		"node_modules/@types/node/index.d.ts":      "declare module \"url\" {}\n",
+		"outside/package.json":                     `{"name": "outside", "version": "0.0.0"}`,
+	})
+	found := Discover(context.Background(), filepath.Join(dir, "packages/zod"), Options{Caches: &Caches{}})
+	var got []string
+	for _, l := range found.Libraries {
+		got = append(got, l.Module)
+	}
+	slices.Sort(got)
+	if want := []string{"@types/node", "left", "right", "typescript", "zod"}; !slices.Equal(got, want) {
+		t.Errorf("libraries %v, want %v", got, want)
+	}
+	if len(found.Skipped) != 0 {
+		t.Errorf("skipped %+v, want none", found.Skipped)
+	}
+	// A folder no monorepo lists finds nothing above it.
+	if found := Discover(context.Background(), filepath.Join(dir, "outside"), Options{Caches: &Caches{}}); len(found.Libraries) != 0 {
+		t.Errorf("outside: libraries %+v, want none", found.Libraries)
+	}
+}
