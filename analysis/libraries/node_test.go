@@ -180,3 +180,32 @@ func TestDiscoverNodeMonorepoPackageRoot(t *testing.T) {
 		t.Errorf("outside: libraries %+v, want none", found.Libraries)
 	}
 }
+
+// The packages a dependency's declarations import are libraries, and one
+// that ships no declarations brings its @types package as Node finds it
+// from the dependency (vitest's @vitest/expect imports chai, typed by the
+// @types/chai pnpm installs beside it, not in the root's node_modules/@types).
+func TestDiscoverNodeImportedTypesPackage(t *testing.T) {
+	dir := t.TempDir()
+	nested := "node_modules/expect/node_modules/"
+	writeFiles(t, dir, map[string]string{
+		"package.json":                             `{"devDependencies": {"expect": "1"}}`,
+		"node_modules/expect/package.json":         `{"name": "expect", "version": "1.0.0", "types": "index.d.ts"}`,
+		"node_modules/expect/index.d.ts":           "import * as chai from 'chai';\nimport type { T } from '@babel/core';\nexport interface A extends Chai.Assertion {}\n",
+		nested + "chai/package.json":               `{"name": "chai", "version": "6.0.0", "main": "index.js"}`,
+		nested + "chai/index.js":                   "export const expect = 1;\n",
+		nested + "@types/chai/package.json":        `{"name": "@types/chai", "version": "5.2.3", "types": "index.d.ts"}`,
+		nested + "@types/chai/index.d.ts":          "declare global { namespace Chai { interface Assertion {} } }\nexport {};\n",
+		nested + "@types/babel__core/package.json": `{"name": "@types/babel__core", "version": "7.0.0", "types": "index.d.ts"}`,
+		nested + "@types/babel__core/index.d.ts":   "export type T = 1;\n",
+	})
+	found := Discover(context.Background(), dir, Options{Caches: &Caches{}})
+	var got []string
+	for _, l := range found.Libraries {
+		got = append(got, l.Module)
+	}
+	slices.Sort(got)
+	if want := []string{"@types/babel__core", "@types/chai", "chai", "expect"}; !slices.Equal(got, want) {
+		t.Errorf("libraries %v, want %v", got, want)
+	}
+}

@@ -47,9 +47,21 @@ func (f *Found) importedPackages() {
 					continue
 				}
 				have[name] = true
-				if lib, skip := nodePackageNear(l.Dir, name); skip == nil {
+				lib, skip := nodePackageNear(l.Dir, name)
+				if skip == nil {
 					f.Libraries = append(f.Libraries, lib)
 					added++
+				}
+				// A package without declarations is typed by its @types
+				// package, as TypeScript resolves it: @vitest/expect's
+				// `import * as chai from 'chai'` reads @types/chai, whose
+				// global Chai namespace declares the Assertion it extends.
+				if types := typesPackageName(name); (skip != nil || !lib.declarations) && !have[types] {
+					if lib, skip := nodePackageNear(l.Dir, types); skip == nil {
+						have[types] = true
+						f.Libraries = append(f.Libraries, lib)
+						added++
+					}
 				}
 			}
 		}
@@ -70,4 +82,13 @@ func nodePackageNear(dir, name string) (Library, *Skip) {
 		}
 		d = parent
 	}
+}
+
+// typesPackageName is the DefinitelyTyped package of a package name:
+// @types/chai for chai, @types/babel__core for @babel/core.
+func typesPackageName(name string) string {
+	if scope, pkg, ok := strings.Cut(strings.TrimPrefix(name, "@"), "/"); ok && strings.HasPrefix(name, "@") {
+		return "@types/" + scope + "__" + pkg
+	}
+	return "@types/" + name
 }

@@ -474,9 +474,22 @@ func (w *walker) field(n syntax.Node) {
 	value := n.Field("value")
 	w.decorate(d, n, syntax.Node{})
 	def := w.b.D(d)
-	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value))
+	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value), arrowType(value))
 	w.node(n.Field("type"))
 	w.b.Owned(d, func() { w.node(value) })
+}
+
+// arrowType is the function type of a function-valued field whose result
+// is written, `static create = (p?: P): ZodAny => …`: "(p?: P) => ZodAny",
+// so that a call of the field, or of a constant bound to it, has that
+// result; "" for any other value.
+func arrowType(v syntax.Node) string {
+	ret := annotation(v.Field("return_type"))
+	params := v.Field("parameters")
+	if !v.Is("arrow_function", "function_expression", "function") || ret == "" || !params.Valid() || len(params.Text()) > 200 {
+		return ""
+	}
+	return withoutComments(v.Field("type_parameters").Text()+params.Text()) + " => " + ret
 }
 
 func (w *walker) call(f syntax.Node) {
