@@ -181,8 +181,9 @@ func TestDiscoverNodeMonorepoPackageRoot(t *testing.T) {
 	}
 }
 
-// The packages a dependency's declarations import are libraries, and one
-// that ships no declarations brings its @types package as Node finds it
+// The packages a dependency's declarations import are libraries, and the
+// packages theirs import, a few levels down; one that ships no
+// declarations brings its @types package as Node finds it
 // from the dependency (vitest's @vitest/expect imports chai, typed by the
 // @types/chai pnpm installs beside it, not in the root's node_modules/@types).
 func TestDiscoverNodeImportedTypesPackage(t *testing.T) {
@@ -191,13 +192,18 @@ func TestDiscoverNodeImportedTypesPackage(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"package.json":                             `{"devDependencies": {"expect": "1"}}`,
 		"node_modules/expect/package.json":         `{"name": "expect", "version": "1.0.0", "types": "index.d.ts"}`,
-		"node_modules/expect/index.d.ts":           "import * as chai from 'chai';\nimport type { T } from '@babel/core';\nexport interface A extends Chai.Assertion {}\n",
+		"node_modules/expect/index.d.ts":           "import * as chai from 'chai';\nimport type { T } from '@babel/core';\nexport * from 'runner';\nexport interface A extends Chai.Assertion {}\n",
 		nested + "chai/package.json":               `{"name": "chai", "version": "6.0.0", "main": "index.js"}`,
 		nested + "chai/index.js":                   "export const expect = 1;\n",
 		nested + "@types/chai/package.json":        `{"name": "@types/chai", "version": "5.2.3", "types": "index.d.ts"}`,
 		nested + "@types/chai/index.d.ts":          "declare global { namespace Chai { interface Assertion {} } }\nexport {};\n",
 		nested + "@types/babel__core/package.json": `{"name": "@types/babel__core", "version": "7.0.0", "types": "index.d.ts"}`,
 		nested + "@types/babel__core/index.d.ts":   "export type T = 1;\n",
+		// Two imports away: expect → runner → tinypool.
+		nested + "runner/package.json":   `{"name": "runner", "version": "1.0.0", "types": "index.d.ts"}`,
+		nested + "runner/index.d.ts":     "export * from 'tinypool';\n",
+		nested + "tinypool/package.json": `{"name": "tinypool", "version": "1.0.0", "types": "index.d.ts"}`,
+		nested + "tinypool/index.d.ts":   "export declare const pool: number;\n",
 	})
 	found := Discover(context.Background(), dir, Options{Caches: &Caches{}})
 	var got []string
@@ -205,7 +211,7 @@ func TestDiscoverNodeImportedTypesPackage(t *testing.T) {
 		got = append(got, l.Module)
 	}
 	slices.Sort(got)
-	if want := []string{"@types/babel__core", "@types/chai", "chai", "expect"}; !slices.Equal(got, want) {
+	if want := []string{"@types/babel__core", "@types/chai", "chai", "expect", "runner", "tinypool"}; !slices.Equal(got, want) {
 		t.Errorf("libraries %v, want %v", got, want)
 	}
 }
