@@ -25,6 +25,11 @@ type walker struct {
 	// it is passed ("=>callee#arg"): its untyped parameters take their
 	// types from that parameter's declared function type.
 	callback string
+	// result is, while visiting a function's body, the type it is written
+	// or known to return: a function it returns takes its parameters'
+	// types from that (zod's locales return `(issue) => …` from a
+	// function typed `() => $ZodErrorMap`).
+	result string
 	// exportedAs are the names `export = x` or `export default x` export
 	// as the module itself.
 	exportedAs []string
@@ -77,7 +82,11 @@ func (w *walker) node(n syntax.Node) {
 		// A function type's parameters are declared too: `(url: Input) => R`.
 		callback := w.callback
 		w.callback = ""
-		w.b.Within(n, analysis.None, func() { w.signatureIn(n, callback) })
+		w.returning(n, callback, func() { w.b.Within(n, analysis.None, func() { w.signatureIn(n, callback) }) })
+	case "return_statement":
+		for _, c := range n.NamedChildren() {
+			w.contextual(c, w.result)
+		}
 	case "method_definition", "method_signature", "abstract_method_signature":
 		w.method(n)
 	case "public_field_definition", "field_definition", "property_signature":
@@ -387,8 +396,87 @@ func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) i
 	d := w.b.Def(kind, name, n)
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = annotation(n.Field("return_type"))
-	w.b.Within(n, d, func() { w.signature(n) })
+	w.returning(n, "", func() { w.b.Within(n, d, func() { w.signature(n) }) })
 	return d
+}
+
+// contextualPrefix starts a callback context that is a written function
+// type rather than a callee: "=>:T#-1" for a function whose type is T.
+const contextualPrefix = "=>:"
+
+// contextual visits v, a function written where a function of type t is
+// expected (a typed variable's value, what a function of known result
+// returns): its untyped parameters take their types from t's.
+func (w *walker) contextual(v syntax.Node, t string) {
+	if t != "" && len(t) <= 200 && v.Is("arrow_function", "function_expression", "function") {
+		w.callback = contextualPrefix + t + "#-1"
+	}
+	w.node(v)
+	w.callback = ""
+}
+
+// returning runs visit with the result of function n known: its written
+// return type, else the result of the function type its callback context
+// names.
+func (w *walker) returning(n syntax.Node, callback string, visit func()) {
+	saved := w.result
+	w.result = annotation(n.Field("return_type"))
+	if t, ok := strings.CutPrefix(callback, contextualPrefix); w.result == "" && ok {
+		w.result = resultType(strings.TrimSuffix(t, "#-1"))
+	}
+	visit()
+	w.result = saved
+}
+
+// resultType is what a written function type `(a: A) => R` returns: R;
+// "" for any other type.
+func resultType(t string) string {
+	s := strings.TrimSpace(t)
+	for strings.HasPrefix(s, "(") && closingOf(s) == len(s)-1 {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	if !strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "<") {
+		return ""
+	}
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i] {
+		case '(', '<', '{', '[':
+			depth++
+		case ')', '}', ']':
+			depth--
+		case '>':
+			if i == 0 || s[i-1] != '=' {
+				depth--
+			}
+		case '=':
+			if depth == 0 && s[i+1] == '>' {
+				return strings.TrimSpace(s[i+2:])
+			}
+		}
+	}
+	return ""
+}
+
+// closingOf is the index of the bracket closing s's first, or -1.
+func closingOf(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '>':
+			if i == 0 || s[i-1] != '=' {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // arguments visits a call's arguments, marking the functions among them
