@@ -396,8 +396,64 @@ func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) i
 	d := w.b.Def(kind, name, n)
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = annotation(n.Field("return_type"))
+	w.inferResult(d, n)
 	w.returning(n, "", func() { w.b.Within(n, d, func() { w.signature(n) }) })
 	return d
+}
+
+// returnedPrefix marks the Value of a function without a written result
+// whose every return gives one member chain of this: "return:this.x()".
+const returnedPrefix = "return:"
+
+// inferResult gives function d (n), whose result is not written, the type
+// its returns agree on: `this`, `new T(…)`'s T, a literal's type; else
+// the member chain of `this` they all return (zod v3's unannotated
+// `min(…) { return this._addCheck(…) }`), which the resolver types.
+func (w *walker) inferResult(d int32, n syntax.Node) {
+	def := w.b.D(d)
+	if def.TypeName != "" || !n.Field("body").Is("statement_block") {
+		return
+	}
+	typeName, value, agree := "", "", true
+	var visit func(syntax.Node)
+	visit = func(x syntax.Node) {
+		for _, c := range x.NamedChildren() {
+			switch {
+			case !agree:
+				return
+			case c.Is("function_expression", "function", "arrow_function", "generator_function", "class", "function_declaration", "class_declaration"):
+			case c.Type() == "return_statement":
+				kids := c.NamedChildren()
+				if len(kids) != 1 {
+					agree = false
+					return
+				}
+				t, v := constructedType(kids[0]), valueText(kids[0])
+				if kids[0].Type() == "this" {
+					t = "this"
+				}
+				if t == "" && !strings.HasPrefix(v, "this.") || t != "" && typeName != "" && t != typeName || t == "" && value != "" && v != value {
+					agree = false
+					return
+				}
+				if t != "" {
+					typeName = t
+				} else {
+					value = v
+				}
+			default:
+				visit(c)
+			}
+		}
+	}
+	visit(n.Field("body"))
+	switch {
+	case !agree || typeName != "" && value != "":
+	case typeName != "":
+		def.TypeName = typeName
+	case value != "" && len(value) <= 200:
+		def.Value = returnedPrefix + value
+	}
 }
 
 // contextualPrefix starts a callback context that is a written function
@@ -550,6 +606,9 @@ func (w *walker) method(n syntax.Node) {
 	}
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = annotation(n.Field("return_type"))
+	if kind == analysis.KindMethod {
+		w.inferResult(d, n)
+	}
 	w.b.Within(n, d, func() { w.signature(n) })
 }
 
