@@ -114,6 +114,7 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 		found.discoverNode(root)
 		found.selfPackage(root)
 		found.discoverNodeWorkspaces(root)
+		found.discoverNodeMonorepo(root)
 		found.Libraries = distinctLibraries(found.Libraries)
 	}
 	found.discoverJVMRustRuby(ctx, root, opts)

@@ -34,6 +34,11 @@ func (f *Found) discoverNode(root string) {
 	}
 	nm := filepath.Join(root, "node_modules")
 	if _, err := os.Stat(nm); err != nil {
+		if hoistedAbove(root) {
+			// A monorepo's package whose dependencies are installed
+			// above it: discoverNodeMonorepo finds them there.
+			return
+		}
 		if len(deps) > 0 {
 			f.Skipped = append(f.Skipped, Skip{Library: nm, Reason: NoNodeModules,
 				Detail: fmt.Sprintf("%d dependencies of package.json are not installed (%s puts them there)", len(deps), nodeInstaller(root))})

@@ -141,3 +141,77 @@ func TestDiscoverNodeWorkspacePackages(t *testing.T) {
 		})
 	}
 }
+
+// A root that is one package of a monorepo, whose dependencies pnpm hoists
+// into the monorepo's node_modules, has them as libraries: its own and the
+// monorepo root's, @types and typescript among them, found above it as Node
+// resolves them, and no skip for a node_modules it lacks.
+func TestDiscoverNodeMonorepoPackageRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"package.json":                             `{"private": true, "devDependencies": {"left": "1", "typescript": "5"}}`,
+		"pnpm-workspace.yaml":                      "packages:\n  - packages/*\n",
+		"packages/zod/package.json":                `{"name": "zod", "version": "4.0.0", "exports": {"./v4": "./src/v4/index.ts"}, "dependencies": {"right": "1"}}`,
+		"packages/zod/src/v4/index.ts":             "export const z = 1;\n",
+		"node_modules/left/package.json":           `{"name": "left", "version": "1.0.0", "types": "index.d.ts"}`,
+		"node_modules/left/index.d.ts":             "export declare const pad: number;\n",
+		"node_modules/right/package.json":          `{"name": "right", "version": "2.0.0", "types": "index.d.ts"}`,
+		"node_modules/right/index.d.ts":            "export declare const r: number;\n",
+		"node_modules/typescript/package.json":     `{"name": "typescript", "version": "5.5.4", "types": "lib/typescript.d.ts"}`,
+		"node_modules/typescript/lib/lib.es5.d.ts": "interface Array<T> { length: number; }\n",
+		"node_modules/@types/node/package.json":    `{"name": "@types/node", "version": "22.0.0", "types": "index.d.ts"}`,
+		"node_modules/@types/node/index.d.ts":      "declare module \"url\" {}\n",
+		"outside/package.json":                     `{"name": "outside", "version": "0.0.0"}`,
+	})
+	found := Discover(context.Background(), filepath.Join(dir, "packages/zod"), Options{Caches: &Caches{}})
+	var got []string
+	for _, l := range found.Libraries {
+		got = append(got, l.Module)
+	}
+	slices.Sort(got)
+	if want := []string{"@types/node", "left", "right", "typescript", "zod"}; !slices.Equal(got, want) {
+		t.Errorf("libraries %v, want %v", got, want)
+	}
+	if len(found.Skipped) != 0 {
+		t.Errorf("skipped %+v, want none", found.Skipped)
+	}
+	// A folder no monorepo lists finds nothing above it.
+	if found := Discover(context.Background(), filepath.Join(dir, "outside"), Options{Caches: &Caches{}}); len(found.Libraries) != 0 {
+		t.Errorf("outside: libraries %+v, want none", found.Libraries)
+	}
+}
+
+// The packages a dependency's declarations import are libraries, and the
+// packages theirs import, a few levels down; one that ships no
+// declarations brings its @types package as Node finds it
+// from the dependency (vitest's @vitest/expect imports chai, typed by the
+// @types/chai pnpm installs beside it, not in the root's node_modules/@types).
+func TestDiscoverNodeImportedTypesPackage(t *testing.T) {
+	dir := t.TempDir()
+	nested := "node_modules/expect/node_modules/"
+	writeFiles(t, dir, map[string]string{
+		"package.json":                             `{"devDependencies": {"expect": "1"}}`,
+		"node_modules/expect/package.json":         `{"name": "expect", "version": "1.0.0", "types": "index.d.ts"}`,
+		"node_modules/expect/index.d.ts":           "import * as chai from 'chai';\nimport type { T } from '@babel/core';\nexport * from 'runner';\nexport interface A extends Chai.Assertion {}\n",
+		nested + "chai/package.json":               `{"name": "chai", "version": "6.0.0", "main": "index.js"}`,
+		nested + "chai/index.js":                   "export const expect = 1;\n",
+		nested + "@types/chai/package.json":        `{"name": "@types/chai", "version": "5.2.3", "types": "index.d.ts"}`,
+		nested + "@types/chai/index.d.ts":          "declare global { namespace Chai { interface Assertion {} } }\nexport {};\n",
+		nested + "@types/babel__core/package.json": `{"name": "@types/babel__core", "version": "7.0.0", "types": "index.d.ts"}`,
+		nested + "@types/babel__core/index.d.ts":   "export type T = 1;\n",
+		// Two imports away: expect → runner → tinypool.
+		nested + "runner/package.json":   `{"name": "runner", "version": "1.0.0", "types": "index.d.ts"}`,
+		nested + "runner/index.d.ts":     "export * from 'tinypool';\n",
+		nested + "tinypool/package.json": `{"name": "tinypool", "version": "1.0.0", "types": "index.d.ts"}`,
+		nested + "tinypool/index.d.ts":   "export declare const pool: number;\n",
+	})
+	found := Discover(context.Background(), dir, Options{Caches: &Caches{}})
+	var got []string
+	for _, l := range found.Libraries {
+		got = append(got, l.Module)
+	}
+	slices.Sort(got)
+	if want := []string{"@types/babel__core", "@types/chai", "chai", "expect", "runner", "tinypool"}; !slices.Equal(got, want) {
+		t.Errorf("libraries %v, want %v", got, want)
+	}
+}

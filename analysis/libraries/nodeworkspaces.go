@@ -35,16 +35,66 @@ func (f *Found) discoverNodeWorkspaces(root string) {
 		f.selfPackage(dir)
 	}
 	for _, dir := range dirs {
-		f.nestedDependencies(realRoot, dir)
+		f.nestedDependencies(realRoot, dir, dir)
 	}
 	f.importedPackages()
 }
 
+// maxMonorepoDepth bounds how far above a workspace root its monorepo's
+// root is looked for.
+const maxMonorepoDepth = 4
+
+// hoistedAbove reports whether root is a package of a monorepo above it.
+func hoistedAbove(root string) bool { return monorepoRoot(root) != "" }
+
+// monorepoRoot is the folder above root, within maxMonorepoDepth, that
+// lists root among its workspace packages, or "".
+func monorepoRoot(root string) string {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	dir := realRoot
+	for range maxMonorepoDepth {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+		if slices.Contains(nodeWorkspaceDirs(dir), realRoot) {
+			return dir
+		}
+	}
+	return ""
+}
+
+// discoverNodeMonorepo adds, for a root that is one package of a monorepo
+// (a folder above lists it among its workspace packages), what the
+// monorepo's root depends on, as Node and tsserver resolve them from the
+// root's files: pnpm and npm hoist them into the monorepo's node_modules
+// (zod's packages/zod installs nothing of its own; vitest and typescript
+// are the monorepo's).
+func (f *Found) discoverNodeMonorepo(root string) {
+	above := monorepoRoot(root)
+	if above == "" {
+		return
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	if _, err := os.Stat(filepath.Join(realRoot, "package.json")); err == nil {
+		f.nestedDependencies(realRoot, realRoot, realRoot) // its own, installed here or above
+	}
+	f.nestedDependencies(realRoot, above, realRoot)
+	f.importedPackages()
+}
+
 // nestedDependencies adds the dependencies of the package at dir as Node
-// resolves them from there (its node_modules, else one above it), with
-// the @types packages and typescript installed in its own node_modules.
-// One not installed anywhere is skipped with its reason.
-func (f *Found) nestedDependencies(realRoot, dir string) {
+// resolves them from the folder from (its node_modules, else one above
+// it), with the @types packages and typescript installed in dir's own
+// node_modules. One not installed anywhere is skipped with its reason.
+func (f *Found) nestedDependencies(realRoot, dir, from string) {
 	deps, err := nodeDependencies(filepath.Join(dir, "package.json"))
 	if err != nil {
 		f.Skipped = append(f.Skipped, Skip{Library: filepath.Join(dir, "package.json"), Reason: BadPackage, Detail: err.Error()})
@@ -65,7 +115,7 @@ func (f *Found) nestedDependencies(realRoot, dir string) {
 	}
 	slices.Sort(deps)
 	for _, name := range slices.Compact(deps) {
-		lib, skip := nodePackageNear(dir, name)
+		lib, skip := nodePackageNear(from, name)
 		if skip != nil {
 			if skip.Reason == NotInstalled {
 				skip.Detail = "not installed for " + dir

@@ -181,6 +181,15 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 				}
 				out = append(out, t)
 			}
+		case d.TypeName == "" && strings.HasPrefix(d.Value, tsReturnedPrefix) && ecmaLang(g.Lang):
+			// What every return of a method without a written result
+			// gives: a member chain of this, typed from inside the method.
+			vref := valueRef(d)
+			vref.Qualifier, vref.Enclosing = strings.TrimPrefix(d.Value, tsReturnedPrefix), c.Def.Index
+			for _, t := range r.receiverTypes(g, vref, depth+1) {
+				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)
+				out = append(out, t)
+			}
 		case d.TypeName != "":
 			if parsed := r.parsedTypes(f, cref, g, d, depth); len(parsed) > 0 {
 				out = append(out, parsed...)
@@ -199,6 +208,11 @@ func (r *Resolver) declaredResultTypes(f *analysis.FileFacts, cref analysis.Ref,
 	}
 	return out
 }
+
+// tsReturnedPrefix marks the Value of a TypeScript function without a
+// written result whose returns all give one member chain of this
+// (ecma's inferResult).
+const tsReturnedPrefix = "return:"
 
 // returnsReceiver reports whether Kotlin function i of g returns its
 // receiver's type: both are the same type parameter of the function.

@@ -10,7 +10,9 @@ import (
 // TypeScript callbacks typed from their context: in `xs.map(x => x.id)`
 // x is what the parameter of map's declared callback type says, with the
 // type parameters of xs's type (Array<T>) replaced by xs's type arguments.
-// The extractor marks such a parameter's Value "=>callee#arg#param".
+// The extractor marks such a parameter's Value "=>callee#arg#param", or
+// "=>:T#-1#param" for a function written where one of type T is expected
+// (a typed variable's value, or what a function of known result returns).
 
 // contextType is a written type and where it is to be resolved.
 type contextType struct {
@@ -57,6 +59,15 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 	callee, arg, param, ok := callbackContext(d.Value)
 	if !ok || r.tooDeep(f.Lang, depth) {
 		return nil
+	}
+	if written, ok := strings.CutPrefix(callee, ":"); ok {
+		// The function is written where a function of type written is
+		// expected (ecma's contextual): its parameter param is that type's.
+		ct, ok := r.callbackParam(contextType{f, written, d.Scope, d.NameSpan}, param, depth)
+		if !ok || ct.text == "" || ct.text == "any" || ct.text == "unknown" {
+			return nil
+		}
+		return []contextType{ct}
 	}
 	cref := valueRef(d)
 	cref.Role = analysis.RoleCall

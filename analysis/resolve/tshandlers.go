@@ -105,6 +105,14 @@ func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth
 		vref := valueRef(d)
 		vref.Qualifier = d.Value
 		for _, t := range r.writtenTypes(g, vref, depth+1) {
+			if res := calledType(g.Lang, t); res != t {
+				// Bound to a function-valued member (zod's `const
+				// stringType = ZodString.create`): what that returns.
+				if out := r.typesNamed(g, res, d.Scope, d.NameSpan, depth+1); len(out) > 0 {
+					return out, true
+				}
+				continue
+			}
 			typed := d
 			typed.TypeName, typed.Value = t, ""
 			if out, ok := r.calledValueTypes(g, typed, depth+1); ok {

@@ -23,6 +23,8 @@ func (w *walker) signatureIn(n syntax.Node, callback string) {
 		case c.Same(n.Field("name")):
 		case c.Type() == "formal_parameters":
 			w.parameters(c, callback)
+		case c.Same(n.Field("body")) && n.Type() == "arrow_function":
+			w.contextual(c, w.result) // `() => (issue) => …` returns its body
 		case c.Type() == "identifier" && n.Type() == "arrow_function":
 			// `x => ...` has a bare parameter.
 			d := w.b.Def(analysis.KindParameter, c, c)
@@ -100,8 +102,16 @@ func (w *walker) variables(n syntax.Node) {
 		w.node(v.Field("type"))
 		switch obj := objectLiteral(value); {
 		case kind == analysis.KindFunction:
-			// Calls in the function's body belong to the variable naming it.
-			w.b.Owned(d, func() { w.b.Within(value, analysis.None, func() { w.signature(value) }) })
+			// Calls in the function's body belong to the variable naming
+			// it; a typed variable types its parameters
+			// (`const errorMap: ZodErrorMap = (issue, ctx) => …`).
+			callback := ""
+			if t := annotation(v.Field("type")); t != "" && len(t) <= 200 {
+				callback = contextualPrefix + t + "#-1"
+			}
+			w.b.Owned(d, func() {
+				w.returning(value, callback, func() { w.b.Within(value, analysis.None, func() { w.signatureIn(value, callback) }) })
+			})
 		case obj.Valid() && def.TypeName == "":
 			w.objectMembers(d, obj)
 		case schemaShape(value).Valid() && def.TypeName == "":

@@ -25,6 +25,11 @@ type walker struct {
 	// it is passed ("=>callee#arg"): its untyped parameters take their
 	// types from that parameter's declared function type.
 	callback string
+	// result is, while visiting a function's body, the type it is written
+	// or known to return: a function it returns takes its parameters'
+	// types from that (zod's locales return `(issue) => …` from a
+	// function typed `() => $ZodErrorMap`).
+	result string
 	// exportedAs are the names `export = x` or `export default x` export
 	// as the module itself.
 	exportedAs []string
@@ -77,7 +82,11 @@ func (w *walker) node(n syntax.Node) {
 		// A function type's parameters are declared too: `(url: Input) => R`.
 		callback := w.callback
 		w.callback = ""
-		w.b.Within(n, analysis.None, func() { w.signatureIn(n, callback) })
+		w.returning(n, callback, func() { w.b.Within(n, analysis.None, func() { w.signatureIn(n, callback) }) })
+	case "return_statement":
+		for _, c := range n.NamedChildren() {
+			w.contextual(c, w.result)
+		}
 	case "method_definition", "method_signature", "abstract_method_signature":
 		w.method(n)
 	case "public_field_definition", "field_definition", "property_signature":
@@ -387,7 +396,8 @@ func (w *walker) function(n syntax.Node, kind analysis.Kind, name syntax.Node) i
 	d := w.b.Def(kind, name, n)
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = annotation(n.Field("return_type"))
-	w.b.Within(n, d, func() { w.signature(n) })
+	w.inferResult(d, n)
+	w.returning(n, "", func() { w.b.Within(n, d, func() { w.signature(n) }) })
 	return d
 }
 
@@ -462,6 +472,9 @@ func (w *walker) method(n syntax.Node) {
 	}
 	w.decorate(d, n, n.Field("body"))
 	w.b.D(d).TypeName = annotation(n.Field("return_type"))
+	if kind == analysis.KindMethod {
+		w.inferResult(d, n)
+	}
 	w.b.Within(n, d, func() { w.signature(n) })
 }
 
@@ -474,7 +487,7 @@ func (w *walker) field(n syntax.Node) {
 	value := n.Field("value")
 	w.decorate(d, n, syntax.Node{})
 	def := w.b.D(d)
-	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value))
+	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value), arrowType(value))
 	w.node(n.Field("type"))
 	w.b.Owned(d, func() { w.node(value) })
 }
