@@ -30,19 +30,11 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 	if err != nil {
 		return err
 	}
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "kastbench-coldrefs-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: dir})
+	ws, closeAll, err := openIndexIn(root, dir)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
+	defer closeAll()
 	ctx := context.Background()
 	if _, _, err := ws.Refresh(ctx, nil); err != nil {
 		return err

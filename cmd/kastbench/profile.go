@@ -67,19 +67,11 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 // pass over it under the CPU profiler: the pass's CPU, wall time and the
 // process's peak RSS, with an optional allocation profile of the pass alone.
 func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) error {
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "kastbench-profile-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: dir})
+	ws, closeAll, err := openIndexIn(root, dir)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
+	defer closeAll()
 	start, cpu := time.Now(), selfCPU()
 	totals, _, err := ws.Refresh(context.Background(), nil)
 	if err != nil {
@@ -131,4 +123,25 @@ func writeAllocsProfile(memFile string) error {
 	}
 	defer mem.Close()
 	return pprof.Lookup("allocs").WriteTo(mem, 0)
+}
+
+// openIndexIn opens root's workspace with its index in dir, or in a scratch
+// folder removed by closeAll when dir is empty (a kept dir lets runs reuse
+// the index).
+func openIndexIn(root, dir string) (ws *workspace.Workspace, closeAll func(), err error) {
+	cleanup := func() {}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "kastbench-index-")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		dir = tmp
+	}
+	ws, err = workspace.Open(root, workspace.Options{IndexDir: dir})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return ws, func() { ws.Close(); cleanup() }, nil
 }
