@@ -111,10 +111,12 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 		found.discoverGo(ctx, root, opts)
 	}
 	if _, err := os.Stat(filepath.Join(root, "package.json")); err == nil {
-		found.discoverNode(root)
+		monorepo := monorepoRoot(root)
+		found.discoverNode(root, monorepo != "")
 		found.selfPackage(root)
 		found.discoverNodeWorkspaces(root)
-		found.discoverNodeMonorepo(root)
+		found.discoverNodeMonorepo(root, monorepo)
+		found.importedPackages() // once, when every dependency is known
 		found.Libraries = distinctLibraries(found.Libraries)
 	}
 	found.discoverJVMRustRuby(ctx, root, opts)

@@ -26,7 +26,7 @@ const (
 	NoNodeModules = "noNodeModules"
 )
 
-func (f *Found) discoverNode(root string) {
+func (f *Found) discoverNode(root string, inMonorepo bool) {
 	deps, err := nodeDependencies(filepath.Join(root, "package.json"))
 	if err != nil {
 		f.Skipped = append(f.Skipped, Skip{Library: filepath.Join(root, "package.json"), Reason: BadPackage, Detail: err.Error()})
@@ -34,7 +34,7 @@ func (f *Found) discoverNode(root string) {
 	}
 	nm := filepath.Join(root, "node_modules")
 	if _, err := os.Stat(nm); err != nil {
-		if hoistedAbove(root) {
+		if inMonorepo {
 			// A monorepo's package whose dependencies are installed
 			// above it: discoverNodeMonorepo finds them there.
 			return
@@ -66,7 +66,6 @@ func (f *Found) discoverNode(root string) {
 		}
 		f.add(lib, skip)
 	}
-	f.importedPackages()
 }
 
 // selfPackage is the workspace's own package when its package.json has a

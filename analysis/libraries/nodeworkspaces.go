@@ -37,15 +37,11 @@ func (f *Found) discoverNodeWorkspaces(root string) {
 	for _, dir := range dirs {
 		f.nestedDependencies(realRoot, dir, dir)
 	}
-	f.importedPackages()
 }
 
 // maxMonorepoDepth bounds how far above a workspace root its monorepo's
 // root is looked for.
 const maxMonorepoDepth = 4
-
-// hoistedAbove reports whether root is a package of a monorepo above it.
-func hoistedAbove(root string) bool { return monorepoRoot(root) != "" }
 
 // monorepoRoot is the folder above root, within maxMonorepoDepth, that
 // lists root among its workspace packages, or "".
@@ -68,14 +64,13 @@ func monorepoRoot(root string) string {
 	return ""
 }
 
-// discoverNodeMonorepo adds, for a root that is one package of a monorepo
-// (a folder above lists it among its workspace packages), what the
+// discoverNodeMonorepo adds, for a root that is one package of the monorepo
+// at above (which lists it among its workspace packages; "" for none), what the
 // monorepo's root depends on, as Node and tsserver resolve them from the
 // root's files: pnpm and npm hoist them into the monorepo's node_modules
 // (zod's packages/zod installs nothing of its own; vitest and typescript
 // are the monorepo's).
-func (f *Found) discoverNodeMonorepo(root string) {
-	above := monorepoRoot(root)
+func (f *Found) discoverNodeMonorepo(root, above string) {
 	if above == "" {
 		return
 	}
@@ -83,11 +78,8 @@ func (f *Found) discoverNodeMonorepo(root string) {
 	if err != nil {
 		realRoot = root
 	}
-	if _, err := os.Stat(filepath.Join(realRoot, "package.json")); err == nil {
-		f.nestedDependencies(realRoot, realRoot, realRoot) // its own, installed here or above
-	}
+	f.nestedDependencies(realRoot, realRoot, realRoot) // its own, installed here or above
 	f.nestedDependencies(realRoot, above, realRoot)
-	f.importedPackages()
 }
 
 // nestedDependencies adds the dependencies of the package at dir as Node

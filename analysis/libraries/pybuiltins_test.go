@@ -16,9 +16,7 @@ import (
 // extraction reads: classes with their methods, and functions. It is
 // written once per version and then reused.
 func TestPythonBuiltinsStub(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3 on PATH")
-	}
+	needPython3(t)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := pythonBuiltins(context.Background(), "python3", "3.test")
 	if dir == "" {
@@ -103,16 +101,10 @@ func TestPythonBuiltinsBrokenInterpreter(t *testing.T) {
 // interpreter it was made from (its own platstdlib has no lib-dynload):
 // _socket's socket with connect, which socket.socket derives from.
 func TestPythonBuiltinsFromVirtualenv(t *testing.T) {
-	skip := t.Skipf
-	if os.Getenv("CI") != "" {
-		skip = t.Fatalf // CI has python3 and its venv module
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		skip("no python3 on PATH")
-	}
+	needPython3(t)
 	venv := filepath.Join(t.TempDir(), "venv")
 	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
-		skip("no virtualenv: %v %s", err, out)
+		skipUnlessCI(t, "no virtualenv: %v %s", err, out)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := pythonBuiltins(context.Background(), filepath.Join(venv, "bin", "python3"), "3.venv")
@@ -134,9 +126,7 @@ func TestDiscoverPythonThroughASlowLauncher(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a launcher that takes 11 s")
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3 on PATH")
-	}
+	needPython3(t)
 	real, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -162,4 +152,23 @@ func TestDiscoverPythonThroughASlowLauncher(t *testing.T) {
 	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 1 {
 		t.Errorf("the launcher ran %d times, want once", strings.Count(string(b), "run"))
 	}
+}
+
+// needPython3 skips a test that runs the interpreter where python3 is not
+// on PATH, but fails it in CI, which always has one.
+func needPython3(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		skipUnlessCI(t, "no python3 on PATH")
+	}
+}
+
+// skipUnlessCI skips the test, or fails it in CI (CI set), where what it
+// lacks is installed.
+func skipUnlessCI(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
 }

@@ -10,25 +10,6 @@ import (
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
-// mapMemo is a resolve.ResolvedMemo without bound.
-type mapMemo struct {
-	mu   sync.Mutex
-	refs map[resolve.RefID]resolve.Resolved
-}
-
-func (m *mapMemo) Resolved(id resolve.RefID) (resolve.Resolved, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	x, ok := m.refs[id]
-	return x, ok
-}
-
-func (m *mapMemo) Remember(id resolve.RefID, x resolve.Resolved) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.refs[id] = x
-}
-
 // Two types' methods named alike share their candidate references: once a
 // query for one has resolved them, a query for the other reads no file to
 // resolve them again, and answers as resolving each does. Each answer
@@ -47,7 +28,7 @@ func TestResolvedMemoAnswersTheNameAgain(t *testing.T) {
 		}
 	}
 	r := resolve.New(ws)
-	memo := &mapMemo{refs: map[resolve.RefID]resolve.Resolved{}}
+	memo := &resolve.ResolvedMemo{}
 	var mu sync.Mutex
 	wholeReads := 0
 	whole := func(path string, refs []int32) *analysis.FileFacts {

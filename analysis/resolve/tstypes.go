@@ -112,27 +112,8 @@ func calledType(lang, t string) string {
 	if !ecmaLang(lang) {
 		return t
 	}
-	s := strings.TrimSpace(t)
-	if !strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "<") {
-		return t
-	}
-	depth := 0
-	for i := 0; i+1 < len(s); i++ {
-		switch s[i] {
-		case '(', '<', '{', '[':
-			depth++
-		case ')', '}', ']':
-			depth--
-		case '>':
-			if i > 0 && s[i-1] == '=' {
-				continue
-			}
-			depth--
-		case '=':
-			if depth == 0 && s[i+1] == '>' {
-				return strings.TrimSpace(s[i+2:])
-			}
-		}
+	if r, ok := analysis.FunctionTypeResult(t); ok {
+		return r
 	}
 	return t
 }

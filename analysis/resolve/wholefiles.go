@@ -31,7 +31,7 @@ type WholeFile func(path string, refs []int32) *analysis.FileFacts
 //
 // memo, which may be nil, answers for the references an earlier query
 // resolved, and keeps those this one resolves.
-func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile, memo ResolvedMemo) []Reference {
+func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile, memo *ResolvedMemo) []Reference {
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
 	settled := r.settleReferences(def, ids, found, ok, whole)
@@ -43,11 +43,9 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 		if settled != nil && settled[i] {
 			continue
 		}
-		if memo != nil {
-			if x, known := memo.Resolved(id); known {
-				found[i], ok[i] = x.To(id, def)
-				continue
-			}
+		if x, known := memo.Resolved(id); known {
+			found[i], ok[i] = x.To(id, def)
+			continue
 		}
 		if byFile[id.Path] == nil {
 			paths = append(paths, id.Path)
@@ -63,9 +61,7 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 		defer release()
 		for _, i := range byFile[paths[j]] {
 			x := r.resolved(ids[i])
-			if memo != nil {
-				memo.Remember(ids[i], x)
-			}
+			memo.Remember(ids[i], x)
 			found[i], ok[i] = x.To(ids[i], def)
 		}
 	})
@@ -77,11 +73,39 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 // its definitions (Pos: a field of obj.Prog, methods of syntax.Pos and
 // ir.Node, ten thousand references in cmd/compile), and resolving them
 // is most of a query before the pass: the next query about the name
-// resolves only those no earlier one did. It must be safe for concurrent
-// use.
-type ResolvedMemo interface {
-	Resolved(id RefID) (Resolved, bool)
-	Remember(id RefID, x Resolved)
+// resolves only those no earlier one did. It is safe for concurrent use;
+// a nil memo keeps nothing.
+type ResolvedMemo struct {
+	// Max bounds the references kept: past it, the memo starts over.
+	// Zero keeps every one.
+	Max int
+
+	mu   sync.Mutex
+	refs map[RefID]Resolved
+}
+
+// Resolved is what id resolved to, if remembered.
+func (m *ResolvedMemo) Resolved(id RefID) (Resolved, bool) {
+	if m == nil {
+		return Resolved{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	x, ok := m.refs[id]
+	return x, ok
+}
+
+// Remember keeps what id resolved to.
+func (m *ResolvedMemo) Remember(id RefID, x Resolved) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refs == nil || (m.Max > 0 && len(m.refs) >= m.Max) {
+		m.refs = map[RefID]Resolved{}
+	}
+	m.refs[id] = x
 }
 
 // eachFile is parallel for work counted in files, each worth many

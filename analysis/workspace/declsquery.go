@@ -42,9 +42,9 @@ func (s *Snapshot) declsResolver() *resolve.Resolver {
 // resolve.Resolver.ReferencesAmong does, crossing into other files through
 // their declarations tables.
 func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certain bool) []resolve.Reference {
-	var memo resolve.ResolvedMemo
+	var memo *resolve.ResolvedMemo
 	if s.shared != nil {
-		memo = &s.shared.resolved
+		memo = s.shared.resolved
 	}
 	return s.declsResolver().ReferencesAmongWhole(def, ids, certain, s.wholeFile, memo)
 }

@@ -48,30 +48,7 @@ type shared struct {
 	refs  map[refsKey][]resolve.Reference
 	nrefs int // total length of refs' lists
 	// resolved is what reference queries' candidates resolved to.
-	resolved resolvedRefs
-}
-
-// resolvedRefs is a resolve.ResolvedMemo of bounded size: past it, it
-// starts over.
-type resolvedRefs struct {
-	mu   sync.Mutex
-	refs map[resolve.RefID]resolve.Resolved
-}
-
-func (m *resolvedRefs) Resolved(id resolve.RefID) (resolve.Resolved, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	x, ok := m.refs[id]
-	return x, ok
-}
-
-func (m *resolvedRefs) Remember(id resolve.RefID, x resolve.Resolved) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.refs == nil || len(m.refs) >= maxResolvedRefs {
-		m.refs = map[resolve.RefID]resolve.Resolved{}
-	}
-	m.refs[id] = x
+	resolved *resolve.ResolvedMemo
 }
 
 // refsKey names a remembered list: a definition's references, or its
@@ -94,7 +71,8 @@ func (s *Session) sharedFor(roots []*Workspace) *shared {
 		sh.trim()
 		return sh
 	}
-	sh := &shared{roots: roots, gens: gens, base: newSnapshot(roots), refs: map[refsKey][]resolve.Reference{}}
+	sh := &shared{roots: roots, gens: gens, base: newSnapshot(roots), refs: map[refsKey][]resolve.Reference{},
+		resolved: &resolve.ResolvedMemo{Max: maxResolvedRefs}}
 	s.shared = sh
 	return sh
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -42,15 +40,12 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 	if err := ws.Index.ClearUses(); err != nil {
 		return err
 	}
+	stopCPU := func() {}
 	if cpuFile != "" {
-		out, err := os.Create(cpuFile)
-		if err != nil {
+		if stopCPU, err = startCPUProfile(cpuFile); err != nil {
 			return err
 		}
-		defer out.Close()
-		if err := pprof.StartCPUProfile(out); err != nil {
-			return err
-		}
+		defer stopCPU()
 	}
 	type answer struct {
 		smp       sample
@@ -70,9 +65,7 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 		answers[i] = answer{smp, locs, time.Since(start), selfCPU() - cpu}
 		walls, cpus = append(walls, answers[i].wall), append(cpus, answers[i].cpu)
 	}
-	if cpuFile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopCPU()
 	slices.SortFunc(walls, cmp.Compare)
 	slices.SortFunc(cpus, cmp.Compare)
 	var total time.Duration

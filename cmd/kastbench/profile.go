@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"sync"
 	"time"
 
 	"github.com/kast-dev/kast/analysis/workspace"
@@ -31,14 +32,11 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 		return err
 	}
 	defer ws.Close()
-	out, err := os.Create(cpuFile)
+	stopCPU, err := startCPUProfile(cpuFile)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
-	if err := pprof.StartCPUProfile(out); err != nil {
-		return err
-	}
+	defer stopCPU()
 	if traceFile != "" {
 		tf, err := os.Create(traceFile)
 		if err != nil {
@@ -51,7 +49,7 @@ func profileIndex(root, cpuFile, memFile, traceFile string) error {
 	}
 	start, cpu := time.Now(), selfCPU()
 	totals, _, err := ws.Refresh(context.Background(), nil)
-	pprof.StopCPUProfile()
+	stopCPU()
 	if traceFile != "" {
 		trace.Stop()
 	}
@@ -85,14 +83,11 @@ func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) erro
 	if memFile != "" {
 		runtime.MemProfileRate = 64 << 10
 	}
-	out, err := os.Create(cpuFile)
+	stopCPU, err := startCPUProfile(cpuFile)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
-	if err := pprof.StartCPUProfile(out); err != nil {
-		return err
-	}
+	defer stopCPU()
 	runtime.GC()
 	resetPeakRSS()
 	start, cpu = time.Now(), selfCPU()
@@ -103,7 +98,7 @@ func profilePassRun(root, cpuFile, memFile, dir string, workers, files int) erro
 			stop()
 		}
 	})
-	pprof.StopCPUProfile()
+	stopCPU()
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -144,4 +139,24 @@ func openIndexIn(root, dir string) (ws *workspace.Workspace, closeAll func(), er
 		return nil, nil, err
 	}
 	return ws, func() { ws.Close(); cleanup() }, nil
+}
+
+// startCPUProfile profiles this process's CPU into file until stop, which
+// a deferred call may repeat.
+func startCPUProfile(file string) (stop func(), err error) {
+	out, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			out.Close()
+		})
+	}, nil
 }

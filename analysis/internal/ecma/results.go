@@ -9,6 +9,7 @@ package ecma
 import (
 	"strings"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
 
@@ -102,27 +103,8 @@ func resultType(t string) string {
 	for strings.HasPrefix(s, "(") && closingOf(s) == len(s)-1 {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	if !strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "<") {
-		return ""
-	}
-	depth := 0
-	for i := 0; i+1 < len(s); i++ {
-		switch s[i] {
-		case '(', '<', '{', '[':
-			depth++
-		case ')', '}', ']':
-			depth--
-		case '>':
-			if i == 0 || s[i-1] != '=' {
-				depth--
-			}
-		case '=':
-			if depth == 0 && s[i+1] == '>' {
-				return strings.TrimSpace(s[i+2:])
-			}
-		}
-	}
-	return ""
+	r, _ := analysis.FunctionTypeResult(s)
+	return r
 }
 
 // closingOf is the index of the bracket closing s's first, or -1.
