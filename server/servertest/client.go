@@ -375,6 +375,22 @@ func (c *Client) Notifications(method string) []*Message {
 	return out
 }
 
+// Requests returns the server→client requests received so far of method ("" for
+// all). They are recorded as they are read, before any handler answers them, so
+// a request the server sent before its response to a call is already here when
+// the call returns.
+func (c *Client) Requests(method string) []*Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*Message
+	for _, m := range c.requests {
+		if method == "" || m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func (c *Client) wait(ctx context.Context, take func() (*Message, bool)) (*Message, error) {
 	for {
 		c.mu.Lock()
