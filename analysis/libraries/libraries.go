@@ -71,6 +71,7 @@ const (
 	NotDownloaded = "notDownloaded" // the module is not in the module cache
 	Incomplete    = "incomplete"    // the module cache holds a half-extracted copy
 	BadGoMod      = "badGoMod"      // go.mod cannot be parsed
+	InWorkspace   = "inWorkspace"   // the library's folder is the workspace's own
 )
 
 // Found is what Discover found for a workspace root.
@@ -120,7 +121,31 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 		found.Libraries = distinctLibraries(found.Libraries)
 	}
 	found.discoverJVMRustRuby(ctx, root, opts)
+	found.dropWorkspaceItself(root)
 	return found
+}
+
+// dropWorkspaceItself skips a Go library whose folder is the workspace
+// root: a workspace opened on GOROOT/src finds the standard library, and
+// indexing it again as a library doubled the background work and the open
+// indexes for files the workspace index already holds. (A Node package's
+// own entry, selfPackage, is kept: it maps its package name to its files.)
+func (found *Found) dropWorkspaceItself(root string) {
+	same := func(dir string) bool {
+		if dir == root {
+			return true
+		}
+		a, errA := filepath.EvalSymlinks(dir)
+		b, errB := filepath.EvalSymlinks(root)
+		return errA == nil && errB == nil && a == b
+	}
+	found.Libraries = slices.DeleteFunc(found.Libraries, func(l Library) bool {
+		if l.Lang != "go" || !same(l.Dir) {
+			return false
+		}
+		found.Skipped = append(found.Skipped, Skip{Library: l.String(), Reason: InWorkspace, Detail: l.Dir + " is the workspace itself"})
+		return true
+	})
 }
 
 func (found *Found) discoverGo(ctx context.Context, root string, opts Options) {
@@ -374,6 +399,17 @@ func (l Library) Include(path string) bool {
 	return true
 }
 
+// StdPackageDir maps an import path of the standard library to its folder
+// under src (GOROOT/src, whose go.mod says module std), or "": a standard
+// import path's first element has no dot.
+func StdPackageDir(src, importPath string) string {
+	first, _, _ := strings.Cut(importPath, "/")
+	if strings.Contains(first, ".") {
+		return ""
+	}
+	return filepath.Join(src, filepath.FromSlash(importPath))
+}
+
 // PackageDir maps a Go import path to its folder in the library, or "".
 func (l Library) PackageDir(importPath string) string {
 	if l.Lang != "go" {
@@ -383,11 +419,7 @@ func (l Library) PackageDir(importPath string) string {
 		return l.vendorPackageDir(importPath)
 	}
 	if l.Module == "std" {
-		first, _, _ := strings.Cut(importPath, "/")
-		if strings.Contains(first, ".") {
-			return ""
-		}
-		return filepath.Join(l.Dir, filepath.FromSlash(importPath))
+		return StdPackageDir(l.Dir, importPath)
 	}
 	if importPath == l.Module {
 		return l.Dir

@@ -129,6 +129,31 @@ func TestDiscoverPythonWithDeletedInterpreter(t *testing.T) {
 // A module with vendor/modules.txt and go 1.14 or later builds from
 // vendor/: that folder is its one dependency library, serving the modules
 // modules.txt lists, and the module cache is not consulted.
+// A workspace opened on GOROOT/src is the standard library: it is not
+// indexed a second time as a library, while its vendor folder still is.
+func TestDiscoverSkipsTheWorkspaceItself(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"goroot/src/go.mod":                               "module std\n\ngo 1.26\n",
+		"goroot/src/fmt/print.go":                         "package fmt\n",
+		"goroot/src/vendor/modules.txt":                   "# golang.org/x/net v0.1.0\n## explicit; go 1.25\ngolang.org/x/net/idna\n",
+		"goroot/src/vendor/golang.org/x/net/idna/idna.go": "package idna\n",
+		"ws/go.mod": "module example.com/ws\n\ngo 1.26\n",
+	})
+	env := &GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.26.0", GOMODCACHE: filepath.Join(dir, "cache")}
+	f := Discover(context.Background(), filepath.Join(dir, "goroot", "src"), Options{Go: env})
+	if len(f.Libraries) != 1 || f.Libraries[0].Module != vendorModule {
+		t.Errorf("libraries of GOROOT/src: %+v, want its vendor folder alone", f.Libraries)
+	}
+	if r := reasons(f); r["std@go1.26.0"] != InWorkspace {
+		t.Errorf("skipped: %+v, want std as the workspace itself", f.Skipped)
+	}
+	f = Discover(context.Background(), filepath.Join(dir, "ws"), Options{Go: env})
+	if len(f.Libraries) != 1 || f.Libraries[0].Module != "std" {
+		t.Errorf("another module's libraries: %+v, want std", f.Libraries)
+	}
+}
+
 func TestDiscoverVendor(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{

@@ -57,6 +57,10 @@ func (s *Snapshot) GoPackageDirs(importPath string) (dirs []string, ok bool) {
 		case w.Lib != nil:
 			dir = w.Lib.PackageDir(importPath)
 		case w.modulePath == "":
+		case w.modulePath == "std":
+			// The workspace is GOROOT/src, which serves "fmt" as the
+			// standard library does (no second copy of it is indexed).
+			dir = libraries.StdPackageDir(w.Root, importPath)
 		case importPath == w.modulePath:
 			dir = w.Root
 		case strings.HasPrefix(importPath, w.modulePath+"/"):

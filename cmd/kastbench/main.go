@@ -109,13 +109,16 @@ func main() {
 	scale := flag.String("scale", "", "instead of indexing, assemble workspaces of real Go code of these sizes in millions of lines (comma-separated: 1,3,10) under -scratch and index each cold with references")
 	scratch := flag.String("scratch", filepath.Join(os.TempDir(), "kast-scale"), "with -scale, where the workspaces and their indexes are made")
 	coldRefs := flag.Bool("coldrefs", false, "instead of indexing, time in this process each sampled position's references before the reference pass (fresh sessions; -indexdir, -cpuprofile, -positions, -check apply)")
-	positions := flag.String("positions", "", "with -coldrefs, these `positions` (path:line:col under -root, comma-separated) instead of -samples")
+	coldCompletion := flag.Bool("coldcompletion", false, "instead of indexing, time in this process each sampled position's completion before the reference pass, as -coldrefs does references (-indexdir, -cpuprofile, -positions apply)")
+	positions := flag.String("positions", "", "with -coldrefs or -coldcompletion, these `positions` (path:line:col under -root, comma-separated) instead of -samples")
 	oneSession := flag.Bool("onesession", false, "with -coldrefs, ask every position of one session (as an editor's connection does) instead of a fresh one each")
 	checkWarm := flag.Bool("check", false, "with -coldrefs, then run the pass and compare every answer with the warm one")
 	flag.Parse()
 	var err error
 	if *coldRefs {
 		err = runColdRefs(*root, *indexDir, *cpuProfile, *samples, *positions, *oneSession, *checkWarm)
+	} else if *coldCompletion {
+		err = runColdCompletion(*root, *indexDir, *cpuProfile, *samples, *positions)
 	} else if *coldAt != "" {
 		err = runColdAt(*kast, *root, *coldAt, 5*time.Second)
 	} else if *scale != "" {
