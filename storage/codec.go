@@ -147,6 +147,19 @@ func (d *decoder) count() int {
 	return int(n)
 }
 
+// strs reads a counted list of strings; nil when empty.
+func (d *decoder) strs() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
 func (d *decoder) span() analysis.Span {
 	var s analysis.Span
 	s.Start = d.int()

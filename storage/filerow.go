@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kast-dev/kast/analysis"
@@ -42,6 +43,10 @@ type FileState struct {
 	Refs    int
 	ASCII   bool     // FileFacts.ASCII
 	Imports []string // a Go file's import paths
+	// Receivers are the receiver types of a Go file's methods, as written
+	// ("*Value"), each once: a type's methods are found without decoding
+	// every file of its package.
+	Receivers []string
 	// Incomplete marks a file whose last write was interrupted (the process
 	// died mid-batch): its rows may be partial and it must be reindexed.
 	Incomplete bool
@@ -57,6 +62,8 @@ type fileRow struct {
 	// imports are a Go file's import paths: queries find which files
 	// import a package from the file table, without decoding facts.
 	imports []string
+	// receivers are a Go file's method receiver types (FileState.Receivers).
+	receivers []string
 }
 
 func (r fileRow) encode() []byte {
@@ -76,6 +83,10 @@ func (r fileRow) encode() []byte {
 	for _, p := range r.imports {
 		e.str(p)
 	}
+	e.uvarint(uint64(len(r.receivers)))
+	for _, t := range r.receivers {
+		e.str(t)
+	}
 	return e.buf
 }
 
@@ -84,18 +95,14 @@ func decodeFileRow(v []byte) (fileRow, error) {
 	r := fileRow{path: d.str(), lang: d.str(), pkg: d.str(), size: d.varint(), mtime: d.varint()}
 	copy(r.hash[:], d.bytes(hashLen))
 	r.lines, r.defs, r.refs, r.incomplete, r.ascii = d.int(), d.int(), d.int(), d.bool(), d.bool()
-	if n := d.count(); n > 0 {
-		r.imports = make([]string, n)
-		for i := range r.imports {
-			r.imports[i] = d.str()
-		}
-	}
+	r.imports = d.strs()
+	r.receivers = d.strs()
 	return r, d.err
 }
 
 func (r fileRow) state() FileState {
 	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
-		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports}
+		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports, Receivers: r.receivers}
 	if r.mtime != 0 {
 		s.ModTime = time.Unix(0, r.mtime)
 	}
@@ -110,6 +117,21 @@ func goImports(f *analysis.FileFacts) []string {
 	var out []string
 	for _, imp := range f.Imports {
 		out = append(out, imp.Path)
+	}
+	return out
+}
+
+// goReceivers lists the receiver types of a Go file's methods, each once,
+// nil for other languages.
+func goReceivers(f *analysis.FileFacts) []string {
+	if f.Lang != "go" {
+		return nil
+	}
+	var out []string
+	for _, d := range f.Defs {
+		if d.Container == analysis.None && d.Receiver != "" && !slices.Contains(out, d.Receiver) {
+			out = append(out, d.Receiver)
+		}
 	}
 	return out
 }

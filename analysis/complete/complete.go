@@ -25,6 +25,7 @@ type Snapshot interface {
 	SymbolsMatching(pattern string, fuzzy bool, limit int) []workspace.Symbol
 	TopLevel(path string) []workspace.TopLevelDef
 	RootOf(path string) string
+	GoMethodFiles(receiver string) []string
 }
 
 // Rank orders items: lower is better.
@@ -476,10 +477,11 @@ func (c *collector) members(qualifier string, offset int) {
 		if g.Lang == "go" {
 			// A Go method is at the top level of a file of its type's
 			// package, in the type's directory, built for the platform
-			// of the file completed (as packageNames lists): syscall's
-			// files for other platforms are most of it, and reading all
-			// their declarations was most of a member completion there.
-			for _, p := range c.s.FilesInPackage(g.Lang, g.Package) {
+			// of the file completed (as packageNames lists). The file
+			// table names the files declaring methods on the type:
+			// decoding every file of a large package (ssa's rewrite
+			// rules) was most of a first member completion there.
+			for _, p := range c.s.GoMethodFiles(name) {
 				if filepath.Dir(p) != filepath.Dir(t.Path) || !resolve.BuildsWith(c.f.Path, p) {
 					continue
 				}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 )
 
@@ -69,6 +70,27 @@ func (s *Snapshot) GoDirsNamed(name string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// GoMethodFiles lists the files declaring Go methods on a type named
+// receiver, in any package: the indexed ones by their file rows, and the
+// open documents by their current text.
+func (s *Snapshot) GoMethodFiles(receiver string) []string {
+	out := appendFromIndexes(s, nil, true, func(v *view) []string { return v.goMethodFiles(receiver) },
+		func(p string) string { return p })
+	for _, p := range s.openPaths {
+		f := s.open[p].facts
+		if f.Lang != "go" {
+			continue
+		}
+		for _, d := range f.Defs {
+			if d.Container == analysis.None && d.Receiver != "" && resolve.BaseTypeName(d.Receiver) == receiver {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // GoImportsNamed implements resolve.GoImports.

@@ -59,6 +59,7 @@ type view struct {
 	pkgs      map[[2]string][]string
 	goImports map[string][]resolve.GoImport // by the last segment of the path
 	goDirs    map[string][]string           // folders holding Go files, by name
+	goMethods map[string][]string           // files declaring Go methods, by receiver type name
 	indexed   map[string]indexedVersion     // by path, complete files only
 	tablesGen uint64                        // the generation the tables above were read at
 	loading   chan struct{}                 // closed when the tables being read are in
@@ -359,6 +360,15 @@ func (v *view) FilesInPackage(lang, pkg string) []string {
 	return v.pkgs[[2]string{lang, pkg}]
 }
 
+// goMethodFiles lists the indexed files declaring Go methods on the type
+// named receiver (in any package).
+func (v *view) goMethodFiles(receiver string) []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.loadFilesLocked()
+	return v.goMethods[receiver]
+}
+
 // goDirsNamed lists the indexed folders named name holding Go files.
 func (v *view) goDirsNamed(name string) []string {
 	v.mu.Lock()
@@ -417,7 +427,7 @@ func (v *view) loadFilesLocked() {
 		// Read while the index changed: read again, unless it changes all
 		// the time; then these serve this caller and the next reads anew.
 		if v.gen.Load() == gen || tries >= 3 {
-			v.paths, v.pkgs, v.goImports, v.goDirs, v.indexed = t.paths, t.pkgs, t.goImports, t.goDirs, t.indexed
+			v.paths, v.pkgs, v.goImports, v.goDirs, v.goMethods, v.indexed = t.paths, t.pkgs, t.goImports, t.goDirs, t.goMethods, t.indexed
 			v.tablesGen = gen
 			return
 		}
@@ -430,6 +440,7 @@ type fileTables struct {
 	pkgs      map[[2]string][]string
 	goImports map[string][]resolve.GoImport
 	goDirs    map[string][]string
+	goMethods map[string][]string
 	indexed   map[string]indexedVersion
 }
 
@@ -440,7 +451,7 @@ func (v *view) readFileTables() fileTables {
 		v.log.Warn("listing indexed files failed", "err", err)
 	}
 	t := fileTables{paths: make([]string, 0, len(files)), pkgs: map[[2]string][]string{},
-		goImports: map[string][]resolve.GoImport{}, goDirs: map[string][]string{},
+		goImports: map[string][]resolve.GoImport{}, goDirs: map[string][]string{}, goMethods: map[string][]string{},
 		indexed: make(map[string]indexedVersion, len(files))}
 	for _, f := range files {
 		t.paths = append(t.paths, f.Path)
@@ -450,6 +461,12 @@ func (v *view) readFileTables() fileTables {
 			name := filepath.Base(dir)
 			if ds := t.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
 				t.goDirs[name] = append(ds, dir)
+			}
+		}
+		for _, r := range f.Receivers {
+			name := resolve.BaseTypeName(r)
+			if ps := t.goMethods[name]; len(ps) == 0 || ps[len(ps)-1] != f.Path {
+				t.goMethods[name] = append(ps, f.Path) // *T and T in one file
 			}
 		}
 		for _, p := range f.Imports {

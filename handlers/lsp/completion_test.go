@@ -50,6 +50,14 @@ func TestLSPGoCompletionThatCompiles(t *testing.T) {
 	if got, _ := complete(12, 3); strings.Join(got, " ") != "items Add Remove Total" {
 		t.Errorf("after c.: %v, want the field, then the methods by name", got)
 	}
+	// An unsaved edit of another file of the package: its methods are
+	// those of its text, not of the file table's row.
+	if err := e.client.DidOpen(e.uri("cart_extra.go"), "go", 1, "package main\n\nfunc (c *Cart) Clear() {}\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := complete(12, 3); strings.Join(got, " ") != "items Add Clear Total" {
+		t.Errorf("after c. with cart_extra.go edited: %v, want Clear instead of Remove", got)
+	}
 }
 
 // A type's methods are offered from the files built for the platform of
