@@ -55,6 +55,9 @@ type Options struct {
 	// from its own file (resolve.GoRefHints), so that a query can set some
 	// aside without decoding the file. nil, or a nil result, stores zeros.
 	RefHints func(*analysis.FileFacts) []uint32
+	// Sealed opens the index read-only when it can (sealed.go): a complete
+	// library's, which is only read. A write reopens it writable.
+	Sealed bool
 	// FreeSpace reports the bytes free on a directory's file system (default:
 	// statfs); tests stand in a full disk with it.
 	FreeSpace func(dir string) (uint64, error)
@@ -83,6 +86,7 @@ type Index struct {
 	spaceFallback bool
 
 	writeMu  sync.Mutex // held by the one open Batch, and by Close
+	sealMu   sync.Mutex // held while the database is reopened (sealed.go)
 	closed   bool
 	nextFile uint32
 	nextName uint32
@@ -167,7 +171,17 @@ func Open(root string, opts Options) (*Index, error) {
 		return ix, ix.openInMemory(fmt.Sprintf("%s; using a temporary in-memory index until space is freed",
 			(&DiskFullError{Dir: dir, Free: free, Need: openFreeBytes}).Error()))
 	}
-	db, notice, err := ix.openDisk()
+	var db *badger.DB
+	var notice string
+	var err error
+	sealed := false
+	if opts.Sealed {
+		db = ix.openSealed()
+		sealed = db != nil
+	}
+	if db == nil {
+		db, notice, err = ix.openDisk()
+	}
 	switch {
 	case isLockError(err):
 		return ix, ix.openInMemory(lockNotice(dir))
@@ -175,7 +189,9 @@ func Open(root string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	ix.setNotice(notice)
-	ix.gen.Store(newGeneration(db, false))
+	g := newGeneration(db, false)
+	g.readOnly = sealed
+	ix.gen.Store(g)
 	if err := ix.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -382,6 +398,9 @@ func (ix *Index) init() error {
 	// only with a file, so an unused file counter means no paths or blobs.
 	ix.known.reset(ix.nextFile == 1)
 	ix.nameLimit = ix.nextName
+	if ix.gen.Load().readOnly {
+		return nil // opened sealed: its version was read, and is this one
+	}
 	return ix.update(func(txn *badger.Txn) error {
 		return txn.Set(metaKey("version"), ix.version)
 	})
@@ -393,7 +412,7 @@ func (ix *Index) init() error {
 func (ix *Index) CollectGarbage() error {
 	g := ix.acquire()
 	defer g.release()
-	if g.inMemory {
+	if g.inMemory || g.readOnly { // a sealed index writes no garbage
 		return nil
 	}
 	for {
@@ -440,7 +459,15 @@ func (ix *Index) Close() error {
 	if !ix.InMemory() {
 		ix.touchDescriptor(ix.root, nil)
 	}
-	return ix.gen.Load().retire()
+	ix.sealMu.Lock()
+	defer ix.sealMu.Unlock()
+	g := ix.gen.Load()
+	err := g.retire()
+	if g.readOnly {
+		ix.releaseLock()
+	}
+	g.succeed()
+	return err
 }
 
 // slogLogger routes badger's log lines to slog.

@@ -20,16 +20,20 @@ import (
 type generation struct {
 	db       *badger.DB
 	inMemory bool
+	readOnly bool      // a sealed index's (sealed.go)
 	big      *bigBlobs // blobs too large for an in-memory database; nil on disk
 
 	mu      sync.Mutex
 	users   int
 	retired bool
 	idle    *sync.Cond
+	// succeeded is closed once the next generation is installed (or the
+	// index closed): a reader that finds this one retired waits for it.
+	succeeded chan struct{}
 }
 
 func newGeneration(db *badger.DB, inMemory bool) *generation {
-	g := &generation{db: db, inMemory: inMemory}
+	g := &generation{db: db, inMemory: inMemory, succeeded: make(chan struct{})}
 	if inMemory {
 		g.big = &bigBlobs{m: map[blobID][]byte{}}
 	}
@@ -47,7 +51,17 @@ func (ix *Index) acquire() *generation {
 			g.mu.Unlock()
 			return g
 		}
-		g.mu.Unlock() // a move installed the next one meanwhile
+		g.mu.Unlock()
+		<-g.succeeded // a move installs the next one
+	}
+}
+
+// succeed lets readers waiting on the retired g go to the next generation.
+func (g *generation) succeed() {
+	select {
+	case <-g.succeeded:
+	default:
+		close(g.succeeded)
 	}
 }
 
@@ -137,6 +151,9 @@ func (ix *Index) SpaceFallback() bool {
 // waiting for them here cannot deadlock.
 func (ix *Index) install(g *generation) error {
 	old := ix.gen.Swap(g)
+	if old != nil {
+		old.succeed()
+	}
 	ix.rows.reset()
 	ix.nameList.reset()
 	err := ix.init()

@@ -76,8 +76,11 @@ func (ix *Index) room() error {
 
 // update runs a read-write transaction when there is room for it.
 func (ix *Index) update(fn func(txn *badger.Txn) error) error {
-	g := ix.acquire()
+	g, err := ix.writable()
 	defer g.release()
+	if err != nil {
+		return err
+	}
 	if err := ix.room(); err != nil {
 		return err
 	}
@@ -97,9 +100,11 @@ type writeBatch struct {
 }
 
 func (ix *Index) newWriteBatch() *writeBatch {
-	g := ix.acquire()
+	g, err := ix.writable()
 	w := &writeBatch{ix: ix, gen: g, wb: g.db.NewWriteBatch()}
-	w.err = ix.room()
+	if w.err = err; err == nil {
+		w.err = ix.room()
+	}
 	return w
 }
 

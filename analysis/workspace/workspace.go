@@ -76,9 +76,14 @@ func Open(root string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 	}
+	// A complete library is only read: its index opens read-only, without
+	// the memtable a writable one allocates (storage.Index.Seal).
+	_, serr := os.Stat(filepath.Join(dir, completeMarker))
+	sealed := opts.Library != nil && !opts.InMemory && serr == nil
 	openAt := func(dir string) (*storage.Index, error) {
 		return storage.Open(abs, storage.Options{
 			Dir:            dir,
+			Sealed:         sealed,
 			InMemory:       opts.InMemory,
 			GrammarVersion: grammarVersion,
 			BinaryVersion:  cmp.Or(opts.Version, buildVersion()),
@@ -225,6 +230,12 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	}
 	if err == nil && ctx.Err() == nil {
 		w.markLibraryComplete()
+	}
+	if w.Lib != nil && err == nil && ctx.Err() == nil {
+		// Its writes are done: let go of the memtable (storage.Index.Seal).
+		if serr := w.Index.Seal(); serr != nil {
+			w.log.Warn("sealing a library's index", "library", w.Lib.String(), "err", serr)
+		}
 	}
 	return totals, found.Skipped, err
 }
