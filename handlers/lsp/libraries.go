@@ -33,21 +33,25 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 	for _, sk := range found.Skipped {
 		s.logf(protocol.MessageTypeWarning, "kast: library %s skipped (%s): %s", sk.Library, sk.Reason, sk.Detail)
 	}
-	var libs []libraries.Library
-	for _, lib := range found.Libraries {
+	// Each library is opened when its turn comes, not all first: an index
+	// being built is writable, and a writable badger database holds a
+	// 20.8 MB memtable on the Go heap, which the soft memory limit counts
+	// (a module with 140 libraries held 2.9 GB so). A built one is sealed
+	// read-only without it (storage.Index.Seal).
+	libs := found.Libraries
+	// Reports come from the goroutine that builds a library, which may
+	// still be reporting as the next library starts.
+	var mu sync.Mutex
+	var bar *server.Progress
+	opened := 0
+	for i, lib := range libs {
 		ws, err := s.l.pool.Library(lib)
 		if err != nil {
 			s.logf(protocol.MessageTypeWarning, "kast: cannot open the index of library %s: %v", lib, err)
 			continue
 		}
 		s.engine.AddLibrary(ws)
-		libs = append(libs, lib)
-	}
-	// Reports come from the goroutine that builds a library, which may
-	// still be reporting as the next library starts.
-	var mu sync.Mutex
-	var bar *server.Progress
-	for i, lib := range libs {
+		opened++
 		last := uint32(0)
 		st, err := s.l.pool.IndexLibrary(s.ctx, lib, func(p indexer.Progress) {
 			if p.Total == 0 {
@@ -75,7 +79,7 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	bar.End(s.ctx, fmt.Sprintf("%d libraries indexed", len(libs)))
+	bar.End(s.ctx, fmt.Sprintf("%d libraries indexed", opened))
 }
 
 // libraryStatus is what kast.status says of the libraries: those open in
