@@ -1,0 +1,109 @@
+package workspace_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// A field and an interface method of one name, selected on parameters and
+// locals of written types: the type itself, one embedding it, types
+// declared as it (defined and alias), an interface embedding the
+// interface, a type parameter, unrelated types, and a qualifier shadowed
+// by a local whose type is not written.
+const memberHintsFixture = `
+-- go.mod --
+module example.com/m
+-- pos/pos.go --
+package pos
+
+type Prog struct {
+	Pos  int
+	Next *Prog
+}
+
+type Node interface{ Pos() int }
+
+type Wrapped struct{ *Prog }
+
+type Named Prog
+
+type Alias = Prog
+
+type Iface interface{ Node }
+
+type Other struct{ Pos int }
+-- use/use.go --
+package use
+
+import "example.com/m/pos"
+
+func Fields(p *pos.Prog, w pos.Wrapped, n pos.Named, a pos.Alias, o pos.Other, nd pos.Node, i pos.Iface) int {
+	return p.Pos + w.Pos + n.Pos + a.Pos + o.Pos + nd.Pos() + i.Pos()
+}
+
+func Generic[T pos.Node](t T) int { return t.Pos() }
+
+func Shadowed(q pos.Other) int {
+	{
+		q := &pos.Prog{}
+		return q.Pos
+	}
+}
+
+func Later(o pos.Other) int {
+	x := o.Pos
+	var y pos.Prog
+	return x + y.Pos
+}
+`
+
+// A Go field's or method's candidate references leave out the selectors
+// whose qualifier's written type cannot carry it, before any file is
+// decoded, and the answers stay those of resolving every candidate.
+func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(memberHintsFixture)))
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "pos", "pos.go")
+	f := snap.File(path)
+	member := func(name, in string) resolve.DefID {
+		for i, d := range f.Defs {
+			if d.Name == name && d.Container >= 0 && f.Defs[d.Container].Name == in {
+				return resolve.DefID{Path: path, Index: int32(i)}
+			}
+		}
+		t.Fatalf("no %s.%s in the fixture", in, name)
+		return resolve.DefID{}
+	}
+	for _, c := range []struct {
+		owner string
+		want  []string // the qualifiers of the candidates left to resolve
+	}{
+		// Other's Pos and the interfaces' are not Prog's; the type
+		// parameter and the shadowing local are left to the resolver.
+		{"Prog", []string{"a", "n", "p", "q", "t", "w", "y"}},
+		{"Node", []string{"i", "nd", "q", "t"}},
+		{"Other", []string{"o", "o", "q", "t"}},
+	} {
+		var got []string
+		for _, id := range snap.Resolver().ReferenceCandidates(member("Pos", c.owner), true) {
+			if filepath.Base(id.Path) == "use.go" {
+				got = append(got, snap.File(id.Path).Refs[id.Index].Qualifier)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s.Pos: candidates on %q; want %q", c.owner, got, c.want)
+		}
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
