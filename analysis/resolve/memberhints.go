@@ -33,50 +33,93 @@ func typeHash(name string) uint32 {
 	return h.Sum32() & (1<<hintTypeBits - 1)
 }
 
-// qualifierType returns the base name of the written type of what a
-// selector's plain qualifier names, when the file alone settles it: every
-// definition so named in a scope around the reference is a parameter or
-// local of the file's bodies declared before it, with a written named
-// type (not a type parameter of the file, not an anonymous struct), and
-// all have one base name. The resolver finds such a qualifier among those
-// definitions and looks the selected name up in that type's members.
+// qualifierType returns the base name of the type of what a selector's
+// plain qualifier names, when the file alone settles it as the resolver
+// looks it up: in the innermost scope around the reference that declares
+// the name (inside a body: the file's scope holds package-level names,
+// which other files share), every definition so named is a parameter or
+// variable declared before the reference, all of one type. The type is
+// the written one (not an anonymous struct, not a type parameter of the
+// file), or else one that the variable's value spells: an assertion
+// `x.(*T)`, a composite literal `&T{}`, `new(T)`.
 func (h *fileHinter) qualifierType(ref analysis.Ref) (string, bool) {
 	f, q := h.f, ref.Qualifier
 	if q == "" || strings.Contains(q, ".") || !isName(q) {
 		return "", false
 	}
-	if h.locals == nil {
-		h.locals, h.typeParams = map[string][]int32{}, map[string]bool{}
+	if h.scoped == nil {
+		h.scoped, h.typeParams = map[scopedName][]int32{}, map[string]bool{}
 		for i, d := range f.Defs {
-			if DeclaredInBody(f, int32(i)) {
-				h.locals[d.Name] = append(h.locals[d.Name], int32(i))
-			}
+			k := scopedName{d.Scope, d.Name}
+			h.scoped[k] = append(h.scoped[k], int32(i))
 			if d.Kind == analysis.KindTypeParameter {
 				h.typeParams[d.Name] = true
 			}
 		}
 	}
-	name, found := "", false
-	for _, i := range h.locals[q] {
-		d := f.Defs[i]
-		if !enclosesScope(f, d.Scope, ref.Scope) {
+	for s := ref.Scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		defs := h.scoped[scopedName{s, q}]
+		if len(defs) == 0 {
+			if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) && (f.Defs[o].Kind.IsType() || f.Defs[o].Receiver != "") {
+				return "", false // the resolver looks among its members first
+			}
 			continue
 		}
-		if d.Kind != analysis.KindParameter && d.Kind != analysis.KindVariable || d.TypeName == "" ||
-			strings.HasPrefix(d.TypeName, "struct") || d.FullSpan.End > ref.Span.Start {
-			return "", false
+		name := ""
+		for _, i := range defs {
+			d := f.Defs[i]
+			if d.Kind != analysis.KindParameter && d.Kind != analysis.KindVariable || !DeclaredInBody(f, i) ||
+				d.NameSpan.Start > ref.Span.Start || d.FullSpan.Contains(ref.Span.Start) {
+				return "", false
+			}
+			t := spelledType(d)
+			if t == "" || name != "" && t != name {
+				return "", false
+			}
+			name = t
 		}
-		t := baseTypeName(d.TypeName)
-		if found && t != name {
-			return "", false
+		// A value of a type parameter has its constraint's members.
+		return name, !h.typeParams[name]
+	}
+	return "", false
+}
+
+// spelledType is the base name of a variable's type as its declaration
+// spells it, the way the resolver reads it: its written type, or else
+// the type its value asserts, constructs or allocates; "" when neither
+// says.
+func spelledType(d analysis.Def) string {
+	if d.TypeName != "" {
+		if strings.HasPrefix(d.TypeName, "struct") {
+			return ""
 		}
-		name, found = t, true
+		return baseTypeName(d.TypeName)
 	}
-	// A value of a type parameter has its constraint's members.
-	if !found || h.typeParams[name] {
-		return "", false
+	v := d.Value
+	if v == "" || strings.ContainsAny(v, "#\n") || strings.HasPrefix(v, "(") {
+		return ""
 	}
-	return name, true
+	if name, ok := strings.CutSuffix(strings.TrimPrefix(v, "&"), "{}"); ok {
+		if !isName(strings.SplitN(name, "[", 2)[0]) {
+			return ""
+		}
+		return baseTypeName(name)
+	}
+	if !strings.HasSuffix(v, ")") || strings.HasPrefix(v, "*") || strings.HasPrefix(v, "&") {
+		return ""
+	}
+	open := matching(v, len(v)-1)
+	if open <= 0 {
+		return ""
+	}
+	inner := v[open+1 : len(v)-1]
+	if base := v[:open]; base == "new" || strings.HasSuffix(base, ".") && isName(strings.TrimSuffix(base, ".")) {
+		if strings.HasPrefix(strings.TrimLeft(inner, "*"), "struct") || inner == "type" {
+			return ""
+		}
+		return baseTypeName(inner)
+	}
+	return ""
 }
 
 // enclosesScope reports whether scope outer is inner or around it.

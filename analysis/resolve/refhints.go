@@ -110,10 +110,11 @@ func GoRefHints(f *analysis.FileFacts) []uint32 {
 type fileHinter struct {
 	f        *analysis.FileFacts
 	dot      bool
-	declared map[string]bool    // every name the file declares, once asked
-	plain    []int8             // by scope: 1 plain, -1 not, 0 not yet known
-	locals   map[string][]int32 // the file's definitions in bodies by name, once asked
-	// typeParams names the file's type parameters, with locals.
+	declared map[string]bool // every name the file declares, once asked
+	plain    []int8          // by scope: 1 plain, -1 not, 0 not yet known
+	// scoped lists the file's definitions by scope and name, and
+	// typeParams names its type parameters, once asked.
+	scoped     map[scopedName][]int32
 	typeParams map[string]bool
 }
 

@@ -14,8 +14,9 @@ import (
 // A field and an interface method of one name, selected on parameters and
 // locals of written types: the type itself, one embedding it, types
 // declared as it (defined and alias), an interface embedding the
-// interface, a type parameter, unrelated types, and a qualifier shadowed
-// by a local whose type is not written.
+// interface, a type parameter, unrelated types, a parameter shadowed by a
+// local of another type, types spelled by a value (an assertion, a
+// literal) and by a type switch's clause.
 const memberHintsFixture = `
 -- go.mod --
 module example.com/m
@@ -61,6 +62,21 @@ func Later(o pos.Other) int {
 	var y pos.Prog
 	return x + y.Pos
 }
+
+func Asserted(n pos.Node) int {
+	pa := n.(*pos.Prog)
+	return pa.Pos
+}
+
+func Switched(sw pos.Node) int {
+	switch sw := sw.(type) {
+	case *pos.Other:
+		return sw.Pos
+	case *pos.Prog, *pos.Wrapped:
+		return sw.Pos()
+	}
+	return 0
+}
 `
 
 // A Go field's or method's candidate references leave out the selectors
@@ -87,10 +103,10 @@ func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
 		want  []string // the qualifiers of the candidates left to resolve
 	}{
 		// Other's Pos and the interfaces' are not Prog's; the type
-		// parameter and the shadowing local are left to the resolver.
-		{"Prog", []string{"a", "n", "p", "q", "t", "w", "y"}},
-		{"Node", []string{"i", "nd", "q", "t"}},
-		{"Other", []string{"o", "o", "q", "t"}},
+		// parameter and the clause of two types are left to the resolver.
+		{"Prog", []string{"a", "n", "p", "pa", "q", "sw", "t", "w", "y"}},
+		{"Node", []string{"i", "nd", "sw", "t"}},
+		{"Other", []string{"o", "o", "sw", "sw", "t"}},
 	} {
 		var got []string
 		for _, id := range snap.Resolver().ReferenceCandidates(member("Pos", c.owner), true) {
