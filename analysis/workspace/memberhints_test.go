@@ -3,10 +3,12 @@ package workspace_test
 import (
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/analysis/workspace"
 )
@@ -118,6 +120,73 @@ func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s.Pos: candidates on %q; want %q", c.owner, got, c.want)
 		}
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
+
+// A field named like package-level variables that other packages select
+// through their imports (base.Pos beside obj.Prog's Pos): each folder's
+// group of such selectors is ruled out by resolving one of them, and the
+// other files of the group are not read whole.
+const settledMemberFixture = `
+-- go.mod --
+module example.com/m
+-- obj/obj.go --
+package obj
+
+type Prog struct{ Pos int }
+
+var Pos = 1
+-- user/a.go --
+package user
+
+import "example.com/m/obj"
+
+func A() int { return obj.Pos }
+-- user/b.go --
+package user
+
+import "example.com/m/obj"
+
+func B() int { return obj.Pos + 1 }
+-- user/c.go --
+package user
+
+import "example.com/m/obj"
+
+func C(p *obj.Prog) int { return obj.Pos + p.Pos }
+`
+
+func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(settledMemberFixture)))
+	var mu sync.Mutex
+	read := map[string]bool{}
+	workspace.HearWholeRead(t, func(path string) {
+		rel, _ := filepath.Rel(root, path)
+		mu.Lock()
+		read[filepath.ToSlash(rel)] = true
+		mu.Unlock()
+	})
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "obj", "obj.go")
+	f := snap.File(path)
+	field := int32(-1)
+	for i, d := range f.Defs {
+		if d.Name == "Pos" && d.Kind == analysis.KindField {
+			field = int32(i)
+		}
+	}
+	got := snap.CertainReferences(resolve.DefID{Path: path, Index: field})
+	if len(got) != 1 || filepath.Base(got[0].Ref.Path) != "c.go" {
+		t.Errorf("Prog.Pos: %v; want p.Pos in user/c.go alone", got)
+	}
+	// c.go is read for p.Pos; of a.go and b.go, one settles obj.Pos.
+	if read["user/a.go"] && read["user/b.go"] {
+		t.Errorf("read whole: %v; want one of user/a.go and user/b.go", read)
 	}
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
