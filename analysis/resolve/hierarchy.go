@@ -90,6 +90,11 @@ func (r *Resolver) ReferenceCandidates(def DefID, certain bool) []RefID {
 			return out
 		}
 	}
+	if certain && f.Lang == "go" {
+		if out, ok := r.hintedMember(def, f); ok {
+			return out
+		}
+	}
 	for _, n := range r.UseNames(def) {
 		out = append(out, r.ws.RefsNamed(n)...)
 	}

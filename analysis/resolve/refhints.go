@@ -22,17 +22,24 @@ import (
 // aside from the posting without decoding their file.
 
 // The parts of a hint: its kind in the low bits, then for a selector the
-// qualifier's hash, then the import the qualifier names (its index + 1),
-// and in the top bits what settles a selector (hintSettled,
-// hintPlainScopes). Hints stored before those bits existed lack them, and
-// their references are resolved as before.
+// qualifier's hash, then the import the qualifier names (its index + 1)
+// or, for a typed selector, its qualifier's type's hash (see
+// memberhints.go), and in the top bits what settles a selector
+// (hintSettled, hintPlainScopes) and hintTypeDecl. Hints stored before
+// those bits existed lack them, and their references are resolved as
+// before.
 const (
 	hintKindBits  = 2
 	hintQualBits  = 10
 	hintQualShift = hintKindBits
 	hintImpShift  = hintKindBits + hintQualBits
-	hintImpBits   = 18
+	hintImpBits   = 16
 )
+
+// hintTypeDecl marks a type named in a Go type declaration `type A B` or
+// `type A = B`: A has B's fields (and, an alias, its methods), which a
+// query looks for (see memberCarriers).
+const hintTypeDecl = 1 << 28
 
 // Selector flags. Of fmt.Println, the resolver asks first whether fmt is
 // a declaration the file sees (its scopes, its package's other files, its
@@ -54,6 +61,7 @@ const (
 	hintNone     = 0 // nothing known: resolve the reference
 	hintBare     = 1 // a bare identifier in a file without dot imports
 	hintSelector = 2 // x.Name, with x's hash and the import x names, if one
+	hintTyped    = 3 // x.Name, x a local or parameter of a written type: x's hash and its type's
 )
 
 // HintedRef is a reference listed by name with its stored hint (see
@@ -104,10 +112,22 @@ type fileHinter struct {
 	dot      bool
 	declared map[string]bool // every name the file declares, once asked
 	plain    []int8          // by scope: 1 plain, -1 not, 0 not yet known
+	// scoped lists the file's definitions by scope and name, and
+	// typeParams names its type parameters, once asked.
+	scoped     map[scopedName][]int32
+	typeParams map[string]bool
 }
 
 func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 	out := goRefHint(h.f, ref, h.dot)
+	if ref.Role&analysis.RoleType != 0 && h.inTypeDecl(ref.Enclosing) {
+		out |= hintTypeDecl
+	}
+	if out&(1<<hintKindBits-1) == hintSelector && HintImport(out) < 0 {
+		if t, ok := h.qualifierType(ref); ok {
+			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t)<<hintTypeShift
+		}
+	}
 	k := HintImport(out)
 	if k < 0 || h.dot {
 		return out
@@ -184,6 +204,9 @@ func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot bool) uint32 {
 		}
 		named = k + 1
 	}
+	if named >= 1<<hintImpBits {
+		return hintNone
+	}
 	return hintSelector | qualifierHash(ref.Qualifier)<<hintQualShift | uint32(named)<<hintImpShift
 }
 
@@ -229,7 +252,7 @@ func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bo
 			if dir != home {
 				continue // its own package's, or the universe's
 			}
-		case hintSelector:
+		case hintSelector, hintTyped: // a typed selector names no import
 			// A package named like the qualifier is the resolver's last
 			// resort: kept whenever the hashes allow it.
 			if (ref.Hint>>hintQualShift)&(1<<hintQualBits-1) != pkgHash &&

@@ -49,10 +49,12 @@ type settledKey struct {
 	plain    bool
 }
 
-// settleReferences fills found and ok, for the ids (candidates for a
-// top-level Go declaration def) whose hints settle them, by resolving one
-// of each group that resolves alike and reading the others' spans; it
-// returns which it filled. The others are left to ResolvesTo.
+// settleReferences fills found and ok, for the ids (candidates for a Go
+// declaration def) whose hints settle them, by resolving one of each group
+// that resolves alike and reading the others' spans; it returns which it
+// filled. The others are left to ResolvesTo. A group resolves through its
+// import whatever def is: for a field or method (base.Pos, where Pos is
+// also a field of obj.Prog), one resolution rules the group out.
 //
 // whole, when set, supplies the whole facts of a file whose references are
 // resolved (see ReferencesAmongWhole); nil reads them through the resolver.
@@ -60,7 +62,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	f := r.file(def.Path)
 	h, hinter := r.ws.(RefHinter)
 	sp, spanner := r.ws.(RefSpanner)
-	if f == nil || !hinter || !spanner || def.Index < 0 || int(def.Index) >= len(f.Defs) || !topLevelGo(f, def) || len(ids) < 2 {
+	if f == nil || !hinter || !spanner || def.Index < 0 || int(def.Index) >= len(f.Defs) || f.Lang != "go" || len(ids) < 2 {
 		return nil
 	}
 	name := f.Defs[def.Index].Name

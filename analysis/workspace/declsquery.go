@@ -54,10 +54,17 @@ func (s *Snapshot) referencesAmong(def resolve.DefID, ids []resolve.RefID, certa
 // without filling them, as those files are read once and are many
 // (thousands for a common method name). Of a Go file only those references
 // are built: the Go resolver reads no other of the file it resolves.
+// wholeRead, set by tests only, hears of each file a reference query
+// reads whole to resolve its references.
+var wholeRead func(path string)
+
 func (s *Snapshot) wholeFile(path string, refs []int32) *analysis.FileFacts {
 	f, w := s.held(path, func(sh *Snapshot, path string) *analysis.FileFacts { return sh.wholeFile(path, refs) })
 	if w == nil {
 		return f
+	}
+	if wholeRead != nil {
+		wholeRead(path)
 	}
 	w.view.touch()
 	if !strings.HasSuffix(path, ".go") {

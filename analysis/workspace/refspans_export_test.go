@@ -8,3 +8,10 @@ func HearSpansRead(t *testing.T, heard func(path string, n int)) {
 	spansRead = heard
 	t.Cleanup(func() { spansRead = nil })
 }
+
+// HearWholeRead calls heard with each file a reference query reads whole
+// to resolve its references, for the test.
+func HearWholeRead(t *testing.T, heard func(path string)) {
+	wholeRead = heard
+	t.Cleanup(func() { wholeRead = nil })
+}

@@ -23,7 +23,7 @@ import (
 // profiles the queries alone. With check it then runs the whole pass and
 // asks every position again: an answer that differs is one the cold path
 // gets wrong (the warm answers are the truth).
-func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession, check bool) error {
+func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession, check bool, listed int) error {
 	samples, err := coldRefsSamples(root, n, positions)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 	fmt.Printf("queries over 10 / 30 / 100 ms CPU: %d / %d / %d\n", over(10*time.Millisecond), over(30*time.Millisecond), over(100*time.Millisecond))
 	slowest := slices.Clone(answers)
 	slices.SortFunc(slowest, func(a, b answer) int { return cmp.Compare(b.cpu, a.cpu) })
-	for _, a := range slowest[:min(20, len(slowest))] {
+	for _, a := range slowest[:min(listed, len(slowest))] {
 		fmt.Printf("  slow: %8.1f ms wall %8.1f ms CPU %6d results  %s\n", ms(a.wall), ms(a.cpu), len(a.locs), strings.TrimPrefix(a.smp.String(), root+"/"))
 	}
 	if !check {

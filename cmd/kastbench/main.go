@@ -44,7 +44,7 @@
 // reference queries before the reference pass, each on a fresh session,
 // optionally profiled and checked against the warm answers (coldrefs.go):
 //
-//	kastbench -coldrefs [-samples 300] [-onesession] [-indexdir DIR] [-cpuprofile FILE] [-check]
+//	kastbench -coldrefs [-samples 300] [-onesession] [-indexdir DIR] [-cpuprofile FILE] [-check] [-slowest N]
 //
 // With -accuracy python|typescript it scores definitions and member
 // completions against pyright or typescript-language-server (refaccuracy.go):
@@ -113,10 +113,11 @@ func main() {
 	positions := flag.String("positions", "", "with -coldrefs or -coldcompletion, these `positions` (path:line:col under -root, comma-separated) instead of -samples")
 	oneSession := flag.Bool("onesession", false, "with -coldrefs, ask every position of one session (as an editor's connection does) instead of a fresh one each")
 	checkWarm := flag.Bool("check", false, "with -coldrefs, then run the pass and compare every answer with the warm one")
+	slowest := flag.Int("slowest", 20, "with -coldrefs, list this many of the slowest queries")
 	flag.Parse()
 	var err error
 	if *coldRefs {
-		err = runColdRefs(*root, *indexDir, *cpuProfile, *samples, *positions, *oneSession, *checkWarm)
+		err = runColdRefs(*root, *indexDir, *cpuProfile, *samples, *positions, *oneSession, *checkWarm, *slowest)
 	} else if *coldCompletion {
 		err = runColdCompletion(*root, *indexDir, *cpuProfile, *samples, *positions)
 	} else if *coldAt != "" {

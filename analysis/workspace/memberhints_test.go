@@ -1,0 +1,194 @@
+package workspace_test
+
+import (
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// A field and an interface method of one name, selected on parameters and
+// locals of written types: the type itself, one embedding it, types
+// declared as it (defined and alias), an interface embedding the
+// interface, a type parameter, unrelated types, a parameter shadowed by a
+// local of another type, types spelled by a value (an assertion, a
+// literal) and by a type switch's clause.
+const memberHintsFixture = `
+-- go.mod --
+module example.com/m
+-- pos/pos.go --
+package pos
+
+type Prog struct {
+	Pos  int
+	Next *Prog
+}
+
+type Node interface{ Pos() int }
+
+type Wrapped struct{ *Prog }
+
+type Named Prog
+
+type Alias = Prog
+
+type Iface interface{ Node }
+
+type Other struct{ Pos int }
+-- use/use.go --
+package use
+
+import "example.com/m/pos"
+
+func Fields(p *pos.Prog, w pos.Wrapped, n pos.Named, a pos.Alias, o pos.Other, nd pos.Node, i pos.Iface) int {
+	return p.Pos + w.Pos + n.Pos + a.Pos + o.Pos + nd.Pos() + i.Pos()
+}
+
+func Generic[T pos.Node](t T) int { return t.Pos() }
+
+func Shadowed(q pos.Other) int {
+	{
+		q := &pos.Prog{}
+		return q.Pos
+	}
+}
+
+func Later(o pos.Other) int {
+	x := o.Pos
+	var y pos.Prog
+	return x + y.Pos
+}
+
+func Asserted(n pos.Node) int {
+	pa := n.(*pos.Prog)
+	return pa.Pos
+}
+
+func Switched(sw pos.Node) int {
+	switch sw := sw.(type) {
+	case *pos.Other:
+		return sw.Pos
+	case *pos.Prog, *pos.Wrapped:
+		return sw.Pos()
+	}
+	return 0
+}
+`
+
+// A Go field's or method's candidate references leave out the selectors
+// whose qualifier's written type cannot carry it, before any file is
+// decoded, and the answers stay those of resolving every candidate.
+func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(memberHintsFixture)))
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "pos", "pos.go")
+	f := snap.File(path)
+	member := func(name, in string) resolve.DefID {
+		for i, d := range f.Defs {
+			if d.Name == name && d.Container >= 0 && f.Defs[d.Container].Name == in {
+				return resolve.DefID{Path: path, Index: int32(i)}
+			}
+		}
+		t.Fatalf("no %s.%s in the fixture", in, name)
+		return resolve.DefID{}
+	}
+	for _, c := range []struct {
+		owner string
+		want  []string // the qualifiers of the candidates left to resolve
+	}{
+		// Other's Pos and the interfaces' are not Prog's; the type
+		// parameter and the clause of two types are left to the resolver.
+		{"Prog", []string{"a", "n", "p", "pa", "q", "sw", "t", "w", "y"}},
+		{"Node", []string{"i", "nd", "sw", "t"}},
+		{"Other", []string{"o", "o", "sw", "sw", "t"}},
+	} {
+		var got []string
+		for _, id := range snap.Resolver().ReferenceCandidates(member("Pos", c.owner), true) {
+			if filepath.Base(id.Path) == "use.go" {
+				got = append(got, snap.File(id.Path).Refs[id.Index].Qualifier)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s.Pos: candidates on %q; want %q", c.owner, got, c.want)
+		}
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
+
+// A field named like package-level variables that other packages select
+// through their imports (base.Pos beside obj.Prog's Pos): each folder's
+// group of such selectors is ruled out by resolving one of them, and the
+// other files of the group are not read whole.
+const settledMemberFixture = `
+-- go.mod --
+module example.com/m
+-- obj/obj.go --
+package obj
+
+type Prog struct{ Pos int }
+
+var Pos = 1
+-- user/a.go --
+package user
+
+import "example.com/m/obj"
+
+func A() int { return obj.Pos }
+-- user/b.go --
+package user
+
+import "example.com/m/obj"
+
+func B() int { return obj.Pos + 1 }
+-- user/c.go --
+package user
+
+import "example.com/m/obj"
+
+func C(p *obj.Prog) int { return obj.Pos + p.Pos }
+`
+
+func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(settledMemberFixture)))
+	var mu sync.Mutex
+	read := map[string]bool{}
+	workspace.HearWholeRead(t, func(path string) {
+		rel, _ := filepath.Rel(root, path)
+		mu.Lock()
+		read[filepath.ToSlash(rel)] = true
+		mu.Unlock()
+	})
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "obj", "obj.go")
+	f := snap.File(path)
+	field := int32(-1)
+	for i, d := range f.Defs {
+		if d.Name == "Pos" && d.Kind == analysis.KindField {
+			field = int32(i)
+		}
+	}
+	got := snap.CertainReferences(resolve.DefID{Path: path, Index: field})
+	if len(got) != 1 || filepath.Base(got[0].Ref.Path) != "c.go" {
+		t.Errorf("Prog.Pos: %v; want p.Pos in user/c.go alone", got)
+	}
+	// c.go is read for p.Pos; of a.go and b.go, one settles obj.Pos.
+	if read["user/a.go"] && read["user/b.go"] {
+		t.Errorf("read whole: %v; want one of user/a.go and user/b.go", read)
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
