@@ -156,12 +156,7 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 	if !ok {
 		return nil, false
 	}
-	refs := r.hintedNamed(h, r.UseNames(def))
-	dirs := map[string]bool{}
-	for _, ref := range refs {
-		dirs[filepath.Dir(ref.Path)] = true
-	}
-	reach := r.goReachers(def, f, dirs)
+	refs, reach := r.hintedReachers(h, def, f)
 	var out []RefID
 	for _, ref := range refs {
 		if reach != nil && !reach[filepath.Dir(ref.Path)] {

@@ -224,6 +224,17 @@ func topLevelGo(f *analysis.FileFacts, def DefID) bool {
 	return f.Lang == "go" && d.Container == analysis.None && d.Receiver == "" && d.Kind != analysis.KindMethod
 }
 
+// hintedReachers lists the hinted candidate references of def's names and
+// the folders that may reach def (goReachers; nil when any may).
+func (r *Resolver) hintedReachers(h RefHinter, def DefID, f *analysis.FileFacts) ([]HintedRef, map[string]bool) {
+	refs := r.hintedNamed(h, r.UseNames(def))
+	dirs := map[string]bool{}
+	for _, ref := range refs {
+		dirs[filepath.Dir(ref.Path)] = true
+	}
+	return refs, r.goReachers(def, f, dirs)
+}
+
 // hintedTopLevel is ReferenceCandidates' certain list for a top-level Go
 // declaration: pruned by folder (goReachers), then by hint. ok is false
 // when the workspace keeps no hints.
@@ -233,12 +244,7 @@ func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bo
 	if !ok || !imports {
 		return nil, false
 	}
-	refs := r.hintedNamed(h, r.UseNames(def))
-	dirs := map[string]bool{}
-	for _, ref := range refs {
-		dirs[filepath.Dir(ref.Path)] = true
-	}
-	reach := r.goReachers(def, f, dirs)
+	refs, reach := r.hintedReachers(h, def, f)
 	home := filepath.Dir(def.Path)
 	pkgHash := qualifierHash(f.Package)
 	var out []RefID

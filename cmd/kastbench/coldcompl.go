@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,21 +19,11 @@ import (
 // prints wall and CPU time, slowest first; with cpuFile it profiles the
 // completions alone.
 func runColdCompletion(root, dir, cpuFile string, n int, positions string) error {
-	samples, err := coldRefsSamples(root, n, positions)
-	if err != nil {
-		return err
-	}
-	ws, closeAll, err := openIndexIn(root, dir)
+	samples, ws, closeAll, err := openBeforePass(root, dir, n, positions)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		return err
-	}
-	if err := ws.Index.ClearUses(); err != nil {
-		return err
-	}
 	if cpuFile != "" {
 		stopCPU, err := startCPUProfile(cpuFile)
 		if err != nil {

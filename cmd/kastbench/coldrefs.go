@@ -24,22 +24,12 @@ import (
 // asks every position again: an answer that differs is one the cold path
 // gets wrong (the warm answers are the truth).
 func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession, check bool, listed int) error {
-	samples, err := coldRefsSamples(root, n, positions)
-	if err != nil {
-		return err
-	}
-	ws, closeAll, err := openIndexIn(root, dir)
+	samples, ws, closeAll, err := openBeforePass(root, dir, n, positions)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
 	ctx := context.Background()
-	if _, _, err := ws.Refresh(ctx, nil); err != nil {
-		return err
-	}
-	if err := ws.Index.ClearUses(); err != nil {
-		return err
-	}
 	stopCPU := func() {}
 	if cpuFile != "" {
 		if stopCPU, err = startCPUProfile(cpuFile); err != nil {
@@ -116,6 +106,29 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 		return fmt.Errorf("%d cold answers differ from the warm ones", differ)
 	}
 	return nil
+}
+
+// openBeforePass picks the samples (coldRefsSamples) and opens root's index
+// in dir (openIndexIn) as a cold start finds it before the background pass:
+// up to date, with no use stored.
+func openBeforePass(root, dir string, n int, positions string) ([]sample, *workspace.Workspace, func(), error) {
+	samples, err := coldRefsSamples(root, n, positions)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ws, closeAll, err := openIndexIn(root, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
+	if err := ws.Index.ClearUses(); err != nil {
+		closeAll()
+		return nil, nil, nil, err
+	}
+	return samples, ws, closeAll, nil
 }
 
 // coldRefsSamples is the sample of -cold, or the positions named.

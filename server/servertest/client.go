@@ -363,27 +363,21 @@ func (c *Client) AwaitNotifications(ctx context.Context, method string, cond fun
 }
 
 // Notifications returns the notifications received so far of method ("" for all).
-func (c *Client) Notifications(method string) []*Message {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []*Message
-	for _, m := range c.notes {
-		if method == "" || m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (c *Client) Notifications(method string) []*Message { return c.received(&c.notes, method) }
 
 // Requests returns the server→client requests received so far of method ("" for
 // all). They are recorded as they are read, before any handler answers them, so
 // a request the server sent before its response to a call is already here when
 // the call returns.
-func (c *Client) Requests(method string) []*Message {
+func (c *Client) Requests(method string) []*Message { return c.received(&c.requests, method) }
+
+// received returns the messages of list (c.notes or c.requests) of method
+// ("" for all).
+func (c *Client) received(list *[]*Message, method string) []*Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []*Message
-	for _, m := range c.requests {
+	for _, m := range *list {
 		if method == "" || m.Method == method {
 			out = append(out, m)
 		}
