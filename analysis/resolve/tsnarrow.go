@@ -181,3 +181,103 @@ func indexedBase(f *analysis.FileFacts, ref analysis.Ref, q string) (analysis.Re
 	ref.Qualifier = base
 	return ref, true
 }
+
+// discriminated narrows the types of qualifier ref.Qualifier where a check
+// of a discriminant holds ("#code=too_big", ecma's narrowing.go): a union
+// alias among them gives the arms whose discriminant member is written
+// with one of the checked literals, or, where the check fails, those
+// written with other literals too.
+func (r *Resolver) discriminated(f *analysis.FileFacts, ref analysis.Ref, types []Candidate, depth int) []Candidate {
+	q := strings.TrimRight(ref.Qualifier, "!?")
+	if !isName(q) || r.tooDeep(f.Lang, depth+1) {
+		return types
+	}
+	check := discriminantAt(f, q, ref.Span.Start)
+	key, lits, found := strings.Cut(strings.TrimPrefix(check, "#"), "=")
+	holds := found
+	if !found {
+		key, lits, found = strings.Cut(strings.TrimPrefix(check, "#"), "!")
+	}
+	if !found {
+		return types
+	}
+	checked := strings.Split(lits, "|")
+	var out []Candidate
+	for _, t := range types {
+		h, d, ok := r.entry(t.Def)
+		if !ok || d.Kind != analysis.KindTypeAlias || tsTopLevel(tsWritten(d.TypeName), '|') < 0 {
+			out = append(out, t)
+			continue
+		}
+		var kept []Candidate
+		for _, a := range r.unionArms(h, d.TypeName, d.Scope, d.NameSpan, depth+1, 0) {
+			for _, u := range r.typesNamed(a.file, a.text, a.scope, a.at, depth+1) {
+				written := r.discriminantLiterals(u.Def, key, depth+1)
+				if len(written) > 0 && holds == anyIn(written, checked) && (holds || !allIn(written, checked)) {
+					u.Confidence = t.Confidence
+					kept = append(kept, u)
+				}
+			}
+		}
+		if len(kept) == 0 {
+			kept = []Candidate{t}
+		}
+		out = append(out, kept...)
+	}
+	return out
+}
+
+// discriminantAt is the innermost discriminant check of name at offset,
+// "#key=a|b" or "#key!a|b", or "".
+func discriminantAt(f *analysis.FileFacts, name string, offset int) string {
+	best := -1
+	for i, c := range f.Casts {
+		if c.Name == name && c.Span.Contains(offset) && strings.HasPrefix(c.Type, "#") &&
+			(best < 0 || c.Span.End-c.Span.Start < f.Casts[best].Span.End-f.Casts[best].Span.Start) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return f.Casts[best].Type
+}
+
+// discriminantLiterals are the string literals type t's member key is
+// written with (`readonly code: "too_big"`); none when it is written
+// with anything else.
+func (r *Resolver) discriminantLiterals(t DefID, key string, depth int) []string {
+	var out []string
+	for _, m := range best(r.members(t, key, analysis.RoleRead, 1, depth)) {
+		_, d, ok := r.entry(m.Def)
+		if !ok || d.TypeName == "" {
+			continue
+		}
+		for _, part := range tsSplit(d.TypeName, '|') {
+			part = strings.TrimSpace(part)
+			if len(part) < 2 || part[0] != '"' && part[0] != '\'' || part[len(part)-1] != part[0] {
+				return nil
+			}
+			out = append(out, part[1:len(part)-1])
+		}
+	}
+	return out
+}
+
+func anyIn(xs, set []string) bool {
+	for _, x := range xs {
+		if indexOf(set, x) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func allIn(xs, set []string) bool {
+	for _, x := range xs {
+		if indexOf(set, x) < 0 {
+			return false
+		}
+	}
+	return true
+}
