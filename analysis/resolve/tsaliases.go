@@ -137,7 +137,16 @@ func (r *Resolver) tsEval(a tsArg, depth, hops int) []Candidate {
 	if tsTopLevel(t, '&') >= 0 {
 		var out []Candidate
 		for _, part := range tsSplit(t, '&') {
-			if part = strings.TrimSpace(part); part != "" && !strings.HasPrefix(part, "{") && baseTypeName(part) != "Record" {
+			part = strings.TrimSpace(part)
+			switch {
+			case part == "" || baseTypeName(part) == "Record":
+			case strings.HasPrefix(part, "{") && tsMappedKeys(part) == "":
+				// An object type written in the alias's own text declares
+				// its properties inside the alias (zod's `inst`, `continue`).
+				if i := aliasNamedAt(a.file, a.at); i >= 0 && hasMembers(a.file, i) {
+					out = append(out, r.candidate(DefID{a.file.Path, i}, 1, ViaScope))
+				}
+			default:
 				a.text = part
 				out = append(out, r.tsEval(a, depth, hops)...)
 			}
@@ -162,6 +171,16 @@ func (r *Resolver) tsEval(a tsArg, depth, hops int) []Candidate {
 		return nil
 	}
 	return r.tsEval(tsArg{text: d.TypeName, file: g, scope: d.Scope, at: d.NameSpan, env: env}, depth, hops+1)
+}
+
+// aliasNamedAt is the index of the type alias of f whose name is at, or -1.
+func aliasNamedAt(f *analysis.FileFacts, at analysis.Span) int32 {
+	for i, d := range f.Defs {
+		if d.Kind == analysis.KindTypeAlias && d.NameSpan.Start == at.Start && d.NameSpan.End == at.End {
+			return int32(i)
+		}
+	}
+	return -1
 }
 
 // baseOf is t without its type arguments.
