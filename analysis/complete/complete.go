@@ -527,6 +527,13 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(t.Def, 0)
 		}
 	}
+	if ecma && len(types) == 0 {
+		// A value of a written union type (`number | bigint`) has the
+		// members its arms share.
+		if arms := r.ReceiverUnionArms(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset}); len(arms) > 1 {
+			c.sharedMembers(arms, func(a resolve.DefID) { visit(a, 1) }, func() { clear(seen) })
+		}
+	}
 	if ecma {
 		c.namespaceMembers(qualifier, offset)
 	}

@@ -320,3 +320,31 @@ func (r *Resolver) UnionArms(t DefID) [][]Candidate {
 	}
 	return out
 }
+
+// ReceiverUnionArms are the types of each arm of the written union type of
+// the value qualifier denotes (`issue.maximum` of `number | bigint`), whose
+// shared members follow a dot; none when that type is no union or an arm
+// is unknown.
+func (r *Resolver) ReceiverUnionArms(file, qualifier string, scope, enclosing int32, at analysis.Span) [][]Candidate {
+	f := r.file(file)
+	if f == nil || !ecmaLang(f.Lang) {
+		return nil
+	}
+	ref := analysis.Ref{Span: at, Role: analysis.RoleRead, Scope: scope, Enclosing: enclosing, Qualifier: qualifier}
+	for _, t := range r.writtenTypesAt(f, ref, 1) {
+		arms := tsUnionArms(t.text)
+		if len(arms) < 2 {
+			continue
+		}
+		var out [][]Candidate
+		for _, a := range arms {
+			found := r.finish(file, r.typesNamed(t.file, a, t.scope, t.at, 2))
+			if len(found) == 0 || found[0].Uncertain {
+				return nil
+			}
+			out = append(out, found)
+		}
+		return out
+	}
+	return nil
+}
