@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -182,26 +183,21 @@ func indexedBase(f *analysis.FileFacts, ref analysis.Ref, q string) (analysis.Re
 	return ref, true
 }
 
-// discriminated narrows the types of qualifier ref.Qualifier where a check
-// of a discriminant holds ("#code=too_big", ecma's narrowing.go): a union
-// alias among them gives the arms whose discriminant member is written
-// with one of the checked literals, or, where the check fails, those
-// written with other literals too.
+// discriminated narrows the types of qualifier ref.Qualifier where checks
+// of a discriminant hold ("#code=too_big", ecma's narrowing.go), outermost
+// first: a union alias among them gives the arms whose discriminant member
+// is written with one of the checked literals, or, where a check fails,
+// those written with other literals too; an arm whose discriminant is
+// written otherwise (`Exclude<Formats, "regex">`) stays in both.
 func (r *Resolver) discriminated(f *analysis.FileFacts, ref analysis.Ref, types []Candidate, depth int) []Candidate {
 	q := strings.TrimRight(ref.Qualifier, "!?")
 	if !isName(q) || r.tooDeep(f.Lang, depth+1) {
 		return types
 	}
-	check := discriminantAt(f, q, ref.Span.Start)
-	key, lits, found := strings.Cut(strings.TrimPrefix(check, "#"), "=")
-	holds := found
-	if !found {
-		key, lits, found = strings.Cut(strings.TrimPrefix(check, "#"), "!")
-	}
-	if !found {
+	checks := discriminantsAt(f, q, ref.Span.Start)
+	if len(checks) == 0 {
 		return types
 	}
-	checked := strings.Split(lits, "|")
 	var out []Candidate
 	for _, t := range types {
 		h, d, ok := r.entry(t.Def)
@@ -209,38 +205,61 @@ func (r *Resolver) discriminated(f *analysis.FileFacts, ref analysis.Ref, types 
 			out = append(out, t)
 			continue
 		}
-		var kept []Candidate
+		type arm struct {
+			c       Candidate
+			written map[string][]string // key → literals
+		}
+		var arms []arm
 		for _, a := range r.unionArms(h, d.TypeName, d.Scope, d.NameSpan, depth+1, 0) {
 			for _, u := range r.typesNamed(a.file, a.text, a.scope, a.at, depth+1) {
-				written := r.discriminantLiterals(u.Def, key, depth+1)
-				if len(written) > 0 && holds == anyIn(written, checked) && (holds || !allIn(written, checked)) {
-					u.Confidence = t.Confidence
-					kept = append(kept, u)
-				}
+				u.Confidence = t.Confidence
+				arms = append(arms, arm{u, map[string][]string{}})
 			}
 		}
-		if len(kept) == 0 {
-			kept = []Candidate{t}
+		for _, check := range checks {
+			key, lits, holds := strings.Cut(strings.TrimPrefix(check, "#"), "=")
+			if !holds {
+				key, lits, _ = strings.Cut(strings.TrimPrefix(check, "#"), "!")
+			}
+			checked := strings.Split(lits, "|")
+			arms = slices.DeleteFunc(arms, func(a arm) bool {
+				written, ok := a.written[key]
+				if !ok {
+					written = r.discriminantLiterals(a.c.Def, key, depth+1)
+					a.written[key] = written
+				}
+				keep := len(written) == 0 || holds && anyIn(written, checked) || !holds && !allIn(written, checked)
+				return !keep
+			})
 		}
-		out = append(out, kept...)
+		if len(arms) == 0 {
+			out = append(out, t)
+			continue
+		}
+		for _, a := range arms {
+			out = append(out, a.c)
+		}
 	}
 	return out
 }
 
-// discriminantAt is the innermost discriminant check of name at offset,
-// "#key=a|b" or "#key!a|b", or "".
-func discriminantAt(f *analysis.FileFacts, name string, offset int) string {
-	best := -1
-	for i, c := range f.Casts {
-		if c.Name == name && c.Span.Contains(offset) && strings.HasPrefix(c.Type, "#") &&
-			(best < 0 || c.Span.End-c.Span.Start < f.Casts[best].Span.End-f.Casts[best].Span.Start) {
-			best = i
+// discriminantsAt are the discriminant checks of name that hold at
+// offset, "#key=a|b" or "#key!a|b", outermost first.
+func discriminantsAt(f *analysis.FileFacts, name string, offset int) []string {
+	var found []analysis.Cast
+	for _, c := range f.Casts {
+		if c.Name == name && c.Span.Contains(offset) && strings.HasPrefix(c.Type, "#") {
+			found = append(found, c)
 		}
 	}
-	if best < 0 {
-		return ""
+	slices.SortStableFunc(found, func(a, b analysis.Cast) int {
+		return (b.Span.End - b.Span.Start) - (a.Span.End - a.Span.Start)
+	})
+	out := make([]string, len(found))
+	for i, c := range found {
+		out[i] = c.Type
 	}
-	return f.Casts[best].Type
+	return out
 }
 
 // discriminantLiterals are the string literals type t's member key is
