@@ -463,6 +463,10 @@ func (c *collector) members(qualifier string, offset int) {
 		if g == nil {
 			return
 		}
+		if arms := r.UnionArms(t); len(arms) > 1 {
+			c.sharedMembers(arms, func(a resolve.DefID) { visit(a, depth+1) }, func() { clear(seen) })
+			return
+		}
 		rank := RankLocal + Rank(min(depth, 1)) // own members before inherited ones
 		if ecma {
 			rank = RankLocal // tsserver lists a type's members alike, by name
@@ -525,6 +529,13 @@ func (c *collector) members(qualifier string, offset int) {
 			visit(t.Def, 0)
 		}
 	}
+	if ecma && len(types) == 0 {
+		// A value of a written union type (`number | bigint`) has the
+		// members its arms share.
+		if arms := r.ReceiverUnionArms(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset}); len(arms) > 1 {
+			c.sharedMembers(arms, func(a resolve.DefID) { visit(a, 1) }, func() { clear(seen) })
+		}
+	}
 	if ecma {
 		c.namespaceMembers(qualifier, offset)
 	}
@@ -563,4 +574,28 @@ var keywords = map[string][]string{
 		"trait", "use", "while"},
 	"ruby": {"class", "def", "do", "else", "elsif", "end", "if", "module", "nil", "require", "return", "self",
 		"unless", "while", "yield"},
+}
+
+// sharedMembers adds the members that every arm of a union has, as
+// tsserver lists a union's: each arm's types are visited apart (forget
+// clears what the visit has seen), and only the labels all arms gave stay.
+func (c *collector) sharedMembers(arms [][]resolve.Candidate, visit func(resolve.DefID), forget func()) {
+	items, seen := c.items, c.seen
+	var shared []Item
+	for k, arm := range arms {
+		c.items, c.seen = nil, map[string]int{}
+		forget()
+		for _, t := range arm {
+			visit(t.Def)
+		}
+		if k == 0 {
+			shared = c.items
+			continue
+		}
+		shared = slices.DeleteFunc(shared, func(it Item) bool { _, ok := c.seen[it.Label]; return !ok })
+	}
+	c.items, c.seen = items, seen
+	for _, it := range shared {
+		c.add(it)
+	}
 }

@@ -26,6 +26,13 @@ func qualifierBefore(text []byte, start int) string {
 		switch {
 		case b == '!' && depth == 0 && i == end:
 			// TypeScript's non-null assertion: `signal!.reason`.
+		case b == '>' && depth == 0 && i < end && text[i] == '(':
+			// Explicit type arguments of a call: `expectTypeOf<User>().`.
+			open := typeArgsOpen(text, i-1)
+			if open <= 0 || !isIdent(text[open-1]) {
+				return strings.TrimRight(string(text[i:end]), "?!")
+			}
+			i = open + 1
 		case b == ')' || b == ']':
 			depth++
 		case (b == '(' || b == '[') && depth > 0:
@@ -51,4 +58,25 @@ func quotedBefore(text []byte, end int) string {
 		}
 	}
 	return ""
+}
+
+// typeArgsOpen is the index of the '<' that opens the type arguments whose
+// '>' is at close, or -1; an arrow's `=>` inside closes nothing.
+func typeArgsOpen(text []byte, close int) int {
+	depth := 0
+	for j := close; j >= 0; j-- {
+		switch text[j] {
+		case '>':
+			if j == 0 || text[j-1] != '=' {
+				depth++
+			}
+		case '<':
+			if depth--; depth == 0 {
+				return j
+			}
+		case ';', '\n':
+			return -1
+		}
+	}
+	return -1
 }

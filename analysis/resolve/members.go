@@ -76,6 +76,14 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 // constructor call, the type itself for static access, or the declared or
 // inferred type of a variable, parameter, property or field.
 func (r *Resolver) receiverTypes(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	out := r.receiverTypesOf(f, ref, depth)
+	if ecmaLang(f.Lang) && len(f.Casts) > 0 && len(out) > 0 {
+		return r.discriminated(f, ref, out, depth)
+	}
+	return out
+}
+
+func (r *Resolver) receiverTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
 	q := strings.TrimRight(ref.Qualifier, "!?")
 	if label, ok := strings.CutPrefix(q, "this@"); ok && f.Lang == "kotlin" {
 		return r.labelledThis(f, ref, label, depth)
@@ -300,6 +308,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		if out, ok := r.tsMappedTypes(f, typeName, scope, at, depth); ok {
 			return out
 		}
+		if out, ok := r.tsInstanceTypes(f, typeName, scope, at, depth); ok {
+			return out
+		}
+		if d, ok := tsDefaultedParam(f, typeName, at); ok && !r.tooDeep(f.Lang, depth+1) {
+			return r.typesNamed(f, d.Value, d.Scope, d.NameSpan, depth+1)
+		}
 	}
 	name := baseTypeName(typeName)
 	if ecmaLang(f.Lang) {
@@ -326,6 +340,12 @@ func (r *Resolver) resolveType(f *analysis.FileFacts, typeName string, scope int
 		}
 		// An expect class has its members in its actual classes too.
 		out = r.withActuals(out)
+	}
+	if ecmaLang(f.Lang) && len(out) == 1 && !r.tooDeep(f.Lang, depth+1) {
+		// A type parameter left out of an instance is its default.
+		if g, d, ok := r.entry(out[0].Def); ok && d.Kind == analysis.KindTypeParameter && d.Value != "" && d.Value != name {
+			return r.typesNamed(g, d.Value, d.Scope, d.NameSpan, depth+1)
+		}
 	}
 	if f.Lang == "kotlin" || f.Lang == "java" || ecmaLang(f.Lang) {
 		out = r.sureType(out)

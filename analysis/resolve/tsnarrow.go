@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -180,4 +181,122 @@ func indexedBase(f *analysis.FileFacts, ref analysis.Ref, q string) (analysis.Re
 	}
 	ref.Qualifier = base
 	return ref, true
+}
+
+// discriminated narrows the types of qualifier ref.Qualifier where checks
+// of a discriminant hold ("#code=too_big", ecma's narrowing.go), outermost
+// first: a union alias among them gives the arms whose discriminant member
+// is written with one of the checked literals, or, where a check fails,
+// those written with other literals too; an arm whose discriminant is
+// written otherwise (`Exclude<Formats, "regex">`) stays in both.
+func (r *Resolver) discriminated(f *analysis.FileFacts, ref analysis.Ref, types []Candidate, depth int) []Candidate {
+	q := strings.TrimRight(ref.Qualifier, "!?")
+	if !isName(q) || r.tooDeep(f.Lang, depth+1) {
+		return types
+	}
+	checks := discriminantsAt(f, q, ref.Span.Start)
+	if len(checks) == 0 {
+		return types
+	}
+	var out []Candidate
+	for _, t := range types {
+		h, d, ok := r.entry(t.Def)
+		if !ok || d.Kind != analysis.KindTypeAlias || tsTopLevel(tsWritten(d.TypeName), '|') < 0 {
+			out = append(out, t)
+			continue
+		}
+		type arm struct {
+			c       Candidate
+			written map[string][]string // key → literals
+		}
+		var arms []arm
+		for _, a := range r.unionArms(h, d.TypeName, d.Scope, d.NameSpan, depth+1, 0) {
+			for _, u := range r.typesNamed(a.file, a.text, a.scope, a.at, depth+1) {
+				u.Confidence = t.Confidence
+				arms = append(arms, arm{u, map[string][]string{}})
+			}
+		}
+		for _, check := range checks {
+			key, lits, holds := strings.Cut(strings.TrimPrefix(check, "#"), "=")
+			if !holds {
+				key, lits, _ = strings.Cut(strings.TrimPrefix(check, "#"), "!")
+			}
+			checked := strings.Split(lits, "|")
+			arms = slices.DeleteFunc(arms, func(a arm) bool {
+				written, ok := a.written[key]
+				if !ok {
+					written = r.discriminantLiterals(a.c.Def, key, depth+1)
+					a.written[key] = written
+				}
+				keep := len(written) == 0 || holds && anyIn(written, checked) || !holds && !allIn(written, checked)
+				return !keep
+			})
+		}
+		if len(arms) == 0 {
+			out = append(out, t)
+			continue
+		}
+		for _, a := range arms {
+			out = append(out, a.c)
+		}
+	}
+	return out
+}
+
+// discriminantsAt are the discriminant checks of name that hold at
+// offset, "#key=a|b" or "#key!a|b", outermost first.
+func discriminantsAt(f *analysis.FileFacts, name string, offset int) []string {
+	var found []analysis.Cast
+	for _, c := range f.Casts {
+		if c.Name == name && c.Span.Contains(offset) && strings.HasPrefix(c.Type, "#") {
+			found = append(found, c)
+		}
+	}
+	slices.SortStableFunc(found, func(a, b analysis.Cast) int {
+		return (b.Span.End - b.Span.Start) - (a.Span.End - a.Span.Start)
+	})
+	out := make([]string, len(found))
+	for i, c := range found {
+		out[i] = c.Type
+	}
+	return out
+}
+
+// discriminantLiterals are the string literals type t's member key is
+// written with (`readonly code: "too_big"`); none when it is written
+// with anything else.
+func (r *Resolver) discriminantLiterals(t DefID, key string, depth int) []string {
+	var out []string
+	for _, m := range best(r.members(t, key, analysis.RoleRead, 1, depth)) {
+		_, d, ok := r.entry(m.Def)
+		if !ok || d.TypeName == "" {
+			continue
+		}
+		for _, part := range tsSplit(d.TypeName, '|') {
+			part = strings.TrimSpace(part)
+			if len(part) < 2 || part[0] != '"' && part[0] != '\'' || part[len(part)-1] != part[0] {
+				return nil
+			}
+			out = append(out, part[1:len(part)-1])
+		}
+	}
+	return out
+}
+
+func anyIn(xs, set []string) bool {
+	for _, x := range xs {
+		if indexOf(set, x) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func allIn(xs, set []string) bool {
+	for _, x := range xs {
+		if indexOf(set, x) < 0 {
+			return false
+		}
+	}
+	return true
 }

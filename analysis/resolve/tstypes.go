@@ -97,6 +97,9 @@ func (r *Resolver) AliasedTypes(t DefID) []Candidate {
 	if !ok || !ecmaLang(g.Lang) || d.Kind != analysis.KindTypeAlias || d.TypeName == "" {
 		return nil
 	}
+	if _, conditional := tsConditionalBranch(tsWritten(d.TypeName)); conditional {
+		return nil // its branches are read where it is instantiated (tsaliases.go)
+	}
 	var out []Candidate
 	for _, u := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, 1) {
 		if u.Def != t && u.Confidence >= r.threshold {

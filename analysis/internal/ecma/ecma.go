@@ -105,6 +105,9 @@ func (w *walker) node(n syntax.Node) {
 	case "if_statement", "ternary_expression":
 		w.narrowing(n)
 		w.children(n)
+	case "switch_statement":
+		w.switchNarrowing(n)
+		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		if w.moduleGlobalBlock(n) {
 			return
@@ -139,7 +142,11 @@ func (w *walker) node(n syntax.Node) {
 			w.children(a, a.Child("property_identifier"))
 		}
 	case "type_parameter":
-		w.b.Def(analysis.KindTypeParameter, n.Field("name"), n)
+		i := w.b.Def(analysis.KindTypeParameter, n.Field("name"), n)
+		if def := n.Field("value"); def.Valid() && len(def.NamedChildren()) == 1 {
+			// `T = Issue`: what T is when an instance leaves it out.
+			w.b.D(i).Value = def.NamedChildren()[0].Text()
+		}
 		w.children(n, n.Field("name"))
 	case "pair":
 		// Object literal keys are not names in scope.

@@ -13,7 +13,11 @@ import (
 // holds and "!k" where it fails, which the resolver applies to x's
 // declared union ("!number" of `number | Options` is Options). A branch
 // that always leaves (return, throw, break, continue) proves the check
-// failed for the rest of the block.
+// failed for the rest of the block. A check of a discriminant,
+// `x.kind === "a"` or `switch (x.kind) { case "a": … }`, gives "#kind=a"
+// where it holds and "#kind!a" where it fails, which the resolver applies
+// to the arms of x's union (a `case` that falls through adds its literal:
+// "#kind=a|b"; `default` fails every case).
 
 // guard is what a condition proves of one name.
 type guard struct{ name, typ string }
@@ -73,6 +77,14 @@ func guards(cond syntax.Node, holds bool) []guard {
 				left, right = right, left
 			}
 			name, kind := typeofName(left), stringLiteral(right)
+			if name == "" && kind != "" {
+				if obj, key := discriminant(left); obj != "" {
+					if holds == (op == "===" || op == "==") {
+						return []guard{{obj, "#" + key + "=" + kind}}
+					}
+					return []guard{{obj, "#" + key + "!" + kind}}
+				}
+			}
 			if name == "" || kind == "" {
 				return nil
 			}
@@ -92,6 +104,65 @@ func guards(cond syntax.Node, holds bool) []guard {
 		}
 	}
 	return nil
+}
+
+// discriminant is x and k of a member read `x.k` whose object is a name,
+// or "".
+func discriminant(n syntax.Node) (obj, key string) {
+	if n.Type() != "member_expression" {
+		return "", ""
+	}
+	o, p := n.Field("object"), n.Field("property")
+	if o.Type() != "identifier" || p.Type() != "property_identifier" {
+		return "", ""
+	}
+	return o.Text(), p.Text()
+}
+
+// switchNarrowing records what each case of `switch (x.k)` proves of x in
+// the case's statements: the literals of the cases that reach them, or
+// in default, none of the cases' literals.
+func (w *walker) switchNarrowing(n syntax.Node) {
+	value := n.Field("value")
+	for value.Type() == "parenthesized_expression" && len(value.NamedChildren()) == 1 {
+		value = value.NamedChildren()[0]
+	}
+	obj, key := discriminant(value)
+	body := n.Field("body")
+	if obj == "" || !body.Valid() {
+		return
+	}
+	var all, reaching []string
+	for _, c := range body.NamedChildren() {
+		switch c.Type() {
+		case "switch_case":
+			lit := stringLiteral(c.Field("value"))
+			if lit == "" {
+				return // a case of another kind: what reaches the others is unknown
+			}
+			all = append(all, lit)
+			reaching = append(reaching, lit)
+			if start := caseStatementsStart(c); start >= 0 {
+				w.cast([]guard{{obj, "#" + key + "=" + strings.Join(reaching, "|")}}, w.b.Span(start, c.End()))
+				reaching = nil
+			}
+		case "switch_default":
+			if start := caseStatementsStart(c); start >= 0 && len(reaching) == 0 && len(all) > 0 {
+				w.cast([]guard{{obj, "#" + key + "!" + strings.Join(all, "|")}}, w.b.Span(start, c.End()))
+			}
+		}
+	}
+}
+
+// caseStatementsStart is where a case's statements begin, or -1 when it
+// has none (it falls through to the next).
+func caseStatementsStart(c syntax.Node) int {
+	for _, s := range c.NamedChildren() {
+		if s.Type() != "comment" && !s.Same(c.Field("value")) {
+			return s.Start()
+		}
+	}
+	return -1
 }
 
 // typeofName is x of `typeof x`, or "".
