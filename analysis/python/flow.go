@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
 
@@ -207,7 +208,7 @@ func iteratedValue(n syntax.Node) string {
 	if isDotted(n) {
 		return n.Text()
 	}
-	if n.Type() != "call" || !isDotted(n.Field("function")) {
+	if n.Type() != "call" || !isChain(n.Field("function")) {
 		return ""
 	}
 	// list(x), sorted(x), set(x)… hold what x iterates: `for m in
@@ -220,7 +221,7 @@ func iteratedValue(n syntax.Node) string {
 		}
 	}
 	// What the call returns, iterated: s.split(",") is a list[str].
-	return n.Field("function").Text() + "()"
+	return extract.Qualifier(n.Field("function")) + "()"
 }
 
 // sameElements are the built-in functions whose result iterates the

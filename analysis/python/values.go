@@ -3,6 +3,7 @@ package python
 import (
 	"strings"
 
+	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/syntax"
 )
 
@@ -20,8 +21,9 @@ func callValue(v syntax.Node) string {
 	case "identifier":
 		return v.Text() // current = logger: what logger is
 	case "attribute":
-		if isDotted(v) {
-			return v.Text() // r.content: what the attribute is typed
+		if isChain(v) {
+			// r.content, a.b().c: what the attribute is typed
+			return extract.Qualifier(v)
 		}
 	case "subscript":
 		return subscriptValue(v)
@@ -35,10 +37,33 @@ func callValue(v syntax.Node) string {
 			return callValue(kids[0])
 		}
 	}
-	if v.Type() != "call" || !isDotted(v.Field("function")) {
+	if v.Type() != "call" || !isChain(v.Field("function")) {
 		return ""
 	}
-	return v.Field("function").Text() + "()"
+	return extract.Qualifier(v.Field("function")) + "()"
+}
+
+// maxChain bounds the text of a chain kept as a value: a longer one (a
+// call with a literal argument spanning lines) is not worth following.
+const maxChain = 200
+
+// isChain reports whether n is a name followed by attributes and calls
+// (`app.test_client().get`), as a reference's qualifier records them, of
+// a length worth following.
+func isChain(n syntax.Node) bool {
+	return n.End()-n.Start() <= maxChain && chainNode(n)
+}
+
+func chainNode(n syntax.Node) bool {
+	switch n.Type() {
+	case "identifier":
+		return true
+	case "attribute":
+		return chainNode(n.Field("object"))
+	case "call":
+		return chainNode(n.Field("function"))
+	}
+	return false
 }
 
 // subscriptValue is an element of a sequence or mapping, "parts[]" for

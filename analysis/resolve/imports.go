@@ -92,7 +92,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
 	if len(out) > 0 {
-		return out
+		return r.pythonLoaded(f, pkg, out)
 	}
 	for _, id := range r.defs(name) {
 		// The name table and path tests first: they spare decoding the
@@ -105,6 +105,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 			out = r.add(out, id.Path, id.Index, conf, ViaImport, role)
 		}
 	}
+	out = r.pythonLoaded(f, pkg, out)
 	if len(out) == 0 {
 		out = r.typeMembers(f, name, pkg, role, conf, depth+1)
 	}
@@ -277,3 +278,27 @@ func rustRelative(from, target string, segs []string) bool {
 }
 
 func stripExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
+
+// pythonLoaded keeps, of the declarations found for `from pkg import name`
+// in several copies of pkg, those of the copy the import loads: the
+// workspace's src/click before an installed click, as pyright resolves
+// local code before site-packages.
+func (r *Resolver) pythonLoaded(f *analysis.FileFacts, pkg string, c []Candidate) []Candidate {
+	if f.Lang != "python" || len(c) < 2 {
+		return c
+	}
+	if kept := r.inImportedModuleFile(f.Path, pkg, c); len(kept) < len(c) {
+		return kept
+	}
+	// Passed on by the package (click/__init__.py's `from .testing import
+	// CliRunner`): the declarations inside the loaded package's folder.
+	files := r.moduleFiles(f.Path, pkg)
+	if len(files) == 0 || strings.TrimSuffix(path.Base(files[0]), path.Ext(files[0])) != "__init__" {
+		return c
+	}
+	dir := path.Dir(files[0]) + "/"
+	if kept := slices.DeleteFunc(slices.Clone(c), func(x Candidate) bool { return !strings.HasPrefix(x.Def.Path, dir) }); len(kept) > 0 {
+		return kept
+	}
+	return c
+}

@@ -387,6 +387,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		return nil
 	}
 	if out := r.declared(t, name, role, conf); len(out) > 0 {
+		if base := r.pythonAssignedProperty(t, out, name, role, conf*confInherited, depth); len(base) > 0 {
+			return base
+		}
 		if role&analysis.RoleCall != 0 && overloadLangs[r.file(t.Path).Lang] {
 			out = append(out, r.inheritedOverloads(t, out, name, role, conf, depth)...)
 		}
@@ -528,6 +531,9 @@ func (r *Resolver) inherited(t DefID, name string, role analysis.Role, conf floa
 				c *= s.Confidence
 			}
 			found := r.declared(s.Def, name, role, c)
+			if base := r.pythonAssignedProperty(s.Def, found, name, role, c, depth+1); len(base) > 0 {
+				found = base
+			}
 			if len(found) == 0 {
 				found = r.aliasSupertypeMembers(t, s.Def, name, role, c, depth+1)
 			}

@@ -100,7 +100,7 @@ func (r *Resolver) moduleBound(f *analysis.FileFacts, ref analysis.Ref, module s
 	if f.Lang != "python" {
 		return found
 	}
-	found = r.inImportedModuleFile(f.Path, module, found)
+	found = r.pythonLoaded(f, module, found)
 	if later := r.laterImport(r.file(found[0].Def.Path), ref, found); len(later) > 0 {
 		return later
 	}

@@ -133,7 +133,8 @@ func (r *Resolver) PythonModulePath(file, module string) []string {
 
 // moduleFiles lists the files that may be the module, best first. A
 // dotted module no file is may be a name its parent binds to another
-// module: os.path is posixpath, by os's `import posixpath as path`.
+// module: os.path is posixpath, by os's `import posixpath as path`, and
+// .compat.chardet is chardet, by compat's `import chardet`.
 func (r *Resolver) moduleFiles(from, module string) []string {
 	return r.moduleFilesAt(from, module, 0)
 }
@@ -141,8 +142,8 @@ func (r *Resolver) moduleFiles(from, module string) []string {
 func (r *Resolver) moduleFilesAt(from, module string, depth int) []string {
 	out := r.moduleFilesNamed(from, module)
 	i := strings.LastIndexByte(module, '.')
-	if len(out) > 0 || depth >= 3 || i <= 0 || strings.HasPrefix(module, ".") {
-		return out
+	if len(out) > 0 || depth >= 3 || i <= 0 || strings.Trim(module[:i], ".") == "" {
+		return out // found, too deep, or a module alone (os, .compat) that no parent binds
 	}
 	parent, name := module[:i], module[i+1:]
 	for _, p := range r.moduleFilesAt(from, parent, depth+1) {

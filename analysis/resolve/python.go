@@ -58,6 +58,12 @@ func (r *Resolver) withoutOverloads(c []Candidate) []Candidate {
 // @overload (or @typing.overload, @t.overload): a call of that name lies between the
 // end of the definition before it and its own start.
 func decoratedOverload(f *analysis.FileFacts, index int32) bool {
+	return decoratedWith(f, index, "overload")
+}
+
+// decoratedWith reports whether a function or method is decorated with
+// name, under any qualifier.
+func decoratedWith(f *analysis.FileFacts, index int32, name string) bool {
 	d := f.Defs[index]
 	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
 		return false
@@ -70,7 +76,7 @@ func decoratedOverload(f *analysis.FileFacts, index int32) bool {
 	}
 	for _, ref := range f.Refs {
 		// Any qualifier: typing is often imported as t.
-		if ref.Name == "overload" && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start {
+		if ref.Name == name && ref.Span.Start >= after && ref.Span.End <= d.FullSpan.Start {
 			return true
 		}
 	}
@@ -560,4 +566,43 @@ func (r *Resolver) pythonOverriddenParamTypes(g *analysis.FileFacts, d analysis.
 		}
 	}
 	return nil
+}
+
+// pythonAssignedProperty is, when the members found of class t are only
+// attributes its methods assign (`self.status_code = 206`) and a base
+// class declares the name as a @property, that property: a property is a
+// data descriptor, so the assignment calls its setter and makes no
+// attribute of the subclass, and pyright answers the base's property.
+func (r *Resolver) pythonAssignedProperty(t DefID, found []Candidate, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	g := r.file(t.Path)
+	if len(found) == 0 || g == nil || g.Lang != "python" {
+		return nil
+	}
+	for _, c := range found {
+		if c.Def.Path != t.Path || !selfAssigned(g, c.Def.Index) {
+			return nil
+		}
+	}
+	var out []Candidate
+	for _, b := range r.inherited(t, name, role, conf, depth+1) { // the caller's conf: inheritance is paid once
+		if h := r.file(b.Def.Path); h != nil && h.Lang == "python" && decoratedWith(h, b.Def.Index, "property") {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// selfAssigned reports whether the definition is an unannotated attribute
+// that one of its class's methods assigns through self.
+func selfAssigned(g *analysis.FileFacts, index int32) bool {
+	d := g.Defs[index]
+	if d.Kind != analysis.KindField || d.TypeName != "" || d.Container == analysis.None {
+		return false
+	}
+	for _, m := range g.Defs {
+		if m.Kind == analysis.KindMethod && m.Container == d.Container && m.FullSpan.Contains(d.NameSpan.Start) {
+			return true
+		}
+	}
+	return false
 }

@@ -374,15 +374,16 @@ func refAt(f *analysis.FileFacts, offset int) int32 {
 // supertypes.
 const maxDepth = 6
 
-// maxDepthJVM is maxDepth for Kotlin, Java and TypeScript, whose members are often
+// maxDepthJVM is maxDepth for Kotlin, Java, TypeScript and Python, whose members are often
 // reached through a variable's value and then three or four supertypes
-// (a test's command, its base classes, the interface an extension is on).
+// (a test's command, its base classes, the interface an extension is on;
+// flask.request's RequestProxy, flask's Request, werkzeug's and its sansio base).
 const maxDepthJVM = 9
 
 // tooDeep reports whether recursion at depth has gone past the bound of
 // the language of the file at path.
 func (r *Resolver) tooDeep(lang string, depth int) bool {
-	if overloadLangs[lang] || ecmaLang(lang) { // TypeScript's types go through aliases and utility types too
+	if overloadLangs[lang] || ecmaLang(lang) || lang == "python" { // TypeScript's types go through aliases and utility types too
 		return depth > maxDepthJVM
 	}
 	return depth > maxDepth

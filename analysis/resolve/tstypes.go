@@ -302,12 +302,13 @@ func (r *Resolver) unionMembers(g *analysis.FileFacts, d analysis.Def, arms []st
 }
 
 // throughSure is the confidence of type t reached through declaration c of
-// file g: the product, except that in TypeScript a sure declaration's
-// written type is as sure as its own resolution, since the type is written
-// out, so that `schema.safeParse(x).error.issues` does not fade below the
-// threshold one sure step at a time.
+// file g: the product, except that in TypeScript and Python a sure
+// declaration's written type is as sure as its own resolution, since the
+// type is written out, so that `schema.safeParse(x).error.issues` and
+// `app.test_client().get("/").data` do not fade below the threshold one
+// sure step at a time.
 func (r *Resolver) throughSure(g *analysis.FileFacts, c, t float64) float64 {
-	if ecmaLang(g.Lang) && c >= r.threshold && t >= r.threshold {
+	if (ecmaLang(g.Lang) || g.Lang == "python") && c >= r.threshold && t >= r.threshold {
 		return t
 	}
 	return c * t
