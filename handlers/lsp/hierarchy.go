@@ -52,7 +52,6 @@ func (l *LSP) PrepareCallHierarchy(ctx context.Context, p *protocol.CallHierarch
 
 // IncomingCalls answers callHierarchy/incomingCalls.
 func (l *LSP) IncomingCalls(ctx context.Context, p *protocol.CallHierarchyIncomingCallsParams) ([]protocol.CallHierarchyIncomingCall, error) {
-	l.session(ctx).waitFirstIndex(ctx) // every caller, as references
 	r := l.request(ctx)
 	s, ok := r.target(p.Item.URI, p.Item.SelectionRange)
 	if !ok {

@@ -77,7 +77,6 @@ type referenceData struct {
 
 // References answers textDocument/references.
 func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) ([]referenceLocation, error) {
-	l.session(ctx).waitFirstIndex(ctx) // every file, not those indexed so far
 	r := l.request(ctx)
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if err != nil {

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"fmt"
 	"testing"
 )
 
@@ -53,24 +52,4 @@ func TestLSPReferencesMarkAmbiguousOverloadCalls(t *testing.T) {
 	}
 	check("resolved", 3, map[int]bool{3: false, 5: true})
 	check("resolved", 4, map[int]bool{4: false, 5: true})
-}
-
-// References asked while the first index is being written wait for it:
-// they list every use, not those of the files indexed so far.
-func TestLSPReferencesDuringTheFirstIndexListEveryUse(t *testing.T) {
-	const users = 3000
-	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "target.go": "package m\n\nfunc Target() {}\n"}
-	for i := range users {
-		files[fmt.Sprintf("u%04d.go", i)] = fmt.Sprintf("package m\n\nfunc use%d() { Target() }\n", i)
-	}
-	e := startLSP(t, files)
-	params := e.at("target.go", 2, 6)
-	params["context"] = map[string]bool{"includeDeclaration": false}
-	var refs []wireLoc
-	if err := e.client.Call(e.ctx, "textDocument/references", params, &refs); err != nil {
-		t.Fatal(err)
-	}
-	if len(refs) != users {
-		t.Fatalf("%d references of Target asked at once, want %d: the answer did not wait for the first index", len(refs), users)
-	}
 }

@@ -222,21 +222,6 @@ func (s *session) removeRoot(root string) {
 	}
 }
 
-// firstIndexWait bounds how long a query that must see every file waits
-// for the roots' first index: the standard library's takes seconds, a
-// repository of millions of lines minutes, and then what is indexed by
-// this time answers.
-const firstIndexWait = 15 * time.Second
-
-// waitFirstIndex waits, at most firstIndexWait, until every root's first
-// refresh has ended: references asked meanwhile listed the files indexed
-// so far (78-127 of Pos's 199 on a cold open of the standard library).
-func (s *session) waitFirstIndex(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, firstIndexWait)
-	defer cancel()
-	_ = s.waitIndexed(ctx)
-}
-
 // waitIndexed waits until every root's first refresh has ended.
 func (s *session) waitIndexed(ctx context.Context) error {
 	s.mu.Lock()
