@@ -131,13 +131,13 @@ func Discover(ctx context.Context, root string, opts Options) Found {
 // indexes for files the workspace index already holds. (A Node package's
 // own entry, selfPackage, is kept: it maps its package name to its files.)
 func (found *Found) dropWorkspaceItself(root string) {
+	real, err := filepath.EvalSymlinks(root)
 	same := func(dir string) bool {
 		if dir == root {
 			return true
 		}
-		a, errA := filepath.EvalSymlinks(dir)
-		b, errB := filepath.EvalSymlinks(root)
-		return errA == nil && errB == nil && a == b
+		d, errD := filepath.EvalSymlinks(dir)
+		return err == nil && errD == nil && d == real
 	}
 	found.Libraries = slices.DeleteFunc(found.Libraries, func(l Library) bool {
 		if l.Lang != "go" || !same(l.Dir) {

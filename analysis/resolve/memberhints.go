@@ -122,16 +122,6 @@ func spelledType(d analysis.Def) string {
 	return ""
 }
 
-// enclosesScope reports whether scope outer is inner or around it.
-func enclosesScope(f *analysis.FileFacts, outer, inner int32) bool {
-	for s := inner; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
-		if s == outer {
-			return true
-		}
-	}
-	return false
-}
-
 // inTypeDecl reports whether a definition, or one around it, is a type
 // declared as another type (KindTypeAlias).
 func (h *fileHinter) inTypeDecl(d int32) bool {

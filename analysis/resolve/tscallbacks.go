@@ -308,22 +308,7 @@ func tsClosing(s string, open int) int {
 }
 
 // tsTopLevel is the index of sep outside brackets, or -1.
-func tsTopLevel(s string, sep byte) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '(' || c == '[' || c == '{' || c == '<':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == '>' && (i == 0 || s[i-1] != '='):
-			depth--
-		case c == sep && depth == 0:
-			return i
-		}
-	}
-	return -1
-}
+func tsTopLevel(s string, sep byte) int { return tsTopLevelWord(s, string(sep)) }
 
 // tsSplit splits s at the separators outside brackets.
 func tsSplit(s string, sep byte) []string {

@@ -47,12 +47,8 @@ func runColdCompletion(root, dir, cpuFile string, n int, positions string) error
 		answers[i] = answer{smp, len(res.Items), time.Since(start), selfCPU() - cpu}
 		walls, cpus = append(walls, answers[i].wall), append(cpus, answers[i].cpu)
 	}
-	slices.SortFunc(walls, cmp.Compare)
-	slices.SortFunc(cpus, cmp.Compare)
+	printTimes("completions", walls, cpus)
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	fmt.Printf("%d completions before the pass: wall p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms, CPU p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms\n",
-		len(samples), ms(percentile(walls, .5)), ms(percentile(walls, .95)), ms(percentile(walls, .99)), ms(walls[len(walls)-1]),
-		ms(percentile(cpus, .5)), ms(percentile(cpus, .95)), ms(percentile(cpus, .99)), ms(cpus[len(cpus)-1]))
 	slices.SortFunc(answers, func(a, b answer) int { return cmp.Compare(b.cpu, a.cpu) })
 	for _, a := range answers[:min(20, len(answers))] {
 		fmt.Printf("  slow: %8.1f ms wall %8.1f ms CPU %6d items  %s\n", ms(a.wall), ms(a.cpu), a.items, strings.TrimPrefix(a.smp.String(), root+"/"))

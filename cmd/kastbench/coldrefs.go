@@ -56,16 +56,8 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 		walls, cpus = append(walls, answers[i].wall), append(cpus, answers[i].cpu)
 	}
 	stopCPU()
-	slices.SortFunc(walls, cmp.Compare)
-	slices.SortFunc(cpus, cmp.Compare)
-	var total time.Duration
-	for _, c := range cpus {
-		total += c
-	}
+	printTimes("reference queries", walls, cpus)
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	fmt.Printf("%d reference queries before the pass: wall p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms, CPU p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms, CPU total %s\n",
-		len(samples), ms(percentile(walls, .5)), ms(percentile(walls, .95)), ms(percentile(walls, .99)), ms(walls[len(walls)-1]),
-		ms(percentile(cpus, .5)), ms(percentile(cpus, .95)), ms(percentile(cpus, .99)), ms(cpus[len(cpus)-1]), total.Round(time.Millisecond))
 	over := func(limit time.Duration) (n int) {
 		for _, c := range cpus {
 			if c > limit {
@@ -106,6 +98,21 @@ func runColdRefs(root, dir, cpuFile string, n int, positions string, oneSession,
 		return fmt.Errorf("%d cold answers differ from the warm ones", differ)
 	}
 	return nil
+}
+
+// printTimes sorts the wall and CPU times of what queries and prints their
+// percentiles and the total CPU.
+func printTimes(what string, walls, cpus []time.Duration) {
+	slices.SortFunc(walls, cmp.Compare)
+	slices.SortFunc(cpus, cmp.Compare)
+	var total time.Duration
+	for _, c := range cpus {
+		total += c
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	fmt.Printf("%d %s before the pass: wall p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms, CPU p50/p95/p99/max %.1f / %.1f / %.1f / %.1f ms, CPU total %s\n",
+		len(walls), what, ms(percentile(walls, .5)), ms(percentile(walls, .95)), ms(percentile(walls, .99)), ms(walls[len(walls)-1]),
+		ms(percentile(cpus, .5)), ms(percentile(cpus, .95)), ms(percentile(cpus, .99)), ms(cpus[len(cpus)-1]), total.Round(time.Millisecond))
 }
 
 // openBeforePass picks the samples (coldRefsSamples) and opens root's index

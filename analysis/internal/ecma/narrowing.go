@@ -255,16 +255,6 @@ func cmpNode(ns ...syntax.Node) syntax.Node {
 	return syntax.Node{}
 }
 
-// declarationFile reports whether path is a TypeScript declaration file.
-func declarationFile(path string) bool {
-	for _, ext := range []string{".d.ts", ".d.mts", ".d.cts"} {
-		if strings.HasSuffix(path, ext) {
-			return true
-		}
-	}
-	return false
-}
-
 // callSignatures is an interface's call signatures as an object type,
 // "{ (a: A): R; … }", or "" when it has none: what a value of the
 // interface is called with (express's RequestHandler).
