@@ -15,6 +15,13 @@ func (r *Resolver) unqualified(f *analysis.FileFacts, ref analysis.Ref, depth in
 	if c := r.explicitImport(f, ref); len(c) > 0 {
 		return c
 	}
+	if f.Lang == "go" && goImportsPackage(f, ref.Name) {
+		// The file's import is in its file block: a package-level name
+		// of another file that built with it would not compile, so one
+		// that exists is in a file built with other tags (gin's json.go
+		// imports encoding/json, jsoniter.go declares var json).
+		return nil
+	}
 	if c := r.inPackage(f, ref); len(c) > 0 {
 		return c
 	}
