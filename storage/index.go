@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 12
+const schemaVersion = 13
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {

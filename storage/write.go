@@ -185,6 +185,9 @@ func (b *Batch) ensureBlob(blob blobID, facts *analysis.FileFacts) error {
 		if err := b.putDecls(blob, facts); err != nil {
 			return err
 		}
+		if err := b.putTopLevel(blob, facts); err != nil {
+			return err
+		}
 	}
 	b.blobs[blob] = true
 	return nil
@@ -299,7 +302,7 @@ func (b *Batch) commit() error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: blobUsersPrefix(blob.hash, blob.lang)})
 			it.Rewind()
 			if !it.Valid() {
-				orphans = append(orphans, blobKey(blob.hash, blob.lang))
+				orphans = append(orphans, blobKey(blob.hash, blob.lang), topLevelKey(blob.hash, blob.lang))
 				if declsLangs[blob.lang] {
 					orphans = append(orphans, declsKey(blob.hash, blob.lang))
 				}

@@ -1,13 +1,11 @@
 package workspace
 
 import (
-	"cmp"
 	"container/list"
 	"log/slog"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -279,12 +277,14 @@ type TopLevelDef struct {
 }
 
 func topLevelDefs(f *analysis.FileFacts) []TopLevelDef {
-	out := []TopLevelDef{}
-	for i, d := range f.Defs {
-		if d.Container == analysis.None {
-			out = append(out, TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName),
-				Receiver: resolve.BaseTypeName(d.Receiver)})
-		}
+	return fromStored(storage.TopLevelDefs(f))
+}
+
+// fromStored names methods' receivers by their base type (*List[T] is List).
+func fromStored(stored []storage.TopLevelDef) []TopLevelDef {
+	out := make([]TopLevelDef, len(stored))
+	for i, d := range stored {
+		out[i] = TopLevelDef{Index: d.Index, Name: d.Name, Kind: d.Kind, Detail: d.Detail, Receiver: resolve.BaseTypeName(d.Receiver)}
 	}
 	return out
 }
@@ -306,30 +306,26 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 		}
 		return e.defs
 	}
-	// The definitions alone, unless the whole facts are at hand: completion
-	// lists a package's declarations, and decoding the references of each
-	// of its files (a large generated one holds hundreds of thousands) was
-	// most of a first completion's time. Of a Go file, its declarations
-	// table: its locals, most of a generated file's definitions (the
-	// compiler's rewrite rules), are place holders there.
+	// From the whole facts when they are at hand, else from the file's
+	// top-level table: completion lists a package's declarations, and
+	// decoding its files' references, or even their locals and scopes (the
+	// compiler's generated rewrite rules hold hundreds of thousands), was
+	// most of a first completion's time.
 	v.mu.Lock()
 	f, _ := v.cachedLocked(path)
 	v.mu.Unlock()
-	if f == nil {
-		read := v.ix.Defs
-		if strings.HasSuffix(path, ".go") {
-			read = v.ix.Decls
-		}
-		var err error
-		if f, err = read(path); err != nil {
+	var defs []TopLevelDef
+	var hash string
+	if f != nil {
+		defs, hash = topLevelDefs(f), f.Hash
+	} else {
+		stored, h, err := v.ix.TopLevel(path)
+		if err != nil {
 			v.log.Debug("index has no facts", "path", path, "err", err)
 			return nil
 		}
+		defs, hash = fromStored(stored), h
 	}
-	if f == nil {
-		return nil
-	}
-	defs := topLevelDefs(f)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.gen.Load() != gen {
@@ -341,7 +337,7 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	if old, ok := v.topLevel[path]; ok {
 		v.topLevelDefs -= len(old.defs)
 	}
-	v.topLevel[path] = &topLevelEntry{hash: f.Hash, gen: gen, defs: defs}
+	v.topLevel[path] = &topLevelEntry{hash: hash, gen: gen, defs: defs}
 	v.topLevelDefs += len(defs)
 	return defs
 }

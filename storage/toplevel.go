@@ -1,0 +1,119 @@
+package storage
+
+import (
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/kast-dev/kast/analysis"
+)
+
+// Completion lists the names a package declares at its top level. Read
+// from the declarations tables, the first completion in a large package
+// decoded every local and scope of its files: 180 ms of CPU for
+// cmd/compile/internal/ssa, whose 125 files hold 5,740 functions and
+// hundreds of thousands of locals. So beside each blob the index keeps its
+// top-level table: the definitions outside any other, with what a
+// completion item shows of them, and nothing else.
+
+// tagTopLevel keys a blob's top-level table, like tagBlob.
+const tagTopLevel = 'T'
+
+func topLevelKey(h contentHash, lang string) []byte {
+	k := append([]byte{tagTopLevel}, h[:]...)
+	return append(k, lang...)
+}
+
+// TopLevelDef is a definition at the top level of a file: a name its
+// package sees, or a method declared outside its type.
+type TopLevelDef struct {
+	Index    int32 // in the file's Defs
+	Name     string
+	Kind     analysis.Kind
+	Detail   string // signature, else type
+	Receiver string // a method's receiver type as written, or ""
+}
+
+// appendTopLevel encodes a top-level table into scratch.
+func appendTopLevel(scratch []byte, defs []TopLevelDef) []byte {
+	e := &encoder{buf: scratch[:0]}
+	e.uvarint(uint64(len(defs)))
+	for _, d := range defs {
+		e.varint(int64(d.Index))
+		e.str(d.Name)
+		e.byte(byte(d.Kind))
+		e.str(d.Detail)
+		e.str(d.Receiver)
+	}
+	return e.buf
+}
+
+func decodeTopLevel(v []byte) ([]TopLevelDef, error) {
+	d := &decoder{buf: v, names: map[string]string{}}
+	out := make([]TopLevelDef, d.count())
+	for i := range out {
+		out[i] = TopLevelDef{Index: d.int32(), Name: d.str(), Kind: analysis.Kind(d.byte()), Detail: d.str(), Receiver: d.name()}
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.err = errCorrupt
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return out, nil
+}
+
+// putTopLevel writes blob's top-level table; an in-memory index skips one
+// above the largest value it accepts (TopLevel then reads the facts).
+func (b *Batch) putTopLevel(blob blobID, facts *analysis.FileFacts) error {
+	b.declsScratch = appendTopLevel(b.declsScratch, TopLevelDefs(facts))
+	if b.ix.current().big != nil && len(b.declsScratch) > inMemoryValueLimit {
+		return nil
+	}
+	return b.wb.Set(topLevelKey(blob.hash, blob.lang), append([]byte(nil), b.declsScratch...))
+}
+
+// TopLevel returns the top-level definitions of path's indexed content and
+// its hash, from its top-level table, else (content stored without one)
+// from its definitions.
+func (ix *Index) TopLevel(path string) (defs []TopLevelDef, hash string, err error) {
+	var found bool
+	gen := ix.rows.begin()
+	err = ix.view(func(txn *badger.Txn) error {
+		id, ok, err := ix.rows.idOf(txn, gen, path)
+		if err != nil || !ok {
+			return err
+		}
+		row, err := ix.rows.row(txn, gen, id)
+		if err != nil || row.path == "" {
+			return err
+		}
+		hash = row.state().Hash
+		return getValue(txn, topLevelKey(row.hash, row.lang), func(v []byte) (err error) {
+			found = true
+			defs, err = decodeTopLevel(v)
+			return err
+		})
+	})
+	if err != nil || found {
+		return defs, hash, err
+	}
+	f, err := ix.Defs(path)
+	if err != nil || f == nil {
+		return nil, "", err
+	}
+	return TopLevelDefs(f), f.Hash, nil
+}
+
+// TopLevelDefs lists the top-level definitions of facts at hand.
+func TopLevelDefs(f *analysis.FileFacts) []TopLevelDef {
+	out := []TopLevelDef{}
+	for i, d := range f.Defs {
+		if d.Container == analysis.None {
+			detail := d.Signature
+			if detail == "" {
+				detail = d.TypeName
+			}
+			out = append(out, TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind, Detail: detail, Receiver: d.Receiver})
+		}
+	}
+	return out
+}
