@@ -30,3 +30,11 @@ func FunctionTypeResult(t string) (string, bool) {
 	}
 	return "", false
 }
+
+// GoStructLiteral reports whether a written Go type is an anonymous struct
+// type, struct{...}, and not a type whose name starts with struct
+// (gin's structNoValidationValues).
+func GoStructLiteral(t string) bool {
+	rest, ok := strings.CutPrefix(t, "struct")
+	return ok && strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), "{")
+}

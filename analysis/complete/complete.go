@@ -112,14 +112,25 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	if q != "" && (f.Lang == "typescript" || f.Lang == "javascript") {
 		byKind = c.tsMemberOrder // tsserver sorts a type's members by name, optional and deprecated ones last
 	}
+	// gopls's matcher prefers a label that keeps the prefix's case (c.g:
+	// genZshCompletion before GroupID), and sorts a value's or package's
+	// members by name whatever their kind.
+	goMembers := q != "" && f.Lang == "go"
+	if goMembers {
+		byKind = func(Item) int { return 0 }
+	}
 	type keyed struct {
 		it       Item
-		unprefix int // 0 when the label starts with the prefix, ignoring case
+		unprefix int // 0 when the label starts with the prefix, ignoring case (Go: in its case)
 		kind     int
 	}
 	ks := make([]keyed, len(c.items))
 	for i, it := range c.items {
-		ks[i] = keyed{it, btoi(!strings.HasPrefix(strings.ToLower(it.Label), lower)), byKind(it)}
+		unprefix := 2 * btoi(!strings.HasPrefix(strings.ToLower(it.Label), lower))
+		if goMembers && unprefix == 0 && !strings.HasPrefix(it.Label, prefix) {
+			unprefix = 1
+		}
+		ks[i] = keyed{it, unprefix, byKind(it)}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(a.unprefix, b.unprefix),
@@ -544,7 +555,7 @@ func (c *collector) members(qualifier string, offset int) {
 		c.pythonClassObjectMembers(qualifier, offset, visit)
 	}
 	if len(c.items) == 0 && c.f.Lang == "go" {
-		c.goPackageMembers(qualifier)
+		c.goPackageMembers(qualifier, c.goTypePosition(qualifier, offset))
 	}
 	if c.f.Lang == "go" {
 		c.dropUnexported()

@@ -15,8 +15,9 @@ import (
 // Go rule that another package's unexported names cannot be named.
 
 // goPackageMembers adds the top-level names of the Go package the file
-// imports under the name qualifier (its methods are reached through values).
-func (c *collector) goPackageMembers(qualifier string) {
+// imports under the name qualifier (its methods are reached through values);
+// its types alone when typesOnly (*http.R in a parameter's type).
+func (c *collector) goPackageMembers(qualifier string, typesOnly bool) {
 	for _, imp := range c.f.Imports {
 		if imp.Wildcard || resolve.GoImportName(imp) != qualifier {
 			continue
@@ -37,12 +38,24 @@ func (c *collector) goPackageMembers(qualifier string) {
 				continue
 			}
 			for _, d := range c.s.TopLevel(p) {
-				if d.Receiver == "" && d.Kind != analysis.KindLambda {
+				if d.Receiver == "" && d.Kind != analysis.KindLambda && (!typesOnly || d.Kind.IsType()) {
 					c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
 				}
 			}
 		}
 	}
+}
+
+// goTypePosition reports whether the name being completed at offset after
+// qualifier and a dot is written where Go expects a type: the file's
+// facts, extracted from the text as typed, hold it as a type reference.
+func (c *collector) goTypePosition(qualifier string, offset int) bool {
+	for _, ref := range c.f.Refs {
+		if ref.Span.Start == offset && ref.Qualifier == qualifier {
+			return ref.Role&analysis.RoleType != 0
+		}
+	}
+	return false
 }
 
 // packageClause guesses the name a Go package's files declare: the name

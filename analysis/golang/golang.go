@@ -386,7 +386,7 @@ func (w *walker) rangeVars(n syntax.Node) {
 	case literal:
 		key, elem = rangeTypes(right.Field("type").Text())
 	}
-	if elem == "" || !literal && strings.HasPrefix(elem, "struct") {
+	if elem == "" || !literal && analysis.GoStructLiteral(elem) {
 		// An anonymous struct's fields are found through the variable
 		// that declares them, not through its written type.
 		elem = ""

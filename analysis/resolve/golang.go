@@ -133,7 +133,7 @@ func (r *Resolver) goExprTypes(f *analysis.FileFacts, ref analysis.Ref, q string
 	}
 	var out []Candidate
 	for _, t := range r.goExprTypeNames(f, ref, q, depth) {
-		if strings.HasPrefix(t.typeName, "struct") {
+		if analysis.GoStructLiteral(t.typeName) {
 			// An anonymous struct's fields are declared inside the variable
 			// or field declared with it.
 			if t.owner.Path != "" {

@@ -90,7 +90,7 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (string, bool) {
 // says.
 func spelledType(d analysis.Def) string {
 	if d.TypeName != "" {
-		if strings.HasPrefix(d.TypeName, "struct") {
+		if analysis.GoStructLiteral(d.TypeName) {
 			return ""
 		}
 		return baseTypeName(d.TypeName)

@@ -182,7 +182,7 @@ func (r *Resolver) receiverTypesOf(f *analysis.FileFacts, ref analysis.Ref, dept
 		case d.Kind.IsType(), d.Kind == analysis.KindModule:
 			// A module or namespace qualifies its own declarations.
 			out = append(out, c)
-		case g.Lang == "go" && (d.Kind == analysis.KindVariable || d.Kind == analysis.KindField) && strings.HasPrefix(d.TypeName, "struct"):
+		case g.Lang == "go" && (d.Kind == analysis.KindVariable || d.Kind == analysis.KindField) && analysis.GoStructLiteral(d.TypeName):
 			// An anonymous struct type: its fields are declared inside the
 			// variable or field.
 			out = append(out, c)
