@@ -101,6 +101,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		c.imported()
 		c.workspace(text)
 		c.keywords()
+		c.goUniverse()
 		c.statementKeywords(text, start)
 	}
 	// Scope distance, then how the label matches (a prefix before a
@@ -452,6 +453,25 @@ func lineEnd(text []byte, i int) int {
 func (c *collector) keywords() {
 	for _, k := range keywords[c.f.Lang] {
 		c.add(Item{Label: k, Keyword: true, Rank: RankKeyword})
+	}
+}
+
+// goUniverse adds Go's predeclared names (string, len, nil), declared for
+// documentation in the standard library's builtin package when it is
+// indexed.
+func (c *collector) goUniverse() {
+	if c.f.Lang != "go" {
+		return
+	}
+	for _, p := range c.s.FilesInPackage("go", "builtin") {
+		if filepath.Base(filepath.Dir(p)) != "builtin" {
+			continue
+		}
+		for _, d := range c.s.TopLevel(p) {
+			if d.Receiver == "" && resolve.GoPredeclared(d.Name) {
+				c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankImported})
+			}
+		}
 	}
 }
 

@@ -17,6 +17,10 @@ import (
 const confUniverse = 0.9
 
 // predeclared are the identifiers of Go's universe scope.
+// GoPredeclared reports whether name is one of Go's predeclared
+// identifiers (the universe block: int, len, nil…).
+func GoPredeclared(name string) bool { return predeclared[name] }
+
 var predeclared = map[string]bool{
 	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
 	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true,

@@ -8,6 +8,9 @@ package main
 // cache, so the standard library's index build time is measured too.
 //
 //	kastbench -accuracy go -kast bin/kast -gopls bin/gopls -root P1,P2 [-samples 1000]
+//
+// Member completions (after x.) are compared with gopls's top five, as
+// -accuracy python and typescript compare them with their reference servers.
 
 import (
 	"context"
@@ -24,6 +27,9 @@ import (
 
 	"github.com/kast-dev/kast/analysis/benchpos"
 )
+
+// goLang is Go as the reference-server comparisons see it.
+var goLang = refLang{exts: []string{".go"}, languageID: func(string) string { return "go" }, server: "gopls"}
 
 // goTally counts one split of the positions.
 type goTally struct {
@@ -56,12 +62,17 @@ func goAccuracy(kast, gopls, root string, n int) error {
 	if err != nil {
 		return err
 	}
+	memberSamples, err := benchpos.Members(ctx, paths, max(n/4, 1), goLang.exts)
+	if err != nil {
+		return err
+	}
 	k, libs, cleanup, err := startKastWithLibraries(ctx, root, kast)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	kastDefs := definitions(ctx, k, samples)
+	kastItems := completions(ctx, k, goLang, memberSamples)
 	rss := rssKB(k.cmd.Process.Pid)
 	k.close()
 	g, err := startServer(ctx, "gopls", root, nil, gopls)
@@ -73,6 +84,7 @@ func goAccuracy(kast, gopls, root string, n int) error {
 		return err
 	}
 	goplsDefs := definitions(ctx, g, samples)
+	goplsItems := completions(ctx, g, goLang, memberSamples)
 	g.close()
 
 	var ws, lib goTally
@@ -124,6 +136,7 @@ func goAccuracy(kast, gopls, root string, n int) error {
 	if unbuilt > 0 {
 		fmt.Printf("%-12s %d positions in files outside the default build (gopls loads none of them) not scored\n", name, unbuilt)
 	}
+	printMemberAgreement(name, goLang.server, memberSamples, kastItems, goplsItems, os.Getenv("KASTBENCH_EXPLAIN") != "")
 	fmt.Printf("%-12s kast lsp RSS after the queries: %d MB; libraries: %s\n", name, rss/1024, libs)
 	return nil
 }

@@ -153,6 +153,15 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 	}
 	fmt.Printf("%-10s %-8s %-10s %6d %7s %9s %9.1f%%\n", name, "kast", "no-target", silent, "", "", pct(falseAns, silent))
 
+	printMemberAgreement(name, l.server, memberSamples, kastItems, refItems, explain)
+	fmt.Printf("%-10s libraries: %s\n", name, libs)
+	return nil
+}
+
+// printMemberAgreement prints how many of the reference server's top five
+// member completions kast's top five hold, and how often each list holds
+// the member that the code names there.
+func printMemberAgreement(name, server string, memberSamples []sample, kastItems, refItems [][]string, explain bool) {
 	agree, asked, memberHit, refMemberHit := 0.0, 0, 0, 0
 	for i, smp := range memberSamples {
 		if slices.Contains(kastItems[i], smp.Name) {
@@ -173,13 +182,11 @@ func refAccuracy(l refLang, kast, ref, root string, n int) error {
 		}
 		agree += float64(shared) / float64(len(refItems[i]))
 		if explain && shared < len(refItems[i]) {
-			fmt.Printf("  completion %s: kast %v %s %v\n", smp, kastItems[i], l.server, refItems[i])
+			fmt.Printf("  completion %s: kast %v %s %v\n", smp, kastItems[i], server, refItems[i])
 		}
 	}
 	fmt.Printf("%-10s member completion: top-5 agreement %.1f%% over %d positions %s completes; the member itself in the top 5: kast %.1f%%, %s %.1f%% of %d\n",
-		name, 100*agree/float64(max(asked, 1)), asked, l.server, pct(memberHit, len(memberSamples)), l.server, pct(refMemberHit, len(memberSamples)), len(memberSamples))
-	fmt.Printf("%-10s libraries: %s\n", name, libs)
-	return nil
+		name, 100*agree/float64(max(asked, 1)), asked, server, pct(memberHit, len(memberSamples)), server, pct(refMemberHit, len(memberSamples)), len(memberSamples))
 }
 
 // refServerAnswers runs the reference server on root and asks it at the

@@ -47,15 +47,16 @@ func TestLSPGoCompletionThatCompiles(t *testing.T) {
 			t.Errorf("for ret: the receiver's method %s offered bare: %v", l, got)
 		}
 	}
-	if got, _ := complete(12, 3); strings.Join(got, " ") != "items Add Remove Total" {
-		t.Errorf("after c.: %v, want the field, then the methods by name", got)
+	// gopls sorts a value's members by name, fields and methods alike.
+	if got, _ := complete(12, 3); strings.Join(got, " ") != "Add Remove Total items" {
+		t.Errorf("after c.: %v, want the members by name", got)
 	}
 	// An unsaved edit of another file of the package: its methods are
 	// those of its text, not of the file table's row.
 	if err := e.client.DidOpen(e.uri("cart_extra.go"), "go", 1, "package main\n\nfunc (c *Cart) Clear() {}\n"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := complete(12, 3); strings.Join(got, " ") != "items Add Clear Total" {
+	if got, _ := complete(12, 3); strings.Join(got, " ") != "Add Clear Total items" {
 		t.Errorf("after c. with cart_extra.go edited: %v, want Clear instead of Remove", got)
 	}
 }
@@ -92,10 +93,59 @@ func TestLSPGoMethodCompletionFollowsPlatform(t *testing.T) {
 		}
 		return strings.Join(labels, " ")
 	}
-	if got := complete("use.go"); got != "Reclen Ino Name" {
-		t.Errorf("after d. in use.go (linux/amd64): %q, want the field, then Linux's and every platform's methods", got)
+	if got := complete("use.go"); got != "Ino Name Reclen" {
+		t.Errorf("after d. in use.go (linux/amd64): %q, want Linux's and every platform's members", got)
 	}
-	if got := complete("use_windows.go"); got != "Reclen Handle Name" {
-		t.Errorf("after d. in use_windows.go: %q, want the field, then Windows's and every platform's methods", got)
+	if got := complete("use_windows.go"); got != "Handle Name Reclen" {
+		t.Errorf("after d. in use_windows.go: %q, want Windows's and every platform's members", got)
+	}
+}
+
+// After a package's name, where Go expects a type only its types are
+// offered, as gopls does (*web.Re in a parameter: not ReadRequest); and a
+// label in the prefix's case comes first (c.g: the unexported methods
+// before GroupID).
+func TestLSPGoMemberCompletionByPositionAndCase(t *testing.T) {
+	e := startLSP(t, map[string]string{
+		"go.mod": "module example.com/c\n",
+		"web/web.go": "package web\n\ntype Request struct{}\n\ntype Response struct{}\n\n" +
+			"func ReadRequest() *Request { return nil }\n\nconst RequestLimit = 1\n",
+		"main.go": "package main\n\nimport \"example.com/c/web\"\n\n" +
+			"func handle(r *web.Re) {}\n\n" +
+			"func use() { _ = web.Re }\n\n" +
+			"type Cmd struct{ GroupID string }\n\nfunc (c *Cmd) genZsh() {}\n\nfunc (c *Cmd) Gen() {}\n\n" +
+			"func (c *Cmd) run() { c.g }\n\n" +
+			"func many(names ...st) {}\n",
+		// The standard library's builtin package, as a library holds it.
+		"builtin/builtin.go": "package builtin\n\ntype string string\n\nfunc len(v Type) int\n\ntype Type int\n",
+	})
+	e.reindex()
+	complete := func(line, char int) string {
+		var list struct {
+			Items []struct {
+				Label string `json:"label"`
+			} `json:"items"`
+		}
+		if err := e.client.Call(e.ctx, "textDocument/completion", e.at("main.go", line, char), &list); err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, it := range list.Items {
+			labels = append(labels, it.Label)
+		}
+		return strings.Join(labels, " ")
+	}
+	if got := complete(4, 21); got != "Request Response" {
+		t.Errorf("after *web.Re in a parameter's type: %q, want the types alone", got)
+	}
+	if got := complete(6, 23); got != "ReadRequest Request RequestLimit Response" {
+		t.Errorf("after web.Re in an expression: %q, want every name", got)
+	}
+	if got := complete(14, 25); got != "genZsh Gen GroupID" {
+		t.Errorf("after c.g: %q, want the label in the prefix's case first", got)
+	}
+	if got := " " + complete(16, 20) + " "; !strings.Contains(got, " string ") || strings.Index(got, " string ") > strings.Index(got, " struct ") ||
+		strings.Contains(got, " Type ") {
+		t.Errorf("after ...st in a parameter: %q, want the names in scope, the predeclared string before the keyword struct, not members", got)
 	}
 }
