@@ -152,5 +152,14 @@ func literalType(values syntax.Node, i, n int) string {
 	if v.Type() == "composite_literal" {
 		return v.Field("type").Text()
 	}
+	if v.Type() == "func_literal" {
+		// A function value's type: calling the variable has its result
+		// (`c := getCmd()` after `getCmd := func() *Command {…}`).
+		t := "func" + v.Field("parameters").Text()
+		if res := v.Field("result"); res.Valid() {
+			t += " " + res.Text()
+		}
+		return t
+	}
 	return ""
 }

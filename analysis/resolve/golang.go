@@ -218,6 +218,9 @@ func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q st
 		var out []writtenType
 		if last == ']' {
 			for _, t := range r.goExprTypeNames(f, ref, base, depth) {
+				if elemType(t.typeName) == "" {
+					t = r.goDefinedAs(t, depth) // s[i] of `type byName []*cobra.Command`
+				}
 				if elem := elemType(t.typeName); elem != "" {
 					t.typeName = elem
 					out = append(out, t)
@@ -239,6 +242,18 @@ func (r *Resolver) goExprTypeNames(f *analysis.FileFacts, ref analysis.Ref, q st
 		return r.goValueTypeNames(f, ref, q, analysis.RoleRead, depth)
 	}
 	return nil
+}
+
+// goDefinedAs is the type a defined type is written as (`type byName
+// []*cobra.Command`), read where it is declared; t itself when it names no
+// such type.
+func (r *Resolver) goDefinedAs(t writtenType, depth int) writtenType {
+	for _, c := range r.typesNamed(t.file, strings.TrimLeft(t.typeName, "*"), t.scope, t.at, depth+1) {
+		if g, d, ok := r.entry(c.Def); ok && d.Kind == analysis.KindTypeAlias && d.TypeName != "" {
+			return writtenType{g, d.TypeName, d.Scope, d.NameSpan, min(t.conf, c.Confidence), DefID{}}
+		}
+	}
+	return t
 }
 
 // goValueTypeNames resolves expr, a name or a selector whose operand is an
@@ -277,6 +292,15 @@ func (r *Resolver) goCallResults(f *analysis.FileFacts, ref analysis.Ref, callee
 		case d.Kind == analysis.KindFunction || d.Kind == analysis.KindMethod:
 			if res := nthResult(d.TypeName, result); res != "" {
 				out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
+			}
+		case strings.HasPrefix(d.TypeName, "func("):
+			// A variable, parameter or field of function type.
+			if open := strings.IndexByte(d.TypeName, '('); open >= 0 {
+				if end := matchingForward(d.TypeName, open); end > 0 {
+					if res := nthResult(d.TypeName[end+1:], result); res != "" {
+						out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
+					}
+				}
 			}
 		}
 	}
