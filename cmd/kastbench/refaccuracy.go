@@ -282,7 +282,9 @@ func libraryModule(path string) string {
 		return name
 	}
 	rel := p
-	for _, marker := range []string{"/site-packages/", "/dist-packages/", "/typeshed-fallback/stdlib/"} {
+	// Any copy of typeshed's stubs (mypy's mypy/typeshed, jedi's) names its
+	// modules from its stdlib folder, as pyright's own copy does.
+	for _, marker := range []string{"/site-packages/", "/dist-packages/", "/typeshed-fallback/stdlib/", "/typeshed/stdlib/"} {
 		if i := strings.LastIndex(rel, marker); i >= 0 {
 			rel = rel[i+len(marker):]
 		}
