@@ -36,7 +36,7 @@ func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Can
 func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, imp := range f.Imports {
-		if imp.Wildcard {
+		if imp.Wildcard && !r.pythonUnreachable(f, imp.Span.Start) {
 			out = append(out, r.imported(f, ref.Name, imp.Path, ref.Role, confWildcard)...)
 		}
 	}
@@ -167,6 +167,9 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			continue
 		}
 		for _, imp := range g.Imports {
+			if r.pythonUnreachable(g, imp.Span.Start) {
+				continue // typeshed's os/path.pyi: `from ntpath import *` under sys.platform == "win32"
+			}
 			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
 				return r.declaredLocally([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
 			}
@@ -179,7 +182,7 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			}
 		}
 		for _, imp := range g.Imports {
-			if imp.Wildcard {
+			if imp.Wildcard && !r.pythonUnreachable(g, imp.Span.Start) {
 				out = append(out, r.passedOnFrom(g, p, imp.Path, name, role, conf, depth)...)
 			}
 		}

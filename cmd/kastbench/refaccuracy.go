@@ -317,7 +317,10 @@ func libraryModule(path string) string {
 // module posixpath, which typeshed declares as os/path.pyi. (socket's
 // methods are not here: socket.socket derives from _socket.socket and
 // overrides some, so those are two symbols, whatever a stub omits.)
-var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path"}
+var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path",
+	// Older typeshed (mypy 1.0's) declares sqlite3's names in dbapi2.pyi,
+	// which sqlite3/__init__.pyi imports whole; newer, in __init__.pyi.
+	"sqlite3.dbapi2": "sqlite3"}
 
 // inWorkspace: under root, and not in its virtualenv or node_modules.
 func inWorkspace(root, path string) bool {
