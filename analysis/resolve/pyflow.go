@@ -33,6 +33,14 @@ func (r *Resolver) pythonUnreachable(f *analysis.FileFacts, offset int) bool {
 	return false
 }
 
+// PythonUnreachable reports whether offset of a Python file lies in a
+// block whose static condition fails for the project's interpreter: a
+// stub's `if sys.version_info < (3, 9):` declarations are none of its
+// module's names.
+func (r *Resolver) PythonUnreachable(file string, offset int) bool {
+	return r.pythonUnreachable(r.file(file), offset)
+}
+
 // withoutUnreachable drops Python candidates declared in unreachable
 // blocks: `def f` under `if sys.version_info < (3, 8):` is not the f the
 // interpreter has.

@@ -320,7 +320,10 @@ func libraryModule(path string) string {
 var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path",
 	// Older typeshed (mypy 1.0's) declares sqlite3's names in dbapi2.pyi,
 	// which sqlite3/__init__.pyi imports whole; newer, in __init__.pyi.
-	"sqlite3.dbapi2": "sqlite3"}
+	"sqlite3.dbapi2": "sqlite3",
+	// io's classes are _io's (io.py imports them); older typeshed declares
+	// them in io.pyi, newer in _io.pyi.
+	"_io": "io"}
 
 // inWorkspace: under root, and not in its virtualenv or node_modules.
 func inWorkspace(root, path string) bool {

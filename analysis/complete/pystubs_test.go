@@ -1,0 +1,73 @@
+package complete
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kast-dev/kast/analysis/workspace"
+)
+
+// typeshed's stubs declare a module's names under version and platform
+// checks: after "sys." only those the project's interpreter (3.11 here,
+// from its standard library's folder) has are offered, as pyright lists
+// them.
+func TestPythonModuleMembersLeaveOutUnreachableDeclarations(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"pyproject.toml":       "[project]\nname = \"app\"\n",
+		"lib/python3.11/os.py": "sep = '/'\n",
+		"stubs/sys.pyi": `import sys
+from typing import TextIO
+
+stderr: TextIO
+if sys.version_info < (3, 9):
+    def setcheckinterval(n: int) -> None: ...
+if sys.version_info >= (3, 10):
+    def setdlopenflags(n: int) -> None: ...
+if sys.platform == "win32":
+    from _winapi import getwindowsversion as getwindowsversion
+else:
+    from posix import setprofile as setprofile
+`,
+		"app.py": "import sys\n\nsys.set\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	text := []byte(files["app.py"])
+	res := Complete(sess.Snapshot(nil), filepath.Join(root, "app.py"), strings.Index(string(text), "sys.set")+len("sys.set"), text)
+	var labels []string
+	for _, it := range res.Items {
+		labels = append(labels, it.Label)
+	}
+	for _, want := range []string{"setdlopenflags", "setprofile"} {
+		if !slices.Contains(labels, want) {
+			t.Errorf("%s is missing from %v", want, labels)
+		}
+	}
+	for _, gone := range []string{"setcheckinterval", "getwindowsversion"} {
+		if slices.Contains(labels, gone) {
+			t.Errorf("%s (under a failed check) is offered: %v", gone, labels)
+		}
+	}
+}
