@@ -426,7 +426,11 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "python" {
-		if c := r.builtins(ref); len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
+		c := r.builtins(ref)
+		if len(c) == 0 && ref.Role&(analysis.RoleType|analysis.RoleInheritance) != 0 {
+			c = r.pythonBuiltinClassAliases(ref, depth)
+		}
+		if len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
 			return c // a module is no declaration: ModuleAt answers, or nothing does
 		}
 	}
