@@ -91,6 +91,12 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		return r.declaredAtTopOf(r.moduleFiles(f.Path, pkg), name, role, conf, depth)
 	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
+	if f.Lang == "python" {
+		// typing_extensions.pyi declares assert_type under `else:` of a
+		// version check whose `if` imports typing's: the declaration the
+		// interpreter has, or the import, not a dead one.
+		out = r.withoutUnreachable(out)
+	}
 	if len(out) > 0 {
 		return r.pythonLoaded(f, pkg, out)
 	}
@@ -106,6 +112,9 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		}
 	}
 	out = r.pythonLoaded(f, pkg, out)
+	if f.Lang == "python" {
+		out = r.withoutUnreachable(out)
+	}
 	if len(out) == 0 {
 		out = r.typeMembers(f, name, pkg, role, conf, depth+1)
 	}

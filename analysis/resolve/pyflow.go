@@ -144,11 +144,15 @@ var (
 	platformCheck = regexp.MustCompile(`^sys\.platform(\.startswith\(|\s*(==|!=)\s*)["']([^"']*)["']\)?$`)
 )
 
-// pythonVersion is the version of the interpreter whose built-in names
-// kast indexed: the folder of its builtins.pyi stub is named for it
+// pythonVersion is the version the project's type checker is configured
+// for (see pythonConfiguredVersion), else that of the interpreter whose
+// built-in names kast indexed: the folder of its builtins.pyi stub is named for it
 // ("3.11.7-k2"), else the standard library's folder (python3.11); nil
 // when neither says.
 func (r *Resolver) pythonVersion() []int {
+	if v := r.pythonConfiguredVersion(); v != nil {
+		return v
+	}
 	var stdlib []int
 	for _, e := range r.defs("object") {
 		if e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {

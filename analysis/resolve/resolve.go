@@ -91,6 +91,7 @@ type resolverState struct {
 	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
 	pyModules    map[string][]string   // see pythonModules
+	pyConfigured *[]int                // see pythonConfiguredVersion
 	importers    map[string][]importer // see importerDirs
 	goMods       map[string]string     // see modulePath
 	importDirs   map[string][]string   // see mayImport
