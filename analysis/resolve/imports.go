@@ -262,6 +262,9 @@ func moduleMatches(from, target, importPath string) bool {
 	}
 	suffix := "/" + strings.Join(segs, "/")
 	t := "/" + stripExt(target)
+	if strings.HasSuffix(target, ".pyi") {
+		t = stubPackageAsModule(t, segs[0])
+	}
 	return strings.HasSuffix(t, suffix) || strings.HasSuffix(path.Dir(t), suffix) ||
 		strings.HasSuffix(t, suffix+"/__init__") || strings.HasSuffix(t, suffix+"/mod")
 }
