@@ -216,12 +216,20 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 		from := len(c.items)
 		defer c.keepExported(from, exports, p)
 	}
+	g := c.s.File(p)
+	r := c.s.Resolver()
+	// typeshed declares names under version and platform checks: those
+	// the interpreter fails are not the module's (sys.setcheckinterval
+	// is gone since 3.9).
+	unreachable := func(offset int) bool { return r.PythonUnreachable(p, offset) }
 	for _, d := range c.s.TopLevel(p) {
+		if g != nil && int(d.Index) < len(g.Defs) && unreachable(g.Defs[d.Index].NameSpan.Start) {
+			continue
+		}
 		if d.Receiver == "" && d.Kind != analysis.KindLambda && !(public && strings.HasPrefix(d.Name, "_")) {
 			c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankMember})
 		}
 	}
-	g := c.s.File(p)
 	if g == nil {
 		return
 	}
@@ -231,7 +239,7 @@ func (c *collector) pythonModuleNames(p string, public bool, depth int) {
 	lib, _ := c.s.(interface{ InLibrary(string) string })
 	library := lib != nil && lib.InLibrary(p) != ""
 	for _, imp := range g.Imports {
-		if !resolve.PythonTopLevel(g, imp.Span) {
+		if !resolve.PythonTopLevel(g, imp.Span) || unreachable(imp.Span.Start) {
 			continue
 		}
 		if imp.Wildcard {

@@ -42,6 +42,9 @@ type Library struct {
 	// crateRoot and crateName are a Rust crate's [lib] path (relative
 	// to Dir) and name, when its Cargo.toml sets them (cargolib.go).
 	crateRoot, crateName string
+	// stubsExcluded is set for typeshed's standard library: the modules
+	// the interpreter lacks, sorted, one a line (pytypeshed.go).
+	stubsExcluded string
 }
 
 // Key names the library's index: the same version shares one index across

@@ -76,20 +76,19 @@ func venvDir(root string) string {
 func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 	venv := venvDir(root)
 	env := opts.Python
+	interp := "" // the interpreter asked, which writes the built-in stubs
 	if env == nil {
-		var interp string
 		if venv != "" {
 			interp = filepath.Join(venv, "bin", "python3")
 			if e, err := pythonEnv(ctx, interp); err == nil {
-				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, interp), e.Version)
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: interp, Reason: BrokenInterpreter, Detail: err.Error()})
 			}
 		}
 		if env == nil {
-			if e, err := pythonEnv(ctx, "python3"); err == nil {
-				e.Builtins = pythonBuiltins(ctx, cmp.Or(e.Executable, "python3"), e.Version)
+			interp = "python3"
+			if e, err := pythonEnv(ctx, interp); err == nil {
 				env = &e
 			} else {
 				f.Skipped = append(f.Skipped, Skip{Library: "python3", Reason: NoInterpreter, Detail: err.Error()})
@@ -103,9 +102,6 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 			f.Skipped = append(f.Skipped, Skip{Library: "python stdlib", Reason: BrokenInterpreter, Detail: env.Stdlib + " is missing"})
 		}
 	}
-	if env != nil && env.Builtins != "" && fileExists(filepath.Join(env.Builtins, "builtins.pyi")) {
-		f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: builtinsVersion(env.Version), Dir: env.Builtins})
-	}
 	var sites []string
 	if venv != "" {
 		// The packages stay usable without the interpreter: they are files.
@@ -116,6 +112,22 @@ func (f *Found) discoverPython(ctx context.Context, root string, opts Options) {
 			if !slices.ContainsFunc(sites, func(s string) bool { return sameFolder(s, site) }) {
 				sites = append(sites, site)
 			}
+		}
+	}
+	// typeshed's stubs, when present, say more of the built-in names than
+	// the interpreter's introspection: they replace kast's own stubs.
+	version := ""
+	if env != nil {
+		version = env.Version
+	}
+	if stubs, ok := f.discoverTypeshed(sites, version); ok {
+		f.Libraries = append(f.Libraries, stubs)
+	} else if env != nil {
+		if env.Builtins == "" && interp != "" {
+			env.Builtins = pythonBuiltins(ctx, cmp.Or(env.Executable, interp), env.Version)
+		}
+		if env.Builtins != "" && fileExists(filepath.Join(env.Builtins, "builtins.pyi")) {
+			f.Libraries = append(f.Libraries, Library{Lang: "python", Module: "builtins", Version: builtinsVersion(env.Version), Dir: env.Builtins})
 		}
 	}
 	// A package found in two folders is the one the first imports.
@@ -291,12 +303,17 @@ func (l Library) pythonInclude(parts []string) bool {
 	if !strings.HasSuffix(name, ".py") && !strings.HasSuffix(name, ".pyi") {
 		return false
 	}
-	if l.Module == "site-modules" {
+	switch l.Module {
+	case "site-modules":
 		return len(parts) == 1
+	case "typeshed":
+		return l.typeshedInclude(parts)
 	}
 	for _, p := range parts[:len(parts)-1] {
 		switch p {
-		case "test", "tests", "testing", "site-packages", "dist-packages", "idlelib", "turtledemo", "__pycache__":
+		// A tool's copy of typeshed (mypy/typeshed) is not its modules:
+		// when used, it is a library of its own.
+		case "test", "tests", "testing", "site-packages", "dist-packages", "idlelib", "turtledemo", "__pycache__", "typeshed":
 			return false
 		}
 	}

@@ -41,13 +41,29 @@ async def coro():
     return Foo()
 def unknown():
     return helper()
+def create_app(config=None):
+    app = Flask(__name__)
+    if config:
+        app.config = config
+        app.views[0] = None
+    return app
+def rebound():
+    app = Flask(__name__)
+    app = wrap(app)
+    return app
+def looped(items):
+    for item in items:
+        pass
+    item = Item()
+    return item
 `
 	f, err := Extract(context.Background(), "a.py", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"Env.copy": "Env", "Env.make": "Env", "environ": "_Environ",
-		"both": "Left | mod.Right", "text": "Path | str", "lists": "list", "gen": "", "coro": "", "unknown": ""} {
+		"both": "Left | mod.Right", "text": "Path | str", "lists": "list", "gen": "", "coro": "", "unknown": "",
+		"create_app": "Flask", "rebound": "", "looped": ""} {
 		if got := ft.DefNamed(t, f, name).TypeName; got != want {
 			t.Errorf("%s returns %q, want %q", name, got, want)
 		}

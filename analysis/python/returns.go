@@ -43,6 +43,13 @@ func returnedType(fn syntax.Node, className string) string {
 			annotated[name] = t
 		}
 	}
+	// A local bound once, to a constructed class (`app = Flask(...)` ...
+	// `return app`), has that class.
+	for name, t := range localConstructed(fn.Field("body")) {
+		if _, ok := annotated[name]; !ok {
+			annotated[name] = t
+		}
+	}
 	var arms []string
 	generator := false
 	var visit func(n syntax.Node)
@@ -202,4 +209,59 @@ func bindsName(target syntax.Node, name string) bool {
 		}
 	}
 	return false
+}
+
+// localConstructed maps the names a function body binds exactly once, by
+// `name = Class(...)`, to the class; a name bound again or otherwise (a
+// loop, a with, +=) is left out.
+func localConstructed(body syntax.Node) map[string]string {
+	out := map[string]string{}
+	var visit func(n syntax.Node)
+	visit = func(n syntax.Node) {
+		for _, c := range n.NamedChildren() {
+			switch c.Type() {
+			case "function_definition", "class_definition", "lambda", "decorated_definition":
+				continue
+			case "assignment":
+				left := c.Field("left")
+				if left.Type() == "identifier" && !c.Field("type").Valid() {
+					name := left.Text()
+					if t := constructedType(c.Field("right")); t != "" && out[name] == "" {
+						out[name] = t
+					} else {
+						out[name] = "-"
+					}
+				} else {
+					markBound(left, out)
+				}
+			case "augmented_assignment", "for_statement":
+				markBound(c.Field("left"), out)
+			case "with_item":
+				markBound(c.Field("value"), out)
+			case "named_expression":
+				markBound(c.Field("name"), out)
+			}
+			visit(c)
+		}
+	}
+	visit(body)
+	for name, t := range out {
+		if t == "-" {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+// markBound marks every name a binding target binds as not guessed;
+// `app.config = x` and `d[k] = x` bind no name.
+func markBound(target syntax.Node, out map[string]string) {
+	switch target.Type() {
+	case "identifier":
+		out[target.Text()] = "-"
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list", "list_splat_pattern", "as_pattern":
+		for _, c := range target.NamedChildren() {
+			markBound(c, out)
+		}
+	}
 }

@@ -281,6 +281,9 @@ func (r *Resolver) resolveSupertype(f *analysis.FileFacts, edge int32, depth int
 	if i := r.inheritanceRef(f, s.Span); i != analysis.None {
 		ref = f.Refs[i]
 	}
+	if f.Lang == "python" {
+		return r.pythonClassAlias(r.resolve(f, ref, depth+1), depth)
+	}
 	return r.resolve(f, ref, depth+1)
 }
 

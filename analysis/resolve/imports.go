@@ -36,7 +36,7 @@ func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Can
 func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
 	var out []Candidate
 	for _, imp := range f.Imports {
-		if imp.Wildcard {
+		if imp.Wildcard && !r.pythonUnreachable(f, imp.Span.Start) {
 			out = append(out, r.imported(f, ref.Name, imp.Path, ref.Role, confWildcard)...)
 		}
 	}
@@ -91,6 +91,12 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		return r.declaredAtTopOf(r.moduleFiles(f.Path, pkg), name, role, conf, depth)
 	}
 	out := r.topLevelIn(f.Lang, pkg, name, role, conf)
+	if f.Lang == "python" {
+		// typing_extensions.pyi declares assert_type under `else:` of a
+		// version check whose `if` imports typing's: the declaration the
+		// interpreter has, or the import, not a dead one.
+		out = r.withoutUnreachable(out)
+	}
 	if len(out) > 0 {
 		return r.pythonLoaded(f, pkg, out)
 	}
@@ -106,6 +112,9 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 		}
 	}
 	out = r.pythonLoaded(f, pkg, out)
+	if f.Lang == "python" {
+		out = r.withoutUnreachable(out)
+	}
 	if len(out) == 0 {
 		out = r.typeMembers(f, name, pkg, role, conf, depth+1)
 	}
@@ -167,6 +176,9 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			continue
 		}
 		for _, imp := range g.Imports {
+			if r.pythonUnreachable(g, imp.Span.Start) {
+				continue // typeshed's os/path.pyi: `from ntpath import *` under sys.platform == "win32"
+			}
 			if imp.Path == "" && imp.Alias == name && ecmaLang(g.Lang) {
 				return r.declaredLocally([]string{p}, imp.Name, role, conf, depth+1) // `export { a as name }`
 			}
@@ -179,7 +191,7 @@ func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role,
 			}
 		}
 		for _, imp := range g.Imports {
-			if imp.Wildcard {
+			if imp.Wildcard && !r.pythonUnreachable(g, imp.Span.Start) {
 				out = append(out, r.passedOnFrom(g, p, imp.Path, name, role, conf, depth)...)
 			}
 		}
@@ -250,6 +262,9 @@ func moduleMatches(from, target, importPath string) bool {
 	}
 	suffix := "/" + strings.Join(segs, "/")
 	t := "/" + stripExt(target)
+	if strings.HasSuffix(target, ".pyi") {
+		t = stubPackageAsModule(t, segs[0])
+	}
 	return strings.HasSuffix(t, suffix) || strings.HasSuffix(path.Dir(t), suffix) ||
 		strings.HasSuffix(t, suffix+"/__init__") || strings.HasSuffix(t, suffix+"/mod")
 }

@@ -40,7 +40,40 @@ func (r *Resolver) pythonElementTypes(g *analysis.FileFacts, d analysis.Def, dep
 	for _, e := range texts {
 		out = append(out, r.typesNamed(g, e, d.Scope, d.NameSpan, depth+1)...)
 	}
+	if len(out) == 0 {
+		out = r.pythonIteratedElements(g, d, depth)
+	}
 	return out, true
+}
+
+// pythonIteratedElements types an element of a value whose type says
+// nothing in brackets (`for cookie in jar` with jar a CookieJar, or `in
+// iter(self)`) by what the class's __iter__ returns: typeshed declares
+// `def __iter__(self) -> Iterator[Cookie]`.
+func (r *Resolver) pythonIteratedElements(g *analysis.FileFacts, d analysis.Def, depth int) []Candidate {
+	base, ok := strings.CutSuffix(d.Value, "[]")
+	if !ok || base == "" || strings.HasSuffix(base, "()") || r.tooDeep(g.Lang, depth) {
+		return nil
+	}
+	vref := valueRef(d)
+	vref.Qualifier = base
+	var out []Candidate
+	for _, t := range r.receiverTypes(g, vref, depth+1) {
+		for _, m := range r.members(t.Def, "__iter__", analysis.RoleCall, t.Confidence, depth+1) {
+			mg := r.file(m.Def.Path)
+			if mg == nil || int(m.Def.Index) >= len(mg.Defs) {
+				continue
+			}
+			md := mg.Defs[m.Def.Index]
+			if e := pythonElementType(md.TypeName, "", -1); e != "" {
+				out = append(out, r.typesNamed(mg, e, md.Scope, md.NameSpan, depth+1)...)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return out
 }
 
 // pythonElementTexts is the written types of the element d's value

@@ -33,6 +33,14 @@ func (r *Resolver) pythonUnreachable(f *analysis.FileFacts, offset int) bool {
 	return false
 }
 
+// PythonUnreachable reports whether offset of a Python file lies in a
+// block whose static condition fails for the project's interpreter: a
+// stub's `if sys.version_info < (3, 9):` declarations are none of its
+// module's names.
+func (r *Resolver) PythonUnreachable(file string, offset int) bool {
+	return r.pythonUnreachable(r.file(file), offset)
+}
+
 // withoutUnreachable drops Python candidates declared in unreachable
 // blocks: `def f` under `if sys.version_info < (3, 8):` is not the f the
 // interpreter has.
@@ -136,11 +144,15 @@ var (
 	platformCheck = regexp.MustCompile(`^sys\.platform(\.startswith\(|\s*(==|!=)\s*)["']([^"']*)["']\)?$`)
 )
 
-// pythonVersion is the version of the interpreter whose built-in names
-// kast indexed: the folder of its builtins.pyi stub is named for it
+// pythonVersion is the version the project's type checker is configured
+// for (see pythonConfiguredVersion), else that of the interpreter whose
+// built-in names kast indexed: the folder of its builtins.pyi stub is named for it
 // ("3.11.7-k2"), else the standard library's folder (python3.11); nil
 // when neither says.
 func (r *Resolver) pythonVersion() []int {
+	if v := r.pythonConfiguredVersion(); v != nil {
+		return v
+	}
 	var stdlib []int
 	for _, e := range r.defs("object") {
 		if e.Lang != "python" || path.Base(e.Path) != "builtins.pyi" {

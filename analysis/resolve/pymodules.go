@@ -175,7 +175,7 @@ func (r *Resolver) moduleFilesNamed(from, module string) []string {
 	suffix := "/" + strings.Join(segs, "/")
 	var out []string
 	for _, p := range r.pythonModules()[segs[len(segs)-1]] {
-		m := stripExt(p)
+		m := stubPackageAsModule(stripExt(p), segs[0])
 		top := strings.TrimSuffix(m, suffix)
 		if top == m {
 			if top = strings.TrimSuffix(m, suffix+"/__init__"); top == m {
@@ -247,7 +247,7 @@ func (r *Resolver) pythonModules() map[string][]string {
 		}
 		name := strings.TrimSuffix(path.Base(p), ext)
 		if name == "__init__" {
-			name = path.Base(path.Dir(p))
+			name = strings.TrimSuffix(path.Base(path.Dir(p)), "-stubs")
 		}
 		r.pyModules[name] = append(r.pyModules[name], p)
 	}
@@ -270,7 +270,8 @@ func (r *Resolver) pythonRooted(from, file, module string) bool {
 		return m == base || m == base+"/__init__" || path.Dir(file) == base
 	}
 	suffix := "/" + strings.ReplaceAll(module, ".", "/")
-	m := stripExt(file)
+	first, _, _ := strings.Cut(module, ".")
+	m := stubPackageAsModule(stripExt(file), first)
 	i := strings.LastIndex(m, suffix)
 	if i < 0 {
 		return true // matched some other way: not this rule's to judge
@@ -317,4 +318,22 @@ func relativeModule(from, module string) string {
 		dir = path.Dir(dir)
 	}
 	return path.Join(dir, strings.ReplaceAll(rest, ".", "/"))
+}
+
+// stubPackageAsModule reads a file path without extension inside a PEP 561
+// stub package (simplejson-stubs/errors, installed by types-simplejson or
+// Debian's python3-typeshed) as the module path it declares
+// (simplejson/errors), first being the module's first segment; other paths
+// are returned as they are. Type checkers take such a package before the
+// package itself, as kast takes a stub before a source.
+func stubPackageAsModule(p, first string) string {
+	dir := "/" + first + "-stubs"
+	i := strings.LastIndex(p, dir)
+	if i < 0 {
+		return p
+	}
+	if j := i + len(dir); j == len(p) || p[j] == '/' {
+		return p[:i] + "/" + first + p[j:]
+	}
+	return p
 }

@@ -91,6 +91,7 @@ type resolverState struct {
 	supers       map[superKey][]TypeEdge
 	superSets    map[string]superSet
 	pyModules    map[string][]string   // see pythonModules
+	pyConfigured *[]int                // see pythonConfiguredVersion
 	importers    map[string][]importer // see importerDirs
 	goMods       map[string]string     // see modulePath
 	importDirs   map[string][]string   // see mayImport
@@ -426,7 +427,11 @@ func (r *Resolver) resolve(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		}
 	}
 	if f.Lang == "python" {
-		if c := r.builtins(ref); len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
+		c := r.builtins(ref)
+		if len(c) == 0 && ref.Role&(analysis.RoleType|analysis.RoleInheritance) != 0 {
+			c = r.pythonBuiltinClassAliases(ref, depth)
+		}
+		if len(c) > 0 || r.pythonBindsModule(f, ref.Name) || moduleAttributes[ref.Name] {
 			return c // a module is no declaration: ModuleAt answers, or nothing does
 		}
 	}

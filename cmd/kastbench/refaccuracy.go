@@ -289,7 +289,9 @@ func libraryModule(path string) string {
 		return name
 	}
 	rel := p
-	for _, marker := range []string{"/site-packages/", "/dist-packages/", "/typeshed-fallback/stdlib/"} {
+	// Any copy of typeshed's stubs (mypy's mypy/typeshed, jedi's) names its
+	// modules from its stdlib folder, as pyright's own copy does.
+	for _, marker := range []string{"/site-packages/", "/dist-packages/", "/typeshed-fallback/stdlib/", "/typeshed/stdlib/"} {
 		if i := strings.LastIndex(rel, marker); i >= 0 {
 			rel = rel[i+len(marker):]
 		}
@@ -322,7 +324,13 @@ func libraryModule(path string) string {
 // module posixpath, which typeshed declares as os/path.pyi. (socket's
 // methods are not here: socket.socket derives from _socket.socket and
 // overrides some, so those are two symbols, whatever a stub omits.)
-var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path"}
+var declaringStub = map[string]string{"_collections_abc": "typing", "_sqlite3": "sqlite3", "posixpath": "os.path",
+	// Older typeshed (mypy 1.0's) declares sqlite3's names in dbapi2.pyi,
+	// which sqlite3/__init__.pyi imports whole; newer, in __init__.pyi.
+	"sqlite3.dbapi2": "sqlite3",
+	// io's classes are _io's (io.py imports them); older typeshed declares
+	// them in io.pyi, newer in _io.pyi.
+	"_io": "io"}
 
 // inWorkspace: under root, and not in its virtualenv or node_modules.
 func inWorkspace(root, path string) bool {

@@ -11,6 +11,9 @@ func TestLibraryModule(t *testing.T) {
 		"/c/kast/python-builtins/3.11.7/builtins.pyi":                                          "builtins",
 		"/c/kast/python-builtins/3.11.7-k2/sys.pyi":                                            "sys", // a compiled module's stub
 		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/sys/__init__.pyi":               "sys",
+		"/usr/lib/python3/dist-packages/mypy/typeshed/stdlib/http/cookiejar.pyi":               "http.cookiejar",
+		"/usr/lib/python3/dist-packages/mypy/typeshed/stdlib/sqlite3/dbapi2.pyi":               "sqlite3", // older typeshed
+		"/x/node_modules/pyright/dist/typeshed-fallback/stdlib/_io.pyi":                        "io",
 		"/usr/lib/python3.11/urllib/parse.py":                                                  "urllib.parse",
 		"/usr/lib/python3.11/_collections_abc.py":                                              "typing",  // typeshed declares its classes in typing.pyi
 		"/c/kast/python-builtins/3.11.7-k7/_sqlite3.pyi":                                       "sqlite3", // the classes sqlite3 passes on
