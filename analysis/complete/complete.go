@@ -103,6 +103,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		c.keywords()
 		c.goUniverse()
 		c.statementKeywords(text, start)
+		if c.f.Lang == "go" && c.goTypePosition("", start) {
+			c.keepTypes()
+		}
 	}
 	// Scope distance, then how the label matches (a prefix before a
 	// scattered match), then kind, then name.
@@ -114,12 +117,8 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		byKind = c.tsMemberOrder // tsserver sorts a type's members by name, optional and deprecated ones last
 	}
 	// gopls's matcher prefers a label that keeps the prefix's case (c.g:
-	// genZshCompletion before GroupID), and sorts a value's or package's
-	// members by name whatever their kind.
+	// genZshCompletion before GroupID).
 	goMembers := q != "" && f.Lang == "go"
-	if goMembers {
-		byKind = func(Item) int { return 0 }
-	}
 	type keyed struct {
 		it       Item
 		unprefix int // 0 when the label starts with the prefix, ignoring case (Go: in its case)

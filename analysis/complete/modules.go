@@ -58,6 +58,24 @@ func (c *collector) goTypePosition(qualifier string, offset int) bool {
 	return false
 }
 
+// goTypeKeywords begin the type literals a Go type position takes.
+var goTypeKeywords = map[string]bool{"struct": true, "map": true, "chan": true, "func": true, "interface": true}
+
+// keepTypes leaves, where Go expects a type, the names that can begin one:
+// types, type parameters, packages and the type literals' keywords, as
+// gopls offers after `names ...s`.
+func (c *collector) keepTypes() {
+	kept := c.items[:0]
+	clear(c.seen)
+	for _, it := range c.items {
+		if it.Keyword && goTypeKeywords[it.Label] || !it.Keyword && (it.Kind.IsType() || it.Kind == analysis.KindTypeParameter || it.Kind == analysis.KindModule) {
+			c.seen[it.Label] = len(kept)
+			kept = append(kept, it)
+		}
+	}
+	c.items = kept
+}
+
 // packageClause guesses the name a Go package's files declare: the name
 // its import gives it without an alias.
 func packageClause(imp analysis.Import) string {
