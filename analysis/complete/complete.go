@@ -498,8 +498,11 @@ func (c *collector) members(qualifier string, offset int) {
 			return
 		}
 		rank := RankLocal + Rank(min(depth, 1)) // own members before inherited ones
-		if ecma {
-			rank = RankLocal // tsserver lists a type's members alike, by name
+		if ecma || c.f.Lang == "go" {
+			// tsserver lists a type's members alike, by name; gopls its
+			// own and its embedded types' (s.I: IInt, promoted, before
+			// InlinedStruct).
+			rank = RankLocal
 		}
 		for i, d := range g.Defs {
 			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
