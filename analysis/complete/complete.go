@@ -538,6 +538,7 @@ func (c *collector) members(qualifier string, offset int) {
 	}
 	if ecma {
 		c.namespaceMembers(qualifier, offset)
+		c.globalThisMembers(qualifier)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)

@@ -9,6 +9,8 @@ func qualifierBefore(text []byte, start int) string {
 	switch {
 	case end >= 2 && string(text[end-2:end]) == "?.", end >= 2 && string(text[end-2:end]) == "::":
 		end -= 2
+	case end >= 2 && string(text[end-2:end]) == "..":
+		return "" // a spread or rest, `...sources`: the names in scope
 	case end >= 1 && text[end-1] == '.':
 		end--
 	default:

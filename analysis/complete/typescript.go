@@ -110,3 +110,15 @@ func (c *collector) namespaceExports(t resolve.DefID, qualifier string, offset i
 		c.add(Item{Label: e.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: e.Def, Rank: RankLocal})
 	}
 }
+
+// globalThisMembers adds, after `globalThis.`, the global values of
+// TypeScript's libraries (`globalThis.AbortSignal`), which tsserver lists
+// by name.
+func (c *collector) globalThisMembers(qualifier string) {
+	if qualifier != "globalThis" {
+		return
+	}
+	for _, id := range c.s.Resolver().GlobalValues(c.f.Path) {
+		c.addDef(id, RankLocal)
+	}
+}
