@@ -363,7 +363,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {
 				vref.Qualifier = base
 				for _, t := range r.writtenTypes(g, vref, depth+1) {
-					if e := firstTypeArg(t); e != "" {
+					if e := collectionElement(t); e != "" {
 						out = append(out, e)
 					}
 				}
@@ -424,7 +424,7 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 	var out []Candidate
 	written := r.writtenTypes(g, vref, depth)
 	for _, t := range written {
-		e := firstTypeArg(t)
+		e := collectionElement(t)
 		if e == "" && g.Lang == "kotlin" && isMapType(baseTypeName(t)) {
 			e = "Map.Entry" // `m.forEach { it.value }`
 		}
@@ -448,6 +448,15 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 // HashMap…): its elements are entries, not its first type argument.
 func isMapType(name string) bool {
 	return strings.HasPrefix(name, "Map") || strings.HasSuffix(name, "Map")
+}
+
+// collectionElement is the type of the elements of a written collection
+// type: T of TypeScript's `T[]` and `readonly T[]`, else firstTypeArg.
+func collectionElement(t string) string {
+	if a := strings.TrimPrefix(strings.TrimSpace(t), "readonly "); strings.HasSuffix(a, "[]") {
+		return elementType(a)
+	}
+	return firstTypeArg(t)
 }
 
 // firstTypeArg is the element type of a written collection type:

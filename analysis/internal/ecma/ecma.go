@@ -172,7 +172,12 @@ func (w *walker) scoped(n syntax.Node) {
 	case "for_in_statement":
 		left := n.Field("left")
 		if n.Child("const", "let", "var").Valid() {
-			w.pattern(left, 0, analysis.KindVariable)
+			// A for-of variable holds an element of what the loop walks.
+			if v := valueText(n.Field("right")); v != "" && n.Field("operator").Text() == "of" && left.Type() == "identifier" {
+				w.bind(left, analysis.KindVariable, binding{value: v + "[]"})
+			} else {
+				w.pattern(left, 0, analysis.KindVariable)
+			}
 		} else {
 			w.pattern(left, analysis.RoleWrite, analysis.KindUnknown)
 		}
