@@ -230,7 +230,19 @@ func returnsReceiver(g *analysis.FileFacts, i int32) bool {
 // `this` type, which is its receiver's type: zod's `z.string().min(1)` is
 // a ZodString, not the ZodType that declares min.
 func returnsThis(g *analysis.FileFacts, d analysis.Def) bool {
-	return ecmaLang(g.Lang) && strings.TrimSpace(calledType(g.Lang, d.TypeName)) == "this"
+	if !ecmaLang(g.Lang) {
+		return false
+	}
+	t := strings.TrimSpace(calledType(g.Lang, d.TypeName))
+	// zod's refine: `Ch extends (arg: any) => arg is infer R ? this &
+	// ZodType<R> : this`, whose every branch has this's members.
+	if branch, ok := tsConditionalBranch(t); ok {
+		t = branch
+	}
+	if amp := tsTopLevel(t, '&'); amp >= 0 {
+		t = strings.TrimSpace(t[:amp])
+	}
+	return t == "this"
 }
 
 // literalType is the type of a Kotlin or Java literal qualifier, or "":
