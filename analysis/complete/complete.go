@@ -539,6 +539,7 @@ func (c *collector) members(qualifier string, offset int) {
 	if ecma {
 		c.namespaceMembers(qualifier, offset)
 		c.globalThisMembers(qualifier)
+		c.checkedKeys(qualifier, offset)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)

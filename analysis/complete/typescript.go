@@ -122,3 +122,16 @@ func (c *collector) globalThisMembers(qualifier string) {
 		c.addDef(id, RankLocal)
 	}
 }
+
+// checkedKeys adds, after `v.` where `"message" in v` holds, the keys the
+// checks prove v has, as tsserver lists them.
+func (c *collector) checkedKeys(qualifier string, offset int) {
+	if !isIdentText(qualifier) {
+		return
+	}
+	for _, cast := range c.f.Casts {
+		if key, ok := strings.CutPrefix(cast.Type, analysis.InKeyPrefix); ok && cast.Name == qualifier && cast.Span.Contains(offset) {
+			c.add(Item{Label: key, Kind: analysis.KindProperty, Rank: RankLocal})
+		}
+	}
+}

@@ -108,6 +108,9 @@ func (w *walker) node(n syntax.Node) {
 	case "switch_statement":
 		w.switchNarrowing(n)
 		w.children(n)
+	case "binary_expression":
+		w.operandNarrowing(n)
+		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		if w.moduleGlobalBlock(n) {
 			return
