@@ -53,6 +53,12 @@ func (w *walker) node(n syntax.Node) {
 	case "export_statement":
 		if n.Field("source").Valid() {
 			w.reexport(n)
+		} else if fn := anonymousDefault(n); fn.Valid() {
+			// `export default function () {…}`: a function named default,
+			// which a default import binds, where tsserver puts it (at
+			// the export keyword).
+			d := w.function(fn, analysis.KindFunction, n.Child("export"))
+			w.b.D(d).Name, w.b.D(d).Visibility = "default", "default"
 		} else {
 			if v := cmpNode(n.Field("value"), n.Child("identifier")); v.Type() == "identifier" {
 				w.exportedAs = append(w.exportedAs, v.Text())
@@ -565,6 +571,20 @@ func exportStatement(decl syntax.Node) syntax.Node {
 	}
 	if p.Type() == "export_statement" {
 		return p
+	}
+	return syntax.Node{}
+}
+
+// anonymousDefault is the function an `export default` statement exports
+// without a name (`export default function () {…}`, `export default () =>
+// …`), or an invalid node.
+func anonymousDefault(n syntax.Node) syntax.Node {
+	if !n.Child("default").Valid() {
+		return syntax.Node{}
+	}
+	v := cmpNode(n.Field("declaration"), n.Field("value"))
+	if v.Is("function_expression", "function", "arrow_function", "generator_function") && !v.Field("name").Valid() {
+		return v
 	}
 	return syntax.Node{}
 }
