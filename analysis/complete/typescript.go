@@ -135,3 +135,50 @@ func (c *collector) checkedKeys(qualifier string, offset int) {
 		}
 	}
 }
+
+// mappedLiteralKeys adds, after `v.` where v is declared in the file with a
+// mapped type over string literals (zod's `Gender: { [k in "masculine" |
+// "feminine"]: Articles }`), those literals: the keys tsserver lists.
+func (c *collector) mappedLiteralKeys(qualifier string, offset int) {
+	if !isIdentText(qualifier) {
+		return
+	}
+	for s := innermostScope(c.f, offset); s != analysis.None && int(s) < len(c.f.Scopes); s = c.f.Scopes[s].Parent {
+		for _, d := range c.f.Defs {
+			if d.Name != qualifier || d.Scope != s || d.NameSpan.Start > offset {
+				continue
+			}
+			for _, key := range literalKeys(d.TypeName) {
+				c.add(Item{Label: key, Kind: analysis.KindProperty, Rank: RankLocal})
+			}
+			return // the nearest declaration of the name shadows the others
+		}
+	}
+}
+
+// literalKeys are the string literals a mapped type `{ [k in "a" | "b"]: T }`
+// maps over, or none.
+func literalKeys(t string) []string {
+	body, ok := strings.CutPrefix(strings.TrimSpace(t), "{")
+	if !ok {
+		return nil
+	}
+	body, ok = strings.CutPrefix(strings.TrimSpace(body), "[")
+	if !ok {
+		return nil
+	}
+	_, union, ok := strings.Cut(body, " in ")
+	end := strings.IndexByte(union, ']')
+	if !ok || end < 0 {
+		return nil
+	}
+	var keys []string
+	for _, part := range strings.Split(union[:end], "|") {
+		part = strings.TrimSpace(part)
+		if len(part) < 2 || part[0] != part[len(part)-1] || part[0] != '"' && part[0] != '\'' {
+			return nil // keys of another type than literals
+		}
+		keys = append(keys, part[1:len(part)-1])
+	}
+	return keys
+}
