@@ -47,6 +47,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 			members = append(members, lookup(ref.Name, ref.Role)...)
 		}
 	}
+	if len(members) == 0 && ecmaLang(f.Lang) && !r.tooDeep(f.Lang, depth+1) {
+		members = r.unionMember(f, ref, depth)
+	}
 	if len(members) == 0 && f.Lang == "java" {
 		if out := r.facadeMembers(f, ref); len(out) > 0 {
 			return out
