@@ -398,6 +398,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		}
 		return out
 	}
+	if out := r.mergedDeclared(t, name, role, conf); len(out) > 0 {
+		return out
+	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {
 		return out
 	}

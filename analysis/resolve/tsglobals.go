@@ -159,3 +159,32 @@ func globalValueKind(k analysis.Kind) bool {
 	}
 	return false
 }
+
+// MergedDeclarations are the other declarations of a global interface that
+// TypeScript merges with t: lib.es5.d.ts declares ObjectConstructor, and
+// lib.es2015.core.d.ts adds assign to it. None when t is no global
+// interface of a declaration file.
+func (r *Resolver) MergedDeclarations(t DefID) []DefID {
+	g, d, ok := r.entry(t)
+	if !ok || !ecmaLang(g.Lang) || d.Kind != analysis.KindInterface || d.Container != analysis.None ||
+		!strings.HasSuffix(t.Path, ".d.ts") || d.Visibility != tsGlobalVisibility && !isScript(g) {
+		return nil
+	}
+	var out []DefID
+	for _, c := range r.globals(t.Path, analysis.Ref{Name: d.Name, Role: analysis.RoleType}) {
+		if _, e, ok := r.entry(c.Def); ok && c.Def != t && e.Kind == analysis.KindInterface {
+			out = append(out, c.Def)
+		}
+	}
+	return out
+}
+
+// mergedDeclared finds name among the members of the declarations merged
+// with global interface t.
+func (r *Resolver) mergedDeclared(t DefID, name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, m := range r.MergedDeclarations(t) {
+		out = append(out, r.declared(m, name, role, conf)...)
+	}
+	return out
+}
