@@ -542,10 +542,7 @@ func (c *collector) members(qualifier string, offset int) {
 		}
 	}
 	if ecma {
-		c.namespaceMembers(qualifier, offset)
-		c.globalThisMembers(qualifier)
-		c.checkedKeys(qualifier, offset)
-		c.mappedLiteralKeys(qualifier, offset)
+		c.ecmaNames(qualifier, offset)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)

@@ -9,6 +9,16 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
+// ecmaNames adds, after `q.` in TypeScript or JavaScript, the names q
+// has besides its type's members: a namespace import's declarations,
+// globalThis's values, the keys checks and mapped types prove.
+func (c *collector) ecmaNames(qualifier string, offset int) {
+	c.namespaceMembers(qualifier, offset)
+	c.globalThisMembers(qualifier)
+	c.checkedKeys(qualifier, offset)
+	c.mappedLiteralKeys(qualifier, offset)
+}
+
 // namespaceMembers adds, after `ns.` where `import * as ns from "m"`, the
 // declarations of module m: values in an expression, as tsserver lists
 // them, and types too where a type is written.
