@@ -191,6 +191,11 @@ type Cast struct {
 	Span Span   `json:"span"`
 }
 
+// InKeyPrefix starts the Type of a TypeScript Cast that proves a key rather
+// than a type: `"message" in v` gives v the Type "in:message" where it
+// holds, which completion lists among v's members and typing ignores.
+const InKeyPrefix = "in:"
+
 // SyntaxError is a parse error worth reporting as a diagnostic.
 type SyntaxError struct {
 	Span    Span   `json:"span"`

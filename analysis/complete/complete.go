@@ -550,6 +550,11 @@ func (c *collector) members(qualifier string, offset int) {
 		for _, sup := range navigate.Supertypes(c.s, t) {
 			visit(sup.Def, depth+1)
 		}
+		if ecma && depth == 0 {
+			for _, m := range r.MergedDeclarations(t) {
+				visit(m, depth) // one interface, declared in several files
+			}
+		}
 		for _, a := range r.AliasedTypes(t) {
 			visit(a.Def, depth+1)
 		}
@@ -570,7 +575,7 @@ func (c *collector) members(qualifier string, offset int) {
 		}
 	}
 	if ecma {
-		c.namespaceMembers(qualifier, offset)
+		c.ecmaNames(qualifier, offset)
 	}
 	if len(seen) > 0 && c.f.Lang == "python" {
 		c.pythonObjectMembers(visit)

@@ -7,10 +7,10 @@ import "strings"
 func qualifierBefore(text []byte, start int) string {
 	end := start
 	switch {
-	case end >= 3 && string(text[end-3:end]) == "...":
-		return "" // a variadic parameter's type or a spread: no member
 	case end >= 2 && string(text[end-2:end]) == "?.", end >= 2 && string(text[end-2:end]) == "::":
 		end -= 2
+	case end >= 2 && string(text[end-2:end]) == "..":
+		return "" // a spread or rest, `...sources`, or a Go variadic type: the names in scope
 	case end >= 1 && text[end-1] == '.':
 		end--
 	default:

@@ -9,6 +9,16 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
+// ecmaNames adds, after `q.` in TypeScript or JavaScript, the names q
+// has besides its type's members: a namespace import's declarations,
+// globalThis's values, the keys checks and mapped types prove.
+func (c *collector) ecmaNames(qualifier string, offset int) {
+	c.namespaceMembers(qualifier, offset)
+	c.globalThisMembers(qualifier)
+	c.checkedKeys(qualifier, offset)
+	c.mappedLiteralKeys(qualifier, offset)
+}
+
 // namespaceMembers adds, after `ns.` where `import * as ns from "m"`, the
 // declarations of module m: values in an expression, as tsserver lists
 // them, and types too where a type is written.
@@ -109,4 +119,76 @@ func (c *collector) namespaceExports(t resolve.DefID, qualifier string, offset i
 		}
 		c.add(Item{Label: e.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: e.Def, Rank: RankLocal})
 	}
+}
+
+// globalThisMembers adds, after `globalThis.`, the global values of
+// TypeScript's libraries (`globalThis.AbortSignal`), which tsserver lists
+// by name.
+func (c *collector) globalThisMembers(qualifier string) {
+	if qualifier != "globalThis" {
+		return
+	}
+	for _, id := range c.s.Resolver().GlobalValues(c.f.Path) {
+		c.addDef(id, RankLocal)
+	}
+}
+
+// checkedKeys adds, after `v.` where `"message" in v` holds, the keys the
+// checks prove v has, as tsserver lists them.
+func (c *collector) checkedKeys(qualifier string, offset int) {
+	if !isIdentText(qualifier) {
+		return
+	}
+	for _, cast := range c.f.Casts {
+		if key, ok := strings.CutPrefix(cast.Type, analysis.InKeyPrefix); ok && cast.Name == qualifier && cast.Span.Contains(offset) {
+			c.add(Item{Label: key, Kind: analysis.KindProperty, Rank: RankLocal})
+		}
+	}
+}
+
+// mappedLiteralKeys adds, after `v.` where v is declared in the file with a
+// mapped type over string literals (zod's `Gender: { [k in "masculine" |
+// "feminine"]: Articles }`), those literals: the keys tsserver lists.
+func (c *collector) mappedLiteralKeys(qualifier string, offset int) {
+	if !isIdentText(qualifier) {
+		return
+	}
+	for s := innermostScope(c.f, offset); s != analysis.None && int(s) < len(c.f.Scopes); s = c.f.Scopes[s].Parent {
+		for _, d := range c.f.Defs {
+			if d.Name != qualifier || d.Scope != s || d.NameSpan.Start > offset {
+				continue
+			}
+			for _, key := range literalKeys(d.TypeName) {
+				c.add(Item{Label: key, Kind: analysis.KindProperty, Rank: RankLocal})
+			}
+			return // the nearest declaration of the name shadows the others
+		}
+	}
+}
+
+// literalKeys are the string literals a mapped type `{ [k in "a" | "b"]: T }`
+// maps over, or none.
+func literalKeys(t string) []string {
+	body, ok := strings.CutPrefix(strings.TrimSpace(t), "{")
+	if !ok {
+		return nil
+	}
+	body, ok = strings.CutPrefix(strings.TrimSpace(body), "[")
+	if !ok {
+		return nil
+	}
+	_, union, ok := strings.Cut(body, " in ")
+	end := strings.IndexByte(union, ']')
+	if !ok || end < 0 {
+		return nil
+	}
+	var keys []string
+	for _, part := range strings.Split(union[:end], "|") {
+		part = strings.TrimSpace(part)
+		if len(part) < 2 || part[0] != part[len(part)-1] || part[0] != '"' && part[0] != '\'' {
+			return nil // keys of another type than literals
+		}
+		keys = append(keys, part[1:len(part)-1])
+	}
+	return keys
 }

@@ -230,7 +230,19 @@ func returnsReceiver(g *analysis.FileFacts, i int32) bool {
 // `this` type, which is its receiver's type: zod's `z.string().min(1)` is
 // a ZodString, not the ZodType that declares min.
 func returnsThis(g *analysis.FileFacts, d analysis.Def) bool {
-	return ecmaLang(g.Lang) && strings.TrimSpace(calledType(g.Lang, d.TypeName)) == "this"
+	if !ecmaLang(g.Lang) {
+		return false
+	}
+	t := strings.TrimSpace(calledType(g.Lang, d.TypeName))
+	// zod's refine: `Ch extends (arg: any) => arg is infer R ? this &
+	// ZodType<R> : this`, whose every branch has this's members.
+	if branch, ok := tsConditionalBranch(t); ok {
+		t = branch
+	}
+	if amp := tsTopLevel(t, '&'); amp >= 0 {
+		t = strings.TrimSpace(t[:amp])
+	}
+	return t == "this"
 }
 
 // literalType is the type of a Kotlin or Java literal qualifier, or "":
@@ -363,7 +375,7 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {
 				vref.Qualifier = base
 				for _, t := range r.writtenTypes(g, vref, depth+1) {
-					if e := firstTypeArg(t); e != "" {
+					if e := collectionElement(t); e != "" {
 						out = append(out, e)
 					}
 				}
@@ -424,7 +436,7 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 	var out []Candidate
 	written := r.writtenTypes(g, vref, depth)
 	for _, t := range written {
-		e := firstTypeArg(t)
+		e := collectionElement(t)
 		if e == "" && g.Lang == "kotlin" && isMapType(baseTypeName(t)) {
 			e = "Map.Entry" // `m.forEach { it.value }`
 		}
@@ -448,6 +460,15 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 // HashMap…): its elements are entries, not its first type argument.
 func isMapType(name string) bool {
 	return strings.HasPrefix(name, "Map") || strings.HasSuffix(name, "Map")
+}
+
+// collectionElement is the type of the elements of a written collection
+// type: T of TypeScript's `T[]` and `readonly T[]`, else firstTypeArg.
+func collectionElement(t string) string {
+	if a := strings.TrimPrefix(strings.TrimSpace(t), "readonly "); strings.HasSuffix(a, "[]") {
+		return elementType(a)
+	}
+	return firstTypeArg(t)
 }
 
 // firstTypeArg is the element type of a written collection type:

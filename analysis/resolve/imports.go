@@ -121,6 +121,11 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	if len(out) == 0 {
 		out = r.reexported(f, name, pkg, role, conf, depth+1)
 	}
+	if len(out) == 0 && ecmaLang(f.Lang) && strings.HasPrefix(pkg, ".") && depth == 0 {
+		// A default import of a module whose default has no name of its
+		// own (zod's locales: `export default function () {…}`).
+		out = r.defaultExported(relativeModuleFiles(f.Path, pkg), role, conf)
+	}
 	return out
 }
 

@@ -47,6 +47,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 			members = append(members, lookup(ref.Name, ref.Role)...)
 		}
 	}
+	if len(members) == 0 && ecmaLang(f.Lang) && !r.tooDeep(f.Lang, depth+1) {
+		members = r.unionMember(f, ref, depth)
+	}
 	if len(members) == 0 && f.Lang == "java" {
 		if out := r.facadeMembers(f, ref); len(out) > 0 {
 			return out
@@ -393,6 +396,9 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 		if role&analysis.RoleCall != 0 && overloadLangs[r.file(t.Path).Lang] {
 			out = append(out, r.inheritedOverloads(t, out, name, role, conf, depth)...)
 		}
+		return out
+	}
+	if out := r.mergedDeclared(t, name, role, conf); len(out) > 0 {
 		return out
 	}
 	if out := r.goUnderlying(t, name, role, conf, depth+1); len(out) > 0 {

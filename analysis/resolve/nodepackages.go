@@ -182,7 +182,9 @@ func (r *Resolver) exportAssigned(g *analysis.FileFacts, m DefID, name string, r
 	}
 	var out []Candidate
 	for _, i := range r.named(g, target) {
-		if g.Defs[i].Container == m.Index {
+		// Or a global the module's `global { var process: … }` block
+		// declares: @types/node's "node:process" exports it so.
+		if d := g.Defs[i]; d.Container == m.Index || d.Container == analysis.None && body.Contains(d.NameSpan.Start) {
 			out = r.add(out, m.Path, i, conf, ViaImport, role)
 		}
 	}

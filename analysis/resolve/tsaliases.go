@@ -331,14 +331,22 @@ func (r *Resolver) ReceiverUnionArms(file, qualifier string, scope, enclosing in
 		return nil
 	}
 	ref := analysis.Ref{Span: at, Role: analysis.RoleRead, Scope: scope, Enclosing: enclosing, Qualifier: qualifier}
-	for _, t := range r.writtenTypesAt(f, ref, 1) {
+	return r.receiverUnionArms(f, ref, 0)
+}
+
+// receiverUnionArms is ReceiverUnionArms for ref of f, depth deep.
+func (r *Resolver) receiverUnionArms(f *analysis.FileFacts, ref analysis.Ref, depth int) [][]Candidate {
+	if r.tooDeep(f.Lang, depth+2) {
+		return nil
+	}
+	for _, t := range r.writtenTypesAt(f, ref, depth+1) {
 		arms := tsUnionArms(t.text)
 		if len(arms) < 2 {
 			continue
 		}
 		var out [][]Candidate
 		for _, a := range arms {
-			found := r.finish(file, r.typesNamed(t.file, a, t.scope, t.at, 2))
+			found := r.finish(f.Path, r.typesNamed(t.file, a, t.scope, t.at, depth+2))
 			if len(found) == 0 || found[0].Uncertain {
 				return nil
 			}
@@ -347,4 +355,28 @@ func (r *Resolver) ReceiverUnionArms(file, qualifier string, scope, enclosing in
 		return out
 	}
 	return nil
+}
+
+// unionMember resolves a member of a value of a written union type
+// (`minimum: number | bigint`, `.toString`) as tsserver does: the member
+// every arm has, declared where the first arm declares it; none when an
+// arm lacks it.
+func (r *Resolver) unionMember(f *analysis.FileFacts, ref analysis.Ref, depth int) []Candidate {
+	uref := ref
+	uref.Role, uref.Name, uref.Args = analysis.RoleRead, "", ""
+	arms := r.receiverUnionArms(f, uref, depth+1)
+	var first []Candidate
+	for i, arm := range arms {
+		var found []Candidate
+		for _, t := range arm {
+			found = append(found, r.members(t.Def, ref.Name, ref.Role, confMember*t.Confidence, depth+1)...)
+		}
+		if len(found) == 0 {
+			return nil
+		}
+		if i == 0 {
+			first = found
+		}
+	}
+	return first
 }

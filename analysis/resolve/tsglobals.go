@@ -95,3 +95,96 @@ func libRank(p string) int {
 	}
 	return 10000
 }
+
+// GlobalValues are the values every file from sees without an import, as
+// tsserver lists them after `globalThis.`: the top-level variables,
+// functions, classes and namespaces of TypeScript's own libraries that a
+// project's default `lib` loads (lib.es5.d.ts, the yearly editions, the
+// DOM's), read beside the lib.es5.d.ts that from reaches. Types alone
+// (`interface AbortSignalEventMap`) are no values, and the libraries a
+// project names explicitly (scripthost's ActiveXObject, the web worker's,
+// esnext's) are left out.
+func (r *Resolver) GlobalValues(from string) []DefID {
+	dir := ""
+	for _, e := range r.defs("Object") {
+		if path.Base(e.Path) == "lib.es5.d.ts" && globalReaches(from, e.Path) {
+			dir = path.Dir(e.Path)
+			break
+		}
+	}
+	if dir == "" {
+		return nil
+	}
+	var out []DefID
+	for _, p := range r.ws.Files() {
+		if path.Dir(p) != dir || !defaultLibFile(path.Base(p)) {
+			continue
+		}
+		g := r.file(p)
+		if g == nil || !isScript(g) {
+			continue
+		}
+		for i, d := range g.Defs {
+			if d.Container == analysis.None && d.Scope == 0 && globalValueKind(d.Kind) {
+				out = append(out, DefID{p, int32(i)})
+			}
+		}
+	}
+	return out
+}
+
+// defaultLibFile reports whether a file of the typescript package's lib
+// folder is one a project loads without naming it: lib.es5.d.ts, an
+// edition's (lib.es2020.promise.d.ts) and the DOM's.
+func defaultLibFile(base string) bool {
+	name, ok := strings.CutPrefix(base, "lib.")
+	if !ok || !strings.HasSuffix(name, ".d.ts") {
+		return false
+	}
+	part, _, _ := strings.Cut(name, ".")
+	if part == "es5" || part == "dom" {
+		return true
+	}
+	year, ok := strings.CutPrefix(part, "es")
+	_, err := strconv.Atoi(year)
+	return ok && len(year) == 4 && err == nil
+}
+
+// globalValueKind reports whether a global declaration of kind k is a
+// value `globalThis.` has.
+func globalValueKind(k analysis.Kind) bool {
+	switch k {
+	case analysis.KindVariable, analysis.KindConstant, analysis.KindFunction, analysis.KindClass, analysis.KindModule:
+		return true
+	}
+	return false
+}
+
+// MergedDeclarations are the other declarations of a global interface that
+// TypeScript merges with t: lib.es5.d.ts declares ObjectConstructor, and
+// lib.es2015.core.d.ts adds assign to it. None when t is no global
+// interface of a declaration file.
+func (r *Resolver) MergedDeclarations(t DefID) []DefID {
+	g, d, ok := r.entry(t)
+	if !ok || !ecmaLang(g.Lang) || d.Kind != analysis.KindInterface || d.Container != analysis.None ||
+		!strings.HasSuffix(t.Path, ".d.ts") || d.Visibility != tsGlobalVisibility && !isScript(g) {
+		return nil
+	}
+	var out []DefID
+	for _, c := range r.globals(t.Path, analysis.Ref{Name: d.Name, Role: analysis.RoleType}) {
+		if _, e, ok := r.entry(c.Def); ok && c.Def != t && e.Kind == analysis.KindInterface {
+			out = append(out, c.Def)
+		}
+	}
+	return out
+}
+
+// mergedDeclared finds name among the members of the declarations merged
+// with global interface t.
+func (r *Resolver) mergedDeclared(t DefID, name string, role analysis.Role, conf float64) []Candidate {
+	var out []Candidate
+	for _, m := range r.MergedDeclarations(t) {
+		out = append(out, r.declared(m, name, role, conf)...)
+	}
+	return out
+}

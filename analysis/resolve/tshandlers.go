@@ -102,6 +102,9 @@ func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth
 		return nil, false
 	case d.TypeName == "" && d.Value != "" && !strings.HasPrefix(d.Value, "=>"):
 		// `const ky = createInstance()`: the type its value has.
+		if out, ok := r.boundFunctionResults(g, d, depth); ok {
+			return out, true
+		}
 		vref := valueRef(d)
 		vref.Qualifier = d.Value
 		for _, t := range r.writtenTypes(g, vref, depth+1) {
@@ -131,4 +134,28 @@ func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth
 		}
 	}
 	return nil, false
+}
+
+// boundFunctionResults are the types a constant bound to a function or a
+// method returns when called: zod v3's `const recordType =
+// ZodRecord.create`, a static method with overloads, returns a ZodRecord.
+// ok is false when the value binds to no function.
+func (r *Resolver) boundFunctionResults(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	if !isName(d.Value) && !isChain(g.Lang, d.Value) {
+		return nil, false
+	}
+	ref := valueRef(d)
+	ref.Qualifier, ref.Name = splitQualifier(d.Value)
+	var out []Candidate
+	for _, c := range best(r.resolve(g, ref, depth+1)) {
+		h, fd, ok := r.entry(c.Def)
+		if !ok || fd.Kind != analysis.KindFunction && fd.Kind != analysis.KindMethod || fd.TypeName == "" || c.Confidence < r.threshold {
+			continue
+		}
+		for _, t := range r.typesNamed(h, calledType(h.Lang, fd.TypeName), fd.Scope, fd.NameSpan, depth+1) {
+			t.Confidence = r.throughSure(h, c.Confidence, t.Confidence)
+			out = append(out, t)
+		}
+	}
+	return out, len(out) > 0
 }

@@ -53,6 +53,12 @@ func (w *walker) node(n syntax.Node) {
 	case "export_statement":
 		if n.Field("source").Valid() {
 			w.reexport(n)
+		} else if fn := anonymousDefault(n); fn.Valid() {
+			// `export default function () {…}`: a function named default,
+			// which a default import binds, where tsserver puts it (at
+			// the export keyword).
+			d := w.function(fn, analysis.KindFunction, n.Child("export"))
+			w.b.D(d).Name, w.b.D(d).Visibility = "default", "default"
 		} else {
 			if v := cmpNode(n.Field("value"), n.Child("identifier")); v.Type() == "identifier" {
 				w.exportedAs = append(w.exportedAs, v.Text())
@@ -107,6 +113,9 @@ func (w *walker) node(n syntax.Node) {
 		w.children(n)
 	case "switch_statement":
 		w.switchNarrowing(n)
+		w.children(n)
+	case "binary_expression":
+		w.operandNarrowing(n)
 		w.children(n)
 	case "statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_body":
 		if w.moduleGlobalBlock(n) {
@@ -172,7 +181,12 @@ func (w *walker) scoped(n syntax.Node) {
 	case "for_in_statement":
 		left := n.Field("left")
 		if n.Child("const", "let", "var").Valid() {
-			w.pattern(left, 0, analysis.KindVariable)
+			// A for-of variable holds an element of what the loop walks.
+			if v := valueText(n.Field("right")); v != "" && n.Field("operator").Text() == "of" && left.Type() == "identifier" {
+				w.bind(left, analysis.KindVariable, binding{value: v + "[]"})
+			} else {
+				w.pattern(left, 0, analysis.KindVariable)
+			}
 		} else {
 			w.pattern(left, analysis.RoleWrite, analysis.KindUnknown)
 		}
@@ -557,6 +571,20 @@ func exportStatement(decl syntax.Node) syntax.Node {
 	}
 	if p.Type() == "export_statement" {
 		return p
+	}
+	return syntax.Node{}
+}
+
+// anonymousDefault is the function an `export default` statement exports
+// without a name (`export default function () {…}`, `export default () =>
+// …`), or an invalid node.
+func anonymousDefault(n syntax.Node) syntax.Node {
+	if !n.Child("default").Valid() {
+		return syntax.Node{}
+	}
+	v := cmpNode(n.Field("declaration"), n.Field("value"))
+	if v.Is("function_expression", "function", "arrow_function", "generator_function") && !v.Field("name").Valid() {
+		return v
 	}
 	return syntax.Node{}
 }

@@ -38,6 +38,18 @@ func (w *walker) narrowing(n syntax.Node) {
 	}
 }
 
+// operandNarrowing records what the left operand of `&&` proves in the
+// right one when it holds (`typeof v === "object" && v.message`), and what
+// that of `||` proves when it fails.
+func (w *walker) operandNarrowing(n syntax.Node) {
+	switch n.Field("operator").Text() {
+	case "&&":
+		w.cast(guards(n.Field("left"), true), n.Field("right").Span())
+	case "||":
+		w.cast(guards(n.Field("left"), false), n.Field("right").Span())
+	}
+}
+
 func (w *walker) cast(gs []guard, at analysis.Span) {
 	if at.End <= at.Start {
 		return
@@ -67,6 +79,11 @@ func guards(cond syntax.Node, holds bool) []guard {
 		case "||":
 			if !holds {
 				return append(guards(left, false), guards(right, false)...)
+			}
+		case "in":
+			// `"message" in v`: v has that key (InKeyPrefix).
+			if key := stringLiteral(left); holds && key != "" && right.Type() == "identifier" {
+				return []guard{{right.Text(), analysis.InKeyPrefix + key}}
 			}
 		case "instanceof":
 			if holds && left.Type() == "identifier" && right.Type() == "identifier" {
