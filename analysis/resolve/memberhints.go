@@ -152,8 +152,19 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 		if reach != nil && !reach[filepath.Dir(ref.Path)] {
 			continue
 		}
-		if ref.Hint&(1<<hintKindBits-1) == hintTyped && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
-			continue // a member of a type that cannot carry def
+		switch ref.Hint & (1<<hintKindBits - 1) {
+		case hintTyped:
+			if !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
+				continue // a member of a type that cannot carry def
+			}
+		case hintBare:
+			if ref.Hint&hintPlainScopes != 0 {
+				// Named bare, a Go method is never found (a call Run() is
+				// a function's), nor a field outside a scope that looks
+				// through a type's members: a literal's keys are
+				// qualified by its type (T{Pos: 1}).
+				continue
+			}
 		}
 		out = append(out, ref.RefID)
 	}

@@ -25,7 +25,8 @@ import (
 // qualifier's hash, then the import the qualifier names (its index + 1)
 // or, for a typed selector, its qualifier's type's hash (see
 // memberhints.go), and in the top bits what settles a selector
-// (hintSettled, hintPlainScopes) and hintTypeDecl. Hints stored before
+// (hintSettled, hintPlainScopes: the latter on a bare reference too) and
+// hintTypeDecl. Hints stored before
 // those bits existed lack them, and their references are resolved as
 // before.
 const (
@@ -127,6 +128,11 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 		if t, ok := h.qualifierType(ref); ok {
 			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t)<<hintTypeShift
 		}
+	}
+	if out&(1<<hintKindBits-1) == hintBare && h.plainScopes(ref.Scope) {
+		// No scope around it looks through a type's members, and a Go
+		// field or method is named bare nowhere else (see hintedMember).
+		out |= hintPlainScopes
 	}
 	k := HintImport(out)
 	if k < 0 || h.dot {

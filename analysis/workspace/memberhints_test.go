@@ -192,3 +192,77 @@ func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
 		t.Fatal("no definition has references")
 	}
 }
+
+// A field and a method named like the function and variable of a package
+// importing theirs, which it names bare, and bare inside a method of a
+// type embedding their owner (where the resolver looks through its
+// members).
+const bareMemberFixture = `
+-- go.mod --
+module example.com/m
+-- pos/pos.go --
+package pos
+
+type Prog struct{ Pos int }
+
+func (p *Prog) Run() int { return p.Pos }
+-- other/other.go --
+package other
+
+import "example.com/m/pos"
+
+var Pos = 1
+
+var _ pos.Prog
+
+func Run() int { return Pos }
+
+func Use() int {
+	f := func() int { return Run() + Pos }
+	return Run() + f()
+}
+-- embed/embed.go --
+package embed
+
+import "example.com/m/pos"
+
+type W struct{ *pos.Prog }
+
+func (w W) Both() int { return Pos + Run() }
+
+var Pos = 2
+
+func Run() int { return 3 }
+`
+
+// Bare references to a name are no candidates for a Go field or method
+// of that name unless a scope around them looks through a type's members.
+func TestCertainMemberReferencesSkipPlainBareNames(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(bareMemberFixture)))
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "pos", "pos.go")
+	f := snap.File(path)
+	for _, name := range []string{"Pos", "Run"} {
+		def := resolve.DefID{Path: path, Index: -1}
+		for i, d := range f.Defs {
+			if d.Name == name && (d.Kind == analysis.KindField || d.Kind == analysis.KindMethod) {
+				def.Index = int32(i)
+			}
+		}
+		var bare []string
+		for _, id := range snap.Resolver().ReferenceCandidates(def, true) {
+			if snap.File(id.Path).Refs[id.Index].Qualifier == "" {
+				rel, _ := filepath.Rel(root, id.Path)
+				bare = append(bare, filepath.ToSlash(rel))
+			}
+		}
+		if want := []string{"embed/embed.go"}; !slices.Equal(bare, want) {
+			t.Errorf("%s: bare candidates in %q; want only the one in W's method, in %q", name, bare, want)
+		}
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
