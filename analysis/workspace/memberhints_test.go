@@ -16,9 +16,12 @@ import (
 // A field and an interface method of one name, selected on parameters and
 // locals of written types: the type itself, one embedding it, types
 // declared as it (defined and alias), an interface embedding the
-// interface, a type parameter, unrelated types, a parameter shadowed by a
+// interface, a type parameter, unrelated types, a slice of the type
+// (declared as []Prog: no member of Prog's), a parameter shadowed by a
 // local of another type, types spelled by a value (an assertion, a
-// literal) and by a type switch's clause.
+// literal) and by a type switch's clause. Another package declares a
+// Prog of its own, a type embedding it and one declared as it, and embeds
+// pos.Prog.
 const memberHintsFixture = `
 -- go.mod --
 module example.com/m
@@ -41,6 +44,8 @@ type Alias = Prog
 type Iface interface{ Node }
 
 type Other struct{ Pos int }
+
+type List []Prog
 -- use/use.go --
 package use
 
@@ -70,6 +75,8 @@ func Asserted(n pos.Node) int {
 	return pa.Pos
 }
 
+func Listed(l pos.List) int { return l.Pos }
+
 func Switched(sw pos.Node) int {
 	switch sw := sw.(type) {
 	case *pos.Other:
@@ -79,6 +86,20 @@ func Switched(sw pos.Node) int {
 	}
 	return 0
 }
+-- far/far.go --
+package far
+
+import "example.com/m/pos"
+
+type Prog struct{ Pos int }
+
+type Holder struct{ Prog }
+
+type Same = Prog
+
+type Wrapped struct{ *pos.Prog }
+
+func Far(h Holder, s Same, w Wrapped) int { return h.Pos + s.Pos + w.Pos }
 `
 
 // A Go field's or method's candidate references leave out the selectors
@@ -120,6 +141,16 @@ func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s.Pos: candidates on %q; want %q", c.owner, got, c.want)
 		}
+	}
+	// far's Holder and Same carry far.Prog's Pos, not pos.Prog's.
+	var far []string
+	for _, id := range snap.Resolver().ReferenceCandidates(member("Pos", "Prog"), true) {
+		if filepath.Base(id.Path) == "far.go" {
+			far = append(far, snap.File(id.Path).Refs[id.Index].Qualifier)
+		}
+	}
+	if !slices.Equal(far, []string{"w"}) {
+		t.Errorf("pos.Prog.Pos: candidates in far.go on %q; want [w]", far)
 	}
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
