@@ -165,6 +165,9 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 				// qualified by its type (T{Pos: 1}).
 				continue
 			}
+			if ref.Hint&hintReceiver != 0 && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
+				continue // inside a method of a type that cannot carry def
+			}
 		}
 		out = append(out, ref.RefID)
 	}

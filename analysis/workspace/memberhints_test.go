@@ -227,7 +227,7 @@ func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
 // A field and a method named like the function and variable of a package
 // importing theirs, which it names bare, and bare inside a method of a
 // type embedding their owner (where the resolver looks through its
-// members).
+// members) and of a type that does not.
 const bareMemberFixture = `
 -- go.mod --
 module example.com/m
@@ -264,10 +264,17 @@ func (w W) Both() int { return Pos + Run() }
 var Pos = 2
 
 func Run() int { return 3 }
+-- embed/v.go --
+package embed
+
+type V struct{}
+
+func (v V) Neither() int { return Pos + Run() }
 `
 
 // Bare references to a name are no candidates for a Go field or method
-// of that name unless a scope around them looks through a type's members.
+// of that name unless a scope around them looks through the members of a
+// type that may carry it.
 func TestCertainMemberReferencesSkipPlainBareNames(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(bareMemberFixture)))
 	sess := workspace.NewSession()
