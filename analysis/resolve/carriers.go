@@ -49,13 +49,20 @@ func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID)
 			queue = append(queue, c)
 		}
 	}
+	// Each name's edges and declarations, looked up once: a name is
+	// reached from several folders.
+	supers := map[string][]SupertypeID{}
+	decls := map[string][]string{}
 	add(owner, filepath.Dir(def.Path))
 	for i := 0; i < len(queue); i++ {
 		if len(names) > maxCarriers || len(queue) > 4*maxCarriers {
 			return nil, false
 		}
 		c := queue[i]
-		for _, id := range r.ws.SupertypesNamed(c.name) {
+		if _, ok := supers[c.name]; !ok {
+			supers[c.name], decls[c.name] = r.ws.SupertypesNamed(c.name), typeDeclRefs(h, c.name)
+		}
+		for _, id := range supers[c.name] {
 			g := r.file(id.Path)
 			if g == nil || id.Index < 0 || int(id.Index) >= len(g.Supertypes) {
 				return nil, false
@@ -70,17 +77,12 @@ func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID)
 			}
 			add(g.Defs[sup.Def].Name, dir)
 		}
-		read := map[string]bool{}
-		for _, ref := range h.HintedRefsNamed(c.name) {
-			if ref.Hint&hintTypeDecl == 0 || read[ref.Path] {
-				continue
-			}
-			read[ref.Path] = true
-			g := r.file(ref.Path)
+		for _, path := range decls[c.name] {
+			g := r.file(path)
 			if g == nil {
 				return nil, false
 			}
-			dir := filepath.Dir(ref.Path)
+			dir := filepath.Dir(path)
 			anyDir := dir == c.dir || dotImports(g)
 			for _, a := range g.Defs {
 				if a.Kind != analysis.KindTypeAlias || !declaredAs(a.TypeName, c.name) {
@@ -97,6 +99,20 @@ func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID)
 		out[typeHash(n)] = true
 	}
 	return out, true
+}
+
+// typeDeclRefs lists the files that name a type in a type declaration
+// (see hintTypeDecl), once each.
+func typeDeclRefs(h RefHinter, name string) []string {
+	var out []string
+	read := map[string]bool{}
+	for _, ref := range h.HintedRefsNamed(name) {
+		if ref.Hint&hintTypeDecl != 0 && !read[ref.Path] {
+			read[ref.Path] = true
+			out = append(out, ref.Path)
+		}
+	}
+	return out
 }
 
 // embedsQualified reports whether a supertype edge is written with a
