@@ -152,82 +152,38 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 		if reach != nil && !reach[filepath.Dir(ref.Path)] {
 			continue
 		}
-		if ref.Hint&(1<<hintKindBits-1) == hintTyped && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
-			continue // a member of a type that cannot carry def
+		switch ref.Hint & (1<<hintKindBits - 1) {
+		case hintTyped:
+			if !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
+				continue // a member of a type that cannot carry def
+			}
+		case hintBare:
+			if ref.Hint&hintPlainScopes != 0 {
+				// Named bare, a Go method is never found (a call Run() is
+				// a function's), nor a field outside a scope that looks
+				// through a type's members: a literal's keys are
+				// qualified by its type (T{Pos: 1}).
+				continue
+			}
+			if ref.Hint&hintReceiver != 0 && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
+				continue // inside a method of a type that cannot carry def
+			}
 		}
 		out = append(out, ref.RefID)
 	}
 	return out, true
 }
 
-// maxCarriers bounds the types one member's search collects: each costs
-// two postings lookups (testing.F's Add reached 180 types in 226 ms, more
-// than the files it spared), and past a few dozen the hashes rule little
-// out.
-const maxCarriers = 32
-
-// memberCarriers returns the hashes of the names of every type whose
-// members, as the resolver looks them up, may hold def, a Go field or
-// method: its own type, the types embedding one of those (supertype
-// edges, interfaces' too), and the types declared as one of those (`type
-// A B`, `type A = B`), by name whatever their package. ok is false for
-// another definition, or when there are too many.
-func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID) (map[uint32]bool, bool) {
-	d := f.Defs[def.Index]
-	var owner string
-	switch {
-	case d.Kind == analysis.KindMethod && d.Receiver != "":
-		owner = baseTypeName(d.Receiver)
-	case (d.Kind == analysis.KindField || d.Kind == analysis.KindMethod) && d.Container != analysis.None &&
-		int(d.Container) < len(f.Defs) && f.Defs[d.Container].Kind.IsType():
-		owner = f.Defs[d.Container].Name
-	default:
-		return nil, false
+// declaredAs reports whether a type declared as typeName may have the
+// members of the types named s, as goUnderlying looks them up: through
+// the type that typeName's base name names (`B`, `*p.B`, `B[int]`) or,
+// for a union, through its arms. A type that merely mentions s
+// (`func(F)`, `[]F`, `map[K]F`) has none of its members: testing.F's Add
+// collected over 50 such types by name before, past maxCarriers, and no
+// candidate of Add was set aside.
+func declaredAs(typeName, s string) bool {
+	if strings.Contains(typeName, "|") {
+		return strings.Contains(typeName, s)
 	}
-	names := map[string]bool{owner: true}
-	queue := []string{owner}
-	add := func(n string) {
-		if !names[n] {
-			names[n] = true
-			queue = append(queue, n)
-		}
-	}
-	for i := 0; i < len(queue); i++ {
-		if len(names) > maxCarriers {
-			return nil, false
-		}
-		s := queue[i]
-		for _, id := range r.ws.SupertypesNamed(s) {
-			g := r.file(id.Path)
-			if g == nil || id.Index < 0 || int(id.Index) >= len(g.Supertypes) {
-				return nil, false
-			}
-			o := g.Supertypes[id.Index].Def
-			if o < 0 || int(o) >= len(g.Defs) {
-				return nil, false
-			}
-			add(g.Defs[o].Name)
-		}
-		read := map[string]bool{}
-		for _, ref := range h.HintedRefsNamed(s) {
-			if ref.Hint&hintTypeDecl == 0 || read[ref.Path] {
-				continue
-			}
-			read[ref.Path] = true
-			g := r.file(ref.Path)
-			if g == nil {
-				return nil, false
-			}
-			for _, a := range g.Defs {
-				if a.Kind == analysis.KindTypeAlias && strings.Contains(a.TypeName, s) {
-					add(a.Name)
-				}
-			}
-		}
-	}
-	out := make(map[uint32]bool, len(names))
-	for n := range names {
-		out[typeHash(n)] = true
-	}
-	return out, true
+	return baseTypeName(typeName) == s
 }

@@ -25,7 +25,8 @@ import (
 // qualifier's hash, then the import the qualifier names (its index + 1)
 // or, for a typed selector, its qualifier's type's hash (see
 // memberhints.go), and in the top bits what settles a selector
-// (hintSettled, hintPlainScopes) and hintTypeDecl. Hints stored before
+// (hintSettled, hintPlainScopes: the latter on a bare reference too) and
+// hintTypeDecl. Hints stored before
 // those bits existed lack them, and their references are resolved as
 // before.
 const (
@@ -40,6 +41,11 @@ const (
 // `type A = B`: A has B's fields (and, an alias, its methods), which a
 // query looks for (see memberCarriers).
 const hintTypeDecl = 1 << 28
+
+// hintReceiver marks a bare reference inside a method whose receiver's
+// members are the only ones the resolver looks through around it: the
+// receiver type's hash is where a typed selector's type's is.
+const hintReceiver = 1 << 29
 
 // Selector flags. Of fmt.Println, the resolver asks first whether fmt is
 // a declaration the file sees (its scopes, its package's other files, its
@@ -128,6 +134,16 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t)<<hintTypeShift
 		}
 	}
+	if out&(1<<hintKindBits-1) == hintBare {
+		if h.plainScopes(ref.Scope) {
+			// No scope around it looks through a type's members, and a
+			// Go field or method is named bare nowhere else (see
+			// hintedMember).
+			out |= hintPlainScopes
+		} else if t, ok := h.receiverOnly(ref.Scope); ok {
+			out |= hintReceiver | typeHash(t)<<hintTypeShift
+		}
+	}
 	k := HintImport(out)
 	if k < 0 || h.dot {
 		return out
@@ -183,6 +199,27 @@ func (h *fileHinter) plainScopes(s int32) bool {
 		h.plain[c] = mark
 	}
 	return ok
+}
+
+// receiverOnly returns the base name of the receiver type of the one
+// method, around scope s, whose members inScope looks through, when no
+// other scope around s is one whose owner's members it looks through.
+func (h *fileHinter) receiverOnly(s int32) (string, bool) {
+	f := h.f
+	recv := ""
+	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		o := f.Scopes[s].Def
+		if o == analysis.None || int(o) >= len(f.Defs) {
+			continue
+		}
+		switch d := f.Defs[o]; {
+		case d.Kind.IsType() || d.Kind == analysis.KindLambda && d.Value != "" || d.Receiver != "" && recv != "":
+			return "", false
+		case d.Receiver != "":
+			recv = baseTypeName(d.Receiver)
+		}
+	}
+	return recv, recv != "" && isName(recv)
 }
 
 func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot bool) uint32 {

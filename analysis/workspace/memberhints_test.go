@@ -16,9 +16,12 @@ import (
 // A field and an interface method of one name, selected on parameters and
 // locals of written types: the type itself, one embedding it, types
 // declared as it (defined and alias), an interface embedding the
-// interface, a type parameter, unrelated types, a parameter shadowed by a
+// interface, a type parameter, unrelated types, a slice of the type
+// (declared as []Prog: no member of Prog's), a parameter shadowed by a
 // local of another type, types spelled by a value (an assertion, a
-// literal) and by a type switch's clause.
+// literal) and by a type switch's clause. Another package declares a
+// Prog of its own, a type embedding it and one declared as it, and embeds
+// pos.Prog.
 const memberHintsFixture = `
 -- go.mod --
 module example.com/m
@@ -41,6 +44,8 @@ type Alias = Prog
 type Iface interface{ Node }
 
 type Other struct{ Pos int }
+
+type List []Prog
 -- use/use.go --
 package use
 
@@ -70,6 +75,8 @@ func Asserted(n pos.Node) int {
 	return pa.Pos
 }
 
+func Listed(l pos.List) int { return l.Pos }
+
 func Switched(sw pos.Node) int {
 	switch sw := sw.(type) {
 	case *pos.Other:
@@ -79,6 +86,20 @@ func Switched(sw pos.Node) int {
 	}
 	return 0
 }
+-- far/far.go --
+package far
+
+import "example.com/m/pos"
+
+type Prog struct{ Pos int }
+
+type Holder struct{ Prog }
+
+type Same = Prog
+
+type Wrapped struct{ *pos.Prog }
+
+func Far(h Holder, s Same, w Wrapped) int { return h.Pos + s.Pos + w.Pos }
 `
 
 // A Go field's or method's candidate references leave out the selectors
@@ -120,6 +141,16 @@ func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s.Pos: candidates on %q; want %q", c.owner, got, c.want)
 		}
+	}
+	// far's Holder and Same carry far.Prog's Pos, not pos.Prog's.
+	var far []string
+	for _, id := range snap.Resolver().ReferenceCandidates(member("Pos", "Prog"), true) {
+		if filepath.Base(id.Path) == "far.go" {
+			far = append(far, snap.File(id.Path).Refs[id.Index].Qualifier)
+		}
+	}
+	if !slices.Equal(far, []string{"w"}) {
+		t.Errorf("pos.Prog.Pos: candidates in far.go on %q; want [w]", far)
 	}
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
@@ -187,6 +218,87 @@ func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
 	// c.go is read for p.Pos; of a.go and b.go, one settles obj.Pos.
 	if read["user/a.go"] && read["user/b.go"] {
 		t.Errorf("read whole: %v; want one of user/a.go and user/b.go", read)
+	}
+	if n := certainBeforeAndAfter(t, ws); n == 0 {
+		t.Fatal("no definition has references")
+	}
+}
+
+// A field and a method named like the function and variable of a package
+// importing theirs, which it names bare, and bare inside a method of a
+// type embedding their owner (where the resolver looks through its
+// members) and of a type that does not.
+const bareMemberFixture = `
+-- go.mod --
+module example.com/m
+-- pos/pos.go --
+package pos
+
+type Prog struct{ Pos int }
+
+func (p *Prog) Run() int { return p.Pos }
+-- other/other.go --
+package other
+
+import "example.com/m/pos"
+
+var Pos = 1
+
+var _ pos.Prog
+
+func Run() int { return Pos }
+
+func Use() int {
+	f := func() int { return Run() + Pos }
+	return Run() + f()
+}
+-- embed/embed.go --
+package embed
+
+import "example.com/m/pos"
+
+type W struct{ *pos.Prog }
+
+func (w W) Both() int { return Pos + Run() }
+
+var Pos = 2
+
+func Run() int { return 3 }
+-- embed/v.go --
+package embed
+
+type V struct{}
+
+func (v V) Neither() int { return Pos + Run() }
+`
+
+// Bare references to a name are no candidates for a Go field or method
+// of that name unless a scope around them looks through the members of a
+// type that may carry it.
+func TestCertainMemberReferencesSkipPlainBareNames(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(bareMemberFixture)))
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	path := filepath.Join(root, "pos", "pos.go")
+	f := snap.File(path)
+	for _, name := range []string{"Pos", "Run"} {
+		def := resolve.DefID{Path: path, Index: -1}
+		for i, d := range f.Defs {
+			if d.Name == name && (d.Kind == analysis.KindField || d.Kind == analysis.KindMethod) {
+				def.Index = int32(i)
+			}
+		}
+		var bare []string
+		for _, id := range snap.Resolver().ReferenceCandidates(def, true) {
+			if snap.File(id.Path).Refs[id.Index].Qualifier == "" {
+				rel, _ := filepath.Rel(root, id.Path)
+				bare = append(bare, filepath.ToSlash(rel))
+			}
+		}
+		if want := []string{"embed/embed.go"}; !slices.Equal(bare, want) {
+			t.Errorf("%s: bare candidates in %q; want only the one in W's method, in %q", name, bare, want)
+		}
 	}
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
