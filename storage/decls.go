@@ -131,6 +131,22 @@ func decodeDecls(v []byte) (*analysis.FileFacts, error) {
 	return f, nil
 }
 
+// withRow runs fn, in one read, on the row of path when it is indexed.
+func (ix *Index) withRow(path string, fn func(*badger.Txn, fileRow) error) error {
+	gen := ix.rows.begin()
+	return ix.view(func(txn *badger.Txn) error {
+		id, ok, err := ix.rows.idOf(txn, gen, path)
+		if err != nil || !ok {
+			return err
+		}
+		row, err := ix.rows.row(txn, gen, id)
+		if err != nil || row.path == "" {
+			return err
+		}
+		return fn(txn, row)
+	})
+}
+
 // putDecls writes blob's declarations table, if its language has one. An
 // in-memory index skips a table above the largest value it accepts: Decls
 // then reads the whole facts.
@@ -154,15 +170,9 @@ func (b *Batch) putDecls(blob blobID, facts *analysis.FileFacts) error {
 func (ix *Index) Decls(path string) (*analysis.FileFacts, error) {
 	var facts *analysis.FileFacts
 	var found bool
-	gen := ix.rows.begin()
-	err := ix.view(func(txn *badger.Txn) error {
-		id, ok, err := ix.rows.idOf(txn, gen, path)
-		if err != nil || !ok {
-			return err
-		}
-		row, err := ix.rows.row(txn, gen, id)
-		if err != nil || row.path == "" || !declsLangs[row.lang] {
-			return err
+	err := ix.withRow(path, func(txn *badger.Txn, row fileRow) error {
+		if !declsLangs[row.lang] {
+			return nil
 		}
 		return getValue(txn, declsKey(row.hash, row.lang), func(v []byte) (err error) {
 			found = true

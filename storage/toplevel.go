@@ -76,16 +76,7 @@ func (b *Batch) putTopLevel(blob blobID, facts *analysis.FileFacts) error {
 // from its definitions.
 func (ix *Index) TopLevel(path string) (defs []TopLevelDef, hash string, err error) {
 	var found bool
-	gen := ix.rows.begin()
-	err = ix.view(func(txn *badger.Txn) error {
-		id, ok, err := ix.rows.idOf(txn, gen, path)
-		if err != nil || !ok {
-			return err
-		}
-		row, err := ix.rows.row(txn, gen, id)
-		if err != nil || row.path == "" {
-			return err
-		}
+	err = ix.withRow(path, func(txn *badger.Txn, row fileRow) error {
 		hash = row.state().Hash
 		return getValue(txn, topLevelKey(row.hash, row.lang), func(v []byte) (err error) {
 			found = true

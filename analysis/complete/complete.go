@@ -154,50 +154,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-// kindOrder ranks items of one scope distance: a keyword that starts the
-// statement being typed, then values, functions, types, packages, other
-// keywords.
-func kindOrder(it Item) int {
-	switch {
-	case it.Keyword && it.Rank != RankKeyword:
-		return 0
-	case it.Keyword:
-		return 6
-	}
-	switch it.Kind {
-	case analysis.KindVariable, analysis.KindParameter, analysis.KindField, analysis.KindConstant, analysis.KindProperty:
-		return 1
-	case analysis.KindFunction, analysis.KindMethod:
-		return 2
-	case analysis.KindModule:
-		return 4
-	}
-	if it.Kind.IsType() {
-		return 3
-	}
-	return 5
-}
-
-// statementKeywords moves the keywords the prefix starts ahead of every
-// name when the prefix begins a statement: "ret" there is return.
-func (c *collector) statementKeywords(text []byte, start int) {
-	if c.prefix == "" {
-		return
-	}
-	i := start
-	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
-		i--
-	}
-	if i > 0 && text[i-1] != '\n' && text[i-1] != '{' && text[i-1] != ';' {
-		return
-	}
-	for n, it := range c.items {
-		if it.Keyword && strings.HasPrefix(it.Label, c.prefix) {
-			c.items[n].Rank = RankLocal
-		}
-	}
-}
-
 type collector struct {
 	s      Snapshot
 	f      *analysis.FileFacts
@@ -449,31 +405,6 @@ func lineEnd(text []byte, i int) int {
 	return i
 }
 
-func (c *collector) keywords() {
-	for _, k := range keywords[c.f.Lang] {
-		c.add(Item{Label: k, Keyword: true, Rank: RankKeyword})
-	}
-}
-
-// goUniverse adds Go's predeclared names (string, len, nil), declared for
-// documentation in the standard library's builtin package when it is
-// indexed.
-func (c *collector) goUniverse() {
-	if c.f.Lang != "go" {
-		return
-	}
-	for _, p := range c.s.FilesInPackage("go", "builtin") {
-		if filepath.Base(filepath.Dir(p)) != "builtin" {
-			continue
-		}
-		for _, d := range c.s.TopLevel(p) {
-			if d.Receiver == "" && resolve.GoPredeclared(d.Name) {
-				c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankImported})
-			}
-		}
-	}
-}
-
 // members adds the members of the types the qualifier before a dot denotes.
 func (c *collector) members(qualifier string, offset int) {
 	if c.f.Lang == "python" && c.pythonModuleMembers(qualifier) {
@@ -591,27 +522,6 @@ func (c *collector) members(qualifier string, offset int) {
 
 func isIdent(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
-}
-
-var keywords = map[string][]string{
-	"kotlin": {"abstract", "class", "data", "else", "enum", "false", "for", "fun", "if", "import", "in", "interface",
-		"is", "null", "object", "open", "override", "package", "private", "return", "sealed", "this", "true", "val", "var", "when", "while"},
-	"go": {"break", "case", "chan", "const", "continue", "default", "defer", "else", "for", "func", "go", "if",
-		"import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"},
-	"python": {"and", "as", "class", "def", "elif", "else", "False", "for", "from", "if", "import", "in", "is",
-		"lambda", "None", "not", "or", "pass", "raise", "return", "True", "try", "while", "with", "yield"},
-	"typescript": {"class", "const", "else", "export", "extends", "function", "if", "import", "interface", "let",
-		"new", "return", "this", "type", "while"},
-	"tsx": {"class", "const", "else", "export", "extends", "function", "if", "import", "interface", "let", "new",
-		"return", "this", "type", "while"},
-	"javascript": {"class", "const", "else", "export", "extends", "function", "if", "import", "let", "new",
-		"return", "this", "while"},
-	"java": {"abstract", "class", "else", "enum", "extends", "final", "for", "if", "implements", "import",
-		"interface", "new", "package", "private", "protected", "public", "return", "static", "this", "void", "while"},
-	"rust": {"enum", "fn", "for", "if", "impl", "let", "match", "mod", "mut", "pub", "return", "self", "struct",
-		"trait", "use", "while"},
-	"ruby": {"class", "def", "do", "else", "elsif", "end", "if", "module", "nil", "require", "return", "self",
-		"unless", "while", "yield"},
 }
 
 // sharedMembers adds the members that every arm of a union has, as

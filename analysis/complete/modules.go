@@ -58,6 +58,25 @@ func (c *collector) goTypePosition(qualifier string, offset int) bool {
 	return false
 }
 
+// goUniverse adds Go's predeclared names (string, len, nil), declared for
+// documentation in the standard library's builtin package when it is
+// indexed.
+func (c *collector) goUniverse() {
+	if c.f.Lang != "go" {
+		return
+	}
+	for _, p := range c.s.FilesInPackage("go", "builtin") {
+		if filepath.Base(filepath.Dir(p)) != "builtin" {
+			continue
+		}
+		for _, d := range c.s.TopLevel(p) {
+			if d.Receiver == "" && resolve.GoPredeclared(d.Name) {
+				c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: RankImported})
+			}
+		}
+	}
+}
+
 // goTypeKeywords begin the type literals a Go type position takes.
 var goTypeKeywords = map[string]bool{"struct": true, "map": true, "chan": true, "func": true, "interface": true}
 
