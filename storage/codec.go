@@ -246,30 +246,42 @@ var decodeScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledDecode = 1 << 20
 
+// decompress decodes blob, into a pooled buffer when it is small enough;
+// release gives the buffer back, so callers copy out what they keep.
+func decompress(blob []byte) (b []byte, release func(), err error) {
+	n, err := s2.DecodedLen(blob)
+	if err != nil || n > maxBlobSize {
+		return nil, nil, errCorrupt
+	}
+	release = func() {}
+	var dst []byte
+	if n <= maxPooledDecode {
+		scratch := decodeScratch.Get().(*[]byte)
+		if cap(*scratch) < n {
+			*scratch = make([]byte, n)
+		}
+		dst = (*scratch)[:n]
+		release = func() { decodeScratch.Put(scratch) }
+	}
+	if b, err = s2.Decode(dst, blob); err != nil {
+		release()
+		return nil, nil, errCorrupt
+	}
+	return b, release, nil
+}
+
 // decodeFactsKeeping is decodeFactsUpTo building only the references keep
 // asks for (all when keep is nil) and the inheritance references; the
 // others stay zero at their indexes, and the definitions lack their doc
 // comments (what resolving the kept references reads).
 func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*analysis.FileFacts, error) {
-	n, err := s2.DecodedLen(blob)
-	if err != nil || n > maxBlobSize {
-		return nil, errCorrupt
-	}
 	// Every string is copied out of the decoded bytes, so they can serve
 	// the next blob: a cold query decodes thousands.
-	var dst []byte
-	if n <= maxPooledDecode {
-		scratch := decodeScratch.Get().(*[]byte)
-		defer decodeScratch.Put(scratch)
-		if cap(*scratch) < n {
-			*scratch = make([]byte, n)
-		}
-		dst = (*scratch)[:n]
-	}
-	b, err := s2.Decode(dst, blob)
+	b, release, err := decompress(blob)
 	if err != nil {
-		return nil, errCorrupt
+		return nil, err
 	}
+	defer release()
 	d := &decoder{buf: b, names: map[string]string{}}
 	f := &analysis.FileFacts{Lang: d.str(), Package: d.str(), Size: d.int(), Lines: d.int(), ASCII: d.bool()}
 	if n := d.count(); n > 0 {

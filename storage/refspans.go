@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/klauspost/compress/s2"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -51,25 +50,13 @@ func cmpErr(err, otherwise error) error {
 // decodeRefSpans walks a facts blob as decodeFactsUpTo reads it, skipping
 // what it does not need: it must change with it.
 func decodeRefSpans(blob []byte, refs []int32) ([]analysis.Span, error) {
-	n, err := s2.DecodedLen(blob)
-	if err != nil || n > maxBlobSize {
-		return nil, errCorrupt
-	}
 	// Only spans are kept from the decoded bytes: they can serve the next
 	// blob (a query over unsafe.Pointer reads a thousand files' spans).
-	var dst []byte
-	if n <= maxPooledDecode {
-		scratch := decodeScratch.Get().(*[]byte)
-		defer decodeScratch.Put(scratch)
-		if cap(*scratch) < n {
-			*scratch = make([]byte, n)
-		}
-		dst = (*scratch)[:n]
-	}
-	b, err := s2.Decode(dst, blob)
+	b, release, err := decompress(blob)
 	if err != nil {
-		return nil, errCorrupt
+		return nil, err
 	}
+	defer release()
 	// The indexes asked, ascending, with where each answer goes.
 	order := make([]int, len(refs))
 	for i := range order {
@@ -96,7 +83,7 @@ func decodeRefSpans(blob []byte, refs []int32) ([]analysis.Span, error) {
 	}
 	out := make([]analysis.Span, len(refs))
 	next := 0
-	n = d.count()
+	n := d.count()
 	for i := 0; i < n && next < len(order) && d.err == nil; i++ {
 		d.skip() // name
 		s := d.span()

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"cmp"
+
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/kast-dev/kast/analysis"
@@ -99,11 +101,7 @@ func TopLevelDefs(f *analysis.FileFacts) []TopLevelDef {
 	out := []TopLevelDef{}
 	for i, d := range f.Defs {
 		if d.Container == analysis.None {
-			detail := d.Signature
-			if detail == "" {
-				detail = d.TypeName
-			}
-			out = append(out, TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind, Detail: detail, Receiver: d.Receiver})
+			out = append(out, TopLevelDef{Index: int32(i), Name: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Receiver: d.Receiver})
 		}
 	}
 	return out

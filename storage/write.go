@@ -41,7 +41,8 @@ type Batch struct {
 	// scratch is reused for the uncompressed encoding of each blob; only
 	// the compressed copy is handed to the WriteBatch.
 	scratch []byte
-	// declsScratch is the same for declarations tables (see putDecls).
+	// declsScratch is the same for declarations and top-level tables
+	// (see putDecls, putTopLevel).
 	declsScratch []byte
 	// interned are the names this batch added to the name table since its
 	// last commit, for the queries' copy of it.

@@ -1,14 +1,14 @@
 package complete
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/kast-dev/kast/analysis/workspace"
+	"golang.org/x/tools/txtar"
+
+	"github.com/kast-dev/kast/analysis/internal/wstest"
 )
 
 // typeshed's stubs declare a module's names under version and platform
@@ -71,28 +71,13 @@ if sys.version_info < (3, 11):
 // after the first occurrence of at.
 func completeInProject(t *testing.T, files map[string]string, file, at string) []string {
 	t.Helper()
-	root := t.TempDir()
+	ar := &txtar.Archive{}
 	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(text)})
 	}
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
+	ws, root := wstest.OpenArchive(t, ar)
 	text := []byte(files[file])
-	res := Complete(sess.Snapshot(nil), filepath.Join(root, filepath.FromSlash(file)), strings.Index(string(text), at)+len(at), text)
+	res := Complete(wstest.Snapshot(ws), filepath.Join(root, filepath.FromSlash(file)), strings.Index(string(text), at)+len(at), text)
 	var labels []string
 	for _, it := range res.Items {
 		labels = append(labels, it.Label)

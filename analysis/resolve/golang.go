@@ -294,12 +294,11 @@ func (r *Resolver) goCallResults(f *analysis.FileFacts, ref analysis.Ref, callee
 				out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
 			}
 		case strings.HasPrefix(d.TypeName, "func("):
-			// A variable, parameter or field of function type.
-			if open := strings.IndexByte(d.TypeName, '('); open >= 0 {
-				if end := matchingForward(d.TypeName, open); end > 0 {
-					if res := nthResult(d.TypeName[end+1:], result); res != "" {
-						out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
-					}
+			// A variable, parameter or field of function type: its
+			// results follow the parameter list.
+			if end := matchingForward(d.TypeName, len("func")); end > 0 {
+				if res := nthResult(d.TypeName[end+1:], result); res != "" {
+					out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
 				}
 			}
 		}

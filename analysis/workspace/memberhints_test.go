@@ -106,21 +106,9 @@ func Far(h Holder, s Same, w Wrapped) int { return h.Pos + s.Pos + w.Pos }
 // whose qualifier's written type cannot carry it, before any file is
 // decoded, and the answers stay those of resolving every candidate.
 func TestCertainMemberReferencesPrunedByTypes(t *testing.T) {
-	ws, root := openArchive(t, txtar.Parse([]byte(memberHintsFixture)))
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
-	snap := sess.Snapshot(nil)
+	ws, root, snap := openSnapshot(t, memberHintsFixture)
 	path := filepath.Join(root, "pos", "pos.go")
-	f := snap.File(path)
-	member := func(name, in string) resolve.DefID {
-		for i, d := range f.Defs {
-			if d.Name == name && d.Container >= 0 && f.Defs[d.Container].Name == in {
-				return resolve.DefID{Path: path, Index: int32(i)}
-			}
-		}
-		t.Fatalf("no %s.%s in the fixture", in, name)
-		return resolve.DefID{}
-	}
+	member := func(name, in string) resolve.DefID { return memberDef(t, snap, path, name, in) }
 	for _, c := range []struct {
 		owner string
 		want  []string // the qualifiers of the candidates left to resolve
@@ -200,18 +188,8 @@ func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
 		read[filepath.ToSlash(rel)] = true
 		mu.Unlock()
 	})
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
-	snap := sess.Snapshot(nil)
-	path := filepath.Join(root, "obj", "obj.go")
-	f := snap.File(path)
-	field := int32(-1)
-	for i, d := range f.Defs {
-		if d.Name == "Pos" && d.Kind == analysis.KindField {
-			field = int32(i)
-		}
-	}
-	got := snap.CertainReferences(resolve.DefID{Path: path, Index: field})
+	snap := snapshotOf(ws)
+	got := snap.CertainReferences(memberDef(t, snap, filepath.Join(root, "obj", "obj.go"), "Pos", "Prog"))
 	if len(got) != 1 || filepath.Base(got[0].Ref.Path) != "c.go" {
 		t.Errorf("Prog.Pos: %v; want p.Pos in user/c.go alone", got)
 	}
@@ -276,19 +254,10 @@ func (v V) Neither() int { return Pos + Run() }
 // of that name unless a scope around them looks through the members of a
 // type that may carry it.
 func TestCertainMemberReferencesSkipPlainBareNames(t *testing.T) {
-	ws, root := openArchive(t, txtar.Parse([]byte(bareMemberFixture)))
-	sess := workspace.NewSession()
-	sess.AddRoot(ws)
-	snap := sess.Snapshot(nil)
+	ws, root, snap := openSnapshot(t, bareMemberFixture)
 	path := filepath.Join(root, "pos", "pos.go")
-	f := snap.File(path)
 	for _, name := range []string{"Pos", "Run"} {
-		def := resolve.DefID{Path: path, Index: -1}
-		for i, d := range f.Defs {
-			if d.Name == name && (d.Kind == analysis.KindField || d.Kind == analysis.KindMethod) {
-				def.Index = int32(i)
-			}
-		}
+		def := memberDef(t, snap, path, name, "Prog")
 		var bare []string
 		for _, id := range snap.Resolver().ReferenceCandidates(def, true) {
 			if snap.File(id.Path).Refs[id.Index].Qualifier == "" {
@@ -303,4 +272,34 @@ func TestCertainMemberReferencesSkipPlainBareNames(t *testing.T) {
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
 	}
+}
+
+// openSnapshot opens a fixture as a workspace, and a snapshot of it.
+func openSnapshot(t *testing.T, fixture string) (*workspace.Workspace, string, *workspace.Snapshot) {
+	ws, root := openArchive(t, txtar.Parse([]byte(fixture)))
+	return ws, root, snapshotOf(ws)
+}
+
+func snapshotOf(ws *workspace.Workspace) *workspace.Snapshot {
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	return sess.Snapshot(nil)
+}
+
+// memberDef is the field or method name of type in declared in the file at
+// path: inside the type, or as a method on it.
+func memberDef(t *testing.T, snap *workspace.Snapshot, path, name, in string) resolve.DefID {
+	t.Helper()
+	f := snap.File(path)
+	for i, d := range f.Defs {
+		owner := resolve.BaseTypeName(d.Receiver)
+		if d.Container >= 0 {
+			owner = f.Defs[d.Container].Name
+		}
+		if d.Name == name && (d.Kind == analysis.KindField || d.Kind == analysis.KindMethod) && owner == in {
+			return resolve.DefID{Path: path, Index: int32(i)}
+		}
+	}
+	t.Fatalf("no %s.%s in the fixture", in, name)
+	return resolve.DefID{}
 }

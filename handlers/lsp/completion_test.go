@@ -120,21 +120,7 @@ func TestLSPGoMemberCompletionByPositionAndCase(t *testing.T) {
 		"builtin/builtin.go": "package builtin\n\ntype string string\n\nfunc len(v Type) int\n\ntype Type int\n",
 	})
 	e.reindex()
-	complete := func(line, char int) string {
-		var list struct {
-			Items []struct {
-				Label string `json:"label"`
-			} `json:"items"`
-		}
-		if err := e.client.Call(e.ctx, "textDocument/completion", e.at("main.go", line, char), &list); err != nil {
-			t.Fatal(err)
-		}
-		var labels []string
-		for _, it := range list.Items {
-			labels = append(labels, it.Label)
-		}
-		return strings.Join(labels, " ")
-	}
+	complete := func(line, char int) string { return strings.Join(e.labelsAt("main.go", line, char), " ") }
 	if got := complete(4, 21); got != "Request Response" {
 		t.Errorf("after *web.Re in a parameter's type: %q, want the types alone", got)
 	}

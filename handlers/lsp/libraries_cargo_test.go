@@ -23,6 +23,12 @@ func (e *lspEnv) completionLabels(name, lang, text string, line, char int) []str
 			e.t.Fatal(err)
 		}
 	}()
+	return e.labelsAt(name, line, char)
+}
+
+// labelsAt lists the labels completion offers at line:char of name.
+func (e *lspEnv) labelsAt(name string, line, char int) []string {
+	e.t.Helper()
 	var list struct {
 		Items []struct{ Label string } `json:"items"`
 	}

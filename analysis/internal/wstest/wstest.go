@@ -20,6 +20,12 @@ func Open(t testing.TB, path string) (*workspace.Workspace, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return OpenArchive(t, ar)
+}
+
+// OpenArchive is Open for an archive at hand.
+func OpenArchive(t testing.TB, ar *txtar.Archive) (*workspace.Workspace, string) {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
