@@ -20,6 +20,7 @@ import (
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/lang"
+	"github.com/kast-dev/kast/analysis/memlimit"
 	"github.com/kast-dev/kast/storage"
 	"github.com/kast-dev/kast/storage/scan"
 )
@@ -255,7 +256,7 @@ func (e *Engine) Refresh(ctx context.Context, force bool, progress func(Progress
 		// Watched and unchanged since the last refresh: nothing to read.
 		return IndexReport{Files: len(old.files), Duration: time.Since(start)}, nil
 	}
-	defer tightenMemoryLimit()()
+	defer memlimit.Tighten(nonGoHeadroom)()
 	var gen uint64
 	if e.fresh != nil {
 		gen = e.fresh.begin()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/memlimit"
 	"github.com/kast-dev/kast/analysis/resolve"
 	"github.com/kast-dev/kast/storage"
 )
@@ -311,6 +312,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		u.mu.Unlock()
 	}
 	byFolder(paths)
+	defer memlimit.Allow(passHeapAllowance(len(w.view.Files())))()
 	defer func() {
 		u.mu.Lock()
 		u.epoch++

@@ -1,0 +1,156 @@
+// Package memlimit owns the process's soft memory limit.
+//
+// kast sets a low limit (250 MiB) so that bulk indexing's garbage does not
+// pile up. But when the live heap itself comes near the limit, as the
+// reference pass's working set does on a workspace of ten million lines,
+// the collector runs without pause: measured there, marking, assists and
+// the scavenger's madvise took over half of the pass's CPU. So work that
+// knows it needs more (the pass, by the workspace's size) allows the limit
+// to rise; while the live heap needs room, the limit then follows it, up
+// to the floor plus what is allowed, and it comes back down when the heap
+// shrinks. A limit the user sets with GOMEMLIMIT is left as it is.
+package memlimit
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// roomFactor is how far above the live heap the limit sits when raised:
+// the collector then runs once per half of the live heap allocated,
+// rather than once per few megabytes.
+const roomFactor = 1.5
+
+// checkEvery is how often the live heap is read; reading it costs a few
+// microseconds.
+const checkEvery = 250 * time.Millisecond
+
+// Limit is the limit's state: the floor it was configured with, the most it
+// may ever be raised to, what work running now allows above the floor, and
+// the headroom users have asked for.
+type Limit struct {
+	mu       sync.Mutex
+	floor    int64
+	most     int64
+	allowed  int64 // the sum of active Allow calls
+	raised   int64 // the adaptive limit, between floor and ceiling()
+	headroom int64 // the sum of active Tighten calls
+	users    int
+	set      func(int64) int64 // debug.SetMemoryLimit, or a test's recorder
+}
+
+var process = &Limit{set: debug.SetMemoryLimit}
+
+// Start sets the process's limit to floor and, while work allows more,
+// lets it follow the live heap up to most, until ctx ends. Without a call to
+// Start (or with GOMEMLIMIT set, where the caller does not call it) the
+// limit is whatever the runtime has, and Tighten still works on it.
+func Start(ctx context.Context, floor, most int64) {
+	process.configure(floor, most)
+	go func() {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		tick := time.NewTicker(checkEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				process.follow(int64(sample[0].Value.Uint64()))
+			}
+		}
+	}()
+}
+
+// Tighten lowers the process's limit, when one is set, by headroom until
+// the returned func is called: for memory the runtime does not count, such
+// as a C parser's heap. Overlapping calls add up.
+func Tighten(headroom int64) (restore func()) { return process.tighten(headroom) }
+
+// Allow lets the limit rise up to extra above its floor, while the live
+// heap needs it, until the returned func is called. Overlapping calls add
+// up.
+func Allow(extra int64) (restore func()) { return process.allow(extra) }
+
+func (l *Limit) configure(floor, most int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.floor, l.most, l.raised = floor, max(most, floor), floor
+	l.apply()
+}
+
+// ceiling is the most the limit may follow the live heap to now; it is
+// called with mu held.
+func (l *Limit) ceiling() int64 { return min(l.floor+l.allowed, l.most) }
+
+func (l *Limit) allow(extra int64) (restore func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.allowed += extra
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.allowed -= extra
+		if l.floor != 0 && l.raised > l.ceiling() {
+			l.raised = l.ceiling()
+			l.apply()
+		}
+	})
+}
+
+// follow moves the limit to roomFactor times the live heap, kept between
+// the floor and the ceiling. Small moves are ignored so that the limit
+// does not change on every check, except onto the floor or the ceiling.
+func (l *Limit) follow(live int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.floor == 0 {
+		return
+	}
+	ceiling := l.ceiling()
+	want := min(max(int64(float64(live)*roomFactor), l.floor), ceiling)
+	diff := want - l.raised
+	if diff != 0 && (diff > l.raised/16 || -diff > l.raised/16 || want == l.floor || want == ceiling) {
+		l.raised = want
+		l.apply()
+	}
+}
+
+func (l *Limit) tighten(headroom int64) (restore func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.floor == 0 {
+		// Not started: the runtime's own limit, when there is one.
+		cur := l.set(-1)
+		if cur == math.MaxInt64 || cur <= 2*headroom {
+			return func() {}
+		}
+		if l.users == 0 {
+			l.raised = cur
+		}
+	}
+	l.users++
+	l.headroom += headroom
+	l.apply()
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.users--
+		l.headroom -= headroom
+		l.apply()
+	})
+}
+
+// apply sets the runtime's limit; it is called with mu held.
+func (l *Limit) apply() {
+	if l.raised > 0 {
+		l.set(max(l.raised-l.headroom, l.raised/2))
+	}
+}

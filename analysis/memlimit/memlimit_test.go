@@ -1,0 +1,120 @@
+package memlimit
+
+import (
+	"math"
+	"testing"
+)
+
+const mib = 1 << 20
+
+// recorder stands for the runtime: it keeps the last limit set.
+type recorder struct{ limit int64 }
+
+func (r *recorder) set(v int64) int64 {
+	old := r.limit
+	if v >= 0 {
+		r.limit = v
+	}
+	return old
+}
+
+// newLimit is a started limit whose work allows it to reach most.
+func newLimit(floor, most int64) (*Limit, *recorder) {
+	r := &recorder{limit: math.MaxInt64}
+	l := &Limit{set: r.set}
+	l.configure(floor, most)
+	l.allow(most)
+	return l, r
+}
+
+// The limit follows the live heap between its floor and its ceiling, and
+// comes back to the floor when the heap shrinks.
+func TestLimitFollowsTheLiveHeap(t *testing.T) {
+	l, r := newLimit(250*mib, 512*mib)
+	for _, c := range []struct {
+		live, want int64
+	}{
+		{50 * mib, 250 * mib},  // well under the floor
+		{160 * mib, 250 * mib}, // 240 MiB of room asked: the floor holds
+		{200 * mib, 300 * mib}, // the collector would run without pause at 250
+		{205 * mib, 300 * mib}, // a small move is ignored
+		{330 * mib, 495 * mib},
+		{600 * mib, 512 * mib}, // never above the ceiling
+		{40 * mib, 250 * mib},  // the pass ended
+	} {
+		l.follow(c.live)
+		if r.limit != c.want {
+			t.Errorf("live %d MiB: limit %d MiB, want %d MiB", c.live/mib, r.limit/mib, c.want/mib)
+		}
+	}
+}
+
+// Without work that allows more, the floor holds whatever the heap does;
+// when that work ends, the limit comes back under what is still allowed.
+func TestLimitRisesOnlyAsFarAsAllowed(t *testing.T) {
+	r := &recorder{limit: math.MaxInt64}
+	l := &Limit{set: r.set}
+	l.configure(250*mib, 512*mib)
+	l.follow(330 * mib)
+	if r.limit != 250*mib {
+		t.Fatalf("nothing allowed: limit %d MiB, want the floor", r.limit/mib)
+	}
+	small := l.allow(50 * mib)
+	pass := l.allow(150 * mib)
+	l.follow(330 * mib)
+	if r.limit != 450*mib {
+		t.Fatalf("200 MiB allowed: limit %d MiB, want 450", r.limit/mib)
+	}
+	pass()
+	if r.limit != 300*mib {
+		t.Fatalf("after the pass: limit %d MiB, want 300", r.limit/mib)
+	}
+	small()
+	l.follow(330 * mib)
+	if r.limit != 250*mib {
+		t.Fatalf("all done: limit %d MiB, want the floor", r.limit/mib)
+	}
+}
+
+// Headroom asked for is taken off whatever the limit follows, and given
+// back once every user is done.
+func TestTightenTakesHeadroomOffTheLimit(t *testing.T) {
+	l, r := newLimit(250*mib, 512*mib)
+	first := l.tighten(40 * mib)
+	second := l.tighten(10 * mib)
+	if r.limit != 200*mib {
+		t.Fatalf("two users: limit %d MiB, want 200", r.limit/mib)
+	}
+	l.follow(330 * mib)
+	if r.limit != 445*mib {
+		t.Fatalf("raised while tightened: limit %d MiB, want 445", r.limit/mib)
+	}
+	first()
+	first() // a second call changes nothing
+	second()
+	if r.limit != 495*mib {
+		t.Fatalf("after both: limit %d MiB, want 495", r.limit/mib)
+	}
+}
+
+// Without Start (GOMEMLIMIT set by the user), the user's limit is kept,
+// tightened and restored as it was; without any limit nothing changes.
+func TestTightenWithoutStart(t *testing.T) {
+	r := &recorder{limit: 300 * mib}
+	l := &Limit{set: r.set}
+	restore := l.tighten(40 * mib)
+	l.follow(1000 * mib) // not started: the user's limit does not move
+	if r.limit != 260*mib {
+		t.Fatalf("tightened user limit %d MiB, want 260", r.limit/mib)
+	}
+	restore()
+	if r.limit != 300*mib {
+		t.Fatalf("restored user limit %d MiB, want 300", r.limit/mib)
+	}
+	r = &recorder{limit: math.MaxInt64}
+	l = &Limit{set: r.set}
+	l.tighten(40 * mib)()
+	if r.limit != math.MaxInt64 {
+		t.Fatalf("no limit: set to %d", r.limit)
+	}
+}
