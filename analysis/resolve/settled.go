@@ -213,12 +213,15 @@ func settledQualifier(imp string) string {
 
 // folderSettles is what settles checks of a group's folder rather than of
 // its first member: no definition in the folder is named like the
-// qualifier (the package's other files are in scope) and, when the scopes
-// are not plain, no definition that can be a member is so named anywhere.
+// qualifier (the package-level names of its other files are in scope; not
+// what is declared inside a type or function, such as a field fmt beside
+// fmt.Println, which only scopes that are not plain look through) and,
+// when the scopes are not plain, no definition that can be a member is so
+// named anywhere.
 func (r *Resolver) folderSettles(k settledKey) bool {
 	q := settledQualifier(k.imp)
 	for _, e := range r.defs(q) {
-		if e.Lang == "go" && (filepath.Dir(e.Path) == k.dir || !k.plain && memberKind(e.Kind)) {
+		if e.Lang == "go" && (filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind)) {
 			return false
 		}
 	}
