@@ -98,12 +98,13 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	// of other folders with that import (see importSettled).
 	shared := map[importGroup]settledAnswer{}
 	oneName := slices.Equal(r.UseNames(def), []string{name})
+	carried := r.carriedMemo(h)
 	for _, k := range keys {
 		members := groups[k]
 		g := importGroup{k.imp, k.role, k.plain}
 		a, known := shared[g]
 		switch {
-		case known && r.folderSettles(k):
+		case known && r.folderSettles(k, carried):
 			// Resolved alike whatever its folder: no file is read, and a
 			// group of one is settled too.
 		case len(members) < 2:
@@ -111,7 +112,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		default:
 			first := ids[r.smallestFile(ids, members)]
 			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
-			settles := r.settles(k, first, name)
+			settles := r.settles(k, first, name, carried)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
 			}
@@ -186,8 +187,8 @@ func (r *Resolver) smallestFile(ids []RefID, members []int) int {
 // are in scope), nothing that can be a member is so named anywhere when
 // the scopes are not plain, and rep is what its hint says, resolved
 // through its import.
-func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
-	if !r.folderSettles(k) {
+func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carriedFunc) bool {
+	if !r.folderSettles(k, carried) {
 		return false
 	}
 	q := settledQualifier(k.imp)
@@ -216,13 +217,57 @@ func settledQualifier(imp string) string {
 // qualifier (the package-level names of its other files are in scope; not
 // what is declared inside a type or function, such as a field fmt beside
 // fmt.Println, which only scopes that are not plain look through) and,
-// when the scopes are not plain, no definition that can be a member is so
-// named anywhere.
-func (r *Resolver) folderSettles(k settledKey) bool {
+// when the scopes are not plain, no member so named may be carried by a
+// type of the folder.
+func (r *Resolver) folderSettles(k settledKey, carried carriedFunc) bool {
 	q := settledQualifier(k.imp)
 	for _, e := range r.defs(q) {
-		if e.Lang == "go" && (filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind)) {
+		if e.Lang != "go" {
+			continue
+		}
+		if filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind) && !r.carriedOutside(e, k.dir, carried) {
 			return false
+		}
+	}
+	return true
+}
+
+// carriedFunc returns the names of the types that may carry a member
+// (memberCarrierNames), remembered for one settling.
+type carriedFunc func(DefID) (map[string]bool, bool)
+
+func (r *Resolver) carriedMemo(h RefHinter) carriedFunc {
+	memo := map[DefID]map[string]bool{}
+	return func(id DefID) (map[string]bool, bool) {
+		if names, ok := memo[id]; ok {
+			return names, names != nil
+		}
+		var names map[string]bool
+		if f := r.file(id.Path); f != nil && id.Index >= 0 && int(id.Index) < len(f.Defs) {
+			names, _ = r.memberCarrierNames(h, f, id)
+		}
+		memo[id] = names
+		return names, names != nil
+	}
+}
+
+// carriedOutside reports whether member e (a field or method) can be
+// found only through types declared outside dir. Inside a method or a
+// type's body (scopes that are not plain), the resolver looks through the
+// members of that type (or the receiver's), declared in the method's own
+// folder: a group there is settled, as in a plain scope, when no type of
+// the folder is named like a type that may carry e. fmt's field fmt (of
+// pp) otherwise kept every fmt.Fprintf inside a method unsettled.
+func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) bool {
+	names, ok := carried(e.DefID)
+	if !ok {
+		return false
+	}
+	for n := range names {
+		for _, t := range r.defs(n) {
+			if t.Lang == "go" && filepath.Dir(t.Path) == dir {
+				return false
+			}
 		}
 	}
 	return true

@@ -28,6 +28,14 @@ func TestSettledGroupReadsItsSmallestFile(t *testing.T) {
 	// the group still settles.
 	files["use/c_field.go"] = "package use\n\ntype C struct{ errs int }\n"
 	t.Run("field named like the import", func(t *testing.T) { settledReadsSmallest(t, files) })
+	// Inside methods the resolver also looks through the receiver's
+	// members; a field named like the import that no type of the folder
+	// may carry leaves the group settled.
+	files["use/a_big.go"] = "package use\n\nimport \"example.com/m/errs\"\n\n// " + strings.Repeat("padding ", 4096) + "\nfunc (c C) A() string { return errs.Errorf(\"a\") + errs.Errorf(\"b\") }\n"
+	files["use/b_small.go"] = "package use\n\nimport \"example.com/m/errs\"\n\nfunc (c C) B() string { return errs.Errorf(\"c\") }\n"
+	files["holder/h.go"] = "package holder\n\ntype H struct{ errs int }\n"
+	files["use/c_field.go"] = "package use\n\ntype C struct{ n int }\n"
+	t.Run("in methods, a field of another folder's type", func(t *testing.T) { settledReadsSmallest(t, files) })
 }
 
 // settledReadsSmallest checks, on files, that Errorf's three references are
