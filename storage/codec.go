@@ -272,8 +272,9 @@ func decompress(blob []byte) (b []byte, release func(), err error) {
 
 // decodeFactsKeeping is decodeFactsUpTo building only the references keep
 // asks for (all when keep is nil) and the inheritance references; the
-// others stay zero at their indexes, and the definitions lack their doc
-// comments (what resolving the kept references reads).
+// others stay zero at their indexes, the definitions lack their doc
+// comments and the facts their call sites (what resolving the kept
+// references reads).
 func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*analysis.FileFacts, error) {
 	// Every string is copied out of the decoded bytes, so they can serve
 	// the next blob: a cold query decodes thousands.
@@ -303,16 +304,25 @@ func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*ana
 	if n := d.count(); n > 0 {
 		f.Refs = make([]analysis.Ref, n)
 		for i := range f.Refs {
-			if keep == nil {
+			// A reference passed over is left as the zero the slice holds:
+			// storing a zero Ref (its strings are pointers) costs write
+			// barriers, and for thousands of references it was most of a
+			// file's decoding.
+			if keep == nil || keep(i) || !d.skipRef() {
 				f.Refs[i] = d.ref()
-			} else {
-				f.Refs[i] = d.refIf(keep(i))
 			}
 		}
 	}
 	f.Scopes = d.scopes()
 	f.Imports = d.imports()
-	if n := d.count(); n > 0 {
+	if n := d.count(); n > 0 && keep != nil {
+		// Resolving references reads no call site: they are passed over.
+		for range n {
+			d.skipVarints(1) // caller
+			d.skip()         // callee
+			d.skipVarints(7) // site, reference
+		}
+	} else if n > 0 {
 		f.Calls = make([]analysis.Call, n)
 		for i := range f.Calls {
 			f.Calls[i] = analysis.Call{Caller: d.int32(), Callee: d.name(), Site: d.span(), Ref: d.int32()}
@@ -387,23 +397,21 @@ func (d *decoder) ref() analysis.Ref {
 		Scope: d.int32(), Enclosing: d.int32(), Qualifier: d.name(), Args: d.name()}
 }
 
-// refIf is ref when want is set or the reference is an inheritance one;
-// otherwise it passes over the reference and returns a zero Ref.
-func (d *decoder) refIf(want bool) analysis.Ref {
-	if want {
-		return d.ref()
-	}
+// skipRef passes over a reference and reports true, unless it is an
+// inheritance one: then it leaves the reference to be read and reports
+// false.
+func (d *decoder) skipRef() bool {
 	at := d.buf
 	d.skip()         // name
 	d.skipVarints(6) // span
 	if role := analysis.Role(d.byte()); role&analysis.RoleInheritance != 0 {
 		d.buf = at
-		return d.ref()
+		return false
 	}
 	d.skipVarints(2) // scope, enclosing
 	d.skip()         // qualifier
 	d.skip()         // arguments
-	return analysis.Ref{}
+	return true
 }
 
 // skipVarints passes over n varints: each ends at its first byte below

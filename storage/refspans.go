@@ -65,19 +65,18 @@ func decodeRefSpans(blob []byte, refs []int32) ([]analysis.Span, error) {
 	slices.SortFunc(order, func(a, b int) int { return int(refs[a]) - int(refs[b]) })
 
 	d := &decoder{buf: b}
-	d.skip()                                         // language
-	d.skip()                                         // package
-	d.int()                                          // size
-	d.int()                                          // lines
-	d.bool()                                         // ASCII
+	d.skip() // language
+	d.skip() // package
+	d.int()  // size
+	d.int()  // lines
+	d.bool() // ASCII
+	// Varints passed over are not decoded (skipVarints): for thousands of
+	// files, decoding each span read was most of the walk.
 	for n := d.count(); n > 0 && d.err == nil; n-- { // definitions
 		d.skip()
 		d.byte()
-		d.span()
-		d.span()
-		d.int32()
-		d.int32()
-		for range 6 { // visibility, signature, doc, type, receiver, value
+		d.skipVarints(14) // name span, full span, container, scope
+		for range 6 {     // visibility, signature, doc, type, receiver, value
 			d.skip()
 		}
 	}
@@ -86,16 +85,19 @@ func decodeRefSpans(blob []byte, refs []int32) ([]analysis.Span, error) {
 	n := d.count()
 	for i := 0; i < n && next < len(order) && d.err == nil; i++ {
 		d.skip() // name
-		s := d.span()
-		d.byte()  // role
-		d.int32() // scope
-		d.int32() // enclosing
-		d.skip()  // qualifier
-		d.skip()  // arguments
-		for next < len(order) && int(refs[order[next]]) == i {
-			out[order[next]] = s
-			next++
+		if int(refs[order[next]]) == i {
+			s := d.span()
+			for next < len(order) && int(refs[order[next]]) == i {
+				out[order[next]] = s
+				next++
+			}
+		} else {
+			d.skipVarints(6) // span
 		}
+		d.byte()         // role
+		d.skipVarints(2) // scope, enclosing
+		d.skip()         // qualifier
+		d.skip()         // arguments
 	}
 	if d.err != nil {
 		return nil, d.err

@@ -29,6 +29,19 @@ type carrier struct{ name, dir string }
 // maxCarriers. ok is false for another definition, or when there are too
 // many.
 func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID) (map[uint32]bool, bool) {
+	names, ok := r.memberCarrierNames(h, f, def)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[uint32]bool, len(names))
+	for n := range names {
+		out[typeHash(n)] = true
+	}
+	return out, true
+}
+
+// memberCarrierNames is memberCarriers with the types' names.
+func (r *Resolver) memberCarrierNames(h RefHinter, f *analysis.FileFacts, def DefID) (map[string]bool, bool) {
 	d := f.Defs[def.Index]
 	var owner string
 	switch {
@@ -94,11 +107,7 @@ func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID)
 			}
 		}
 	}
-	out := make(map[uint32]bool, len(names))
-	for n := range names {
-		out[typeHash(n)] = true
-	}
-	return out, true
+	return names, true
 }
 
 // typeDeclRefs lists the files that name a type in a type declaration

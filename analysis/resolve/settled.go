@@ -1,9 +1,11 @@
 package resolve
 
 import (
+	"cmp"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kast-dev/kast/analysis"
 )
@@ -85,25 +87,44 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		}
 		groups[k] = append(groups[k], i)
 	}
+	// Groups of one are settled only by a group of another folder (see
+	// importSettled): the others come first.
+	slices.SortStableFunc(keys, func(a, b settledKey) int {
+		return cmp.Compare(min(len(groups[b]), 2), min(len(groups[a]), 2))
+	})
 	done := make([]bool, len(ids))
 	spans := map[string][]int{} // by file: the ids whose spans to read
+	// What a group settled through an import resolved to, for the groups
+	// of other folders with that import (see importSettled).
+	shared := map[importGroup]settledAnswer{}
+	oneName := slices.Equal(r.UseNames(def), []string{name})
+	carried := r.carriedMemo(h)
 	for _, k := range keys {
 		members := groups[k]
-		if len(members) < 2 {
+		g := importGroup{k.imp, k.role, k.plain}
+		a, known := shared[g]
+		switch {
+		case known && r.folderSettles(k, carried):
+			// Resolved alike whatever its folder: no file is read, and a
+			// group of one is settled too.
+		case len(members) < 2:
 			continue
+		default:
+			first := ids[r.smallestFile(ids, members)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			settles := r.settles(k, first, name, carried)
+			if settles {
+				a.rep, a.hit = r.ResolvesTo(first, def)
+			}
+			release()
+			if !settles {
+				continue
+			}
+			if oneName && r.importSettled(k, name) {
+				shared[g] = a
+			}
 		}
-		first := ids[r.smallestFile(ids, members)]
-		release := r.holdWhole(first.Path, []int32{first.Index}, whole)
-		settles := r.settles(k, first, name)
-		var rep Reference
-		var hit bool
-		if settles {
-			rep, hit = r.ResolvesTo(first, def)
-		}
-		release()
-		if !settles {
-			continue
-		}
+		rep, hit := a.rep, a.hit
 		for _, i := range members {
 			done[i], ok[i] = true, hit
 			if hit {
@@ -166,13 +187,11 @@ func (r *Resolver) smallestFile(ids []RefID, members []int) int {
 // are in scope), nothing that can be a member is so named anywhere when
 // the scopes are not plain, and rep is what its hint says, resolved
 // through its import.
-func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
-	q := goImportName(analysis.Import{Path: k.imp, Name: path.Base(k.imp)})
-	for _, e := range r.defs(q) {
-		if e.Lang == "go" && (filepath.Dir(e.Path) == k.dir || !k.plain && memberKind(e.Kind)) {
-			return false
-		}
+func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carriedFunc) bool {
+	if !r.folderSettles(k, carried) {
+		return false
 	}
+	q := settledQualifier(k.imp)
 	f := r.file(rep.Path)
 	if f == nil || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
 		return false
@@ -184,6 +203,101 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
 	qref := ref
 	qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
 	return len(r.unqualified(f, qref, 1)) == 0 && len(r.inModule(f, ref)) > 0
+}
+
+// settledQualifier is the name a settled selector's import gives its
+// package (its hint says the import has no alias and is named by its
+// path's last element).
+func settledQualifier(imp string) string {
+	return goImportName(analysis.Import{Path: imp, Name: path.Base(imp)})
+}
+
+// folderSettles is what settles checks of a group's folder rather than of
+// its first member: no definition in the folder is named like the
+// qualifier (the package-level names of its other files are in scope; not
+// what is declared inside a type or function, such as a field fmt beside
+// fmt.Println, which only scopes that are not plain look through) and,
+// when the scopes are not plain, no member so named may be carried by a
+// type of the folder.
+func (r *Resolver) folderSettles(k settledKey, carried carriedFunc) bool {
+	q := settledQualifier(k.imp)
+	for _, e := range r.defs(q) {
+		if e.Lang != "go" {
+			continue
+		}
+		if filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind) && !r.carriedOutside(e, k.dir, carried) {
+			return false
+		}
+	}
+	return true
+}
+
+// carriedFunc returns the names of the types that may carry a member
+// (memberCarrierNames), remembered for one settling.
+type carriedFunc func(DefID) (map[string]bool, bool)
+
+func (r *Resolver) carriedMemo(h RefHinter) carriedFunc {
+	memo := map[DefID]map[string]bool{}
+	return func(id DefID) (map[string]bool, bool) {
+		if names, ok := memo[id]; ok {
+			return names, names != nil
+		}
+		var names map[string]bool
+		if f := r.file(id.Path); f != nil && id.Index >= 0 && int(id.Index) < len(f.Defs) {
+			names, _ = r.memberCarrierNames(h, f, id)
+		}
+		memo[id] = names
+		return names, names != nil
+	}
+}
+
+// carriedOutside reports whether member e (a field or method) can be
+// found only through types declared outside dir. Inside a method or a
+// type's body (scopes that are not plain), the resolver looks through the
+// members of that type (or the receiver's), declared in the method's own
+// folder: a group there is settled, as in a plain scope, when no type of
+// the folder is named like a type that may carry e. fmt's field fmt (of
+// pp) otherwise kept every fmt.Fprintf inside a method unsettled.
+func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) bool {
+	names, ok := carried(e.DefID)
+	if !ok {
+		return false
+	}
+	for n := range names {
+		for _, t := range r.defs(n) {
+			if t.Lang == "go" && filepath.Dir(t.Path) == dir {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// importGroup is a settled group's key but for its folder.
+type importGroup struct {
+	imp   string
+	role  analysis.Role
+	plain bool
+}
+
+// settledAnswer is what a settled group's first member resolved to.
+type settledAnswer struct {
+	rep Reference
+	hit bool
+}
+
+// importSettled reports whether the settled groups of k's import, role and
+// scopes resolve alike in every folder once one of them settles, so that
+// the others need no file read: unsafe.Pointer's groups, one per folder,
+// each read a file whole. Of the rest of settles' checks, the hints
+// vouch for the file's (it declares nothing named like the qualifier and
+// has no dot import; the reference's name, role and qualifier are the
+// group's), folderSettles is asked of each folder, and the universe's
+// names are the same everywhere. What is left is the import: an import of
+// a path (not a relative one) that goImportMember finds the name in gives
+// the members found by that path alone, whichever file imports it.
+func (r *Resolver) importSettled(k settledKey, name string) bool {
+	return !strings.HasPrefix(k.imp, ".") && len(r.goImportMember(k.imp, name, k.role)) > 0
 }
 
 // memberKind reports whether a Go definition of kind k can be found among

@@ -16,13 +16,32 @@ import (
 // smallest file, which is the only one read whole: here the folder's
 // first file is a large one.
 func TestSettledGroupReadsItsSmallestFile(t *testing.T) {
-	root := t.TempDir()
 	files := map[string]string{
 		"go.mod":         "module example.com/m\n",
 		"errs/errs.go":   "package errs\n\nfunc Errorf(format string) string { return format }\n",
 		"use/a_big.go":   "package use\n\nimport \"example.com/m/errs\"\n\n// " + strings.Repeat("padding ", 4096) + "\nfunc A() string { return errs.Errorf(\"a\") + errs.Errorf(\"b\") }\n",
 		"use/b_small.go": "package use\n\nimport \"example.com/m/errs\"\n\nfunc B() string { return errs.Errorf(\"c\") }\n",
 	}
+	t.Run("alone", func(t *testing.T) { settledReadsSmallest(t, files) })
+	// A field named like the import, in another file of the folder, is
+	// not looked up by the group's selectors (their scopes are plain):
+	// the group still settles.
+	files["use/c_field.go"] = "package use\n\ntype C struct{ errs int }\n"
+	t.Run("field named like the import", func(t *testing.T) { settledReadsSmallest(t, files) })
+	// Inside methods the resolver also looks through the receiver's
+	// members; a field named like the import that no type of the folder
+	// may carry leaves the group settled.
+	files["use/a_big.go"] = "package use\n\nimport \"example.com/m/errs\"\n\n// " + strings.Repeat("padding ", 4096) + "\nfunc (c C) A() string { return errs.Errorf(\"a\") + errs.Errorf(\"b\") }\n"
+	files["use/b_small.go"] = "package use\n\nimport \"example.com/m/errs\"\n\nfunc (c C) B() string { return errs.Errorf(\"c\") }\n"
+	files["holder/h.go"] = "package holder\n\ntype H struct{ errs int }\n"
+	files["use/c_field.go"] = "package use\n\ntype C struct{ n int }\n"
+	t.Run("in methods, a field of another folder's type", func(t *testing.T) { settledReadsSmallest(t, files) })
+}
+
+// settledReadsSmallest checks, on files, that Errorf's three references are
+// found by reading use/b_small.go alone whole.
+func settledReadsSmallest(t *testing.T, files map[string]string) {
+	root := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
