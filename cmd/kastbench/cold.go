@@ -133,7 +133,8 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		// kast.reindex answers once the index is up to date and every
 		// reference resolved: the end of the background work.
 		// It can take minutes on a large tree: longer than a request's limit.
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		// An hour: ten million lines on two shared cores took over 30 minutes.
+		ctx, cancel := context.WithTimeout(ctx, time.Hour)
 		defer cancel()
 		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
 			r.settled = time.Since(start)
