@@ -85,7 +85,7 @@ func (r *Resolver) memberCarrierNames(h RefHinter, f *analysis.FileFacts, def De
 				return nil, false
 			}
 			dir := filepath.Dir(id.Path)
-			if dir != c.dir && !embedsQualified(g, sup) && !dotImports(g) {
+			if dir != c.dir && !embedsQualified(g, sup) && !dotImportsName(g, c.name) {
 				continue // another folder's type of the name
 			}
 			add(g.Defs[sup.Def].Name, dir)
@@ -96,7 +96,7 @@ func (r *Resolver) memberCarrierNames(h RefHinter, f *analysis.FileFacts, def De
 				return nil, false
 			}
 			dir := filepath.Dir(path)
-			anyDir := dir == c.dir || dotImports(g)
+			anyDir := dir == c.dir || dotImportsName(g, c.name)
 			for _, a := range g.Defs {
 				if a.Kind != analysis.KindTypeAlias || !declaredAs(a.TypeName, c.name) {
 					continue
@@ -136,8 +136,12 @@ func embedsQualified(g *analysis.FileFacts, sup analysis.Supertype) bool {
 	return true // not found: as if it might be
 }
 
-// dotImports reports whether a file imports a package's names unqualified.
-func dotImports(g *analysis.FileFacts) bool {
+// dotImportsName reports whether a file imports a package's names
+// unqualified and name may be one of them: only exported names are.
+func dotImportsName(g *analysis.FileFacts, name string) bool {
+	if !exported(name) {
+		return false
+	}
 	for _, imp := range g.Imports {
 		if imp.Wildcard {
 			return true

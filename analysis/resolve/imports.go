@@ -34,10 +34,34 @@ func (r *Resolver) explicitImport(f *analysis.FileFacts, ref analysis.Ref) []Can
 
 // wildcardImports looks for the name in the packages the file imports whole.
 func (r *Resolver) wildcardImports(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if f.Lang == "go" {
+		return r.goDotImported(f, ref)
+	}
 	var out []Candidate
 	for _, imp := range f.Imports {
 		if imp.Wildcard && !r.pythonUnreachable(f, imp.Span.Start) {
 			out = append(out, r.imported(f, ref.Name, imp.Path, ref.Role, confWildcard)...)
+		}
+	}
+	return out
+}
+
+// goDotImported looks for the name among the exported top-level names of
+// the packages a Go file dot-imports, found by import path as a selector
+// through the import would be: a dot import brings in nothing else, so a
+// lower-case name is never one of them (sync/atomic_test.go's dot import
+// had every bare lower-case name of the file found in sync/atomic).
+func (r *Resolver) goDotImported(f *analysis.FileFacts, ref analysis.Ref) []Candidate {
+	if !exported(ref.Name) {
+		return nil
+	}
+	var out []Candidate
+	for _, imp := range f.Imports {
+		if !imp.Wildcard {
+			continue
+		}
+		for _, c := range r.goImportMember(imp.Path, ref.Name, ref.Role) {
+			out = r.add(out, c.Def.Path, c.Def.Index, confWildcard, ViaImport, ref.Role)
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ const (
 // Hint kinds.
 const (
 	hintNone     = 0 // nothing known: resolve the reference
-	hintBare     = 1 // a bare identifier in a file without dot imports
+	hintBare     = 1 // a bare identifier no dot import brings in (see hintDotBare)
 	hintSelector = 2 // x.Name, with x's hash and the import x names, if one
 	hintTyped    = 3 // x.Name, x a local or parameter of a written type: x's hash and its type's
 )
@@ -79,10 +79,22 @@ type HintedRef struct {
 	Role   analysis.Role
 }
 
+// hintDotBare marks a bare reference to an exported name in a file with
+// one dot import, which may bring the name in: the import's index + 1 is
+// where a selector's is. A bare name of a file with several dot imports is
+// hintNone; a lower-case one is never a dot import's (goDotImported).
+const hintDotBare = 1 << hintQualShift
+
 // HintImport returns the index into the file's imports that a hint names,
 // or -1.
 func HintImport(hint uint32) int {
-	if hint&(1<<hintKindBits-1) != hintSelector {
+	switch hint & (1<<hintKindBits - 1) {
+	case hintSelector:
+	case hintBare:
+		if hint&hintDotBare == 0 {
+			return -1
+		}
+	default:
 		return -1
 	}
 	return int(hint>>hintImpShift&(1<<hintImpBits-1)) - 1
@@ -100,9 +112,14 @@ func GoRefHints(f *analysis.FileFacts) []uint32 {
 	if f.Lang != "go" {
 		return nil
 	}
-	dot := false
-	for _, imp := range f.Imports {
-		dot = dot || imp.Wildcard
+	dots, dot := 0, -1
+	for k, imp := range f.Imports {
+		if imp.Wildcard {
+			dots, dot = dots+1, k
+		}
+	}
+	if dots > 1 {
+		dot = len(f.Imports) // several: none of them is hinted
 	}
 	out := make([]uint32, len(f.Refs))
 	h := fileHinter{f: f, dot: dot}
@@ -115,7 +132,7 @@ func GoRefHints(f *analysis.FileFacts) []uint32 {
 // fileHinter works out a file's hints, with what they share.
 type fileHinter struct {
 	f        *analysis.FileFacts
-	dot      bool
+	dot      int             // the index of the file's dot import: -1 none, len(Imports) several
 	declared map[string]bool // every name the file declares, once asked
 	plain    []int8          // by scope: 1 plain, -1 not, 0 not yet known
 	// scoped lists the file's definitions by scope and name, and
@@ -140,12 +157,15 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 			// Go field or method is named bare nowhere else (see
 			// hintedMember).
 			out |= hintPlainScopes
-		} else if t, ok := h.receiverOnly(ref.Scope); ok {
+		} else if t, ok := h.receiverOnly(ref.Scope); ok && out&hintDotBare == 0 {
+			// (A dot import's index takes the bits of the type's hash.)
 			out |= hintReceiver | typeHash(t)<<hintTypeShift
 		}
 	}
 	k := HintImport(out)
-	if k < 0 || h.dot {
+	if k < 0 || out&(1<<hintKindBits-1) != hintSelector || h.dot >= 0 && exported(ref.Qualifier) {
+		// An exported qualifier may be a dot-imported package's name; a
+		// lower-case one never is.
 		return out
 	}
 	if imp := h.f.Imports[k]; imp.Alias != "" || imp.Wildcard || imp.Name != path.Base(imp.Path) ||
@@ -222,12 +242,15 @@ func (h *fileHinter) receiverOnly(s int32) (string, bool) {
 	return recv, recv != "" && isName(recv)
 }
 
-func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot bool) uint32 {
+func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint32 {
 	switch {
 	case ref.Role&analysis.RoleImport != 0:
 		return hintNone
-	case ref.Qualifier == "" && dot:
-		return hintNone
+	case ref.Qualifier == "" && dot >= 0 && exported(ref.Name):
+		if dot >= len(f.Imports) || dot+1 >= 1<<hintImpBits {
+			return hintNone // several dot imports: the resolver tries each
+		}
+		return hintBare | hintDotBare | uint32(dot+1)<<hintImpShift
 	case ref.Qualifier == "":
 		return hintBare
 	}
@@ -292,8 +315,8 @@ func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bo
 		}
 		switch ref.Hint & (1<<hintKindBits - 1) {
 		case hintBare:
-			if dir != home {
-				continue // its own package's, or the universe's
+			if dir != home && (ref.Hint&hintDotBare == 0 || ref.Import == "" || !r.mayNameHome(dp, ref, def, f.Package)) {
+				continue // its own package's, the universe's or another dot import's
 			}
 		case hintSelector, hintTyped: // a typed selector names no import
 			// A package named like the qualifier is the resolver's last

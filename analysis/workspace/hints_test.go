@@ -25,6 +25,8 @@ package errs
 func Errorf(format string) string { return format }
 
 const Size = 4
+
+func size() int { return 4 }
 -- log/log.go --
 package log
 
@@ -61,7 +63,9 @@ import (
 	"example.com/m/log"
 )
 
-func Use() string { return Errorf("a") + log.Errorf("b") }
+func Use() string { return Errorf("a") + log.Errorf("b") + string(rune(size())) }
+
+func size() int { return 1 }
 -- shadow/shadow.go --
 package shadow
 
@@ -136,9 +140,10 @@ func TestCertainReferencesPrunedByHints(t *testing.T) {
 			"shadow/shadow.go errs.Errorf",   // both: the local errs is left to the resolver
 		}},
 		{"errs/errs.go", "Size", []string{"plain/plain.go errs.Size"}}, // not plain's own Size
+		// A dot import brings in exported names only: dot's size() is its own.
+		{"errs/errs.go", "size", nil},
 		{"log/log.go", "Errorf", []string{
-			"dot/dot.go .Errorf", // any package dot/dot.go imports whole
-			"dot/dot.go log.Errorf",
+			"dot/dot.go log.Errorf", // not .Errorf: dot/dot.go dot-imports errs, not log
 			"plain/plain.go log.Errorf",
 			"renamed/renamed.go errs.Errorf", // errs names log's package here
 		}},

@@ -24,7 +24,9 @@ import (
 // of the same folder where it is the package's (twice, the files' names
 // swapped); a folder whose other file declares a variable named like the
 // import (code that does not compile) beside its test package, where it
-// is the import; a renamed import and a dot import. Beside them, what
+// is the import; a renamed import and a dot import; a file that
+// dot-imports another package, whose names are exported, beside its
+// lower-case import errs. Beside them, what
 // other queries reach: a method on a value a function returns, a method
 // promoted through an embedded field, an interface method.
 const settledFixture = `
@@ -151,6 +153,15 @@ package dot
 import . "example.com/m/errs"
 
 func D() string { return Errorf("a") + Errorf("b") }
+-- dotq/q.go --
+package dotq
+
+import (
+	"example.com/m/errs"
+	. "example.com/m/util"
+)
+
+func Q() string { return Join(errs.Errorf("a"), errs.Errorf("b")) }
 -- values/v.go --
 package values
 
@@ -178,7 +189,7 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 	if certainBeforeAndAfter(t, ws) == 0 {
 		t.Fatal("no definition has references")
 	}
-	for _, want := range []string{"plain/a.go", "plain/b.go", "methods/n.go", "values/v.go"} {
+	for _, want := range []string{"plain/a.go", "plain/b.go", "methods/n.go", "values/v.go", "dotq/q.go"} {
 		if !read[want] {
 			t.Errorf("%s: its references were resolved one by one; want them settled", want)
 		}
