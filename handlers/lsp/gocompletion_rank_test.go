@@ -1,0 +1,73 @@
+package lsp
+
+import (
+	"strings"
+	"testing"
+)
+
+// goRankSources is a small module whose member completions gopls ranks by
+// what the cursor expects: web is a library-like package, main uses it.
+var goRankSources = map[string]string{
+	"go.mod": "module example.com/c\n",
+	"web/web.go": "package web\n\n" +
+		"type Header map[string][]string\n\n" +
+		"func (h Header) Add(k, v string)      {}\n" +
+		"func (h Header) Clone() Header        { return h }\n" +
+		"func (h Header) Get(k string) string  { return \"\" }\n" +
+		"func (h Header) Values(k string) []string { return nil }\n\n" +
+		"type Writer struct{ Status int }\n\n" +
+		"func (w *Writer) Header() Header { return nil }\n" +
+		"func (w *Writer) Hijack() (int, error) { return 0, nil }\n\n" +
+		"func Scan(a ...any) int            { return 0 }\n" +
+		"func Scanf(f string) int           { return 0 }\n" +
+		"type ScanState interface{ Read() }\n" +
+		"func Sprint(a ...any) string       { return \"\" }\n" +
+		"func Sprintf(f string, a ...any) string { return \"\" }\n" +
+		"func Sprintln(a ...any) string     { return \"\" }\n\n" +
+		"type Cmd struct {\n\tShort string\n\tSilence bool\n\tflagBuf *Writer\n}\n\n" +
+		"func (c *Cmd) Find(args []string) (*Cmd, []string, error) { return c, nil, nil }\n" +
+		"func (c *Cmd) Flag(name string) *Writer { return nil }\n" +
+		"func (c *Cmd) Flags() *Writer           { return nil }\n" +
+		"func (c *Cmd) Gen() error               { return nil }\n" +
+		"func (c *Cmd) GroupID() string          { return \"\" }\n",
+	"main.go": "package main\n\nimport \"example.com/c/web\"\n\n" +
+		"func check(s string) {}\n\n" +
+		"func use(w *web.Writer, c *web.Cmd) error {\n" +
+		"\tcheck(web.Sprint())\n" + // line 7: a string argument
+		"\tweb.Scan()\n" + // line 8: a statement
+		"\th := w.Header()\n" + // line 9: a deep completion through Header()
+		"\tf := c.Flags()\n" + // line 10: Find gives three values, not one
+		"\t_, _ = h, f\n" +
+		"\treturn c.Gen()\n" + // line 12: an error is returned
+		"}\n",
+}
+
+// Member completion in Go ranks as gopls does: values of the type the
+// cursor expects first, package members by name alone, calls whose result
+// count does not fit an assignment last, and up to three deep completions
+// that insert the chain (Header().Clone).
+func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
+	e := startLSP(t, goRankSources)
+	e.reindex()
+	top := func(line, char, n int) string {
+		got := e.labelsAt("main.go", line, char)
+		return strings.Join(got[:min(n, len(got))], " ")
+	}
+	if got := top(7, 12, 5); got != "Sprint Sprintf Sprintln Scan ScanState" {
+		t.Errorf("web.S as a string argument: %q, want the string results first", got)
+	}
+	if got := top(8, 6, 5); got != "Scan ScanState Scanf Sprint Sprintf" {
+		t.Errorf("web.S in a statement: %q, want the package's names by name alone", got)
+	}
+	if got := top(9, 9, 4); got != "Header Header().Clone Header().Get Header().Values" {
+		t.Errorf("h := w.H: %q, want Header, then the members of its result that give a value", got)
+	}
+	// The deep completions through Flags() rank by their own kind: a
+	// field before a method; flagBuf, unexported, is not for main.
+	if got := top(10, 9, 5); got != "Flag Flags Flags().Status Flags().Header Find" {
+		t.Errorf("f := c.F: %q, want Find (three results for one name) last", got)
+	}
+	if got := top(12, 11, 2); got != "Gen GroupID" {
+		t.Errorf("return c.G (an error): %q, want Gen first", got)
+	}
+}
