@@ -26,8 +26,8 @@ const (
 	goFieldScore   = 1.0 - 0.01
 	goMethodCall   = 0.9
 	goUnexported   = 1.1
-	goDeepMax      = 3  // deep completions kept, as gopls's MaxDeepCompletions
-	goDeepHeads    = 12 // members whose values are searched for deep completions
+	goDeepMax      = 3 // deep completions kept, as gopls's MaxDeepCompletions
+	goDeepHeads    = 8 // members whose values are searched for deep completions
 	goDeepPerHead  = 64
 	goConstLookups = 4 // steps through a constant group to find a constant's type
 )
@@ -43,22 +43,25 @@ func (c *collector) rankGoMembers(qualifier string, start, end int, packageMembe
 		// there, as gopls reads them from the whole statement.
 		for _, it := range c.items {
 			if it.Label == word {
-				if v := c.goItemValue(it); v.isFunc && len(v.results) == exp.assignees {
+				if v := goItemValue(it); v.isFunc && len(v.results) == exp.assignees {
 					exp.assigneeTypes = c.readGoTypes(it.Def.Path, v.results)
 				}
 			}
 		}
 	}
-	heads := slices.Clone(c.items)
 	for i := range c.items {
 		c.items[i].Relevance = c.goScore(c.items[i], exp, nil)
 	}
-	c.addGoDeep(heads, exp, packageMembers)
+	// The deep completions that can rank come from the best members:
+	// searching every member's type costs a resolution each.
+	heads := slices.Clone(c.items)
+	slices.SortStableFunc(heads, func(a, b Item) int { return cmp.Compare(b.Relevance, a.Relevance) })
+	c.addGoDeep(heads[:min(len(heads), goDeepHeads)], exp, packageMembers)
 }
 
 // goScore is gopls's score of a member (deep: after the members in path).
 func (c *collector) goScore(it Item, exp goExpect, path []Item) float64 {
-	v := c.goItemValue(it)
+	v := goItemValue(it)
 	score := 1.0
 	if it.Kind == analysis.KindField {
 		score = goFieldScore
@@ -83,7 +86,7 @@ func (c *collector) goScore(it Item, exp goExpect, path []Item) float64 {
 			if !isExported(p.Label) {
 				penalty -= 0.1
 			}
-			if p.Kind == analysis.KindMethod || p.Kind == analysis.KindFunction || strings.HasPrefix(c.goItemValue(p).typ, "func") {
+			if p.Kind == analysis.KindMethod || p.Kind == analysis.KindFunction || strings.HasPrefix(goItemValue(p).typ, "func") {
 				penalty += 0.1
 			}
 		}
@@ -123,6 +126,7 @@ func (c *collector) goMatch(it Item, v goValue, exp goExpect) float64 {
 	if !exp.known {
 		return 0
 	}
+	v = c.goConstValue(it, v)
 	if v.untyped != "" {
 		return goTypeMatch(exp.typ, goType{untyped: v.untyped})
 	}
@@ -153,13 +157,18 @@ func (c *collector) importsOf(path string) func() []analysis.Import {
 	}
 }
 
-// goItemValue reads an item's value from its detail; a constant written
-// without a type takes it from its group (March, Bool) or from the typed
-// constant its value names (Second = 1000 * Millisecond).
-func (c *collector) goItemValue(it Item) goValue {
+// goItemValue reads an item's value from its detail.
+func goItemValue(it Item) goValue {
 	isFunc := it.Kind == analysis.KindMethod || it.Kind == analysis.KindFunction
-	v := goDeclValue(it.Label[strings.LastIndexByte(it.Label, '.')+1:], it.Detail, isFunc)
-	if it.Kind != analysis.KindConstant || v.typ != "" || it.Def.Path == "" {
+	return goDeclValue(it.Label[strings.LastIndexByte(it.Label, '.')+1:], it.Detail, isFunc)
+}
+
+// goConstValue is the value of a constant written without a type, which
+// takes it from its group (March, Bool) or from the typed constant its
+// value names (Second = 1000 * Millisecond). Only a match needs it: it
+// reads the constant's file's table.
+func (c *collector) goConstValue(it Item, v goValue) goValue {
+	if it.Kind != analysis.KindConstant || v.typ != "" || it.Def.Path == "" || !v.implicit && !hasName(v.constVal) {
 		return v
 	}
 	defs := c.s.TopLevel(it.Def.Path)
@@ -171,21 +180,34 @@ func (c *collector) goItemValue(it Item) goValue {
 			if defs[at].Kind != analysis.KindConstant {
 				return goValue{}
 			}
-			v = goDeclValue(defs[at].Name, defs[at].Detail, false)
-		case v.constVal != "":
-			named := slices.IndexFunc(defs, func(d workspace.TopLevelDef) bool {
-				return d.Kind == analysis.KindConstant && strings.Contains(" "+v.constVal+" ", " "+d.Name+" ")
-			})
-			if named < 0 {
+		case hasName(v.constVal):
+			names := map[string]bool{}
+			for _, w := range strings.FieldsFunc(v.constVal, func(r rune) bool { return r > 0x7f || !isIdent(byte(r)) }) {
+				names[w] = true
+			}
+			at = slices.IndexFunc(defs, func(d workspace.TopLevelDef) bool { return d.Kind == analysis.KindConstant && names[d.Name] })
+			if at < 0 {
 				return v
 			}
-			at = named
-			v = goDeclValue(defs[at].Name, defs[at].Detail, false)
 		default:
 			return v
 		}
+		v = goDeclValue(defs[at].Name, defs[at].Detail, false)
 	}
 	return v
+}
+
+// hasName reports whether a constant expression names something (1000 *
+// Millisecond) rather than only literals.
+func hasName(expr string) bool {
+	for i := 0; i < len(expr); i++ {
+		if b := expr[i]; (b == '_' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z') && (i == 0 || !isIdent(expr[i-1]) && expr[i-1] != '.') {
+			if !strings.HasPrefix(expr[i:], "iota") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // goLabelMatch approximates gopls's fuzzy matcher on a member's label: a
@@ -218,15 +240,12 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		return cmp.Compare(btoi(a.Kind != analysis.KindMethod), btoi(b.Kind != analysis.KindMethod))
 	})
 	var deep []Item
-	expanded := 0
+	membersOf := map[string][]Item{} // by the written type and its folder
 	for _, h := range heads {
-		if expanded == goDeepHeads {
-			break
-		}
 		if h.Def.Path == "" || h.Kind.IsType() || h.Kind == analysis.KindModule {
 			continue
 		}
-		v := c.goItemValue(h)
+		v := goItemValue(h)
 		chain := h.Label + "."
 		if v.isFunc {
 			if len(v.params) != 0 || len(v.results) != 1 {
@@ -236,12 +255,21 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		} else if v.typ == "" || strings.HasPrefix(v.typ, "func") || strings.HasPrefix(v.typ, "[]") || strings.HasPrefix(v.typ, "map[") {
 			continue
 		}
-		types := c.s.Resolver().TypeOf(h.Def)
-		if len(types) == 0 || types[0].Uncertain {
-			continue
+		result := v.typ
+		if v.isFunc {
+			result = v.results[0]
 		}
-		expanded++
-		members := c.goTypeMembers(types[0].Def)
+		if result != "error" && resolve.GoPredeclared(strings.TrimLeft(result, "*")) {
+			continue // a predeclared type has no members but error's
+		}
+		key := filepath.Dir(h.Def.Path) + " " + result
+		members, known := membersOf[key]
+		if !known {
+			if types := c.s.Resolver().TypeOf(h.Def); len(types) > 0 && !types[0].Uncertain {
+				members = c.goTypeMembers(types[0].Def)
+			}
+			membersOf[key] = members
+		}
 		for _, m := range members[:min(len(members), goDeepPerHead)] {
 			if !isExported(m.Label) && filepath.Dir(m.Def.Path) != filepath.Dir(c.f.Path) {
 				continue
