@@ -245,7 +245,7 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		if h.Def.Path == "" || h.Kind.IsType() || h.Kind == analysis.KindModule {
 			continue
 		}
-		v := goItemValue(h)
+		v := c.goConstValue(h, goItemValue(h))
 		chain := h.Label + "."
 		if v.isFunc {
 			if len(v.params) != 0 || len(v.results) != 1 {

@@ -30,6 +30,8 @@ var goRankSources = map[string]string{
 		"func (c *Cmd) Flags() *Writer           { return nil }\n" +
 		"func (c *Cmd) Gen() error               { return nil }\n" +
 		"func (c *Cmd) GroupID() string          { return \"\" }\n",
+	// A file no build compiles (cgo's input, a generator's template).
+	"web/defs_gen.go": "//go:build ignore\n\npackage web\n\nconst ScanIgnored = 1\n",
 	"main.go": "package main\n\nimport \"example.com/c/web\"\n\n" +
 		"func check(s string) {}\n\n" +
 		"func use(w *web.Writer, c *web.Cmd) error {\n" +
@@ -57,7 +59,7 @@ func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 		t.Errorf("web.S as a string argument: %q, want the string results first", got)
 	}
 	if got := top(8, 6, 5); got != "Scan ScanState Scanf Sprint Sprintf" {
-		t.Errorf("web.S in a statement: %q, want the package's names by name alone", got)
+		t.Errorf("web.S in a statement: %q, want the package's names by name alone, none from a //go:build ignore file", got)
 	}
 	if got := top(9, 9, 4); got != "Header Header().Clone Header().Get Header().Values" {
 		t.Errorf("h := w.H: %q, want Header, then the members of its result that give a value", got)
