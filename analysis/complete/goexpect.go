@@ -20,6 +20,10 @@ type goExpect struct {
 	variadic  bool // the last assignee takes any number
 	// assigneeTypes are the types of those values, where known.
 	assigneeTypes []goType
+	// used are the other cases of the switch whose case list the member
+	// is in: gopls ranks them lower.
+	used      map[string]bool
+	qualifier string
 }
 
 // goExpectation reads the expectation for the member after the qualifier
@@ -33,7 +37,12 @@ func (c *collector) goExpectation(qstart, end int) goExpect {
 	if j == 0 {
 		return goExpect{}
 	}
+	if e, ok := c.goCaseExpectation(qstart); ok {
+		return e
+	}
 	switch b := text[j-1]; {
+	case strings.IndexByte("<>+-*/%|&^", b) >= 0 && !(b == '>' && j >= 2 && text[j-2] == '-'):
+		return c.goOperandExpectation(j)
 	case b == '(' || b == ',':
 		return c.goArgumentExpectation(j, end)
 	case b == '=' && j >= 2 && strings.IndexByte("=!<>", text[j-2]) >= 0:
@@ -198,20 +207,24 @@ func (c *collector) goAssignedTo(eq int) goExpect {
 func (c *collector) goComparedWith(side []byte, right bool) goExpect {
 	s := strings.TrimSpace(string(side))
 	if !right {
-		i := len(s)
-		for i > 0 && (isIdent(s[i-1]) || s[i-1] == '"' || s[i-1] == '.') {
-			i--
-		}
-		s = s[i:]
+		return c.goOperandExpectation(len(side) + 2)
 	}
-	if kind := literalKind(s); kind != "" && !isIdent(s[0]) || s == "true" || s == "false" {
-		t := goType{name: kind}
-		if kind == "float" {
-			t.name = "float64"
-		}
+	if t, ok := literalType(s); ok {
 		return goExpect{typ: t, known: true}
 	}
 	return goExpect{}
+}
+
+// literalType is the default type of the literal expr starts with.
+func literalType(expr string) (goType, bool) {
+	if expr == "true" || expr == "false" || strings.HasPrefix(expr, "true ") || strings.HasPrefix(expr, "false ") {
+		return goType{name: "bool"}, true
+	}
+	kind := literalKind(expr)
+	if kind == "" || isIdent(expr[0]) {
+		return goType{}, false
+	}
+	return goType{name: map[string]string{"float": "float64", "rune": "rune"}[kind] + map[string]string{"int": "int", "string": "string"}[kind]}, true
 }
 
 func skipSpaceBack(text []byte, i int) int {

@@ -37,6 +37,7 @@ const (
 func (c *collector) rankGoMembers(qualifier string, start, end int, packageMembers bool) {
 	qstart := max(0, start-1-len(qualifier))
 	exp := c.goExpectation(qstart, end)
+	exp.qualifier = qualifier
 	word := string(c.text[start:end])
 	if exp.assignees > 1 && !exp.known {
 		// a, b := x.F(): the names take the types of what is written
@@ -69,6 +70,9 @@ func (c *collector) goScore(it Item, exp goExpect, path []Item) float64 {
 	if !it.Kind.IsType() && it.Kind != analysis.KindModule {
 		if f := c.goMatch(it, v, exp); f > 0 {
 			score *= goMatchBonus * f
+			if exp.used[exp.qualifier+"."+it.Label] {
+				score *= 0.9 // another case of the switch has it
+			}
 		} else if v.isFunc && exp.assignees > 0 && len(v.results) != 1 && !assigneesFit(exp, len(v.results)) {
 			score /= 2 // a call that gives too few or too many values
 		}

@@ -20,6 +20,7 @@ type goType struct {
 	path    string   // its import path when the folders are unknown
 	elem    bool     // a slice, array or map of it: gopls matches its element (x[i])
 	untyped string   // an untyped constant's kind instead of a type
+	under   string   // a defined type's underlying constant kind (type Kind uint: "int"), when known
 }
 
 // basicKinds are the predeclared types by the kind of constant they take.
@@ -116,7 +117,7 @@ func goTypeMatch(want, have goType) float64 {
 	if have.untyped != "" {
 		kind := basicKinds[want.name]
 		if want.dirs != nil || want.path != "" {
-			kind = want.untyped // a named type's kind is not known here
+			kind = want.under
 		}
 		if kind == "" || kind != have.untyped && !(have.untyped == "int" && kind == "float") {
 			return 0

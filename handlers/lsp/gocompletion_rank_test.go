@@ -29,7 +29,12 @@ var goRankSources = map[string]string{
 		"func (c *Cmd) Flag(name string) *Writer { return nil }\n" +
 		"func (c *Cmd) Flags() *Writer           { return nil }\n" +
 		"func (c *Cmd) Gen() error               { return nil }\n" +
-		"func (c *Cmd) GroupID() string          { return \"\" }\n",
+		"func (c *Cmd) GroupID() string          { return \"\" }\n\n" +
+		"type Kind uint\n\nconst (\n\tInvalid Kind = iota\n\tInt\n\tInt8\n\tInterface\n)\n\n" +
+		"func Indirect() int { return 0 }\n\n" +
+		"type Duration int64\n\ntype Month int\n\n" +
+		"const (\n\tNanosecond Duration = 1\n\tMicrosecond = 1000 * Nanosecond\n\tMinute = 60 * Microsecond\n)\n\n" +
+		"const March Month = 3\n",
 	// A file no build compiles (cgo's input, a generator's template).
 	"web/defs_gen.go": "//go:build ignore\n\npackage web\n\nconst ScanIgnored = 1\n",
 	"main.go": "package main\n\nimport \"example.com/c/web\"\n\n" +
@@ -41,11 +46,19 @@ var goRankSources = map[string]string{
 		"\tf := c.Flags()\n" + // line 10: Find gives three values, not one
 		"\t_, _ = h, f\n" +
 		"\treturn c.Gen()\n" + // line 12: an error is returned
+		"}\n\n" +
+		"func kinds(k web.Kind, d web.Duration) {\n" +
+		"\tswitch k {\n" +
+		"\tcase web.Int8:\n" +
+		"\tcase web.Int:\n" + // line 18: a case of a switch on a Kind
+		"\t}\n" +
+		"\t_ = d < web.Minute\n" + // line 20: compared with a Duration
 		"}\n",
 }
 
 // Member completion in Go ranks as gopls does: values of the type the
-// cursor expects first, package members by name alone, calls whose result
+// cursor expects first (an argument's, a result's, a switch tag's, the
+// other operand's), package members by name alone, calls whose result
 // count does not fit an assignment last, and up to three deep completions
 // that insert the chain (Header().Clone).
 func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
@@ -71,5 +84,11 @@ func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 	}
 	if got := top(12, 11, 2); got != "Gen GroupID" {
 		t.Errorf("return c.G (an error): %q, want Gen first", got)
+	}
+	if got := top(18, 11, 5); got != "Int Interface Invalid Int8 Indirect" {
+		t.Errorf("case web.I in a switch on a Kind: %q, want the Kinds first, the one another case has after them", got)
+	}
+	if got := top(20, 14, 3); got != "Microsecond Minute March" {
+		t.Errorf("d < web.M with d a Duration: %q, want the Durations (typed through their group) first", got)
 	}
 }
