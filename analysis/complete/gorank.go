@@ -130,7 +130,7 @@ func (c *collector) goMatch(it Item, v goValue, exp goExpect) float64 {
 	if !exp.known {
 		return 0
 	}
-	v = c.goConstValue(it, v)
+	v, _ = c.goConstValue(it, v)
 	if v.untyped != "" {
 		return goTypeMatch(exp.typ, goType{untyped: v.untyped})
 	}
@@ -169,36 +169,37 @@ func goItemValue(it Item) goValue {
 
 // goConstValue is the value of a constant written without a type, which
 // takes it from its group (March, Bool) or from the typed constant its
-// value names (Second = 1000 * Millisecond). Only a match needs it: it
-// reads the constant's file's table.
-func (c *collector) goConstValue(it Item, v goValue) goValue {
+// value names (Second = 1000 * Millisecond), with the constant that writes
+// the type. Only a match or a deep completion needs it: it reads the
+// constant's file's table.
+func (c *collector) goConstValue(it Item, v goValue) (goValue, resolve.DefID) {
 	if it.Kind != analysis.KindConstant || v.typ != "" || it.Def.Path == "" || !v.implicit && !hasName(v.constVal) {
-		return v
+		return v, it.Def
 	}
 	defs := c.s.TopLevel(it.Def.Path)
 	at := slices.IndexFunc(defs, func(d workspace.TopLevelDef) bool { return d.Index == it.Def.Index })
-	for step := 0; at > 0 && step < goConstLookups && v.typ == ""; step++ {
+	for jumps := 0; at >= 0 && v.typ == ""; {
 		switch {
-		case v.implicit:
-			at--
-			if defs[at].Kind != analysis.KindConstant {
-				return goValue{}
-			}
-		case hasName(v.constVal):
+		case v.implicit && at > 0 && defs[at-1].Kind == analysis.KindConstant:
+			at-- // a group's constants repeat the last written type and value
+		case !v.implicit && hasName(v.constVal) && jumps < goConstLookups:
+			jumps++
 			names := map[string]bool{}
 			for _, w := range strings.FieldsFunc(v.constVal, func(r rune) bool { return r > 0x7f || !isIdent(byte(r)) }) {
 				names[w] = true
 			}
 			at = slices.IndexFunc(defs, func(d workspace.TopLevelDef) bool { return d.Kind == analysis.KindConstant && names[d.Name] })
-			if at < 0 {
-				return v
-			}
 		default:
-			return v
+			return v, it.Def
 		}
-		v = goDeclValue(defs[at].Name, defs[at].Detail, false)
+		if at >= 0 {
+			v = goDeclValue(defs[at].Name, defs[at].Detail, false)
+		}
 	}
-	return v
+	if at < 0 {
+		return v, it.Def
+	}
+	return v, resolve.DefID{Path: it.Def.Path, Index: defs[at].Index}
 }
 
 // hasName reports whether a constant expression names something (1000 *
@@ -249,7 +250,7 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		if h.Def.Path == "" || h.Kind.IsType() || h.Kind == analysis.KindModule {
 			continue
 		}
-		v := c.goConstValue(h, goItemValue(h))
+		v, typed := c.goConstValue(h, goItemValue(h))
 		chain := h.Label + "."
 		if v.isFunc {
 			if len(v.params) != 0 || len(v.results) != 1 {
@@ -269,7 +270,7 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		key := filepath.Dir(h.Def.Path) + " " + result
 		members, known := membersOf[key]
 		if !known {
-			if types := c.s.Resolver().TypeOf(h.Def); len(types) > 0 && !types[0].Uncertain {
+			if types := c.s.Resolver().TypeOf(typed); len(types) > 0 && !types[0].Uncertain {
 				members = c.goTypeMembers(types[0].Def)
 			}
 			membersOf[key] = members

@@ -32,7 +32,7 @@ var goRankSources = map[string]string{
 		"func (c *Cmd) GroupID() string          { return \"\" }\n\n" +
 		"type Kind uint\n\nconst (\n\tInvalid Kind = iota\n\tInt\n\tInt8\n\tInterface\n)\n\n" +
 		"func Indirect() int { return 0 }\n\n" +
-		"type Duration int64\n\ntype Month int\n\n" +
+		"type Duration int64\n\nfunc (d Duration) Abs() Duration { return d }\n\ntype Month int\n\n" +
 		"const (\n\tNanosecond Duration = 1\n\tMicrosecond = 1000 * Nanosecond\n\tMinute = 60 * Microsecond\n)\n\n" +
 		"const March Month = 3\n",
 	// A file no build compiles (cgo's input, a generator's template).
@@ -88,7 +88,7 @@ func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 	if got := top(18, 11, 5); got != "Int Interface Invalid Int8 Indirect" {
 		t.Errorf("case web.I in a switch on a Kind: %q, want the Kinds first, the one another case has after them", got)
 	}
-	if got := top(20, 14, 3); got != "Microsecond Minute March" {
-		t.Errorf("d < web.M with d a Duration: %q, want the Durations (typed through their group) first", got)
+	if got := top(20, 14, 5); got != "Microsecond Minute Microsecond.Abs Minute.Abs March" {
+		t.Errorf("d < web.M with d a Duration: %q, want the Durations (typed through the constants they name) first, deep ones too", got)
 	}
 }
