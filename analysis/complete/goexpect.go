@@ -1,9 +1,11 @@
 package complete
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // What Go expects where a member is completed, read from the text around
@@ -96,7 +98,7 @@ func (c *collector) goArgumentExpectation(j, end int) goExpect {
 	for nameStart > 0 && isIdent(text[nameStart-1]) {
 		nameStart--
 	}
-	v, ok := c.goCallee(nameStart)
+	v, ok := c.goCallee(nameStart, nameStart > 0 && text[nameStart-1] == '.')
 	if !ok || len(v.params) == 0 {
 		return goExpect{}
 	}
@@ -125,20 +127,35 @@ type calleeValue struct {
 	imports func() []analysis.Import
 }
 
-// goCallee reads the function whose name starts at offset.
-func (c *collector) goCallee(offset int) (calleeValue, bool) {
-	for _, cand := range c.s.Resolver().DefinitionAt(c.f.Path, offset) {
-		g := c.s.File(cand.Def.Path)
-		if g == nil || int(cand.Def.Index) >= len(g.Defs) {
-			continue
+// goCallee reads the function whose name starts at offset; a name called
+// without a selector is not a method (a method may share a function's
+// name: the package's function of that name is looked up instead).
+func (c *collector) goCallee(offset int, selected bool) (calleeValue, bool) {
+	read := func(cands []resolve.Candidate) (calleeValue, bool) {
+		for _, cand := range cands {
+			g := c.s.File(cand.Def.Path)
+			if g == nil || int(cand.Def.Index) >= len(g.Defs) {
+				continue
+			}
+			d := g.Defs[cand.Def.Index]
+			if !selected && d.Receiver != "" || d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+				continue
+			}
+			return calleeValue{goFuncValue(d.Signature), cand.Def.Path, func() []analysis.Import { return g.Imports }}, true
 		}
-		d := g.Defs[cand.Def.Index]
-		if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
-			return calleeValue{}, false
-		}
-		return calleeValue{goFuncValue(d.Signature), cand.Def.Path, func() []analysis.Import { return g.Imports }}, true
+		return calleeValue{}, false
 	}
-	return calleeValue{}, false
+	cands := c.s.Resolver().DefinitionAt(c.f.Path, offset)
+	if v, ok := read(cands); ok || selected || len(cands) == 0 {
+		return v, ok
+	}
+	var funcs []resolve.Candidate
+	for _, e := range c.s.DefsNamed(wordAfter(c.text, offset)) {
+		if e.Kind == analysis.KindFunction && !e.Nested && filepath.Dir(e.Path) == filepath.Dir(c.f.Path) {
+			funcs = append(funcs, resolve.Candidate{Def: e.DefID})
+		}
+	}
+	return read(funcs)
 }
 
 // goReturnExpectation is the expectation of the index-th result returned
@@ -313,4 +330,13 @@ func quoteEnd(text []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// wordAfter is the identifier starting at i.
+func wordAfter(text []byte, i int) string {
+	e := i
+	for e < len(text) && isIdent(text[e]) {
+		e++
+	}
+	return string(text[i:e])
 }

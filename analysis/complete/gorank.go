@@ -161,10 +161,17 @@ func (c *collector) importsOf(path string) func() []analysis.Import {
 	}
 }
 
-// goItemValue reads an item's value from its detail.
+// goItemValue reads an item's value from its detail; a field or variable
+// of a function type is called as a function is.
 func goItemValue(it Item) goValue {
 	isFunc := it.Kind == analysis.KindMethod || it.Kind == analysis.KindFunction
-	return goDeclValue(it.Label[strings.LastIndexByte(it.Label, '.')+1:], it.Detail, isFunc)
+	v := goDeclValue(it.Label[strings.LastIndexByte(it.Label, '.')+1:], it.Detail, isFunc)
+	if !isFunc && strings.HasPrefix(v.typ, "func(") {
+		fn := goFuncValue("func F" + strings.TrimPrefix(v.typ, "func"))
+		fn.typ = v.typ
+		return fn
+	}
+	return v
 }
 
 // goConstValue is the value of a constant written without a type, which
@@ -270,8 +277,8 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		key := filepath.Dir(h.Def.Path) + " " + result
 		members, known := membersOf[key]
 		if !known {
-			if types := c.s.Resolver().TypeOf(typed); len(types) > 0 && !types[0].Uncertain {
-				members = c.goTypeMembers(types[0].Def)
+			if t, ok := sureType(c.s.Resolver().TypeOf(typed), typed.Path); ok {
+				members = c.goTypeMembers(t)
 			}
 			membersOf[key] = members
 		}
@@ -334,4 +341,15 @@ func (c *collector) goTypeMembers(t resolve.DefID) []Item {
 	}
 	visit(t, 0)
 	return out
+}
+
+// sureType picks the type a declaration in file names: a certain one, or
+// among guesses the one its package declares (reflect's Kind, not abi's).
+func sureType(types []resolve.Candidate, file string) (resolve.DefID, bool) {
+	for _, t := range types {
+		if !t.Uncertain || filepath.Dir(t.Def.Path) == filepath.Dir(file) {
+			return t.Def, true
+		}
+	}
+	return resolve.DefID{}, false
 }

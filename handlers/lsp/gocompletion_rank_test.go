@@ -24,7 +24,8 @@ var goRankSources = map[string]string{
 		"func Sprint(a ...any) string       { return \"\" }\n" +
 		"func Sprintf(f string, a ...any) string { return \"\" }\n" +
 		"func Sprintln(a ...any) string     { return \"\" }\n\n" +
-		"type Cmd struct {\n\tShort string\n\tSilence bool\n\tflagBuf *Writer\n}\n\n" +
+		"type Cmd struct {\n\tShort string\n\tSilence bool\n\tflagBuf *Writer\n\tPreRun func(args []string)\n\tPreRunE func(args []string) error\n}\n\n" +
+		"func (c *Cmd) Parent() *Cmd { return c }\n" +
 		"func (c *Cmd) Find(args []string) (*Cmd, []string, error) { return c, nil, nil }\n" +
 		"func (c *Cmd) Flag(name string) *Writer { return nil }\n" +
 		"func (c *Cmd) Flags() *Writer           { return nil }\n" +
@@ -53,6 +54,14 @@ var goRankSources = map[string]string{
 		"\tcase web.Int:\n" + // line 18: a case of a switch on a Kind
 		"\t}\n" +
 		"\t_ = d < web.Minute\n" + // line 20: compared with a Duration
+		"}\n\n" +
+		"type T struct{}\n\n" +
+		"func (T) check(n int) {\n" +
+		"\tcheck(web.Sprint())\n" + // line 26: the function check, not the method
+		"}\n\n" +
+		"func parent(c *web.Cmd) {\n" +
+		"\tp := c.Parent()\n" + // line 30: a function-typed field is called too
+		"\t_ = p\n" +
 		"}\n",
 }
 
@@ -90,5 +99,11 @@ func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 	}
 	if got := top(20, 14, 5); got != "Microsecond Minute Microsecond.Abs Minute.Abs March" {
 		t.Errorf("d < web.M with d a Duration: %q, want the Durations (typed through the constants they name) first, deep ones too", got)
+	}
+	if got := top(26, 12, 3); got != "Sprint Sprintf Sprintln" {
+		t.Errorf("check(web.S) in the method check(n int): %q, want the function check's string first", got)
+	}
+	if got := top(30, 9, 6); got != "PreRunE Parent Parent().PreRunE Parent().Short Parent().Silence PreRun" {
+		t.Errorf("p := c.P: %q, want PreRun (a function field giving nothing) after the values", got)
 	}
 }
