@@ -57,7 +57,7 @@ func (c *collector) rankGoMembers(qualifier string, start, end int, packageMembe
 	// searching every member's type costs a resolution each.
 	heads := slices.Clone(c.items)
 	slices.SortStableFunc(heads, func(a, b Item) int { return cmp.Compare(b.Relevance, a.Relevance) })
-	c.addGoDeep(heads[:min(len(heads), goDeepHeads)], exp, packageMembers)
+	c.addGoDeep(heads, exp, packageMembers)
 }
 
 // goScore is gopls's score of a member (deep: after the members in path).
@@ -245,7 +245,37 @@ func goLabelMatch(prefix, label string) float64 {
 // addGoDeep adds up to goDeepMax completions of a member's member, each
 // labelled and inserted as the chain (Header().Clone).
 func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
-	slices.SortStableFunc(heads, func(a, b Item) int {
+	type head struct {
+		Item
+		chain, result string
+		typed         resolve.DefID // the declaration that writes the type
+	}
+	var searched []head
+	for _, h := range heads {
+		if len(searched) == goDeepHeads {
+			break
+		}
+		if h.Def.Path == "" || h.Kind.IsType() || h.Kind == analysis.KindModule {
+			continue
+		}
+		v, typed := c.goConstValue(h, goItemValue(h))
+		chain, result := h.Label+".", v.typ
+		if v.isFunc {
+			if len(v.params) != 0 || len(v.results) != 1 {
+				continue
+			}
+			chain, result = h.Label+"().", v.results[0]
+		} else if v.typ == "" || strings.HasPrefix(v.typ, "[]") || strings.HasPrefix(v.typ, "map[") {
+			continue
+		}
+		if result != "error" && resolve.GoPredeclared(strings.TrimLeft(result, "*")) {
+			continue // a predeclared type has no members but error's
+		}
+		searched = append(searched, head{h, chain, result, typed})
+	}
+	// gopls meets a type's methods by name, then its fields; a package's
+	// names by name.
+	slices.SortStableFunc(searched, func(a, b head) int {
 		if packageMembers {
 			return cmp.Compare(a.Label, b.Label)
 		}
@@ -253,42 +283,23 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 	})
 	var deep []Item
 	membersOf := map[string][]Item{} // by the written type and its folder
-	for _, h := range heads {
-		if h.Def.Path == "" || h.Kind.IsType() || h.Kind == analysis.KindModule {
-			continue
-		}
-		v, typed := c.goConstValue(h, goItemValue(h))
-		chain := h.Label + "."
-		if v.isFunc {
-			if len(v.params) != 0 || len(v.results) != 1 {
-				continue
-			}
-			chain = h.Label + "()."
-		} else if v.typ == "" || strings.HasPrefix(v.typ, "func") || strings.HasPrefix(v.typ, "[]") || strings.HasPrefix(v.typ, "map[") {
-			continue
-		}
-		result := v.typ
-		if v.isFunc {
-			result = v.results[0]
-		}
-		if result != "error" && resolve.GoPredeclared(strings.TrimLeft(result, "*")) {
-			continue // a predeclared type has no members but error's
-		}
-		key := filepath.Dir(h.Def.Path) + " " + result
+	for _, h := range searched {
+		key := filepath.Dir(h.Def.Path) + " " + h.result
 		members, known := membersOf[key]
 		if !known {
-			if t, ok := sureType(c.s.Resolver().TypeOf(typed), typed.Path); ok {
+			if t, ok := sureType(c.s.Resolver().TypeOf(h.typed), h.typed.Path); ok {
 				members = c.goTypeMembers(t)
 			}
 			membersOf[key] = members
 		}
+		chain := h.chain
 		for _, m := range members[:min(len(members), goDeepPerHead)] {
 			if !isExported(m.Label) && filepath.Dir(m.Def.Path) != filepath.Dir(c.f.Path) {
 				continue
 			}
 			m.Label = chain + m.Label
 			m.Rank = h.Rank
-			m.Relevance = c.goScore(m, exp, []Item{h})
+			m.Relevance = c.goScore(m, exp, []Item{h.Item})
 			deep = append(deep, m)
 		}
 	}
