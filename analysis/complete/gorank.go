@@ -279,7 +279,11 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		if packageMembers {
 			return cmp.Compare(a.Label, b.Label)
 		}
-		return cmp.Compare(btoi(a.Kind != analysis.KindMethod), btoi(b.Kind != analysis.KindMethod))
+		methodA, methodB := a.Kind == analysis.KindMethod, b.Kind == analysis.KindMethod
+		if methodA && methodB {
+			return cmp.Compare(a.Label, b.Label)
+		}
+		return cmp.Compare(btoi(!methodA), btoi(!methodB))
 	})
 	var deep []Item
 	membersOf := map[string][]Item{} // by the written type and its folder
