@@ -301,6 +301,9 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 			if !isExported(m.Label) && filepath.Dir(m.Def.Path) != filepath.Dir(c.f.Path) {
 				continue
 			}
+			if !startsFold(h.Label, c.prefix) && !startsFold(m.Label, c.prefix) {
+				continue // gopls matches a chain by the start of one of its names
+			}
 			m.Label = chain + m.Label
 			m.Rank = h.Rank
 			m.Relevance = c.goScore(m, exp, []Item{h.Item})
@@ -367,4 +370,8 @@ func sureType(types []resolve.Candidate, file string) (resolve.DefID, bool) {
 		}
 	}
 	return resolve.DefID{}, false
+}
+
+func startsFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

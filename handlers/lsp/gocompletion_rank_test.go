@@ -26,6 +26,7 @@ var goRankSources = map[string]string{
 		"func Sprintln(a ...any) string     { return \"\" }\n\n" +
 		"type Cmd struct {\n\tShort string\n\tSilence bool\n\tflagBuf *Writer\n\tPreRun func(args []string)\n\tPreRunE func(args []string) error\n}\n\n" +
 		"func (c *Cmd) Parent() *Cmd { return c }\n" +
+		"func (c *Cmd) Context() *Writer { return nil }\n" +
 		"func (c *Cmd) Find(args []string) (*Cmd, []string, error) { return c, nil, nil }\n" +
 		"func (c *Cmd) Flag(name string) *Writer { return nil }\n" +
 		"func (c *Cmd) Flags() *Writer           { return nil }\n" +
@@ -62,6 +63,9 @@ var goRankSources = map[string]string{
 		"func parent(c *web.Cmd) {\n" +
 		"\tp := c.Parent()\n" + // line 30: a function-typed field is called too
 		"\t_ = p\n" +
+		"}\n\n" +
+		"func scattered(c *web.Cmd) {\n" +
+		"\t_ = c.e\n" + // line 35: e is inside Context, and none of its members starts with it
 		"}\n",
 }
 
@@ -105,5 +109,10 @@ func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 	}
 	if got := top(30, 9, 6); got != "PreRunE Parent Parent().PreRunE Parent().Short Parent().Silence PreRun" {
 		t.Errorf("p := c.P: %q, want PreRun (a function field giving nothing) after the values", got)
+	}
+	for _, l := range e.labelsAt("main.go", 35, 8) {
+		if strings.Contains(l, ").") {
+			t.Errorf("c.e: %q offered, whose names none start with e", l)
+		}
 	}
 }
