@@ -27,7 +27,7 @@ const (
 	goMethodCall   = 0.9
 	goUnexported   = 1.1
 	goDeepMax      = 3 // deep completions kept, as gopls's MaxDeepCompletions
-	goDeepHeads    = 8 // members whose values are searched for deep completions
+	goDeepHeads    = 4 // members whose values are searched for deep completions
 	goDeepPerHead  = 64
 	goConstLookups = 4 // steps through a constant group to find a constant's type
 )
