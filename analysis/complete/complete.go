@@ -50,6 +50,9 @@ type Item struct {
 	Def     resolve.DefID // Def.Path is "" for keywords
 	Rank    Rank
 	Score   int // how well Label matches the prefix
+	// Relevance ranks Go members as gopls does (higher first); a deep
+	// completion's Label is the chain it inserts (Header().Clone).
+	Relevance float64
 	// Import, when set, is an edit adding the import the name needs.
 	Import *Edit
 }
@@ -95,6 +98,13 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		if !c.rustPathMembers(text, start) {
 			c.members(q, start)
 		}
+		if f.Lang == "go" {
+			end := offset
+			for end < len(text) && isIdent(text[end]) {
+				end++
+			}
+			c.rankGoMembers(q, start, end, len(c.items) > 0 && c.items[0].Rank == RankMember)
+		}
 	} else {
 		c.scope(start)
 		c.packageNames()
@@ -133,6 +143,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		ks[i] = keyed{it, unprefix, byKind(it)}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
+		if goMembers {
+			return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(b.it.Relevance, a.it.Relevance), strings.Compare(a.it.Label, b.it.Label))
+		}
 		return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(a.unprefix, b.unprefix),
 			cmp.Compare(a.kind, b.kind), cmp.Compare(a.it.Label, b.it.Label))
 	})

@@ -18,6 +18,7 @@ import (
 // imports under the name qualifier (its methods are reached through values);
 // its types alone when typesOnly (*http.R in a parameter's type).
 func (c *collector) goPackageMembers(qualifier string, typesOnly bool) {
+	r := c.s.Resolver()
 	for _, imp := range c.f.Imports {
 		if imp.Wildcard || resolve.GoImportName(imp) != qualifier {
 			continue
@@ -34,7 +35,7 @@ func (c *collector) goPackageMembers(qualifier string, typesOnly bool) {
 		for _, p := range files {
 			dir := filepath.Dir(p)
 			if mapped && !slices.Contains(dirs, dir) || !mapped && !strings.HasSuffix(filepath.ToSlash(dir), "/"+imp.Path) ||
-				!resolve.BuildsWith(c.f.Path, p) {
+				!r.GoFileBuilds(c.f.Path, p) {
 				continue
 			}
 			for _, d := range c.s.TopLevel(p) {

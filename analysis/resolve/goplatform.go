@@ -209,3 +209,9 @@ func goPlatform(from string) (goos, goarch string) {
 // Go files, whether candidate's name lets it build for the platform from's
 // name says (linux/amd64 when it says none); any two other files do.
 func BuildsWith(from, candidate string) bool { return goBuildFit(from, candidate) == 1 }
+
+// GoFileBuilds reports whether the Go file candidate is compiled with the
+// file from: its name and its //go:build line (`ignore` never) both allow it.
+func (r *Resolver) GoFileBuilds(from, candidate string) bool {
+	return BuildsWith(from, candidate) && r.constraintFits(from, candidate)
+}
