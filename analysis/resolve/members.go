@@ -261,6 +261,9 @@ func plainQualifier(qualifier string) string {
 func (r *Resolver) enclosingTypes(f *analysis.FileFacts, def int32, depth int) []Candidate {
 	for ; def != analysis.None; def = f.Defs[def].Container {
 		d := f.Defs[def]
+		if t := tsThisParam(f.Lang, d); t != "" {
+			return r.typesNamed(f, t, d.Scope, d.NameSpan, depth+1)
+		}
 		if d.Kind.IsType() {
 			return []Candidate{r.candidate(DefID{f.Path, def}, 1, ViaScope)}
 		}
