@@ -49,6 +49,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	}
 	if len(members) == 0 && ecmaLang(f.Lang) && !r.tooDeep(f.Lang, depth+1) {
 		members = r.unionMember(f, ref, depth)
+		if len(members) == 0 {
+			members = r.inlineObjectMember(f, ref, depth)
+		}
 	}
 	if len(members) == 0 && f.Lang == "java" {
 		if out := r.facadeMembers(f, ref); len(out) > 0 {
