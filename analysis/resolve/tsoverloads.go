@@ -32,8 +32,10 @@ type tsParam struct {
 // as it is when they are no overloads of one name, the call's arguments
 // are unknown or no overload fits.
 func (r *Resolver) tsBindOverloads(ref analysis.Ref, c []Candidate) []Candidate {
-
 	if ref.Role&analysis.RoleCall == 0 || ref.Args == "" || len(c) < 2 {
+		return c // `new X()` has no Args: tsserver answers X's interface first there
+	}
+	if c = r.tsCalledValues(c); len(c) < 2 {
 		return c
 	}
 	n := 0
@@ -61,6 +63,19 @@ func (r *Resolver) tsBindOverloads(ref analysis.Ref, c []Candidate) []Candidate 
 		}
 	}
 	return c
+}
+
+// tsCalledValues drops, from c, the interfaces and
+// type aliases when a sure value of the same name is among them: a call names
+// the value of a name that is both (zod's `interface $constructor` and
+// `function $constructor`), as tsserver answers.
+func (r *Resolver) tsCalledValues(c []Candidate) []Candidate {
+	typeOnly := func(x Candidate) bool { return x.Kind == analysis.KindInterface || x.Kind == analysis.KindTypeAlias }
+	value := func(x Candidate) bool { return !typeOnly(x) && x.Name == c[0].Name && x.Confidence >= r.threshold }
+	if !slices.ContainsFunc(c, typeOnly) || !slices.ContainsFunc(c, value) {
+		return c
+	}
+	return slices.DeleteFunc(slices.Clone(c), typeOnly)
 }
 
 // tsSignatureParams are the parameters of a written function or method
