@@ -57,7 +57,21 @@ func (r *Resolver) tsBindOverloads(ref analysis.Ref, c []Candidate) []Candidate 
 	slices.SortFunc(tie, func(a, b Candidate) int { return cmp.Compare(defs[a.Def].NameSpan.Start, defs[b.Def].NameSpan.Start) })
 	args := parseArgs(ref.Args)
 	for _, x := range tie {
-		if params, ok := tsSignatureParams(defs[x.Def].Signature); ok && tsArgsFit(args, params) {
+		g, d := r.file(x.Def.Path), defs[x.Def]
+		// A parameter of a named type is read through the type alias it
+		// names (zod's `fn: VisitFn`, a function type).
+		aliased := func(t string) string {
+			if !isName(t) && !isChain(g.Lang, t) {
+				return ""
+			}
+			for _, a := range best(r.typesNamed(g, t, d.Scope, d.NameSpan, 1)) {
+				if _, ad, ok := r.entry(a.Def); ok && ad.Kind == analysis.KindTypeAlias && a.Confidence >= r.threshold {
+					return tsWritten(ad.TypeName)
+				}
+			}
+			return ""
+		}
+		if params, ok := tsSignatureParams(d.Signature); ok && tsArgsFit(args, params, aliased) {
 			out := append([]Candidate{x}, slices.DeleteFunc(tie, func(y Candidate) bool { return y.Def == x.Def })...)
 			return append(out, c[n:]...)
 		}
@@ -147,7 +161,7 @@ func tsTypeParamConstraints(head string) map[string]string {
 
 // tsArgsFit reports whether arguments of the given shapes can be passed
 // to params.
-func tsArgsFit(args []arg, params []tsParam) bool {
+func tsArgsFit(args []arg, params []tsParam, aliased func(string) string) bool {
 	required, rest := 0, false
 	for _, p := range params {
 		if p.rest {
@@ -173,7 +187,7 @@ func tsArgsFit(args []arg, params []tsParam) bool {
 				return true
 			}
 		}
-		if !tsArgFits(a.code, t) {
+		if !tsArgFits(a.code, t, aliased) {
 			return false
 		}
 	}
@@ -182,12 +196,22 @@ func tsArgsFit(args []arg, params []tsParam) bool {
 
 // tsArgFits reports whether an argument of shape code may be of written
 // type t: false only where every arm of t clearly holds no such value.
-func tsArgFits(code, t string) bool {
+// aliased, when not nil, gives the written type a named arm aliases.
+func tsArgFits(code, t string, aliased func(string) string) bool {
 	if t == "" || code == "_" || code == "n" {
 		return true
 	}
 	for _, arm := range tsSplit(t, '|') {
-		if tsArmFits(code, strings.TrimSpace(arm)) {
+		arm = strings.TrimSpace(arm)
+		if aliased != nil && tsWrittenKind(arm) == "" {
+			if a := aliased(arm); a != "" {
+				if tsArgFits(code, a, nil) {
+					return true
+				}
+				continue
+			}
+		}
+		if tsArmFits(code, arm) {
 			return true
 		}
 	}
