@@ -79,10 +79,10 @@ func (r *Resolver) tsBindOverloads(ref analysis.Ref, c []Candidate) []Candidate 
 	return c
 }
 
-// tsCalledValues drops, from c, the interfaces and
-// type aliases when a sure value of the same name is among them: a call names
-// the value of a name that is both (zod's `interface $constructor` and
-// `function $constructor`), as tsserver answers.
+// tsCalledValues drops, from c, the interfaces and type aliases when a sure
+// value of the same name is among them: a call names the value of a name
+// that is both (zod's `interface $constructor` and `function
+// $constructor`), as tsserver answers.
 func (r *Resolver) tsCalledValues(c []Candidate) []Candidate {
 	typeOnly := func(x Candidate) bool { return x.Kind == analysis.KindInterface || x.Kind == analysis.KindTypeAlias }
 	value := func(x Candidate) bool { return !typeOnly(x) && x.Name == c[0].Name && x.Confidence >= r.threshold }
