@@ -140,7 +140,9 @@ type Ref struct {
 	// c (character), n (null), f (lambda or function reference), * (spread),
 	// $expr (a variable, property chain or call, whose type the resolver
 	// may know), t:Type (a class literal's type) or _ (anything else); a
-	// trailing lambda is the code ^. Empty when
+	// trailing lambda is the code ^. TypeScript adds a (an array literal),
+	// o (an object literal) and p (a function whose written result is a
+	// type predicate), and writes a number as i and undefined as n. Empty when
 	// the reference is not a call or its arguments are unknown.
 	Args string `json:"args,omitempty"`
 }

@@ -17,6 +17,16 @@ func (c *collector) ecmaNames(qualifier string, offset int) {
 	c.globalThisMembers(qualifier)
 	c.checkedKeys(qualifier, offset)
 	c.mappedLiteralKeys(qualifier, offset)
+	c.inlineObjectMembers(qualifier, offset)
+}
+
+// inlineObjectMembers adds, after `v.` where v's written type is an object
+// type written inline (`params?: { maximum?: number }`), its members.
+func (c *collector) inlineObjectMembers(qualifier string, offset int) {
+	at := analysis.Span{Start: offset, End: offset}
+	for _, m := range c.s.Resolver().InlineObjectMembers(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), at) {
+		c.addDef(m, RankMember)
+	}
 }
 
 // namespaceMembers adds, after `ns.` where `import * as ns from "m"`, the

@@ -49,6 +49,9 @@ func (r *Resolver) qualified(f *analysis.FileFacts, ref analysis.Ref, depth int)
 	}
 	if len(members) == 0 && ecmaLang(f.Lang) && !r.tooDeep(f.Lang, depth+1) {
 		members = r.unionMember(f, ref, depth)
+		if len(members) == 0 {
+			members = r.inlineObjectMember(f, ref, depth)
+		}
 	}
 	if len(members) == 0 && f.Lang == "java" {
 		if out := r.facadeMembers(f, ref); len(out) > 0 {
@@ -261,6 +264,9 @@ func plainQualifier(qualifier string) string {
 func (r *Resolver) enclosingTypes(f *analysis.FileFacts, def int32, depth int) []Candidate {
 	for ; def != analysis.None; def = f.Defs[def].Container {
 		d := f.Defs[def]
+		if t := tsThisParam(f.Lang, d); t != "" {
+			return r.typesNamed(f, t, d.Scope, d.NameSpan, depth+1)
+		}
 		if d.Kind.IsType() {
 			return []Candidate{r.candidate(DefID{f.Path, def}, 1, ViaScope)}
 		}

@@ -34,6 +34,9 @@ type arg struct {
 // bindOverloads narrows a call's tied best candidates to the overloads its
 // arguments fit best. c is sorted best first.
 func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
+	if ecmaLang(f.Lang) {
+		return r.tsBindOverloads(ref, c)
+	}
 	if !overloadLangs[f.Lang] || len(c) < 2 {
 		return c
 	}

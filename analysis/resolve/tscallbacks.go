@@ -259,6 +259,33 @@ func declaredParamTypes(d analysis.Def) []string {
 	return out
 }
 
+// tsThisParam is the type a TypeScript function declares for `this` with
+// a first parameter `this: T` (zod's `get(this: ZodError)`), or "".
+func tsThisParam(lang string, d analysis.Def) string {
+	if !ecmaLang(lang) {
+		return ""
+	}
+	s := d.Signature
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		s = d.TypeName
+	}
+	open := paramListStart(s)
+	if open < 0 {
+		return ""
+	}
+	end := tsClosing(s, open)
+	if end < 0 {
+		return ""
+	}
+	first := strings.TrimSpace(tsSplit(s[open+1:end], ',')[0])
+	if rest, ok := strings.CutPrefix(first, "this"); ok {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(rest), ":"); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
 // paramListStart is the index of the '(' opening a signature's parameters,
 // past the name and any type parameters; -1 if there is none.
 func paramListStart(s string) int {

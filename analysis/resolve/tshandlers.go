@@ -66,12 +66,16 @@ func elementType(t string) string {
 }
 
 // callSignatureOf is the first call signature of an object type alias or
-// an interface with call signatures, or "".
+// an interface with call signatures, or the function type a type alias
+// names; "" for any other.
 func callSignatureOf(d analysis.Def) string {
 	if d.Kind != analysis.KindTypeAlias && d.Kind != analysis.KindInterface {
 		return ""
 	}
 	body := strings.TrimSpace(d.TypeName)
+	if _, ok := analysis.FunctionTypeResult(body); ok && d.Kind == analysis.KindTypeAlias {
+		return body // an alias of a function type (zod's `$SafeParse`)
+	}
 	if !strings.HasPrefix(body, "{") || tsClosing(body, 0) != len(body)-1 {
 		return ""
 	}
@@ -96,10 +100,14 @@ func callSignatureOf(d analysis.Def) string {
 // (vitest's `expect: ExpectStatic`, debug's `Debug`): its result; ok is
 // false for any other d.
 func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth int) ([]Candidate, bool) {
+	typedFunction := d.Kind == analysis.KindFunction && tsTypedFunctionVariable(d)
 	switch {
-	case !ecmaLang(g.Lang), d.Kind.IsType(), d.Kind == analysis.KindFunction, d.Kind == analysis.KindMethod,
+	case !ecmaLang(g.Lang), d.Kind.IsType(), d.Kind == analysis.KindFunction && !typedFunction, d.Kind == analysis.KindMethod,
 		d.Kind == analysis.KindConstructor, r.tooDeep(g.Lang, depth+1):
 		return nil, false
+	case typedFunction && calledType(g.Lang, d.TypeName) != d.TypeName:
+		// `const f: (v: unknown) => Result = …`
+		return r.typesNamed(g, calledType(g.Lang, d.TypeName), d.Scope, d.NameSpan, depth+1), true
 	case d.TypeName == "" && d.Value != "" && !strings.HasPrefix(d.Value, "=>"):
 		// `const ky = createInstance()`: the type its value has.
 		if out, ok := r.boundFunctionResults(g, d, depth); ok {
@@ -134,6 +142,25 @@ func (r *Resolver) calledValueTypes(g *analysis.FileFacts, d analysis.Def, depth
 		}
 	}
 	return nil, false
+}
+
+// tsTypedFunctionVariable reports whether function d is a variable bound
+// to a function without a written result whose own written type d's type
+// is (zod's `const safeParse: $SafeParse = (schema, value) => …`): a call
+// of it gives what that type returns, not the type itself.
+func tsTypedFunctionVariable(d analysis.Def) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(d.Signature), d.Name)
+	if !ok || d.TypeName == "" {
+		return false
+	}
+	annotation, ok := strings.CutPrefix(strings.TrimSpace(rest), ":")
+	if !ok {
+		return false
+	}
+	if eq := tsTopLevelWord(annotation, " = "); eq >= 0 {
+		annotation = annotation[:eq]
+	}
+	return strings.Join(strings.Fields(annotation), " ") == strings.Join(strings.Fields(d.TypeName), " ")
 }
 
 // boundFunctionResults are the types a constant bound to a function or a

@@ -262,9 +262,9 @@ func discriminantsAt(f *analysis.FileFacts, name string, offset int) []string {
 	return out
 }
 
-// discriminantLiterals are the string literals type t's member key is
-// written with (`readonly code: "too_big"`); none when it is written
-// with anything else.
+// discriminantLiterals are the string or boolean literals type t's member
+// key is written with (`readonly code: "too_big"`, `success: false`); none
+// when it is written with anything else.
 func (r *Resolver) discriminantLiterals(t DefID, key string, depth int) []string {
 	var out []string
 	for _, m := range best(r.members(t, key, analysis.RoleRead, 1, depth)) {
@@ -274,6 +274,10 @@ func (r *Resolver) discriminantLiterals(t DefID, key string, depth int) []string
 		}
 		for _, part := range tsSplit(d.TypeName, '|') {
 			part = strings.TrimSpace(part)
+			if part == "true" || part == "false" {
+				out = append(out, part)
+				continue
+			}
 			if len(part) < 2 || part[0] != '"' && part[0] != '\'' || part[len(part)-1] != part[0] {
 				return nil
 			}

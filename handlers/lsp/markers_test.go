@@ -150,7 +150,22 @@ func hierarchyChecker(prepare, method, field string) servertest.Checker {
 
 var lspCheckers = map[string]servertest.Checker{
 	// def(src, dst...): definition of the name at src.
-	"def":      locsChecker("textDocument/definition", nil),
+	"def": locsChecker("textDocument/definition", nil),
+	// deffirst(src, dst): the first definition of the name at src, where
+	// a client jumps (the overload a TypeScript call binds).
+	"deffirst": func(env *servertest.Env, m servertest.Marker) {
+		var locs []wireLoc
+		if !call(env, m, "textDocument/definition", docPos(env, env.Loc(m, m.Args[0])), &locs) {
+			return
+		}
+		got := []string{}
+		for _, l := range locs {
+			got = append(got, rel(env, l.URI, l.Range.Start))
+		}
+		if w := want(env, env.Loc(m, m.Args[1])); len(got) == 0 || got[0] != w {
+			env.T.Errorf("%v: got %v, want %s first", m, got, w)
+		}
+	},
 	"decl":     locsChecker("textDocument/declaration", nil),
 	"typedef":  locsChecker("textDocument/typeDefinition", nil),
 	"impl":     locsChecker("textDocument/implementation", nil),

@@ -134,6 +134,7 @@ func (w *walker) node(n syntax.Node) {
 		w.pattern(n.Field("argument"), analysis.RoleRead|analysis.RoleWrite, analysis.KindUnknown)
 	case "call_expression":
 		w.call(n.Field("function"))
+		w.callArgs(n.Field("function"), n.Field("arguments"))
 		w.node(n.Field("type_arguments"))
 		w.arguments(n.Field("arguments"), extract.Qualifier(n.Field("function")))
 	case "new_expression":

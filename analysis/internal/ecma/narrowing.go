@@ -15,7 +15,8 @@ import (
 // that always leaves (return, throw, break, continue) proves the check
 // failed for the rest of the block. A check of a discriminant,
 // `x.kind === "a"` or `switch (x.kind) { case "a": … }`, gives "#kind=a"
-// where it holds and "#kind!a" where it fails, which the resolver applies
+// where it holds and "#kind!a" where it fails (a truth test `x.ok` is
+// "#ok!false", and `!x.ok` "#ok=false"), which the resolver applies
 // to the arms of x's union (a `case` that falls through adds its literal:
 // "#kind=a|b"; `default` fails every case).
 
@@ -69,6 +70,15 @@ func guards(cond syntax.Node, holds bool) []guard {
 		if cond.Field("operator").Text() == "!" {
 			return guards(cond.Field("argument"), !holds)
 		}
+	case "member_expression":
+		// `if (r.success)`: a boolean discriminant tested for truth
+		// (zod's `ZodSafeParseResult`).
+		if obj, key := discriminant(cond); obj != "" {
+			if holds {
+				return []guard{{obj, "#" + key + "!false"}}
+			}
+			return []guard{{obj, "#" + key + "=false"}}
+		}
 	case "binary_expression":
 		left, right := cond.Field("left"), cond.Field("right")
 		switch op := cond.Field("operator").Text(); op {
@@ -94,6 +104,9 @@ func guards(cond syntax.Node, holds bool) []guard {
 				left, right = right, left
 			}
 			name, kind := typeofName(left), stringLiteral(right)
+			if right.Is("true", "false") {
+				kind = right.Type()
+			}
 			if name == "" && kind != "" {
 				if obj, key := discriminant(left); obj != "" {
 					if holds == (op == "===" || op == "==") {

@@ -35,6 +35,7 @@ func schemaShape(v syntax.Node) syntax.Node {
 func (w *walker) shapeMembers(d int32, call syntax.Node) {
 	shape := schemaShape(call)
 	w.call(call.Field("function"))
+	w.callArgs(call.Field("function"), call.Field("arguments"))
 	w.node(call.Field("type_arguments"))
 	for _, a := range call.Field("arguments").NamedChildren() {
 		if shape.Valid() && objectLiteral(a).Same(shape) {
