@@ -265,19 +265,11 @@ func tsThisParam(lang string, d analysis.Def) string {
 	if !ecmaLang(lang) {
 		return ""
 	}
-	s := d.Signature
-	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
-		s = d.TypeName
-	}
-	open := paramListStart(s)
-	if open < 0 {
+	list, ok := tsParamList(d)
+	if !ok {
 		return ""
 	}
-	end := tsClosing(s, open)
-	if end < 0 {
-		return ""
-	}
-	first := strings.TrimSpace(tsSplit(s[open+1:end], ',')[0])
+	first := strings.TrimSpace(tsSplit(list, ',')[0])
 	if rest, ok := strings.CutPrefix(first, "this"); ok {
 		if t, ok := strings.CutPrefix(strings.TrimSpace(rest), ":"); ok {
 			return strings.TrimSpace(t)

@@ -21,20 +21,12 @@ func paramTypeAt(d analysis.Def, arg int) string {
 	if arg < len(params) && params[arg] != "" {
 		return params[arg]
 	}
-	s := d.Signature
-	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
-		s = d.TypeName
-	}
-	open := paramListStart(s)
-	if open < 0 {
-		return ""
-	}
-	end := tsClosing(s, open)
-	if end < 0 {
+	list, ok := tsParamList(d)
+	if !ok {
 		return ""
 	}
 	i := 0
-	for _, p := range tsSplit(s[open+1:end], ',') {
+	for _, p := range tsSplit(list, ',') {
 		p = strings.TrimSpace(p)
 		if p == "" || strings.HasPrefix(p, "this:") || strings.HasPrefix(p, "this :") {
 			continue
@@ -48,6 +40,25 @@ func paramTypeAt(d analysis.Def, arg int) string {
 		i++
 	}
 	return ""
+}
+
+// tsParamList is the text between the parentheses of the parameters a
+// function declares, or a function-typed value's written type has; false
+// when there are none.
+func tsParamList(d analysis.Def) (string, bool) {
+	s := d.Signature
+	if d.Kind != analysis.KindFunction && d.Kind != analysis.KindMethod {
+		s = d.TypeName
+	}
+	open := paramListStart(s)
+	if open < 0 {
+		return "", false
+	}
+	end := tsClosing(s, open)
+	if end < 0 {
+		return "", false
+	}
+	return s[open+1 : end], true
 }
 
 // elementType is the element type of a written array type: T of T[],
