@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -61,32 +59,7 @@ func TestSettledGroupsNotInMethodsOfACarrier(t *testing.T) {
 // read whole) and reference by reference.
 func settledAndAlone(t *testing.T, files map[string]string) (got, want []resolve.Reference, read []string) {
 	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ws, err := Open(root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	sess := NewSession()
-	sess.AddRoot(ws)
-	snap := sess.Snapshot(nil)
-	path := filepath.Join(root, "errs", "errs.go")
-	def := resolve.DefID{Path: path, Index: 0}
-	if snap.File(path).Defs[0].Name != "Errorf" {
-		t.Fatalf("want Errorf first, got %v", snap.File(path).Defs)
-	}
+	ws, snap, def := errorfSnapshot(t, files)
 	ids := snap.Resolver().ReferenceCandidates(def, true)
 	var mu sync.Mutex
 	whole := func(p string, refs []int32) *analysis.FileFacts {

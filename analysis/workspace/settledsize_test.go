@@ -41,6 +41,29 @@ func TestSettledGroupReadsItsSmallestFile(t *testing.T) {
 // settledReadsSmallest checks, on files, that Errorf's three references are
 // found by reading use/b_small.go alone whole.
 func settledReadsSmallest(t *testing.T, files map[string]string) {
+	_, snap, def := errorfSnapshot(t, files)
+	ids := snap.Resolver().ReferenceCandidates(def, true)
+	var mu sync.Mutex
+	read := map[string]bool{}
+	whole := func(p string, refs []int32) *analysis.FileFacts {
+		mu.Lock()
+		read[filepath.Base(p)] = true
+		mu.Unlock()
+		return snap.wholeFile(p, refs)
+	}
+	got := snap.declsResolver().ReferencesAmongWhole(def, ids, true, whole, nil)
+	if len(got) != 3 {
+		t.Errorf("got %d references of Errorf, want 3: %v", len(got), got)
+	}
+	if read["a_big.go"] || !read["b_small.go"] {
+		t.Errorf("files read whole: %v; want b_small.go alone", read)
+	}
+}
+
+// errorfSnapshot indexes files and returns their workspace, a snapshot of
+// it and the definition of errs.Errorf, which errs/errs.go must declare first.
+func errorfSnapshot(t *testing.T, files map[string]string) (*Workspace, *Snapshot, resolve.DefID) {
+	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(root, name)
@@ -67,20 +90,5 @@ func settledReadsSmallest(t *testing.T, files map[string]string) {
 	if snap.File(path).Defs[0].Name != "Errorf" {
 		t.Fatalf("want Errorf first, got %v", snap.File(path).Defs)
 	}
-	ids := snap.Resolver().ReferenceCandidates(def, true)
-	var mu sync.Mutex
-	read := map[string]bool{}
-	whole := func(p string, refs []int32) *analysis.FileFacts {
-		mu.Lock()
-		read[filepath.Base(p)] = true
-		mu.Unlock()
-		return snap.wholeFile(p, refs)
-	}
-	got := snap.declsResolver().ReferencesAmongWhole(def, ids, true, whole, nil)
-	if len(got) != 3 {
-		t.Errorf("got %d references of Errorf, want 3: %v", len(got), got)
-	}
-	if read["a_big.go"] || !read["b_small.go"] {
-		t.Errorf("files read whole: %v; want b_small.go alone", read)
-	}
+	return ws, snap, def
 }
