@@ -393,7 +393,11 @@ type libraryState struct {
 		Seconds  float64 `json:"seconds"`
 		Complete bool    `json:"complete"`
 	} `json:"indexed"`
-	Skipped []struct{ Library, Reason string } `json:"skipped"`
+	// Tagged: the JSON-RPC connection's decoder matches names exactly.
+	Skipped []struct {
+		Library string `json:"library"`
+		Reason  string `json:"reason"`
+	} `json:"skipped"`
 }
 
 // done reports whether kast has nothing more to index: a project may have

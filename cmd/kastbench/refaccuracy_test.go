@@ -1,8 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 func TestLibraryModule(t *testing.T) {
@@ -64,7 +65,9 @@ func TestLibraryStateDone(t *testing.T) {
 		{`{"indexed": [], "skipped": []}`, "0 indexed, 0 skipped", false}, // an older kast: nothing to go by
 	} {
 		var st libraryState
-		if err := json.Unmarshal([]byte(c.status), &st); err != nil {
+		// Decoded as the JSON-RPC connection decodes kast.status (its
+		// codec matches field names exactly).
+		if err := (jsonrpc2.JSONCodec{}).Unmarshal([]byte(c.status), &st); err != nil {
 			t.Fatal(err)
 		}
 		if st.done() != c.done || st.summary() != c.summary {
