@@ -194,7 +194,7 @@ func (c *collector) goAssignedTo(eq int) goExpect {
 	for _, kw := range []string{"if ", "for ", "switch "} {
 		lhs = strings.TrimSpace(strings.TrimPrefix(lhs, kw))
 	}
-	names := splitTopLevelCommas(lhs)
+	names := resolve.SplitTopLevel(lhs)
 	e := goExpect{assignees: len(names)}
 	if define || len(names) != 1 {
 		return e

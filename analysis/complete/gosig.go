@@ -1,6 +1,10 @@
 package complete
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kast-dev/kast/analysis/resolve"
+)
 
 // Reading Go declarations as the tables write them (a definition's
 // signature or type): what a member's value is, so that completion can
@@ -64,7 +68,7 @@ func goFuncValue(sig string) goValue {
 // fieldTypes is the type of each name of a parameter or result list: "a,
 // b int, c string" has three; "int, error" two unnamed ones.
 func fieldTypes(list string) []string {
-	parts := splitTopLevelCommas(list)
+	parts := resolve.SplitTopLevel(list)
 	if len(parts) == 0 {
 		return nil
 	}
@@ -117,28 +121,6 @@ func closeOf(s string, open int) int {
 		}
 	}
 	return len(s) - 1
-}
-
-func splitTopLevelCommas(s string) []string {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	var out []string
-	depth, from := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[from:i])
-				from = i + 1
-			}
-		}
-	}
-	return append(out, s[from:])
 }
 
 // literalKind is the kind of an untyped constant expression's first

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
+	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // Expectations that need an expression's type: a switch's tag in its case
@@ -80,7 +81,7 @@ func (c *collector) otherCases(open, qstart int) map[string]bool {
 		}
 		list, _, _ = strings.Cut(list, ":")
 		off := from + strings.Index(l, "case ") + len("case ")
-		for _, e := range splitTopLevelCommas(list) {
+		for _, e := range resolve.SplitTopLevel(list) {
 			expr := strings.TrimSpace(e)
 			if !(off <= qstart && qstart < off+len(e)) {
 				used[expr] = true

@@ -456,6 +456,17 @@ func namedType(e string) (string, bool) {
 // splitTopLevel splits a list at its commas outside brackets, trimming the
 // elements.
 func splitTopLevel(list string) []string {
+	out := SplitTopLevel(list)
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+// SplitTopLevel splits a list at its commas outside brackets, each element
+// as written (so that offsets can be counted along it); none for a blank
+// list.
+func SplitTopLevel(list string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(list); i++ {
@@ -466,13 +477,13 @@ func splitTopLevel(list string) []string {
 			depth--
 		case ',':
 			if depth == 0 {
-				out = append(out, strings.TrimSpace(list[start:i]))
+				out = append(out, list[start:i])
 				start = i + 1
 			}
 		}
 	}
-	if s := strings.TrimSpace(list[start:]); s != "" || len(out) > 0 {
-		out = append(out, s)
+	if strings.TrimSpace(list[start:]) != "" || len(out) > 0 {
+		out = append(out, list[start:])
 	}
 	return out
 }
