@@ -77,38 +77,26 @@ var goRankSources = map[string]string{
 func TestLSPGoMemberCompletionRanksLikeGopls(t *testing.T) {
 	e := startLSP(t, goRankSources)
 	e.reindex()
-	top := func(line, char, n int) string {
-		got := e.labelsAt("main.go", line, char)
-		return strings.Join(got[:min(n, len(got))], " ")
-	}
-	if got := top(7, 12, 5); got != "Sprint Sprintf Sprintln Scan ScanState" {
-		t.Errorf("web.S as a string argument: %q, want the string results first", got)
-	}
-	if got := top(8, 6, 5); got != "Scan ScanState Scanf Sprint Sprintf" {
-		t.Errorf("web.S in a statement: %q, want the package's names by name alone, none from a //go:build ignore file", got)
-	}
-	if got := top(9, 9, 4); got != "Header Header().Clone Header().Get Header().Values" {
-		t.Errorf("h := w.H: %q, want Header, then the members of its result that give a value", got)
-	}
-	// The deep completions through Flags() rank by their own kind: a
-	// field before a method; flagBuf, unexported, is not for main.
-	if got := top(10, 9, 5); got != "Flag Flags Flags().Status Flags().Header Find" {
-		t.Errorf("f := c.F: %q, want Find (three results for one name) last", got)
-	}
-	if got := top(12, 11, 2); got != "Gen GroupID" {
-		t.Errorf("return c.G (an error): %q, want Gen first", got)
-	}
-	if got := top(18, 11, 5); got != "Int Interface Invalid Int8 Indirect" {
-		t.Errorf("case web.I in a switch on a Kind: %q, want the Kinds first, the one another case has after them", got)
-	}
-	if got := top(20, 14, 5); got != "Microsecond Minute Microsecond.Abs Minute.Abs March" {
-		t.Errorf("d < web.M with d a Duration: %q, want the Durations (typed through the constants they name) first, deep ones too", got)
-	}
-	if got := top(26, 12, 3); got != "Sprint Sprintf Sprintln" {
-		t.Errorf("check(web.S) in the method check(n int): %q, want the function check's string first", got)
-	}
-	if got := top(30, 9, 6); got != "PreRunE Parent Parent().PreRunE Parent().Short Parent().Silence PreRun" {
-		t.Errorf("p := c.P: %q, want PreRun (a function field giving nothing) after the values", got)
+	for _, c := range []struct {
+		line, char, n int
+		want, why     string
+	}{
+		{7, 12, 5, "Sprint Sprintf Sprintln Scan ScanState", "web.S as a string argument: want the string results first"},
+		{8, 6, 5, "Scan ScanState Scanf Sprint Sprintf", "web.S in a statement: want the package's names by name alone, none from a //go:build ignore file"},
+		{9, 9, 4, "Header Header().Clone Header().Get Header().Values", "h := w.H: want Header, then the members of its result that give a value"},
+		// The deep completions through Flags() rank by their own kind: a
+		// field before a method; flagBuf, unexported, is not for main.
+		{10, 9, 5, "Flag Flags Flags().Status Flags().Header Find", "f := c.F: want Find (three results for one name) last"},
+		{12, 11, 2, "Gen GroupID", "return c.G (an error): want Gen first"},
+		{18, 11, 5, "Int Interface Invalid Int8 Indirect", "case web.I in a switch on a Kind: want the Kinds first, the one another case has after them"},
+		{20, 14, 5, "Microsecond Minute Microsecond.Abs Minute.Abs March", "d < web.M with d a Duration: want the Durations (typed through the constants they name) first, deep ones too"},
+		{26, 12, 3, "Sprint Sprintf Sprintln", "check(web.S) in the method check(n int): want the function check's string first"},
+		{30, 9, 6, "PreRunE Parent Parent().PreRunE Parent().Short Parent().Silence PreRun", "p := c.P: want PreRun (a function field giving nothing) after the values"},
+	} {
+		got := e.labelsAt("main.go", c.line, c.char)
+		if top := strings.Join(got[:min(c.n, len(got))], " "); top != c.want {
+			t.Errorf("line %d: %q, want %q: %s", c.line, top, c.want, c.why)
+		}
 	}
 	for _, l := range e.labelsAt("main.go", 35, 8) {
 		if strings.Contains(l, ").") {
