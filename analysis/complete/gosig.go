@@ -109,16 +109,8 @@ func isGoName(s string) bool {
 // closeOf is the index of the bracket closing the one at open, or
 // len(s)-1 when it is unbalanced.
 func closeOf(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
+	if end := resolve.MatchingForward(s, open); end >= 0 {
+		return end
 	}
 	return len(s) - 1
 }

@@ -296,7 +296,7 @@ func (r *Resolver) goCallResults(f *analysis.FileFacts, ref analysis.Ref, callee
 		case strings.HasPrefix(d.TypeName, "func("):
 			// A variable, parameter or field of function type: its
 			// results follow the parameter list.
-			if end := matchingForward(d.TypeName, len("func")); end > 0 {
+			if end := MatchingForward(d.TypeName, len("func")); end > 0 {
 				if res := nthResult(d.TypeName[end+1:], result); res != "" {
 					out = append(out, writtenType{g, res, d.Scope, d.NameSpan, c.Confidence, DefID{}})
 				}
@@ -379,15 +379,15 @@ func elemType(t string) string {
 	} else if !strings.HasPrefix(t, "[") {
 		return ""
 	}
-	if end := matchingForward(t, 0); end > 0 {
+	if end := MatchingForward(t, 0); end > 0 {
 		return strings.TrimSpace(t[end+1:])
 	}
 	return ""
 }
 
-// matchingForward is the index of the bracket closing the one opening at
+// MatchingForward is the index of the bracket closing the one opening at
 // start, or -1.
-func matchingForward(s string, start int) int {
+func MatchingForward(s string, start int) int {
 	depth := 0
 	for i := start; i < len(s); i++ {
 		switch s[i] {
@@ -413,7 +413,7 @@ func nthResult(results string, n int) string {
 		}
 		return ""
 	}
-	end := matchingForward(results, 0)
+	end := MatchingForward(results, 0)
 	if end < 0 {
 		return ""
 	}

@@ -19,10 +19,7 @@ func (r *Resolver) preferActual(c []Candidate) []Candidate {
 		return c
 	}
 	c = r.withActuals(c)
-	n := 0
-	for n < len(c) && c[n].Confidence == c[0].Confidence {
-		n++
-	}
+	n := topTies(c)
 	if n < 2 {
 		return c
 	}

@@ -40,10 +40,7 @@ func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Ca
 	if !overloadLangs[f.Lang] || len(c) < 2 {
 		return c
 	}
-	n := 0
-	for n < len(c) && c[n].Confidence == c[0].Confidence {
-		n++
-	}
+	n := topTies(c)
 	if n < 2 || n > maxOverloads {
 		// A generated file with thousands of overloads of one name is left
 		// to name matching: binding costs grow with the square of them.
@@ -174,10 +171,7 @@ func membersOverExtensions(fits []fit, extension []bool, best map[int]bool) map[
 // arguments fit both, Kotlin and Java call the more specific. They stay
 // tied, and their references ambiguous.
 func (r *Resolver) specificFirst(c []Candidate) []Candidate {
-	n := 0
-	for n < len(c) && c[n].Confidence == c[0].Confidence {
-		n++
-	}
+	n := topTies(c)
 	if n < 2 || n > 16 {
 		return c
 	}

@@ -38,10 +38,7 @@ func (r *Resolver) tsBindOverloads(ref analysis.Ref, c []Candidate) []Candidate 
 	if c = r.tsCalledValues(c); len(c) < 2 {
 		return c
 	}
-	n := 0
-	for n < len(c) && c[n].Confidence == c[0].Confidence {
-		n++
-	}
+	n := topTies(c)
 	if n < 2 || n > maxOverloads {
 		return c
 	}

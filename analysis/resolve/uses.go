@@ -12,14 +12,20 @@ import (
 // and listing it under each would multiply the uses to store.
 const maxTied = 8
 
-// usesOf returns the definitions a reference is counted as a use of: its
-// best candidates, unless too many tie. c is sorted best first, as Resolve
-// returns it.
-func usesOf(c []Candidate) []Candidate {
+// topTies is how many of c, best first, share the first one's confidence.
+func topTies(c []Candidate) int {
 	n := 0
 	for n < len(c) && c[n].Confidence == c[0].Confidence {
 		n++
 	}
+	return n
+}
+
+// usesOf returns the definitions a reference is counted as a use of: its
+// best candidates, unless too many tie. c is sorted best first, as Resolve
+// returns it.
+func usesOf(c []Candidate) []Candidate {
+	n := topTies(c)
 	if n > maxTied {
 		return nil
 	}
