@@ -398,6 +398,7 @@ func (ix *Index) init() error {
 	// only with a file, so an unused file counter means no paths or blobs.
 	ix.known.reset(ix.nextFile == 1)
 	ix.nameLimit = ix.nextName
+	ix.nameList.setExpect(int(ix.nextName))
 	if ix.gen.Load().readOnly {
 		return nil // opened sealed: its version was read, and is this one
 	}

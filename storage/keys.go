@@ -93,13 +93,13 @@ func lowerNameKey(name string) []byte {
 	return append(k, name...)
 }
 
-// parseLowerNameKey returns the original name of an n key.
-func parseLowerNameKey(key []byte) (name string, ok bool) {
+// parseLowerNameKey returns the original name of an n key, within the key.
+func parseLowerNameKey(key []byte) (name []byte, ok bool) {
 	i := bytes.IndexByte(key, 0)
 	if i < 0 {
-		return "", false
+		return nil, false
 	}
-	return string(key[i+1:]), true
+	return key[i+1:], true
 }
 
 // postingRef names one posting row of a file: its table and name.
