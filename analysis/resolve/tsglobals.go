@@ -188,3 +188,31 @@ func (r *Resolver) mergedDeclared(t DefID, name string, role analysis.Role, conf
 	}
 	return out
 }
+
+// withoutNamespaces takes, for a TypeScript supertype's candidates, the
+// types among them, or the type a candidate namespace merges with: `extends
+// Stream` names the class that a namespace of that name merges with
+// (@types/node's stream, whose Writable the namespace itself declares), and
+// a namespace's declarations are no members of an instance.
+func (r *Resolver) withoutNamespaces(cands []Candidate) []Candidate {
+	var types, merged []Candidate
+	for _, c := range cands {
+		g, d, ok := r.entry(c.Def)
+		if !ok || d.Kind != analysis.KindModule {
+			types = append(types, c)
+			continue
+		}
+		for _, i := range r.named(g, d.Name) {
+			if e := g.Defs[i]; e.Container == d.Container && (e.Kind == analysis.KindClass || e.Kind == analysis.KindInterface) {
+				merged = append(merged, r.candidate(DefID{c.Def.Path, i}, c.Confidence, c.Via))
+			}
+		}
+	}
+	if len(types) > 0 {
+		return types
+	}
+	if len(merged) > 0 {
+		return merged
+	}
+	return cands
+}
