@@ -288,7 +288,10 @@ func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module str
 		return nil, "", false
 	}
 	for _, imp := range g.Imports {
-		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" {
+		// The import that declares the binding: @types/node's
+		// "node:process" declares a namespace `process` of its own beside
+		// "process"'s `import process = require("node:process")`.
+		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" && imp.Span.Contains(d.NameSpan.Start) {
 			return g, imp.Path, true
 		}
 	}
