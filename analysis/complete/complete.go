@@ -427,9 +427,13 @@ func (c *collector) members(qualifier string, offset int) {
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
 	ecma := c.f.Lang == "typescript" || c.f.Lang == "javascript"
+	maxDepth := 6
+	if ecma {
+		maxDepth = 10 // express's Response is seven types below NodeJS.EventEmitter
+	}
 	var visit func(t resolve.DefID, depth int)
 	visit = func(t resolve.DefID, depth int) {
-		if seen[t] || depth > 6 {
+		if seen[t] || depth > maxDepth {
 			return
 		}
 		seen[t] = true
@@ -491,8 +495,14 @@ func (c *collector) members(qualifier string, offset int) {
 		if ecma {
 			c.namespaceExports(t, qualifier, offset)
 		}
-		for _, sup := range navigate.Supertypes(c.s, t) {
-			visit(sup.Def, depth+1)
+		if ecma {
+			for _, sup := range c.tsSupertypes(t) {
+				visit(sup, depth+1)
+			}
+		} else {
+			for _, sup := range navigate.Supertypes(c.s, t) {
+				visit(sup.Def, depth+1)
+			}
 		}
 		if ecma && depth == 0 {
 			for _, m := range r.MergedDeclarations(t) {
@@ -510,6 +520,9 @@ func (c *collector) members(qualifier string, offset int) {
 		if !t.Uncertain {
 			visit(t.Def, 0)
 		}
+	}
+	if ecma {
+		c.callableMembers(types, func(t resolve.DefID) { visit(t, 1) })
 	}
 	if ecma && len(types) == 0 {
 		// A value of a written union type (`number | bigint`) has the

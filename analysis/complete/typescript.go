@@ -202,3 +202,39 @@ func literalKeys(t string) []string {
 	}
 	return keys
 }
+
+// tsSupertypes are the types TypeScript type t extends: each declaration
+// a supertype's name binds among its best candidates, since a class and
+// the interface that merges with it are one type (@types/node's
+// EventEmitter gives its class its members through such an interface).
+func (c *collector) tsSupertypes(t resolve.DefID) []resolve.DefID {
+	var out []resolve.DefID
+	for _, e := range c.s.Resolver().Supertypes(t) {
+		for _, cand := range e.Targets {
+			if cand.Uncertain || cand.Confidence != e.Targets[0].Confidence {
+				break
+			}
+			out = append(out, cand.Def)
+		}
+	}
+	return out
+}
+
+// callableMembers visits, when a receiver's type has call signatures
+// (`Date` is a DateConstructor, which `(): string` makes callable), the
+// global interface Function, whose members (`name`, `bind`) tsserver lists
+// for every callable value.
+func (c *collector) callableMembers(types []resolve.Candidate, visit func(resolve.DefID)) {
+	for _, t := range types {
+		g := c.s.File(t.Def.Path)
+		if t.Uncertain || g == nil || int(t.Def.Index) >= len(g.Defs) {
+			continue
+		}
+		if d := g.Defs[t.Def.Index]; d.Kind == analysis.KindInterface && strings.HasPrefix(d.TypeName, "{ (") {
+			for _, f := range c.s.Resolver().GlobalTypes(c.f.Path, "Function") {
+				visit(f)
+			}
+			return
+		}
+	}
+}

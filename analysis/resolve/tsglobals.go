@@ -216,3 +216,15 @@ func (r *Resolver) withoutNamespaces(cands []Candidate) []Candidate {
 	}
 	return cands
 }
+
+// GlobalTypes are the global interfaces and classes named name that file
+// from sees (lib.es5.d.ts's Function, and the editions' additions to it).
+func (r *Resolver) GlobalTypes(from, name string) []DefID {
+	var out []DefID
+	for _, c := range r.globals(from, analysis.Ref{Name: name, Role: analysis.RoleType}) {
+		if _, d, ok := r.entry(c.Def); ok && (d.Kind == analysis.KindInterface || d.Kind == analysis.KindClass) {
+			out = append(out, c.Def)
+		}
+	}
+	return out
+}
