@@ -198,6 +198,11 @@ type Cast struct {
 // holds, which completion lists among v's members and typing ignores.
 const InKeyPrefix = "in:"
 
+// PredicatePrefix starts the Type of a TypeScript Cast that a call proves
+// where it holds, "is:callee#i" for `callee(x)` with x its i-th argument:
+// the type the callee's written result `p is T` gives its parameter p.
+const PredicatePrefix = "is:"
+
 // SyntaxError is a parse error worth reporting as a diagnostic.
 type SyntaxError struct {
 	Span    Span   `json:"span"`
