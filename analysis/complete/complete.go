@@ -453,7 +453,7 @@ func (c *collector) members(qualifier string, offset int) {
 			rank = RankLocal
 		}
 		for i, d := range g.Defs {
-			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
+			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter && d.Name != analysis.IndexSignatureName {
 				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
 			}
 		}
