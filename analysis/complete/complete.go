@@ -116,6 +116,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		if c.f.Lang == "go" && c.goTypePosition("", start) {
 			c.keepTypes()
 		}
+		if c.f.Lang == "typescript" || c.f.Lang == "javascript" {
+			c.dropTypesInExpressions(start)
+		}
 	}
 	// Scope distance, then how the label matches (a prefix before a
 	// scattered match), then kind, then name.
@@ -332,7 +335,7 @@ func (c *collector) workspace(text []byte) {
 			continue
 		}
 		d := g.Defs[id.Index]
-		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" {
+		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" || notEcmaGlobal(g, d) {
 			continue
 		}
 		if _, ok := c.seen[d.Name]; ok {

@@ -2,6 +2,7 @@ package complete
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -237,4 +238,57 @@ func (c *collector) callableMembers(types []resolve.Candidate, visit func(resolv
 			return
 		}
 	}
+}
+
+// notEcmaGlobal reports whether a TypeScript or JavaScript declaration
+// that nothing contains is still no name of its file's scope: a property
+// of an inline object type (lib.dom.d.ts's `declare var
+// WebGL2RenderingContext: { readonly SAMPLER_2D: … }`).
+func notEcmaGlobal(g *analysis.FileFacts, d analysis.Def) bool {
+	return (g.Lang == "typescript" || g.Lang == "javascript") && (d.Scope != 0 || d.Kind == analysis.KindField)
+}
+
+// dropTypesInExpressions leaves out, where the name completed at start is
+// read as a value (the file's reference there says so), the names that
+// are types alone, interfaces and type aliases, which tsserver does not
+// offer in an expression.
+func (c *collector) dropTypesInExpressions(start int) {
+	for _, r := range c.f.Refs {
+		if r.Span.Start != start || r.Qualifier != "" {
+			continue
+		}
+		if r.Role&analysis.RoleType != 0 || r.Role&analysis.RoleRead == 0 {
+			return
+		}
+		c.items = slices.DeleteFunc(c.items, func(it Item) bool {
+			typeOnly := it.Kind == analysis.KindInterface || it.Kind == analysis.KindTypeAlias || it.Kind == analysis.KindTypeParameter
+			return typeOnly && !c.hasValueTwin(it.Def)
+		})
+		clear(c.seen)
+		for i, it := range c.items {
+			c.seen[it.Label] = i
+		}
+		return
+	}
+}
+
+// hasValueTwin reports whether the file declaring type id declares a value
+// of the same name beside it (lib.dom.d.ts's `interface Response` and
+// `declare var Response`), which completion lists under the one label.
+func (c *collector) hasValueTwin(id resolve.DefID) bool {
+	g := c.s.File(id.Path)
+	if g == nil || int(id.Index) >= len(g.Defs) {
+		return false
+	}
+	t := g.Defs[id.Index]
+	for _, d := range g.Defs {
+		if d.Name != t.Name || d.Container != t.Container || d.Scope != t.Scope {
+			continue
+		}
+		switch d.Kind {
+		case analysis.KindVariable, analysis.KindConstant, analysis.KindFunction, analysis.KindClass, analysis.KindEnum, analysis.KindModule:
+			return true
+		}
+	}
+	return false
 }
