@@ -145,7 +145,11 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		}
 		ks[i] = keyed{it, unprefix, byKind(it)}
 	}
+	ecmaNames := q == "" && (f.Lang == "typescript" || f.Lang == "javascript")
 	slices.SortFunc(ks, func(a, b keyed) int {
+		if ecmaNames {
+			return cmp.Or(cmp.Compare(tsNameGroup(a.it), tsNameGroup(b.it)), cmp.Compare(a.unprefix, b.unprefix), strings.Compare(a.it.Label, b.it.Label))
+		}
 		if goMembers {
 			return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(b.it.Relevance, a.it.Relevance), strings.Compare(a.it.Label, b.it.Label))
 		}

@@ -292,3 +292,16 @@ func (c *collector) hasValueTwin(id resolve.DefID) bool {
 	}
 	return false
 }
+
+// tsNameGroup ranks a bare name as tsserver's sortText does, each group
+// sorted by name: the names in scope (locals, the file's, imports), then
+// globals and keywords, then the names an import would bring in.
+func tsNameGroup(it Item) int {
+	switch {
+	case it.Rank <= RankImported:
+		return 0
+	case it.Rank == RankKeyword || it.Import == nil:
+		return 1
+	}
+	return 2
+}
