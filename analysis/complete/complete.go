@@ -117,6 +117,7 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 			c.keepTypes()
 		}
 		if c.f.Lang == "typescript" || c.f.Lang == "javascript" {
+			c.ecmaGlobals()
 			c.dropTypesInExpressions(start)
 		}
 	}
@@ -158,6 +159,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	})
 	for i := range ks {
 		c.items[i] = ks[i].it
+		if ecmaNames {
+			c.items[i].Rank = tsGroupRank[tsNameGroup(ks[i].it)] // what a client sorts by
+		}
 	}
 	if q != "" && f.Lang == "python" {
 		c.sortPythonMembers()
@@ -339,7 +343,8 @@ func (c *collector) workspace(text []byte) {
 			continue
 		}
 		d := g.Defs[id.Index]
-		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" || notEcmaGlobal(g, d) {
+		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" || notEcmaGlobal(g, d) ||
+			!resolve.LoadedLibFile(id.Path) {
 			continue
 		}
 		if _, ok := c.seen[d.Name]; ok {

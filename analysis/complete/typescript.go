@@ -293,6 +293,10 @@ func (c *collector) hasValueTwin(id resolve.DefID) bool {
 	return false
 }
 
+// tsGroupRank is the Rank of each tsNameGroup, the order a client sorts
+// the items in.
+var tsGroupRank = [...]Rank{RankLocal, RankWorkspace, RankKeyword}
+
 // tsNameGroup ranks a bare name as tsserver's sortText does, each group
 // sorted by name: the names in scope (locals, the file's, imports), then
 // globals and keywords, then the names an import would bring in.
@@ -304,4 +308,20 @@ func tsNameGroup(it Item) int {
 		return 1
 	}
 	return 2
+}
+
+// ecmaGlobals adds the global values of TypeScript's default libraries
+// whose names start with the prefix, ignoring case: the workspace's symbol
+// search keeps its best fuzzy matches, where lib.dom.d.ts's RTCCertificate
+// and SVGAElement lose to names that keep the prefix's case.
+func (c *collector) ecmaGlobals() {
+	if c.prefix == "" {
+		return
+	}
+	lower := strings.ToLower(c.prefix)
+	for _, id := range c.s.Resolver().GlobalValues(c.f.Path) {
+		if g := c.s.File(id.Path); g != nil && int(id.Index) < len(g.Defs) && strings.HasPrefix(strings.ToLower(g.Defs[id.Index].Name), lower) {
+			c.addDef(id, RankWorkspace)
+		}
+	}
 }

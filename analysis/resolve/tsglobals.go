@@ -133,6 +133,18 @@ func (r *Resolver) GlobalValues(from string) []DefID {
 	return out
 }
 
+// LoadedLibFile reports whether a file is no library of the typescript
+// package's lib folder that a project loads only when it names it (the
+// scripthost's, a web worker's, esnext's): those declare no globals of
+// a project's files.
+func LoadedLibFile(p string) bool {
+	base := path.Base(p)
+	if path.Base(path.Dir(path.Dir(p))) != "typescript" || !strings.HasPrefix(base, "lib.") || !strings.HasSuffix(base, ".d.ts") {
+		return true
+	}
+	return defaultLibFile(base) || base == "lib.d.ts"
+}
+
 // defaultLibFile reports whether a file of the typescript package's lib
 // folder is one a project loads without naming it: lib.es5.d.ts, an
 // edition's (lib.es2020.promise.d.ts) and the DOM's.
