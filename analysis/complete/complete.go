@@ -295,6 +295,9 @@ func (c *collector) imported() {
 		if imp.Wildcard {
 			continue
 		}
+		if (c.f.Lang == "typescript" || c.f.Lang == "javascript") && exportOnly(c.text, imp) {
+			continue
+		}
 		name := cmp.Or(imp.Alias, imp.Name)
 		it := Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankImported}
 		if c.f.Lang == "go" {
@@ -312,6 +315,9 @@ func (c *collector) imported() {
 				it.Kind, it.Def = d.Kind, id.DefID
 				break
 			}
+		}
+		if (c.f.Lang == "typescript" || c.f.Lang == "javascript") && it.Kind != analysis.KindInterface && typeOnlyImport(c.text, imp) {
+			it.Kind, it.Def = analysis.KindTypeAlias, resolve.DefID{} // a type, whatever else has its name
 		}
 		c.add(it)
 	}

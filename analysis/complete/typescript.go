@@ -302,6 +302,8 @@ var tsGroupRank = [...]Rank{RankLocal, RankWorkspace, RankKeyword}
 // globals and keywords, then the names an import would bring in.
 func tsNameGroup(it Item) int {
 	switch {
+	case it.Keyword:
+		return 1 // tsserver's GlobalsOrKeywords, wherever kast ranks a statement's keywords
 	case it.Rank <= RankImported:
 		return 0
 	case it.Rank == RankKeyword || it.Import == nil:
@@ -324,4 +326,43 @@ func (c *collector) ecmaGlobals() {
 			c.addDef(id, RankWorkspace)
 		}
 	}
+}
+
+// typeOnlyImport reports whether TypeScript import imp of the file's text
+// binds a type alone: `import type { A }` or `import { type A }`, which
+// names no value in an expression.
+func typeOnlyImport(text []byte, imp analysis.Import) bool {
+	if imp.Span.End > len(text) || imp.Span.Start >= imp.Span.End || imp.Name == "" {
+		return false
+	}
+	stmt := string(text[imp.Span.Start:imp.Span.End])
+	if strings.HasPrefix(stmt, "import type ") {
+		return true
+	}
+	for i := strings.Index(stmt, imp.Name); i >= 0; {
+		before := strings.TrimRight(stmt[:i], " \t\n")
+		after := stmt[i+len(imp.Name):]
+		if strings.HasSuffix(before, "type") && (after == "" || !isIdent(after[0])) {
+			if b := strings.TrimRight(before[:len(before)-len("type")], " \t\n"); strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",") {
+				return true
+			}
+		}
+		next := strings.Index(stmt[i+1:], imp.Name)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// exportOnly reports whether TypeScript import imp records an export
+// clause, `export { _undefined as undefined }` or `export { a } from "m"`,
+// which binds no name of the file (zod's schemas.ts offered `undefined`
+// among its own names).
+func exportOnly(text []byte, imp analysis.Import) bool {
+	if imp.Path == "" {
+		return true
+	}
+	return imp.Span.Start < imp.Span.End && imp.Span.End <= len(text) && strings.HasPrefix(string(text[imp.Span.Start:imp.Span.End]), "export")
 }
