@@ -198,6 +198,16 @@ type Cast struct {
 // holds, which completion lists among v's members and typing ignores.
 const InKeyPrefix = "in:"
 
+// IndexSignatureName is the Name of a TypeScript index signature's
+// declaration, `[key: string]: T` (its NameSpan is key's): the member that
+// every property read of its type without a member of its own reaches.
+const IndexSignatureName = "[]"
+
+// PredicatePrefix starts the Type of a TypeScript Cast that a call proves
+// where it holds, "is:callee#i" for `callee(x)` with x its i-th argument:
+// the type the callee's written result `p is T` gives its parameter p.
+const PredicatePrefix = "is:"
+
 // SyntaxError is a parse error worth reporting as a diagnostic.
 type SyntaxError struct {
 	Span    Span   `json:"span"`

@@ -116,6 +116,10 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		if c.f.Lang == "go" && c.goTypePosition("", start) {
 			c.keepTypes()
 		}
+		if c.f.Lang == "typescript" || c.f.Lang == "javascript" {
+			c.ecmaGlobals()
+			c.dropTypesInExpressions(start)
+		}
 	}
 	// Scope distance, then how the label matches (a prefix before a
 	// scattered match), then kind, then name.
@@ -142,7 +146,11 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 		}
 		ks[i] = keyed{it, unprefix, byKind(it)}
 	}
+	ecmaNames := q == "" && (f.Lang == "typescript" || f.Lang == "javascript")
 	slices.SortFunc(ks, func(a, b keyed) int {
+		if ecmaNames {
+			return cmp.Or(cmp.Compare(tsNameGroup(a.it), tsNameGroup(b.it)), cmp.Compare(a.unprefix, b.unprefix), strings.Compare(a.it.Label, b.it.Label))
+		}
 		if goMembers {
 			return cmp.Or(cmp.Compare(a.it.Rank, b.it.Rank), cmp.Compare(b.it.Relevance, a.it.Relevance), strings.Compare(a.it.Label, b.it.Label))
 		}
@@ -151,6 +159,9 @@ func Complete(s Snapshot, file string, offset int, text []byte) Result {
 	})
 	for i := range ks {
 		c.items[i] = ks[i].it
+		if ecmaNames {
+			c.items[i].Rank = tsGroupRank[tsNameGroup(ks[i].it)] // what a client sorts by
+		}
 	}
 	if q != "" && f.Lang == "python" {
 		c.sortPythonMembers()
@@ -284,6 +295,9 @@ func (c *collector) imported() {
 		if imp.Wildcard {
 			continue
 		}
+		if (c.f.Lang == "typescript" || c.f.Lang == "javascript") && exportOnly(c.text, imp) {
+			continue
+		}
 		name := cmp.Or(imp.Alias, imp.Name)
 		it := Item{Label: name, Kind: analysis.KindModule, Detail: imp.Path, Rank: RankImported}
 		if c.f.Lang == "go" {
@@ -301,6 +315,9 @@ func (c *collector) imported() {
 				it.Kind, it.Def = d.Kind, id.DefID
 				break
 			}
+		}
+		if (c.f.Lang == "typescript" || c.f.Lang == "javascript") && it.Kind != analysis.KindInterface && typeOnlyImport(c.text, imp) {
+			it.Kind, it.Def = analysis.KindTypeAlias, resolve.DefID{} // a type, whatever else has its name
 		}
 		c.add(it)
 	}
@@ -332,7 +349,8 @@ func (c *collector) workspace(text []byte) {
 			continue
 		}
 		d := g.Defs[id.Index]
-		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" {
+		if d.Container != analysis.None || d.Receiver != "" || d.Kind == analysis.KindVariable && g.Lang == "python" || notEcmaGlobal(g, d) ||
+			!resolve.LoadedLibFile(id.Path) {
 			continue
 		}
 		if _, ok := c.seen[d.Name]; ok {
@@ -427,9 +445,13 @@ func (c *collector) members(qualifier string, offset int) {
 	types := r.ReceiverTypes(c.f.Path, qualifier, innermostScope(c.f, offset), innermostDef(c.f, offset), analysis.Span{Start: offset, End: offset})
 	seen := map[resolve.DefID]bool{}
 	ecma := c.f.Lang == "typescript" || c.f.Lang == "javascript"
+	maxDepth := 6
+	if ecma {
+		maxDepth = 10 // express's Response is seven types below NodeJS.EventEmitter
+	}
 	var visit func(t resolve.DefID, depth int)
 	visit = func(t resolve.DefID, depth int) {
-		if seen[t] || depth > 6 {
+		if seen[t] || depth > maxDepth {
 			return
 		}
 		seen[t] = true
@@ -449,7 +471,7 @@ func (c *collector) members(qualifier string, offset int) {
 			rank = RankLocal
 		}
 		for i, d := range g.Defs {
-			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
+			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter && d.Name != analysis.IndexSignatureName {
 				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
 			}
 		}
@@ -491,8 +513,14 @@ func (c *collector) members(qualifier string, offset int) {
 		if ecma {
 			c.namespaceExports(t, qualifier, offset)
 		}
-		for _, sup := range navigate.Supertypes(c.s, t) {
-			visit(sup.Def, depth+1)
+		if ecma {
+			for _, sup := range c.tsSupertypes(t) {
+				visit(sup, depth+1)
+			}
+		} else {
+			for _, sup := range navigate.Supertypes(c.s, t) {
+				visit(sup.Def, depth+1)
+			}
 		}
 		if ecma && depth == 0 {
 			for _, m := range r.MergedDeclarations(t) {
@@ -510,6 +538,9 @@ func (c *collector) members(qualifier string, offset int) {
 		if !t.Uncertain {
 			visit(t.Def, 0)
 		}
+	}
+	if ecma {
+		c.callableMembers(types, func(t resolve.DefID) { visit(t, 1) })
 	}
 	if ecma && len(types) == 0 {
 		// A value of a written union type (`number | bigint`) has the

@@ -2,6 +2,7 @@ package complete
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis/resolve"
@@ -201,4 +202,167 @@ func literalKeys(t string) []string {
 		keys = append(keys, part[1:len(part)-1])
 	}
 	return keys
+}
+
+// tsSupertypes are the types TypeScript type t extends: each declaration
+// a supertype's name binds among its best candidates, since a class and
+// the interface that merges with it are one type (@types/node's
+// EventEmitter gives its class its members through such an interface).
+func (c *collector) tsSupertypes(t resolve.DefID) []resolve.DefID {
+	var out []resolve.DefID
+	for _, e := range c.s.Resolver().Supertypes(t) {
+		for _, cand := range e.Targets {
+			if cand.Uncertain || cand.Confidence != e.Targets[0].Confidence {
+				break
+			}
+			out = append(out, cand.Def)
+		}
+	}
+	return out
+}
+
+// callableMembers visits, when a receiver's type has call signatures
+// (`Date` is a DateConstructor, which `(): string` makes callable), the
+// global interface Function, whose members (`name`, `bind`) tsserver lists
+// for every callable value.
+func (c *collector) callableMembers(types []resolve.Candidate, visit func(resolve.DefID)) {
+	for _, t := range types {
+		g := c.s.File(t.Def.Path)
+		if t.Uncertain || g == nil || int(t.Def.Index) >= len(g.Defs) {
+			continue
+		}
+		if d := g.Defs[t.Def.Index]; d.Kind == analysis.KindInterface && strings.HasPrefix(d.TypeName, "{ (") {
+			for _, f := range c.s.Resolver().GlobalTypes(c.f.Path, "Function") {
+				visit(f)
+			}
+			return
+		}
+	}
+}
+
+// notEcmaGlobal reports whether a TypeScript or JavaScript declaration
+// that nothing contains is still no name of its file's scope: a property
+// of an inline object type (lib.dom.d.ts's `declare var
+// WebGL2RenderingContext: { readonly SAMPLER_2D: … }`).
+func notEcmaGlobal(g *analysis.FileFacts, d analysis.Def) bool {
+	return (g.Lang == "typescript" || g.Lang == "javascript") && (d.Scope != 0 || d.Kind == analysis.KindField)
+}
+
+// dropTypesInExpressions leaves out, where the name completed at start is
+// read as a value (the file's reference there says so), the names that
+// are types alone, interfaces and type aliases, which tsserver does not
+// offer in an expression.
+func (c *collector) dropTypesInExpressions(start int) {
+	for _, r := range c.f.Refs {
+		if r.Span.Start != start || r.Qualifier != "" {
+			continue
+		}
+		if r.Role&analysis.RoleType != 0 || r.Role&analysis.RoleRead == 0 {
+			return
+		}
+		c.items = slices.DeleteFunc(c.items, func(it Item) bool {
+			typeOnly := it.Kind == analysis.KindInterface || it.Kind == analysis.KindTypeAlias || it.Kind == analysis.KindTypeParameter
+			return typeOnly && !c.hasValueTwin(it.Def)
+		})
+		clear(c.seen)
+		for i, it := range c.items {
+			c.seen[it.Label] = i
+		}
+		return
+	}
+}
+
+// hasValueTwin reports whether the file declaring type id declares a value
+// of the same name beside it (lib.dom.d.ts's `interface Response` and
+// `declare var Response`), which completion lists under the one label.
+func (c *collector) hasValueTwin(id resolve.DefID) bool {
+	g := c.s.File(id.Path)
+	if g == nil || int(id.Index) >= len(g.Defs) {
+		return false
+	}
+	t := g.Defs[id.Index]
+	for _, d := range g.Defs {
+		if d.Name != t.Name || d.Container != t.Container || d.Scope != t.Scope {
+			continue
+		}
+		switch d.Kind {
+		case analysis.KindVariable, analysis.KindConstant, analysis.KindFunction, analysis.KindClass, analysis.KindEnum, analysis.KindModule:
+			return true
+		}
+	}
+	return false
+}
+
+// tsGroupRank is the Rank of each tsNameGroup, the order a client sorts
+// the items in.
+var tsGroupRank = [...]Rank{RankLocal, RankWorkspace, RankKeyword}
+
+// tsNameGroup ranks a bare name as tsserver's sortText does, each group
+// sorted by name: the names in scope (locals, the file's, imports), then
+// globals and keywords, then the names an import would bring in.
+func tsNameGroup(it Item) int {
+	switch {
+	case it.Keyword:
+		return 1 // tsserver's GlobalsOrKeywords, wherever kast ranks a statement's keywords
+	case it.Rank <= RankImported:
+		return 0
+	case it.Rank == RankKeyword || it.Import == nil:
+		return 1
+	}
+	return 2
+}
+
+// ecmaGlobals adds the global values of TypeScript's default libraries
+// whose names start with the prefix, ignoring case: the workspace's symbol
+// search keeps its best fuzzy matches, where lib.dom.d.ts's RTCCertificate
+// and SVGAElement lose to names that keep the prefix's case.
+func (c *collector) ecmaGlobals() {
+	if c.prefix == "" {
+		return
+	}
+	lower := strings.ToLower(c.prefix)
+	for _, id := range c.s.Resolver().GlobalValues(c.f.Path) {
+		if g := c.s.File(id.Path); g != nil && int(id.Index) < len(g.Defs) && strings.HasPrefix(strings.ToLower(g.Defs[id.Index].Name), lower) {
+			c.addDef(id, RankWorkspace)
+		}
+	}
+}
+
+// typeOnlyImport reports whether TypeScript import imp of the file's text
+// binds a type alone: `import type { A }` or `import { type A }`, which
+// names no value in an expression.
+func typeOnlyImport(text []byte, imp analysis.Import) bool {
+	if imp.Span.End > len(text) || imp.Span.Start >= imp.Span.End || imp.Name == "" {
+		return false
+	}
+	stmt := string(text[imp.Span.Start:imp.Span.End])
+	if strings.HasPrefix(stmt, "import type ") {
+		return true
+	}
+	for i := strings.Index(stmt, imp.Name); i >= 0; {
+		before := strings.TrimRight(stmt[:i], " \t\n")
+		after := stmt[i+len(imp.Name):]
+		if strings.HasSuffix(before, "type") && (after == "" || !isIdent(after[0])) {
+			if b := strings.TrimRight(before[:len(before)-len("type")], " \t\n"); strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",") {
+				return true
+			}
+		}
+		next := strings.Index(stmt[i+1:], imp.Name)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// exportOnly reports whether TypeScript import imp records an export
+// clause, `export { _undefined as undefined }` or `export { a } from "m"`,
+// which binds no name of the file (zod's schemas.ts offered `undefined`
+// among its own names).
+func exportOnly(text []byte, imp analysis.Import) bool {
+	if imp.Path == "" {
+		return true
+	}
+	return imp.Span.Start < imp.Span.End && imp.Span.End <= len(text) && strings.HasPrefix(string(text[imp.Span.Start:imp.Span.End]), "export")
 }

@@ -17,6 +17,7 @@ func castAt(f *analysis.FileFacts, name string, offset int) string {
 	best := -1
 	for i, c := range f.Casts {
 		if c.Name == name && c.Span.Contains(offset) && !strings.HasPrefix(c.Type, "#") && !strings.HasPrefix(c.Type, analysis.InKeyPrefix) &&
+			!strings.HasPrefix(c.Type, analysis.PredicatePrefix) &&
 			(best < 0 || c.Span.End-c.Span.Start < f.Casts[best].Span.End-f.Casts[best].Span.Start) {
 			best = i
 		}

@@ -284,6 +284,9 @@ func (r *Resolver) resolveSupertype(f *analysis.FileFacts, edge int32, depth int
 	if f.Lang == "python" {
 		return r.pythonClassAlias(r.resolve(f, ref, depth+1), depth)
 	}
+	if ecmaLang(f.Lang) {
+		return r.withoutNamespaces(r.resolve(f, ref, depth+1))
+	}
 	return r.resolve(f, ref, depth+1)
 }
 

@@ -417,6 +417,11 @@ func (r *Resolver) members(t DefID, name string, role analysis.Role, conf float6
 	if len(out) == 0 && g.Lang == "python" {
 		out = r.pythonObjectMember(t, name, role, conf*confInherited)
 	}
+	if len(out) == 0 && ecmaLang(g.Lang) && name != analysis.IndexSignatureName && role&analysis.RoleType == 0 {
+		// A property that t does not declare is its index signature's
+		// (node's IncomingHttpHeaders extends NodeJS.Dict<string>).
+		out = r.members(t, analysis.IndexSignatureName, role, conf, depth+1)
+	}
 	return out
 }
 

@@ -159,10 +159,27 @@ func (r *Resolver) ambientImportedIn(lang, name, specifier string, role analysis
 				if len(out) == 0 && g.Defs[e.Index].TypeName != "" {
 					out = r.exportAssigned(g, e.DefID, name, role, conf, depth)
 				}
+				if len(out) == 0 {
+					out = r.ambientPassedOn(g, e.DefID, name, role, conf, depth)
+				}
 			}
 		}
 		if len(out) > 0 {
 			return out
+		}
+	}
+	return nil
+}
+
+// ambientPassedOn finds name where ambient module m of g passes every name
+// of another module on, `declare module "http" { export * from "node:http" }`.
+func (r *Resolver) ambientPassedOn(g *analysis.FileFacts, m DefID, name string, role analysis.Role, conf float64, depth int) []Candidate {
+	body := g.Defs[m.Index].FullSpan
+	for _, imp := range g.Imports {
+		if imp.Wildcard && imp.Path != "" && body.Contains(imp.Span.Start) {
+			if out := r.ambientImportedIn(g.Lang, name, imp.Path, role, conf, depth+1); len(out) > 0 {
+				return out
+			}
 		}
 	}
 	return nil
@@ -180,12 +197,37 @@ func (r *Resolver) exportAssigned(g *analysis.FileFacts, m DefID, name string, r
 			return r.ambientImportedIn(g.Lang, name, imp.Path, role, conf, depth+1)
 		}
 	}
+	if out := r.exportedNamespaceMember(g, m, target, name, role, conf); len(out) > 0 {
+		return out
+	}
 	var out []Candidate
 	for _, i := range r.named(g, target) {
 		// Or a global the module's `global { var process: … }` block
 		// declares: @types/node's "node:process" exports it so.
 		if d := g.Defs[i]; d.Container == m.Index || d.Container == analysis.None && body.Contains(d.NameSpan.Start) {
 			out = r.add(out, m.Path, i, conf, ViaImport, role)
+		}
+	}
+	return out
+}
+
+// exportedNamespaceMember finds name among the members of the namespaces
+// named target that module m of g declares and exports as itself
+// (`namespace Stream { class Writable … } export = Stream`): what
+// `stream.Writable` names after `import * as stream from "node:stream"`.
+func (r *Resolver) exportedNamespaceMember(g *analysis.FileFacts, m DefID, target, name string, role analysis.Role, conf float64) []Candidate {
+	if name == target {
+		return nil
+	}
+	var out []Candidate
+	for _, ns := range r.named(g, target) {
+		if d := g.Defs[ns]; d.Kind != analysis.KindModule || d.Container != m.Index {
+			continue
+		}
+		for _, i := range r.named(g, name) {
+			if g.Defs[i].Container == ns {
+				out = r.add(out, m.Path, i, conf, ViaImport, role)
+			}
 		}
 	}
 	return out
@@ -246,7 +288,10 @@ func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module str
 		return nil, "", false
 	}
 	for _, imp := range g.Imports {
-		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" {
+		// The import that declares the binding: @types/node's
+		// "node:process" declares a namespace `process` of its own beside
+		// "process"'s `import process = require("node:process")`.
+		if imp.Alias == d.Name && imp.Name == "" && !imp.Wildcard && imp.Path != "" && imp.Span.Contains(d.NameSpan.Start) {
 			return g, imp.Path, true
 		}
 	}

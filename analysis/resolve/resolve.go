@@ -391,16 +391,25 @@ func refAt(f *analysis.FileFacts, offset int) int32 {
 // supertypes.
 const maxDepth = 6
 
-// maxDepthJVM is maxDepth for Kotlin, Java, TypeScript and Python, whose members are often
+// maxDepthJVM is maxDepth for Kotlin, Java and Python, whose members are often
 // reached through a variable's value and then three or four supertypes
 // (a test's command, its base classes, the interface an extension is on;
 // flask.request's RequestProxy, flask's Request, werkzeug's and its sansio base).
 const maxDepthJVM = 9
 
+// maxDepthTS is maxDepth for TypeScript, whose types go through aliases,
+// utility types and callbacks typed from their context: ky's test server
+// is an awaited intersection alias whose `all` handler's request reaches
+// node's IncomingHttpHeaders eleven steps down.
+const maxDepthTS = 11
+
 // tooDeep reports whether recursion at depth has gone past the bound of
 // the language of the file at path.
 func (r *Resolver) tooDeep(lang string, depth int) bool {
-	if overloadLangs[lang] || ecmaLang(lang) || lang == "python" { // TypeScript's types go through aliases and utility types too
+	if ecmaLang(lang) {
+		return depth > maxDepthTS
+	}
+	if overloadLangs[lang] || lang == "python" {
 		return depth > maxDepthJVM
 	}
 	return depth > maxDepth

@@ -133,6 +133,18 @@ func (r *Resolver) GlobalValues(from string) []DefID {
 	return out
 }
 
+// LoadedLibFile reports whether a file is no library of the typescript
+// package's lib folder that a project loads only when it names it (the
+// scripthost's, a web worker's, esnext's): those declare no globals of
+// a project's files.
+func LoadedLibFile(p string) bool {
+	base := path.Base(p)
+	if path.Base(path.Dir(path.Dir(p))) != "typescript" || !strings.HasPrefix(base, "lib.") || !strings.HasSuffix(base, ".d.ts") {
+		return true
+	}
+	return defaultLibFile(base) || base == "lib.d.ts"
+}
+
 // defaultLibFile reports whether a file of the typescript package's lib
 // folder is one a project loads without naming it: lib.es5.d.ts, an
 // edition's (lib.es2020.promise.d.ts) and the DOM's.
@@ -185,6 +197,46 @@ func (r *Resolver) mergedDeclared(t DefID, name string, role analysis.Role, conf
 	var out []Candidate
 	for _, m := range r.MergedDeclarations(t) {
 		out = append(out, r.declared(m, name, role, conf)...)
+	}
+	return out
+}
+
+// withoutNamespaces takes, for a TypeScript supertype's candidates, the
+// types among them, or the type a candidate namespace merges with: `extends
+// Stream` names the class that a namespace of that name merges with
+// (@types/node's stream, whose Writable the namespace itself declares), and
+// a namespace's declarations are no members of an instance.
+func (r *Resolver) withoutNamespaces(cands []Candidate) []Candidate {
+	var types, merged []Candidate
+	for _, c := range cands {
+		g, d, ok := r.entry(c.Def)
+		if !ok || d.Kind != analysis.KindModule {
+			types = append(types, c)
+			continue
+		}
+		for _, i := range r.named(g, d.Name) {
+			if e := g.Defs[i]; e.Container == d.Container && (e.Kind == analysis.KindClass || e.Kind == analysis.KindInterface) {
+				merged = append(merged, r.candidate(DefID{c.Def.Path, i}, c.Confidence, c.Via))
+			}
+		}
+	}
+	if len(types) > 0 {
+		return types
+	}
+	if len(merged) > 0 {
+		return merged
+	}
+	return cands
+}
+
+// GlobalTypes are the global interfaces and classes named name that file
+// from sees (lib.es5.d.ts's Function, and the editions' additions to it).
+func (r *Resolver) GlobalTypes(from, name string) []DefID {
+	var out []DefID
+	for _, c := range r.globals(from, analysis.Ref{Name: name, Role: analysis.RoleType}) {
+		if _, d, ok := r.entry(c.Def); ok && (d.Kind == analysis.KindInterface || d.Kind == analysis.KindClass) {
+			out = append(out, c.Def)
+		}
 	}
 	return out
 }

@@ -16,6 +16,9 @@ import (
 // with the file and scope it is written in; g is nil when no check or cast
 // narrows it.
 func (r *Resolver) narrowed(f *analysis.FileFacts, ref analysis.Ref, q string, depth int) (t string, g *analysis.FileFacts, scope int32, at analysis.Span) {
+	if t, g, scope, at = r.predicateNarrowed(f, ref, q, depth); g != nil {
+		return t, g, scope, at
+	}
 	t = narrowedType(f, ref, q)
 	if t == "" {
 		return "", nil, 0, analysis.Span{}

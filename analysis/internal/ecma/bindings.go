@@ -224,6 +224,9 @@ func valueText(v syntax.Node) string {
 		}
 		v = kids[0]
 	}
+	if v.Type() == "ternary_expression" {
+		v = typedArm(v)
+	}
 	switch v.Type() {
 	case "identifier", "member_expression", "call_expression":
 		if q := extract.Qualifier(v); len(q) <= 200 {
@@ -255,6 +258,8 @@ func constructedType(v syntax.Node) string {
 		if kids := v.NamedChildren(); len(kids) > 0 {
 			return constructedType(kids[0])
 		}
+	case "ternary_expression":
+		return constructedType(typedArm(v))
 	case "new_expression":
 		return v.Field("constructor").Text()
 	case "regex":
@@ -267,6 +272,25 @@ func constructedType(v syntax.Node) string {
 		return "boolean"
 	}
 	return ""
+}
+
+// typedArm is the arm of a conditional `c ? x as T : undefined` that gives
+// its value a type when the other is undefined or null (the value is then
+// that arm's where it is checked), or an invalid node.
+func typedArm(v syntax.Node) syntax.Node {
+	yes, no := v.Field("consequence"), v.Field("alternative")
+	switch {
+	case nothing(no):
+		return yes
+	case nothing(yes):
+		return no
+	}
+	return syntax.Node{}
+}
+
+// nothing reports whether an expression is undefined or null.
+func nothing(v syntax.Node) bool {
+	return v.Type() == "undefined" || v.Type() == "null" || v.Type() == "identifier" && v.Text() == "undefined"
 }
 
 func isUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }

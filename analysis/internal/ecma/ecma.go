@@ -97,6 +97,8 @@ func (w *walker) node(n syntax.Node) {
 		w.method(n)
 	case "public_field_definition", "field_definition", "property_signature":
 		w.field(n)
+	case "index_signature":
+		w.indexSignature(n)
 	case "lexical_declaration", "variable_declaration":
 		w.variables(n)
 	case "object_type":
@@ -512,6 +514,23 @@ func (w *walker) field(n syntax.Node) {
 	def.TypeName = cmp.Or(annotation(n.Field("type")), constructedType(value), arrowType(value))
 	w.node(n.Field("type"))
 	w.b.Owned(d, func() { w.node(value) })
+}
+
+// indexSignature declares `[key: string]: T` of an interface or object
+// type as its member analysis.IndexSignatureName, of type T; a mapped
+// type's `[k in K]` is none.
+func (w *walker) indexSignature(n syntax.Node) {
+	name := n.Field("name")
+	if !name.Valid() || !n.Parent().Is("object_type", "interface_body") {
+		w.children(n)
+		return
+	}
+	d := w.b.Def(analysis.KindField, name, n)
+	def := w.b.D(d)
+	def.Name, def.Visibility = analysis.IndexSignatureName, "public"
+	def.TypeName = annotation(n.Field("type"))
+	w.node(n.Field("index_type"))
+	w.node(n.Field("type"))
 }
 
 func (w *walker) call(f syntax.Node) {

@@ -1,6 +1,7 @@
 package ecma
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -132,8 +133,26 @@ func guards(cond syntax.Node, holds bool) []guard {
 			}
 			return []guard{{args[0].Text(), "!array"}}
 		}
+		return predicateGuards(cond, holds)
 	}
 	return nil
+}
+
+// predicateGuards is what a call `isError(x)` proves of its arguments
+// where it holds, should its callee's result be a type predicate (`value
+// is Error`), which the resolver reads (analysis.PredicatePrefix).
+func predicateGuards(call syntax.Node, holds bool) []guard {
+	callee := call.Field("function")
+	if !holds || !callee.Is("identifier", "member_expression") || len(callee.Text()) > 100 || strings.ContainsAny(callee.Text(), "()[]\n") {
+		return nil
+	}
+	var out []guard
+	for i, a := range call.Field("arguments").NamedChildren() {
+		if a.Type() == "identifier" {
+			out = append(out, guard{a.Text(), analysis.PredicatePrefix + callee.Text() + "#" + strconv.Itoa(i)})
+		}
+	}
+	return out
 }
 
 // discriminant is x and k of a member read `x.k` whose object is a name,
