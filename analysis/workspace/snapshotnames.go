@@ -205,7 +205,9 @@ func appendFromIndexes[T any](s *Snapshot, out []T, libraries bool, list func(*v
 		if w.Lib != nil && !libraries {
 			continue
 		}
-		for _, x := range list(w.view) {
+		xs := list(w.view)
+		out = slices.Grow(out, len(xs))
+		for _, x := range xs {
 			if s.fromIndex(w, path(x)) {
 				out = append(out, x)
 			}

@@ -66,6 +66,8 @@ type view struct {
 	// large package's facts do not fit the cache.
 	topLevel     map[string]*topLevelEntry
 	topLevelDefs int // total length of topLevel's lists
+	// hinted keeps the last names' hinted references (see hintedRefsNamed).
+	hinted hintedRefsMemo
 }
 
 type cachedFacts struct {
@@ -513,9 +515,23 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	return out
 }
 
-// hintedRefsNamed is refsNamed with each reference's stored hint.
+// hintedRefsNamed is refsNamed with each reference's stored hint. The
+// last few names' lists are kept until the index changes: a reference
+// query lists its name's references to pick its candidates, then again to
+// settle them (through another resolver), and for unsafe.Pointer each
+// listing read eleven thousand postings.
 func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
 	v.touch()
+	gen := v.gen.Load()
+	if refs, ok := v.hinted.get(gen, name); ok {
+		return refs
+	}
+	refs := slices.Clip(v.readHintedRefs(name))
+	v.hinted.put(gen, name, refs)
+	return refs
+}
+
+func (v *view) readHintedRefs(name string) []resolve.HintedRef {
 	hits, err := v.ix.RefsNamed(name)
 	if err != nil {
 		v.log.Warn("reference lookup failed", "name", name, "err", err)
