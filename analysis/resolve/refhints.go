@@ -77,7 +77,16 @@ type HintedRef struct {
 	Hint   uint32
 	Import string
 	Role   analysis.Role
+	// Span is where the reference is, when Spanned: the index stores it
+	// with the hints that have HintSpanned set.
+	Span    analysis.Span
+	Spanned bool
 }
+
+// HintSpanned is the bit of a hint whose reference's span the index keeps
+// beside it (storage.HintSpan): a settled selector's, which a query
+// answers from its hint alone.
+const HintSpanned = hintSettled
 
 // hintDotBare marks a bare reference to an exported name in a file with
 // one dot import, which may bring the name in: the import's index + 1 is

@@ -130,7 +130,11 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if hit {
 				found[i] = rep
 				found[i].Ref, found[i].Role = ids[i], k.role
-				spans[ids[i].Path] = append(spans[ids[i].Path], i)
+				if h := hints[ids[i]]; h.Spanned {
+					found[i].Span = h.Span
+				} else {
+					spans[ids[i].Path] = append(spans[ids[i].Path], i)
+				}
 			}
 		}
 	}

@@ -163,7 +163,8 @@ func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
 		}
 		hints := resolve.GoRefHints(o.facts)
 		for _, i := range o.refs[name] {
-			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}, Role: o.facts.Refs[i].Role}
+			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}, Role: o.facts.Refs[i].Role,
+				Span: o.facts.Refs[i].Span, Spanned: true}
 			if int(i) < len(hints) {
 				ref.Hint = hints[i]
 				if k := resolve.HintImport(ref.Hint); k >= 0 {

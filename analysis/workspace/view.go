@@ -531,6 +531,10 @@ func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
 	return refs
 }
 
+// postingSpans, cleared by tests only, hands on the spans that reference
+// postings hold; without them, a query reads them from the files' facts.
+var postingSpans = true
+
 func (v *view) readHintedRefs(name string) []resolve.HintedRef {
 	hits, err := v.ix.RefsNamed(name)
 	if err != nil {
@@ -538,7 +542,8 @@ func (v *view) readHintedRefs(name string) []resolve.HintedRef {
 	}
 	out := make([]resolve.HintedRef, len(hits))
 	for i, h := range hits {
-		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint, Role: h.Role}
+		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint, Role: h.Role,
+			Span: h.Span, Spanned: h.Spanned && postingSpans}
 		if k := resolve.HintImport(h.Hint); k >= 0 {
 			if k >= len(h.Imports) {
 				out[i].Hint = 0 // not what this file row says: resolve it
