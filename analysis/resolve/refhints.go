@@ -56,7 +56,10 @@ const hintReceiver = 1 << 29
 // (a type's, a method's, a lambda's: hintPlainScopes), the answer depends
 // on the file only through that import's path: every such reference to
 // one name from one folder resolves alike, and resolving one of them
-// settles all (see settledReferences).
+// settles all (see settledReferences). On a bare name in plain scopes,
+// hintSettled says that the file neither declares nor imports the name
+// and has no dot import (bareSettles): such names of one folder's package
+// resolve alike too.
 const (
 	hintSettled     = 1 << 31
 	hintPlainScopes = 1 << 30
@@ -166,6 +169,9 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 			// Go field or method is named bare nowhere else (see
 			// hintedMember).
 			out |= hintPlainScopes
+			if h.bareSettles(ref.Name) {
+				out |= hintSettled
+			}
 		} else if t, ok := h.receiverOnly(ref.Scope); ok && out&hintDotBare == 0 {
 			// (A dot import's index takes the bits of the type's hash.)
 			out |= hintReceiver | typeHash(t)<<hintTypeShift
@@ -181,13 +187,7 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 		strings.HasPrefix(imp.Path, ".") || ref.Qualifier != goImportName(imp) || k+1 >= 1<<hintImpBits {
 		return out
 	}
-	if h.declared == nil {
-		h.declared = map[string]bool{}
-		for _, d := range h.f.Defs {
-			h.declared[d.Name] = true
-		}
-	}
-	if h.declared[ref.Qualifier] {
+	if h.declares(ref.Qualifier) {
 		return out
 	}
 	out |= hintSettled
@@ -195,6 +195,35 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 		out |= hintPlainScopes
 	}
 	return out
+}
+
+// declares reports whether the file declares anything named name.
+func (h *fileHinter) declares(name string) bool {
+	if h.declared == nil {
+		h.declared = map[string]bool{}
+		for _, d := range h.f.Defs {
+			h.declared[d.Name] = true
+		}
+	}
+	return h.declared[name]
+}
+
+// bareSettles reports whether a bare name in plain scopes resolves as it
+// does in every file of its folder and package (see bareSettled): the file
+// declares nothing so named, at any level, imports nothing so named and
+// has no dot import. What it names is then one of its package's other
+// files' declarations, the universe's or a guess, none of which depends on
+// the file.
+func (h *fileHinter) bareSettles(name string) bool {
+	if h.dot >= 0 || h.declares(name) {
+		return false
+	}
+	for _, imp := range h.f.Imports {
+		if imp.Path == name || goImportName(imp) == name {
+			return false
+		}
+	}
+	return true
 }
 
 // plainScopes reports whether no scope from s outwards is owned by a

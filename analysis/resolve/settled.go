@@ -49,6 +49,15 @@ type settledKey struct {
 	dir, imp string
 	role     analysis.Role
 	plain    bool
+	// pkg is the package of a settled bare name's files (see bareSettles),
+	// "" for a selector.
+	pkg string
+}
+
+// FilePackager is implemented by a workspace that knows the package
+// clause of its files without reading their facts.
+type FilePackager interface {
+	FilePackage(path string) (pkg string, ok bool)
 }
 
 // settleReferences fills found and ok, for the ids (candidates for a Go
@@ -68,20 +77,40 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		return nil
 	}
 	name := f.Defs[def.Index].Name
-	hints := map[RefID]HintedRef{}
-	for _, ref := range r.hintedNamed(h, r.UseNames(def)) {
-		if ref.Hint&hintSettled != 0 && ref.Import != "" {
-			hints[ref.RefID] = ref
+	// The settled ones among the hinted references, by their index there
+	// (a HintedRef is large to copy, and unsafe.Pointer has 11k).
+	hinted := r.hintedNamed(h, r.UseNames(def))
+	fp, packager := r.ws.(FilePackager)
+	hints := make(map[RefID]int32, len(ids))
+	for j := range hinted {
+		ref := &hinted[j]
+		if ref.Hint&hintSettled != 0 && (ref.Import != "" || packager && bareSettled(ref.Hint)) {
+			hints[ref.RefID] = int32(j)
 		}
 	}
 	groups := map[settledKey][]int{}
-	var keys []settledKey // in order of first member, so that work is deterministic
+	var keys []settledKey       // in order of first member, so that work is deterministic
+	pkgs := map[string]string{} // by path, "" when unknown
+	packageOf := func(path string) string {
+		pkg, ok := pkgs[path]
+		if !ok {
+			pkg, _ = fp.FilePackage(path)
+			pkgs[path] = pkg
+		}
+		return pkg
+	}
 	for i, id := range ids {
-		ref, ok := hints[id]
+		j, ok := hints[id]
 		if !ok {
 			continue
 		}
-		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0}
+		ref := &hinted[j]
+		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0, ""}
+		if ref.Import == "" {
+			if k.pkg = packageOf(id.Path); k.pkg == "" {
+				continue
+			}
+		}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -104,6 +133,21 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		g := importGroup{k.imp, k.role, k.plain}
 		a, known := shared[g]
 		switch {
+		case k.pkg != "":
+			// A settled bare name: one folder's package.
+			if len(members) < 2 {
+				continue
+			}
+			first := ids[r.smallestFile(ids, members)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			settles := r.bareSettlesAs(k, first, name)
+			if settles {
+				a.rep, a.hit = r.ResolvesTo(first, def)
+			}
+			release()
+			if !settles {
+				continue
+			}
 		case known && r.folderSettles(k, carried):
 			// Resolved alike whatever its folder: no file is read, and a
 			// group of one is settled too.
@@ -130,7 +174,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if hit {
 				found[i] = rep
 				found[i].Ref, found[i].Role = ids[i], k.role
-				if h := hints[ids[i]]; h.Spanned {
+				if h := &hinted[hints[ids[i]]]; h.Spanned {
 					found[i].Span = h.Span
 				} else {
 					spans[ids[i].Path] = append(spans[ids[i].Path], i)
@@ -207,6 +251,30 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carried
 	qref := ref
 	qref.Role, qref.Qualifier, qref.Name = analysis.RoleRead, "", q
 	return len(r.unqualified(f, qref, 1)) == 0 && len(r.inModule(f, ref)) > 0
+}
+
+// bareSettled reports whether a hint is a bare name's that bareSettles
+// vouched for.
+func bareSettled(hint uint32) bool {
+	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintPlainScopes|hintDotBare) == hintSettled|hintPlainScopes
+}
+
+// bareSettlesAs reports whether rep, the first member of a group of
+// settled bare names, is what the group's key says: a bare Go reference
+// named name with the group's role, in a file of the group's package.
+// What else its resolution reads of its file, its hint vouches for: no
+// scope around it looks through members, and the file declares and
+// imports nothing so named and has no dot import. So the resolver finds
+// it among the package's other files' declarations (inPackage: by folder
+// and package), else in the universe or by name, all alike for every file
+// of the group; which files' platforms fit orders tied candidates only.
+func (r *Resolver) bareSettlesAs(k settledKey, rep RefID, name string) bool {
+	f := r.file(rep.Path)
+	if f == nil || f.Lang != "go" || f.Package != k.pkg || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
+		return false
+	}
+	ref := f.Refs[rep.Index]
+	return ref.Qualifier == "" && ref.Name == name && ref.Role == k.role
 }
 
 // settledQualifier is the name a settled selector's import gives its

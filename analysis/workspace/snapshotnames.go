@@ -224,6 +224,22 @@ func (s *Snapshot) fromIndex(w *Workspace, path string) bool {
 	return owner(s.roots, path) == w
 }
 
+// FilePackage implements resolve.FilePackager: an open document's package
+// clause, else the indexed file's.
+func (s *Snapshot) FilePackage(path string) (string, bool) {
+	if o, ok := s.open[path]; ok {
+		if o.facts == nil {
+			return "", false
+		}
+		return o.facts.Package, true
+	}
+	if w := owner(s.roots, path); w != nil && w.view != nil {
+		v := w.view.indexedFile(path)
+		return v.pkg, v.hash != ""
+	}
+	return "", false
+}
+
 // FileSize implements resolve.FileSizer: an open document's length, else
 // the indexed content's; 0 when unknown.
 func (s *Snapshot) FileSize(path string) int64 {

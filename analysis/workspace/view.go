@@ -388,6 +388,7 @@ type indexedVersion struct {
 	hash  string
 	ascii bool
 	size  int64
+	pkg   string // its package clause
 }
 
 // indexedFile describes path's indexed version; the zero value when the
@@ -472,7 +473,7 @@ func (v *view) readFileTables() fileTables {
 			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size, f.Package}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after
