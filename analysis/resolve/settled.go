@@ -331,6 +331,9 @@ func (r *Resolver) carriedMemo(h RefHinter) carriedFunc {
 // the folder is named like a type that may carry e. fmt's field fmt (of
 // pp) otherwise kept every fmt.Fprintf inside a method unsettled.
 func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) bool {
+	if r.anonymousField(e) {
+		return true
+	}
 	names, ok := carried(e.DefID)
 	if !ok {
 		return false
@@ -343,6 +346,24 @@ func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) b
 		}
 	}
 	return true
+}
+
+// anonymousField reports whether e is a field of a struct type written
+// in place (`var tests = []struct{ fmt string }{…}`, a field's type), not
+// declared with a name: the resolver finds a member among the fields
+// whose container is the named type it looks through, so no scope ever
+// finds this one bare. fmt's tests declare such a field fmt, and it kept
+// every fmt.Fprintf inside a method unsettled, in every folder.
+func (r *Resolver) anonymousField(e DefEntry) bool {
+	if e.Kind != analysis.KindField {
+		return false
+	}
+	f := r.file(e.Path)
+	if f == nil || e.Index < 0 || int(e.Index) >= len(f.Defs) {
+		return false
+	}
+	c := f.Defs[e.Index].Container
+	return c != analysis.None && int(c) < len(f.Defs) && !f.Defs[c].Kind.IsType()
 }
 
 // importGroup is a settled group's key but for its folder.

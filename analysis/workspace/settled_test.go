@@ -26,7 +26,8 @@ import (
 // import (code that does not compile) beside its test package, where it
 // is the import; a renamed import and a dot import; a file that
 // dot-imports another package, whose names are exported, beside its
-// lower-case import errs. Beside them, what
+// lower-case import errs; a field named like an import in a struct type
+// written in place, which no method's scope looks through. Beside them, what
 // other queries reach: a method on a value a function returns, a method
 // promoted through an embedded field, an interface method.
 const settledFixture = `
@@ -113,6 +114,10 @@ import (
 type S struct{ log.Holder }
 
 func (s S) M() string { return errs.Errorf("a") + errs.Errorf("b") }
+-- tables/t.go --
+package tables
+
+var Cases = []struct{ util string }{{util: "x"}}
 -- methods/n.go --
 package methods
 
