@@ -56,10 +56,12 @@ const hintReceiver = 1 << 29
 // (a type's, a method's, a lambda's: hintPlainScopes), the answer depends
 // on the file only through that import's path: every such reference to
 // one name from one folder resolves alike, and resolving one of them
-// settles all (see settledReferences). On a bare name in plain scopes,
-// hintSettled says that the file neither declares nor imports the name
-// and has no dot import (bareSettles): such names of one folder's package
-// resolve alike too.
+// settles all (see settledReferences). On a bare name, hintSettled says
+// that the file neither declares nor imports the name and has no dot
+// import (bareSettles), and that no scope around it is a function
+// literal's with a receiver: such names of one folder's package resolve
+// alike too, in plain scopes, and in types' and methods' when no member
+// so named may be carried by a type of the folder.
 const (
 	hintSettled     = 1 << 31
 	hintPlainScopes = 1 << 30
@@ -169,12 +171,12 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 			// Go field or method is named bare nowhere else (see
 			// hintedMember).
 			out |= hintPlainScopes
-			if h.bareSettles(ref.Name) {
-				out |= hintSettled
-			}
 		} else if t, ok := h.receiverOnly(ref.Scope); ok && out&hintDotBare == 0 {
 			// (A dot import's index takes the bits of the type's hash.)
 			out |= hintReceiver | typeHash(t)<<hintTypeShift
+		}
+		if h.bareSettles(ref.Name) && (out&hintPlainScopes != 0 || h.membersOnly(ref.Scope)) {
+			out |= hintSettled
 		}
 	}
 	k := HintImport(out)
@@ -221,6 +223,22 @@ func (h *fileHinter) bareSettles(name string) bool {
 	for _, imp := range h.f.Imports {
 		if imp.Path == name || goImportName(imp) == name {
 			return false
+		}
+	}
+	return true
+}
+
+// membersOnly reports whether every scope from s outwards whose owner's
+// members the resolver looks through is a type's or a method's (whose
+// members, as a settled group's, a query can tell apart by folder: see
+// bareSettlesIn), not a function literal's with a receiver value.
+func (h *fileHinter) membersOnly(s int32) bool {
+	f := h.f
+	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) {
+			if d := f.Defs[o]; d.Kind == analysis.KindLambda && d.Value != "" {
+				return false
+			}
 		}
 	}
 	return true

@@ -135,7 +135,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		switch {
 		case k.pkg != "":
 			// A settled bare name: one folder's package.
-			if len(members) < 2 {
+			if len(members) < 2 || !k.plain && !r.noMemberIn(name, k.dir, carried) {
 				continue
 			}
 			first := ids[r.smallestFile(ids, members)]
@@ -256,7 +256,21 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carried
 // bareSettled reports whether a hint is a bare name's that bareSettles
 // vouched for.
 func bareSettled(hint uint32) bool {
-	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintPlainScopes|hintDotBare) == hintSettled|hintPlainScopes
+	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintDotBare) == hintSettled
+}
+
+// noMemberIn reports whether no Go field, method or type parameter named
+// name may be carried by a type of dir (carriedOutside): then the members
+// of the types and receivers around a bare name of dir, which the
+// resolver looks through first, hold none so named, and it is found as
+// in plain scopes.
+func (r *Resolver) noMemberIn(name, dir string, carried carriedFunc) bool {
+	for _, e := range r.defs(name) {
+		if e.Lang == "go" && memberKind(e.Kind) && !r.carriedOutside(e, dir, carried) {
+			return false
+		}
+	}
+	return true
 }
 
 // bareSettlesAs reports whether rep, the first member of a group of
@@ -265,9 +279,10 @@ func bareSettled(hint uint32) bool {
 // What else its resolution reads of its file, its hint vouches for: no
 // scope around it looks through members, and the file declares and
 // imports nothing so named and has no dot import. So the resolver finds
-// it among the package's other files' declarations (inPackage: by folder
-// and package), else in the universe or by name, all alike for every file
-// of the group; which files' platforms fit orders tied candidates only.
+// it (in plain scopes, or in others once noMemberIn holds) among the
+// package's other files' declarations (inPackage: by folder and package),
+// else in the universe or by name, all alike for every file of the group;
+// which files' platforms fit orders tied candidates only.
 func (r *Resolver) bareSettlesAs(k settledKey, rep RefID, name string) bool {
 	f := r.file(rep.Path)
 	if f == nil || f.Lang != "go" || f.Package != k.pkg || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {

@@ -19,6 +19,9 @@ import (
 // name, one importing a package so named, one with a dot import, a
 // method's body (the receiver's members are looked through), and an
 // external test package of the same folder that declares the name again.
+// Inside types and methods: settled where no type of the folder may carry
+// a member so named (two), resolved each where one does (three: the
+// field Code that U and V embed through Base).
 const bareSettledFixture = `
 -- go.mod --
 module example.com/m
@@ -99,6 +102,40 @@ func E() Errno { return Errno(11) }
 package sys_test
 
 func E2() Errno { return Errno(12) }
+-- two/code.go --
+package two
+
+type Code int
+-- two/m1.go --
+package two
+
+type A struct{ c Code }
+
+func (A) F() Code { return Code(1) + Code(2) }
+-- two/m2.go --
+package two
+
+type B struct{ c Code }
+
+func (B) G() Code { return Code(3) }
+-- three/code.go --
+package three
+
+type Code int
+
+type Base struct{ Code Code }
+-- three/m1.go --
+package three
+
+type U struct{ Base }
+
+func (u U) G() Code { return Code(2) + Code(3) }
+-- three/m2.go --
+package three
+
+type V struct{ Base }
+
+func (v V) H() Code { return Code(4) }
 -- other/other.go --
 package other
 
@@ -124,18 +161,19 @@ func TestBareSettledReferencesEqualResolvingEach(t *testing.T) {
 	}
 	// A group's representative is resolved (its own spans are not read):
 	// of the settled files, at least all but one have their spans read.
-	settled := []string{"sys/a_linux.go", "sys/b_windows.go", "sys/c.go"}
-	n := 0
-	for _, want := range settled {
-		if read[want] {
-			n++
+	for _, settled := range [][]string{{"sys/a_linux.go", "sys/b_windows.go", "sys/c.go"}, {"two/m1.go", "two/m2.go"}} {
+		n := 0
+		for _, want := range settled {
+			if read[want] {
+				n++
+			}
+		}
+		if n < len(settled)-1 {
+			t.Errorf("%d of %v had their references settled; want at least %d", n, settled, len(settled)-1)
 		}
 	}
-	if n < len(settled)-1 {
-		t.Errorf("%d of %v had their references settled; want at least %d", n, settled, len(settled)-1)
-	}
 	for _, never := range []string{"sys/local.go", "sys/param.go", "sys/imports.go", "sys/dot.go", "sys/method.go",
-		"sys/ext_test.go", "sys/ext2_test.go", "sys/errno_linux.go", "sys/errno_windows.go"} {
+		"sys/ext_test.go", "sys/ext2_test.go", "sys/errno_linux.go", "sys/errno_windows.go", "three/m1.go", "three/m2.go"} {
 		if read[never] {
 			t.Errorf("%s: its references were settled; want each resolved", never)
 		}
