@@ -24,7 +24,8 @@ type hintedMemo struct {
 	refs  []HintedRef
 }
 
-// hintedNamed lists the hinted references named like names.
+// hintedNamed lists the hinted references named like names, for reading
+// only: one name's list is the workspace's own.
 func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
 	r.mu.Lock()
 	if m := r.hinted; slices.Equal(m.names, names) && m.refs != nil {
@@ -32,9 +33,16 @@ func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
 		return m.refs
 	}
 	r.mu.Unlock()
-	refs := []HintedRef{}
-	for _, n := range names {
-		refs = append(refs, h.HintedRefsNamed(n)...)
+	var refs []HintedRef
+	if len(names) == 1 {
+		refs = slices.Clip(h.HintedRefsNamed(names[0])) // shared: read only
+	} else {
+		for _, n := range names {
+			refs = append(refs, h.HintedRefsNamed(n)...)
+		}
+	}
+	if refs == nil {
+		refs = []HintedRef{}
 	}
 	r.mu.Lock()
 	r.hinted = hintedMemo{slices.Clone(names), refs}
