@@ -273,13 +273,27 @@ func bareSettled(hint uint32) bool {
 // resolver looks through first, hold none so named, and it is found as
 // in plain scopes.
 func (r *Resolver) noMemberIn(name, dir string, carried carriedFunc) bool {
+	var members []DefEntry
 	for _, e := range r.defs(name) {
-		if e.Lang == "go" && memberKind(e.Kind) && !r.carriedOutside(e, dir, carried) {
+		if e.Lang == "go" && memberKind(e.Kind) {
+			if members = append(members, e); len(members) > maxSettledMembers {
+				return false
+			}
+		}
+	}
+	for _, e := range members {
+		if !r.carriedOutside(e, dir, carried) {
 			return false
 		}
 	}
 	return true
 }
+
+// maxSettledMembers bounds the members named like a qualifier
+// (folderSettles) or a bare name (noMemberIn) that settling looks at
+// inside methods: each costs the postings and files of the types that may
+// carry it, and with many the group's files cost less.
+const maxSettledMembers = 16
 
 // bareSettlesAs reports whether rep, the first member of a group of
 // settled bare names, is what the group's key says: a bare Go reference
@@ -316,11 +330,22 @@ func settledQualifier(imp string) string {
 // type of the folder.
 func (r *Resolver) folderSettles(k settledKey, carried carriedFunc) bool {
 	q := settledQualifier(k.imp)
+	var members []DefEntry
 	for _, e := range r.defs(q) {
 		if e.Lang != "go" {
 			continue
 		}
-		if filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind) && !r.carriedOutside(e, k.dir, carried) {
+		if filepath.Dir(e.Path) == k.dir && !e.Nested {
+			return false
+		}
+		if !k.plain && memberKind(e.Kind) {
+			if members = append(members, e); len(members) > maxSettledMembers {
+				return false
+			}
+		}
+	}
+	for _, e := range members {
+		if !r.carriedOutside(e, k.dir, carried) {
 			return false
 		}
 	}
