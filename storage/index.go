@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 13
+const schemaVersion = 14
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {
@@ -54,6 +54,7 @@ type Options struct {
 	// its reference posting (RefHit.Hint): what the resolver can tell of it
 	// from its own file (resolve.GoRefHints), so that a query can set some
 	// aside without decoding the file. nil, or a nil result, stores zeros.
+	// A hint with HintSpan set stores the reference's span too.
 	RefHints func(*analysis.FileFacts) []uint32
 	// Sealed opens the index read-only when it can (sealed.go): a complete
 	// library's, which is only read. A write reopens it writable.

@@ -82,3 +82,31 @@ func TestRefSpansReuseTheirBuffer(t *testing.T) {
 		t.Errorf("%d bytes allocated per read of a blob decoding to %d", perRun, n)
 	}
 }
+
+// A reference whose hint has HintSpan set is listed with its span, read
+// from its posting: names on one line, one spanning lines, spans out of
+// the order of the references; the others are listed without one.
+func TestRefPostingsCarrySpannedHints(t *testing.T) {
+	f := &analysis.FileFacts{Lang: "go", Refs: []analysis.Ref{
+		{Name: "x", Span: analysis.Span{Start: 40, End: 41, StartPoint: analysis.Point{Line: 3, Col: 7}, EndPoint: analysis.Point{Line: 3, Col: 8}}},
+		{Name: "x", Span: analysis.Span{Start: 10, End: 11, StartPoint: analysis.Point{Line: 1, Col: 2}, EndPoint: analysis.Point{Line: 1, Col: 3}}},
+		{Name: "x", Span: analysis.Span{Start: 50, End: 52}},
+		{Name: "x", Span: analysis.Span{Start: 60, End: 80, StartPoint: analysis.Point{Line: 5, Col: 1}, EndPoint: analysis.Point{Line: 7, Col: 4}}},
+	}}
+	hints := []uint32{HintSpan | 2, HintSpan | 1, 3, HintSpan}
+	e := &encoder{}
+	encodeRefPosting(e, f, []int{0, 1, 2, 3}, hints)
+	got, err := decodeRefPosting(e.buf, "x", fileRow{path: "/w/p.go"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(f.Refs) {
+		t.Fatalf("%d references listed, want %d", len(got), len(f.Refs))
+	}
+	for i, h := range got {
+		spanned := hints[i]&HintSpan != 0
+		if h.Hint != hints[i] || h.Spanned != spanned || spanned && h.Span != f.Refs[i].Span || !spanned && h.Span != (analysis.Span{}) {
+			t.Errorf("reference %d: hint %x spanned %v span %+v; want hint %x spanned %v span %+v", i, h.Hint, h.Spanned, h.Span, hints[i], spanned, f.Refs[i].Span)
+		}
+	}
+}

@@ -56,7 +56,12 @@ const hintReceiver = 1 << 29
 // (a type's, a method's, a lambda's: hintPlainScopes), the answer depends
 // on the file only through that import's path: every such reference to
 // one name from one folder resolves alike, and resolving one of them
-// settles all (see settledReferences).
+// settles all (see settledReferences). On a bare name, hintSettled says
+// that the file neither declares nor imports the name and has no dot
+// import (bareSettles), and that no scope around it is a function
+// literal's with a receiver: such names of one folder's package resolve
+// alike too, in plain scopes, and in types' and methods' when no member
+// so named may be carried by a type of the folder.
 const (
 	hintSettled     = 1 << 31
 	hintPlainScopes = 1 << 30
@@ -77,7 +82,16 @@ type HintedRef struct {
 	Hint   uint32
 	Import string
 	Role   analysis.Role
+	// Span is where the reference is, when Spanned: the index stores it
+	// with the hints that have HintSpanned set.
+	Span    analysis.Span
+	Spanned bool
 }
+
+// HintSpanned is the bit of a hint whose reference's span the index keeps
+// beside it (storage.HintSpan): a settled selector's, which a query
+// answers from its hint alone.
+const HintSpanned = hintSettled
 
 // hintDotBare marks a bare reference to an exported name in a file with
 // one dot import, which may bring the name in: the import's index + 1 is
@@ -161,6 +175,9 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 			// (A dot import's index takes the bits of the type's hash.)
 			out |= hintReceiver | typeHash(t)<<hintTypeShift
 		}
+		if h.bareSettles(ref.Name) && (out&hintPlainScopes != 0 || h.membersOnly(ref.Scope)) {
+			out |= hintSettled
+		}
 	}
 	k := HintImport(out)
 	if k < 0 || out&(1<<hintKindBits-1) != hintSelector || h.dot >= 0 && exported(ref.Qualifier) {
@@ -172,13 +189,7 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 		strings.HasPrefix(imp.Path, ".") || ref.Qualifier != goImportName(imp) || k+1 >= 1<<hintImpBits {
 		return out
 	}
-	if h.declared == nil {
-		h.declared = map[string]bool{}
-		for _, d := range h.f.Defs {
-			h.declared[d.Name] = true
-		}
-	}
-	if h.declared[ref.Qualifier] {
+	if h.declares(ref.Qualifier) {
 		return out
 	}
 	out |= hintSettled
@@ -186,6 +197,51 @@ func (h *fileHinter) hint(ref analysis.Ref) uint32 {
 		out |= hintPlainScopes
 	}
 	return out
+}
+
+// declares reports whether the file declares anything named name.
+func (h *fileHinter) declares(name string) bool {
+	if h.declared == nil {
+		h.declared = map[string]bool{}
+		for _, d := range h.f.Defs {
+			h.declared[d.Name] = true
+		}
+	}
+	return h.declared[name]
+}
+
+// bareSettles reports whether a bare name in plain scopes resolves as it
+// does in every file of its folder and package (see bareSettled): the file
+// declares nothing so named, at any level, imports nothing so named and
+// has no dot import. What it names is then one of its package's other
+// files' declarations, the universe's or a guess, none of which depends on
+// the file.
+func (h *fileHinter) bareSettles(name string) bool {
+	if h.dot >= 0 || h.declares(name) {
+		return false
+	}
+	for _, imp := range h.f.Imports {
+		if imp.Path == name || goImportName(imp) == name {
+			return false
+		}
+	}
+	return true
+}
+
+// membersOnly reports whether every scope from s outwards whose owner's
+// members the resolver looks through is a type's or a method's (whose
+// members, as a settled group's, a query can tell apart by folder: see
+// bareSettlesIn), not a function literal's with a receiver value.
+func (h *fileHinter) membersOnly(s int32) bool {
+	f := h.f
+	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+		if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) {
+			if d := f.Defs[o]; d.Kind == analysis.KindLambda && d.Value != "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // plainScopes reports whether no scope from s outwards is owned by a

@@ -24,7 +24,8 @@ type hintedMemo struct {
 	refs  []HintedRef
 }
 
-// hintedNamed lists the hinted references named like names.
+// hintedNamed lists the hinted references named like names, for reading
+// only: one name's list is the workspace's own.
 func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
 	r.mu.Lock()
 	if m := r.hinted; slices.Equal(m.names, names) && m.refs != nil {
@@ -32,9 +33,16 @@ func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
 		return m.refs
 	}
 	r.mu.Unlock()
-	refs := []HintedRef{}
-	for _, n := range names {
-		refs = append(refs, h.HintedRefsNamed(n)...)
+	var refs []HintedRef
+	if len(names) == 1 {
+		refs = slices.Clip(h.HintedRefsNamed(names[0])) // shared: read only
+	} else {
+		for _, n := range names {
+			refs = append(refs, h.HintedRefsNamed(n)...)
+		}
+	}
+	if refs == nil {
+		refs = []HintedRef{}
 	}
 	r.mu.Lock()
 	r.hinted = hintedMemo{slices.Clone(names), refs}
@@ -49,6 +57,15 @@ type settledKey struct {
 	dir, imp string
 	role     analysis.Role
 	plain    bool
+	// pkg is the package of a settled bare name's files (see bareSettles),
+	// "" for a selector.
+	pkg string
+}
+
+// FilePackager is implemented by a workspace that knows the package
+// clause of its files without reading their facts.
+type FilePackager interface {
+	FilePackage(path string) (pkg string, ok bool)
 }
 
 // settleReferences fills found and ok, for the ids (candidates for a Go
@@ -68,20 +85,40 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		return nil
 	}
 	name := f.Defs[def.Index].Name
-	hints := map[RefID]HintedRef{}
-	for _, ref := range r.hintedNamed(h, r.UseNames(def)) {
-		if ref.Hint&hintSettled != 0 && ref.Import != "" {
-			hints[ref.RefID] = ref
+	// The settled ones among the hinted references, by their index there
+	// (a HintedRef is large to copy, and unsafe.Pointer has 11k).
+	hinted := r.hintedNamed(h, r.UseNames(def))
+	fp, packager := r.ws.(FilePackager)
+	hints := make(map[RefID]int32, len(ids))
+	for j := range hinted {
+		ref := &hinted[j]
+		if ref.Hint&hintSettled != 0 && (ref.Import != "" || packager && bareSettled(ref.Hint)) {
+			hints[ref.RefID] = int32(j)
 		}
 	}
 	groups := map[settledKey][]int{}
-	var keys []settledKey // in order of first member, so that work is deterministic
+	var keys []settledKey       // in order of first member, so that work is deterministic
+	pkgs := map[string]string{} // by path, "" when unknown
+	packageOf := func(path string) string {
+		pkg, ok := pkgs[path]
+		if !ok {
+			pkg, _ = fp.FilePackage(path)
+			pkgs[path] = pkg
+		}
+		return pkg
+	}
 	for i, id := range ids {
-		ref, ok := hints[id]
+		j, ok := hints[id]
 		if !ok {
 			continue
 		}
-		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0}
+		ref := &hinted[j]
+		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0, ""}
+		if ref.Import == "" {
+			if k.pkg = packageOf(id.Path); k.pkg == "" {
+				continue
+			}
+		}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -104,6 +141,21 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		g := importGroup{k.imp, k.role, k.plain}
 		a, known := shared[g]
 		switch {
+		case k.pkg != "":
+			// A settled bare name: one folder's package.
+			if len(members) < 2 || !k.plain && !r.noMemberIn(name, k.dir, carried) {
+				continue
+			}
+			first := ids[r.smallestFile(ids, members)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			settles := r.bareSettlesAs(k, first, name)
+			if settles {
+				a.rep, a.hit = r.ResolvesTo(first, def)
+			}
+			release()
+			if !settles {
+				continue
+			}
 		case known && r.folderSettles(k, carried):
 			// Resolved alike whatever its folder: no file is read, and a
 			// group of one is settled too.
@@ -130,7 +182,11 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if hit {
 				found[i] = rep
 				found[i].Ref, found[i].Role = ids[i], k.role
-				spans[ids[i].Path] = append(spans[ids[i].Path], i)
+				if h := &hinted[hints[ids[i]]]; h.Spanned {
+					found[i].Span = h.Span
+				} else {
+					spans[ids[i].Path] = append(spans[ids[i].Path], i)
+				}
 			}
 		}
 	}
@@ -205,6 +261,59 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carried
 	return len(r.unqualified(f, qref, 1)) == 0 && len(r.inModule(f, ref)) > 0
 }
 
+// bareSettled reports whether a hint is a bare name's that bareSettles
+// vouched for.
+func bareSettled(hint uint32) bool {
+	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintDotBare) == hintSettled
+}
+
+// noMemberIn reports whether no Go field, method or type parameter named
+// name may be carried by a type of dir (carriedOutside): then the members
+// of the types and receivers around a bare name of dir, which the
+// resolver looks through first, hold none so named, and it is found as
+// in plain scopes.
+func (r *Resolver) noMemberIn(name, dir string, carried carriedFunc) bool {
+	var members []DefEntry
+	for _, e := range r.defs(name) {
+		if e.Lang == "go" && memberKind(e.Kind) {
+			if members = append(members, e); len(members) > maxSettledMembers {
+				return false
+			}
+		}
+	}
+	for _, e := range members {
+		if !r.carriedOutside(e, dir, carried) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSettledMembers bounds the members named like a qualifier
+// (folderSettles) or a bare name (noMemberIn) that settling looks at
+// inside methods: each costs the postings and files of the types that may
+// carry it, and with many the group's files cost less.
+const maxSettledMembers = 16
+
+// bareSettlesAs reports whether rep, the first member of a group of
+// settled bare names, is what the group's key says: a bare Go reference
+// named name with the group's role, in a file of the group's package.
+// What else its resolution reads of its file, its hint vouches for: no
+// scope around it looks through members, and the file declares and
+// imports nothing so named and has no dot import. So the resolver finds
+// it (in plain scopes, or in others once noMemberIn holds) among the
+// package's other files' declarations (inPackage: by folder and package),
+// else in the universe or by name, all alike for every file of the group;
+// which files' platforms fit orders tied candidates only.
+func (r *Resolver) bareSettlesAs(k settledKey, rep RefID, name string) bool {
+	f := r.file(rep.Path)
+	if f == nil || f.Lang != "go" || f.Package != k.pkg || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
+		return false
+	}
+	ref := f.Refs[rep.Index]
+	return ref.Qualifier == "" && ref.Name == name && ref.Role == k.role
+}
+
 // settledQualifier is the name a settled selector's import gives its
 // package (its hint says the import has no alias and is named by its
 // path's last element).
@@ -221,11 +330,22 @@ func settledQualifier(imp string) string {
 // type of the folder.
 func (r *Resolver) folderSettles(k settledKey, carried carriedFunc) bool {
 	q := settledQualifier(k.imp)
+	var members []DefEntry
 	for _, e := range r.defs(q) {
 		if e.Lang != "go" {
 			continue
 		}
-		if filepath.Dir(e.Path) == k.dir && !e.Nested || !k.plain && memberKind(e.Kind) && !r.carriedOutside(e, k.dir, carried) {
+		if filepath.Dir(e.Path) == k.dir && !e.Nested {
+			return false
+		}
+		if !k.plain && memberKind(e.Kind) {
+			if members = append(members, e); len(members) > maxSettledMembers {
+				return false
+			}
+		}
+	}
+	for _, e := range members {
+		if !r.carriedOutside(e, k.dir, carried) {
 			return false
 		}
 	}
@@ -259,6 +379,9 @@ func (r *Resolver) carriedMemo(h RefHinter) carriedFunc {
 // the folder is named like a type that may carry e. fmt's field fmt (of
 // pp) otherwise kept every fmt.Fprintf inside a method unsettled.
 func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) bool {
+	if r.anonymousField(e) {
+		return true
+	}
 	names, ok := carried(e.DefID)
 	if !ok {
 		return false
@@ -271,6 +394,24 @@ func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) b
 		}
 	}
 	return true
+}
+
+// anonymousField reports whether e is a field of a struct type written
+// in place (`var tests = []struct{ fmt string }{…}`, a field's type), not
+// declared with a name: the resolver finds a member among the fields
+// whose container is the named type it looks through, so no scope ever
+// finds this one bare. fmt's tests declare such a field fmt, and it kept
+// every fmt.Fprintf inside a method unsettled, in every folder.
+func (r *Resolver) anonymousField(e DefEntry) bool {
+	if e.Kind != analysis.KindField {
+		return false
+	}
+	f := r.file(e.Path)
+	if f == nil || e.Index < 0 || int(e.Index) >= len(f.Defs) {
+		return false
+	}
+	c := f.Defs[e.Index].Container
+	return c != analysis.None && int(c) < len(f.Defs) && !f.Defs[c].Kind.IsType()
 }
 
 // importGroup is a settled group's key but for its folder.

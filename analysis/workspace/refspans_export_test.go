@@ -15,3 +15,10 @@ func HearWholeRead(t *testing.T, heard func(path string)) {
 	wholeRead = heard
 	t.Cleanup(func() { wholeRead = nil })
 }
+
+// ReadSpansFromFacts makes queries read settled references' spans from
+// their files' facts rather than from their postings, for the test.
+func ReadSpansFromFacts(t *testing.T) {
+	postingSpans = false
+	t.Cleanup(func() { postingSpans = true })
+}

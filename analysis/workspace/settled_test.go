@@ -26,7 +26,8 @@ import (
 // import (code that does not compile) beside its test package, where it
 // is the import; a renamed import and a dot import; a file that
 // dot-imports another package, whose names are exported, beside its
-// lower-case import errs. Beside them, what
+// lower-case import errs; a field named like an import in a struct type
+// written in place, which no method's scope looks through. Beside them, what
 // other queries reach: a method on a value a function returns, a method
 // promoted through an embedded field, an interface method.
 const settledFixture = `
@@ -113,6 +114,10 @@ import (
 type S struct{ log.Holder }
 
 func (s S) M() string { return errs.Errorf("a") + errs.Errorf("b") }
+-- tables/t.go --
+package tables
+
+var Cases = []struct{ util string }{{util: "x"}}
 -- methods/n.go --
 package methods
 
@@ -178,6 +183,9 @@ func V(r errs.Reporter) string {
 // never for those it may not.
 func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(settledFixture)))
+	// The files whose spans are read are those settled: read from their
+	// facts, not their postings (see TestSettledSpansFromPostings).
+	workspace.ReadSpansFromFacts(t)
 	var mu sync.Mutex
 	read := map[string]bool{}
 	workspace.HearSpansRead(t, func(path string, n int) {
@@ -230,5 +238,25 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 			}
 		})
 		t.Logf("settled: %v", got)
+	}
+}
+
+// The spans of settled references come with their postings: no file's
+// facts are read for them, and the answers stay those of resolving each.
+func TestSettledSpansFromPostings(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(settledFixture)))
+	var mu sync.Mutex
+	var read []string
+	workspace.HearSpansRead(t, func(path string, n int) {
+		rel, _ := filepath.Rel(root, path)
+		mu.Lock()
+		read = append(read, filepath.ToSlash(rel))
+		mu.Unlock()
+	})
+	if certainBeforeAndAfter(t, ws) == 0 {
+		t.Fatal("no definition has references")
+	}
+	if len(read) > 0 {
+		t.Errorf("settled references' spans read from the facts of %v; want them from their postings", read)
 	}
 }

@@ -66,6 +66,8 @@ type view struct {
 	// large package's facts do not fit the cache.
 	topLevel     map[string]*topLevelEntry
 	topLevelDefs int // total length of topLevel's lists
+	// hinted keeps the last names' hinted references (see hintedRefsNamed).
+	hinted hintedRefsMemo
 }
 
 type cachedFacts struct {
@@ -386,6 +388,7 @@ type indexedVersion struct {
 	hash  string
 	ascii bool
 	size  int64
+	pkg   string // its package clause
 }
 
 // indexedFile describes path's indexed version; the zero value when the
@@ -470,7 +473,7 @@ func (v *view) readFileTables() fileTables {
 			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size, f.Package}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after
@@ -513,16 +516,35 @@ func (v *view) refsNamed(name string) []resolve.RefID {
 	return out
 }
 
-// hintedRefsNamed is refsNamed with each reference's stored hint.
+// hintedRefsNamed is refsNamed with each reference's stored hint. The
+// last few names' lists are kept until the index changes: a reference
+// query lists its name's references to pick its candidates, then again to
+// settle them (through another resolver), and for unsafe.Pointer each
+// listing read eleven thousand postings.
 func (v *view) hintedRefsNamed(name string) []resolve.HintedRef {
 	v.touch()
+	gen := v.gen.Load()
+	if refs, ok := v.hinted.get(gen, name); ok {
+		return refs
+	}
+	refs := slices.Clip(v.readHintedRefs(name))
+	v.hinted.put(gen, name, refs)
+	return refs
+}
+
+// postingSpans, cleared by tests only, hands on the spans that reference
+// postings hold; without them, a query reads them from the files' facts.
+var postingSpans = true
+
+func (v *view) readHintedRefs(name string) []resolve.HintedRef {
 	hits, err := v.ix.RefsNamed(name)
 	if err != nil {
 		v.log.Warn("reference lookup failed", "name", name, "err", err)
 	}
 	out := make([]resolve.HintedRef, len(hits))
 	for i, h := range hits {
-		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint, Role: h.Role}
+		out[i] = resolve.HintedRef{RefID: resolve.RefID{Path: h.Path, Index: int32(h.Index)}, Hint: h.Hint, Role: h.Role,
+			Span: h.Span, Spanned: h.Spanned && postingSpans}
 		if k := resolve.HintImport(h.Hint); k >= 0 {
 			if k >= len(h.Imports) {
 				out[i].Hint = 0 // not what this file row says: resolve it

@@ -24,6 +24,11 @@ import (
 	"github.com/kast-dev/kast/storage/scan"
 )
 
+// The index keeps beside a hint the span of the references that resolve
+// answers from their hints alone: one bit for both (this fails to compile
+// when they part).
+var _ = [1]struct{}{}[storage.HintSpan^resolve.HintSpanned]
+
 // grammarVersion names the grammars and extraction rules the index was built
 // with; changing it rebuilds every index. Bump it when extraction changes.
 const grammarVersion = "go-tree-sitter-20240827/extract-27"
