@@ -26,7 +26,7 @@ import (
 
 // grammarVersion names the grammars and extraction rules the index was built
 // with; changing it rebuilds every index. Bump it when extraction changes.
-const grammarVersion = "go-tree-sitter-20240827/extract-26"
+const grammarVersion = "go-tree-sitter-20240827/extract-27"
 
 // Options configures Open.
 type Options struct {
