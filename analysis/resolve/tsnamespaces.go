@@ -63,3 +63,15 @@ func exportedAliasAt(f *analysis.FileFacts, offset int) (string, bool) {
 	}
 	return "", false
 }
+
+// importTooDeep bounds the hops through imports and re-exports at depth,
+// which a chain's qualifiers and values have used before them. A
+// TypeScript chain reaches its names through more of both (a named import
+// of `z`, a namespace binding, `export *` of the module that declares the
+// name): its bound is maxDepthJVM, as for its members.
+func importTooDeep(lang string, depth int) bool {
+	if ecmaLang(lang) {
+		return depth > maxDepthJVM
+	}
+	return depth > maxDepth
+}
