@@ -147,8 +147,17 @@ func tsLiteralType(q string) string {
 		return "Array"
 	case first >= '0' && first <= '9' && strings.Trim(q, "0123456789._") == "":
 		return "Number"
+	case first == '/' && tsRegexLiteral(q):
+		return "RegExp"
 	}
 	return ""
+}
+
+// tsRegexLiteral reports whether q is a regular expression literal,
+// `/^[A-Z]/` or `/a/gu`: a body between slashes, then flags.
+func tsRegexLiteral(q string) bool {
+	end := strings.LastIndexByte(q, '/')
+	return end > 1 && strings.Trim(q[end+1:], "dgimsuvy") == "" && !strings.HasPrefix(q, "//") && !strings.HasPrefix(q, "/*")
 }
 
 // tsMemberPreserving are the utility types whose members kast takes to be
