@@ -322,3 +322,15 @@ func (r *Resolver) throughSure(g *analysis.FileFacts, c, t float64) float64 {
 	}
 	return c * t
 }
+
+// tsFunctionType is the global Function interface, whose members (call,
+// bind, apply, prototype) a function or method has as a value, for c, a
+// function that ref's qualifier names without calling it.
+func (r *Resolver) tsFunctionType(f *analysis.FileFacts, ref analysis.Ref, c Candidate, depth int) []Candidate {
+	var out []Candidate
+	for _, t := range r.typesNamed(f, "Function", ref.Scope, ref.Span, depth+1) {
+		t.Confidence = r.throughSure(f, c.Confidence, t.Confidence)
+		out = append(out, t)
+	}
+	return out
+}
