@@ -148,7 +148,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	if len(out) == 0 && ecmaLang(f.Lang) && strings.HasPrefix(pkg, ".") && depth == 0 {
 		// A default import of a module whose default has no name of its
 		// own (zod's locales: `export default function () {…}`).
-		out = r.defaultExported(relativeModuleFiles(f.Path, pkg), role, conf)
+		out = r.defaultExported(r.relativeModuleFilesOf(f.Path, pkg), role, conf)
 	}
 	return out
 }
@@ -188,7 +188,7 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 		// (pytest.raises is _pytest.python_api's).
 		files = r.moduleFiles(f.Path, module)
 	} else if strings.HasPrefix(module, ".") {
-		files = relativeModuleFiles(f.Path, module)
+		files = r.relativeModuleFilesOf(f.Path, module)
 	}
 	return r.reexportedIn(files, name, role, conf, depth)
 }
