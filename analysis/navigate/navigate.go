@@ -65,10 +65,17 @@ func At(s Snapshot, path string, offset int) (Symbol, bool) {
 // to, best first. A Go package name (fmt in fmt.Println) is declared by its
 // file's import of the package: its Symbol is that import spec, with
 // Def.Index analysis.None. So is a Python module, whose Symbol is its
-// file's start.
+// file's start, and a TypeScript module that tsserver answers for a
+// namespace binding (resolve.NamespaceModuleAt).
 func Definition(s Snapshot, path string, offset int) []Symbol {
 	r := s.Resolver()
-	if out := symbols(s, r.DefinitionAt(path, offset)); len(out) > 0 {
+	cands := r.DefinitionAt(path, offset)
+	if file, ok := r.NamespaceModuleAt(path, offset, cands); ok {
+		// A TypeScript namespace's module, as tsserver answers it: its file's start.
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		return []Symbol{{Def: resolve.DefID{Path: file, Index: analysis.None}, Name: name, Kind: analysis.KindModule, Detail: file}}
+	}
+	if out := symbols(s, cands); len(out) > 0 {
 		return out
 	}
 	if imp, ok := r.PackageImport(path, offset); ok {

@@ -235,9 +235,11 @@ func (r *Resolver) supertypes(def DefID, depth int) []TypeEdge {
 	if f == nil {
 		return nil
 	}
-	if overloadLangs[f.Lang] {
+	if overloadLangs[f.Lang] || ecmaLang(f.Lang) {
 		// Kotlin and Java look inherited overloads up at every call of a
-		// member: a type's supertypes are resolved once per resolver.
+		// member, and TypeScript's supertypes are reached through imports
+		// and re-exports (zod's `extends core.$ZodType`): a type's
+		// supertypes are resolved once per resolver.
 		r.mu.Lock()
 		edges, ok := r.supers[superKey{def, depth}]
 		r.mu.Unlock()

@@ -98,7 +98,7 @@ type importKey struct {
 
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth <= maxDepth {
+	if !importTooDeep(f.Lang, depth) {
 		if out, _ := r.nodeImportedName(f, name, pkg, role, conf, depth); len(out) > 0 {
 			return out
 		}
@@ -148,7 +148,7 @@ func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role an
 	if len(out) == 0 && ecmaLang(f.Lang) && strings.HasPrefix(pkg, ".") && depth == 0 {
 		// A default import of a module whose default has no name of its
 		// own (zod's locales: `export default function () {…}`).
-		out = r.defaultExported(relativeModuleFiles(f.Path, pkg), role, conf)
+		out = r.defaultExported(r.relativeModuleFilesOf(f.Path, pkg), role, conf)
 	}
 	return out
 }
@@ -179,7 +179,7 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 // module it passes the name on from: `export {a as name} from "./b"` or
 // `export * from "./b"` in the module file or its index file.
 func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if importTooDeep(f.Lang, depth) {
 		return nil
 	}
 	var files []string
@@ -188,20 +188,20 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 		// (pytest.raises is _pytest.python_api's).
 		files = r.moduleFiles(f.Path, module)
 	} else if strings.HasPrefix(module, ".") {
-		files = relativeModuleFiles(f.Path, module)
+		files = r.relativeModuleFilesOf(f.Path, module)
 	}
 	return r.reexportedIn(files, name, role, conf, depth)
 }
 
 // reexportedIn follows the re-exports of name in files.
 func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepth {
+	if depth > maxDepthJVM {
 		return nil
 	}
 	var out []Candidate
 	for _, p := range files {
 		g := r.file(p)
-		if g == nil {
+		if g == nil || importTooDeep(g.Lang, depth) {
 			continue
 		}
 		for _, imp := range g.Imports {

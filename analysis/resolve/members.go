@@ -216,6 +216,11 @@ func (r *Resolver) receiverTypesOf(f *analysis.FileFacts, ref analysis.Ref, dept
 		case g.Lang == "python" && d.TypeName == "" && r.pythonEnumMember(g, d, depth):
 			// Color.RED is a Color, whatever its value.
 			out = append(out, r.candidate(DefID{c.Def.Path, d.Container}, c.Confidence, c.Via))
+		case ecmaLang(g.Lang) && (d.Kind == analysis.KindMethod || tsFunctionDeclaration(d)):
+			// A function named, not called, is a Function: `this.parse.bind(this)`.
+			// (A variable holding one has the type it is written with:
+			// ky's `const ky: Partial<KyInstance> = (…) => …`.)
+			out = append(out, r.tsFunctionType(f, ref, c, depth)...)
 		case d.TypeName != "":
 			for _, t := range r.typesNamed(g, d.TypeName, d.Scope, d.NameSpan, depth+1) {
 				t.Confidence = r.throughSure(g, c.Confidence, t.Confidence)

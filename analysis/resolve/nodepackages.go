@@ -114,7 +114,7 @@ func (r *Resolver) topDeclared(files []string, name string, role analysis.Role, 
 // import of m would find.
 func (r *Resolver) passedOnFrom(g *analysis.FileFacts, p, module, name string, role analysis.Role, conf float64, depth int) []Candidate {
 	if ecmaLang(g.Lang) && strings.HasPrefix(module, ".") {
-		files := relativeModuleFiles(p, module)
+		files := r.relativeModuleFilesOf(p, module)
 		if slices.ContainsFunc(files, func(f string) bool { return r.file(f) != nil }) {
 			// reexportedIn counted the hop: zod's entry passes names on
 			// through five files.
@@ -303,7 +303,7 @@ func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module str
 // no such binding.
 func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
 	g, module, ok := r.namespaceImportOf(t)
-	if !ok || depth > maxDepth {
+	if !ok || importTooDeep(g.Lang, depth) {
 		return nil, false
 	}
 	// The module's files and what they re-export, as TypeScript follows
@@ -390,7 +390,20 @@ func (r *Resolver) ecmaModuleFiles(from, module string) []string {
 		}
 		return nil
 	}
-	return relativeModuleFiles(from, module)
+	return r.relativeModuleFilesOf(from, module)
+}
+
+// relativeModuleFilesOf is relativeModuleFiles, remembered: the re-export
+// chains of a TypeScript project ask for the same specifiers from the same
+// folders at every hop (a fifth of zod's reference pass built them anew).
+// The list is shared: callers must not change it.
+func (r *Resolver) relativeModuleFilesOf(from, module string) []string {
+	ext := path.Ext(from)
+	if strings.HasSuffix(strings.TrimSuffix(from, ext), ".d") {
+		ext = ".d" + ext
+	}
+	key := path.Dir(from) + "\x00" + ext + "\x00" + module
+	return memo(&r.mu, r.relModules, key, func(string) []string { return slices.Clip(relativeModuleFiles(from, module)) })
 }
 
 // relativeModuleFiles are the files a relative specifier in an ECMAScript

@@ -35,7 +35,7 @@ type arg struct {
 // arguments fit best. c is sorted best first.
 func (r *Resolver) bindOverloads(f *analysis.FileFacts, ref analysis.Ref, c []Candidate) []Candidate {
 	if ecmaLang(f.Lang) {
-		return r.tsBindOverloads(ref, c)
+		return r.tsMergedFirst(ref, r.tsBindOverloads(ref, c))
 	}
 	if !overloadLangs[f.Lang] || len(c) < 2 {
 		return c

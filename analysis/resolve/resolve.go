@@ -95,6 +95,7 @@ type resolverState struct {
 	importers    map[string][]importer // see importerDirs
 	goMods       map[string]string     // see modulePath
 	importDirs   map[string][]string   // see mayImport
+	relModules   map[string][]string   // see relativeModuleFilesOf
 	hinted       hintedMemo            // see hintedNamed
 	held         map[string]*heldFile  // see holdWhole
 	released     *sync.Cond            // on mu: a held file was let go
@@ -176,6 +177,7 @@ func New(ws Workspace) *Resolver {
 		importers:    map[string][]importer{},
 		goMods:       map[string]string{},
 		importDirs:   map[string][]string{},
+		relModules:   map[string][]string{},
 	}}
 }
 

@@ -85,10 +85,7 @@ func (r *Resolver) tsGenericAlias(f *analysis.FileFacts, t string, scope int32, 
 	if tsTopLevel(body, '|') >= 0 || strings.HasPrefix(body, "{") && tsMappedKeys(body) == "" {
 		return nil, analysis.Def{}, nil, false
 	}
-	var params []int32
-	for j := found[0].Def.Index + 1; int(j) < len(g.Defs) && g.Defs[j].Container == found[0].Def.Index && g.Defs[j].Kind == analysis.KindTypeParameter; j++ {
-		params = append(params, j)
-	}
+	params := declaredTypeParams(g, found[0].Def.Index)
 	return g, d, params, len(params) > 0
 }
 
@@ -379,4 +376,20 @@ func (r *Resolver) unionMember(f *analysis.FileFacts, ref analysis.Ref, depth in
 		}
 	}
 	return first
+}
+
+// declaredTypeParams are the type parameters def i of g declares, in
+// order: those defined right after it, contained by it and in one scope.
+// The `infer U` of a conditional type in its body is contained by it too,
+// but declared in a scope of its own.
+func declaredTypeParams(g *analysis.FileFacts, i int32) []int32 {
+	if i == analysis.None || int(i)+1 >= len(g.Defs) {
+		return nil
+	}
+	var out []int32
+	scope := g.Defs[i+1].Scope
+	for j := i + 1; int(j) < len(g.Defs) && g.Defs[j].Container == i && g.Defs[j].Kind == analysis.KindTypeParameter && g.Defs[j].Scope == scope; j++ {
+		out = append(out, j)
+	}
+	return out
 }

@@ -375,11 +375,8 @@ func tsTypeArgs(t string) []string {
 // ownerTypeParams are the names of the type parameters def i of g
 // declares, in order: those defined right after it and contained by it.
 func ownerTypeParams(g *analysis.FileFacts, i int32) []string {
-	if i == analysis.None || int(i) >= len(g.Defs) {
-		return nil
-	}
 	var out []string
-	for j := int(i) + 1; j < len(g.Defs) && g.Defs[j].Container == i && g.Defs[j].Kind == analysis.KindTypeParameter; j++ {
+	for _, j := range declaredTypeParams(g, i) {
 		out = append(out, g.Defs[j].Name)
 	}
 	return out

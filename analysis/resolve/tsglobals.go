@@ -179,8 +179,11 @@ func globalValueKind(k analysis.Kind) bool {
 func (r *Resolver) MergedDeclarations(t DefID) []DefID {
 	g, d, ok := r.entry(t)
 	if !ok || !ecmaLang(g.Lang) || d.Kind != analysis.KindInterface || d.Container != analysis.None ||
-		!strings.HasSuffix(t.Path, ".d.ts") || d.Visibility != tsGlobalVisibility && !isScript(g) {
+		!strings.HasSuffix(t.Path, ".d.ts") {
 		return nil
+	}
+	if d.Visibility != tsGlobalVisibility && !isScript(g) {
+		return r.augmentations(t, d)
 	}
 	var out []DefID
 	for _, c := range r.globals(t.Path, analysis.Ref{Name: d.Name, Role: analysis.RoleType}) {

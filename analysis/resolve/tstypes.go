@@ -147,8 +147,17 @@ func tsLiteralType(q string) string {
 		return "Array"
 	case first >= '0' && first <= '9' && strings.Trim(q, "0123456789._") == "":
 		return "Number"
+	case first == '/' && tsRegexLiteral(q):
+		return "RegExp"
 	}
 	return ""
+}
+
+// tsRegexLiteral reports whether q is a regular expression literal,
+// `/^[A-Z]/` or `/a/gu`: a body between slashes, then flags.
+func tsRegexLiteral(q string) bool {
+	end := strings.LastIndexByte(q, '/')
+	return end > 1 && strings.Trim(q[end+1:], "dgimsuvy") == "" && !strings.HasPrefix(q, "//") && !strings.HasPrefix(q, "/*")
 }
 
 // tsMemberPreserving are the utility types whose members kast takes to be
@@ -312,4 +321,16 @@ func (r *Resolver) throughSure(g *analysis.FileFacts, c, t float64) float64 {
 		return t
 	}
 	return c * t
+}
+
+// tsFunctionType is the global Function interface, whose members (call,
+// bind, apply, prototype) a function or method has as a value, for c, a
+// function that ref's qualifier names without calling it.
+func (r *Resolver) tsFunctionType(f *analysis.FileFacts, ref analysis.Ref, c Candidate, depth int) []Candidate {
+	var out []Candidate
+	for _, t := range r.typesNamed(f, "Function", ref.Scope, ref.Span, depth+1) {
+		t.Confidence = r.throughSure(f, c.Confidence, t.Confidence)
+		out = append(out, t)
+	}
+	return out
 }

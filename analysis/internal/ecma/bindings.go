@@ -93,6 +93,7 @@ func (w *walker) variables(n syntax.Node) {
 		if kind == analysis.KindFunction {
 			// A function's type, as for declared functions, is what it returns.
 			def.TypeName = cmp.Or(annotation(value.Field("return_type")), def.TypeName)
+			w.inferResult(d, value)
 		} else if def.TypeName == "" {
 			def.Value = valueText(value)
 		}

@@ -153,6 +153,10 @@ func (w *walker) node(n syntax.Node) {
 		for _, a := range n.ChildrenOf("jsx_attribute") {
 			w.children(a, a.Child("property_identifier"))
 		}
+	case "conditional_type":
+		w.conditionalType(n)
+	case "infer_type":
+		w.inferType(n)
 	case "type_parameter":
 		i := w.b.Def(analysis.KindTypeParameter, n.Field("name"), n)
 		if def := n.Field("value"); def.Valid() && len(def.NamedChildren()) == 1 {

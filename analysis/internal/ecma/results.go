@@ -19,11 +19,28 @@ const returnedPrefix = "return:"
 
 // inferResult gives function d (n), whose result is not written, the type
 // its returns agree on: `this`, `new T(…)`'s T, a literal's type; else
-// the member chain of `this` they all return (zod v3's unannotated
-// `min(…) { return this._addCheck(…) }`), which the resolver types.
+// the member chain they all return, which the resolver types: one of
+// `this` (zod v3's unannotated `min(…) { return this._addCheck(…) }`) or
+// a call of a name declared outside the function (zod v3's
+// `instanceOfType = (cls) => custom<InstanceType<T>>(…)`). An arrow
+// function's expression body is its one return.
 func (w *walker) inferResult(d int32, n syntax.Node) {
 	def := w.b.D(d)
-	if def.TypeName != "" || !n.Field("body").Is("statement_block") {
+	body := n.Field("body")
+	if def.TypeName != "" || !body.Valid() {
+		return
+	}
+	if !body.Is("statement_block") {
+		if n.Type() != "arrow_function" {
+			return
+		}
+		t, v := constructedType(body), valueText(body)
+		switch {
+		case t != "":
+			def.TypeName = t
+		case outerCall(v, n) && len(v) <= 200:
+			def.Value = returnedPrefix + v
+		}
 		return
 	}
 	typeName, value, agree := "", "", true
@@ -44,7 +61,7 @@ func (w *walker) inferResult(d int32, n syntax.Node) {
 				if kids[0].Type() == "this" {
 					t = "this"
 				}
-				if t == "" && !strings.HasPrefix(v, "this.") || t != "" && typeName != "" && t != typeName || t == "" && value != "" && v != value {
+				if t == "" && !strings.HasPrefix(v, "this.") && !outerCall(v, n) || t != "" && typeName != "" && t != typeName || t == "" && value != "" && withoutArgs(v) != withoutArgs(value) {
 					agree = false
 					return
 				}
@@ -66,6 +83,79 @@ func (w *walker) inferResult(d int32, n syntax.Node) {
 	case value != "" && len(value) <= 200:
 		def.Value = returnedPrefix + value
 	}
+}
+
+// withoutArgs is chain v with its calls' arguments left out: returns of
+// one chain with other arguments agree (`return custom<number>()`, `return
+// custom<number>(check)`).
+func withoutArgs(v string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range v {
+		switch {
+		case r == '(':
+			if depth == 0 {
+				b.WriteRune(r)
+			}
+			depth++
+		case r == ')':
+			depth--
+			if depth == 0 {
+				b.WriteRune(r)
+			}
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// outerCall reports whether chain v, returned by function n, is a call
+// whose first name is declared outside n (not one of its parameters or
+// locals): the resolver types it from where n is declared.
+func outerCall(v string, n syntax.Node) bool {
+	head, _, _ := strings.Cut(strings.TrimPrefix(v, "await "), ".")
+	head, _, _ = strings.Cut(head, "(")
+	if !strings.Contains(v, "(") || head == "" || head == "this" || head == "super" || strings.HasPrefix(v, "await ") {
+		return false
+	}
+	declared := false
+	var visit func(syntax.Node)
+	visit = func(x syntax.Node) {
+		for _, c := range x.NamedChildren() {
+			if declared {
+				return
+			}
+			switch {
+			case c.Type() == "identifier" && c.Text() == head && declaresIdentifier(c):
+				declared = true
+			default:
+				visit(c)
+			}
+		}
+	}
+	visit(n)
+	return !declared
+}
+
+// declaresIdentifier reports whether identifier id is bound where it
+// stands: a parameter, a variable, a function's or a class's name.
+func declaresIdentifier(id syntax.Node) bool {
+	for p := id.Parent(); p.Valid(); p = p.Parent() {
+		switch p.Type() {
+		case "formal_parameters", "required_parameter", "optional_parameter", "function_declaration", "class_declaration",
+			"generator_function_declaration", "catch_clause":
+			return true
+		case "variable_declarator":
+			v := p.Field("value")
+			return !v.Valid() || id.Start() < v.Start() || id.End() > v.End()
+		case "arrow_function":
+			return p.Field("parameter").Same(id)
+		case "statement_block", "expression_statement", "call_expression", "member_expression", "return_statement":
+			return false
+		}
+	}
+	return false
 }
 
 // contextualPrefix starts a callback context that is a written function
