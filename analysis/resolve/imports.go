@@ -98,7 +98,7 @@ type importKey struct {
 
 // importedFrom is imported after depth re-export hops.
 func (r *Resolver) importedFrom(f *analysis.FileFacts, name, pkg string, role analysis.Role, conf float64, depth int) []Candidate {
-	if !importTooDeep(f.Lang, depth) {
+	if depth <= maxDepth {
 		if out, _ := r.nodeImportedName(f, name, pkg, role, conf, depth); len(out) > 0 {
 			return out
 		}
@@ -179,7 +179,7 @@ func (r *Resolver) typeMembers(f *analysis.FileFacts, name, typePath string, rol
 // module it passes the name on from: `export {a as name} from "./b"` or
 // `export * from "./b"` in the module file or its index file.
 func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role analysis.Role, conf float64, depth int) []Candidate {
-	if importTooDeep(f.Lang, depth) {
+	if depth > maxDepth {
 		return nil
 	}
 	var files []string

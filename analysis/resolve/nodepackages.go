@@ -303,7 +303,7 @@ func (r *Resolver) namespaceImportOf(t DefID) (g *analysis.FileFacts, module str
 // no such binding.
 func (r *Resolver) namespaceBindingMember(t DefID, name string, role analysis.Role, conf float64, depth int) ([]Candidate, bool) {
 	g, module, ok := r.namespaceImportOf(t)
-	if !ok || importTooDeep(g.Lang, depth) {
+	if !ok || depth > maxDepth {
 		return nil, false
 	}
 	// The module's files and what they re-export, as TypeScript follows
