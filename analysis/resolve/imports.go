@@ -195,13 +195,13 @@ func (r *Resolver) reexported(f *analysis.FileFacts, name, module string, role a
 
 // reexportedIn follows the re-exports of name in files.
 func (r *Resolver) reexportedIn(files []string, name string, role analysis.Role, conf float64, depth int) []Candidate {
-	if depth > maxDepthJVM {
+	if depth > maxDepth {
 		return nil
 	}
 	var out []Candidate
 	for _, p := range files {
 		g := r.file(p)
-		if g == nil || importTooDeep(g.Lang, depth) {
+		if g == nil {
 			continue
 		}
 		for _, imp := range g.Imports {

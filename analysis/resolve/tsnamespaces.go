@@ -63,16 +63,3 @@ func exportedAliasAt(f *analysis.FileFacts, offset int) (string, bool) {
 	}
 	return "", false
 }
-
-// importTooDeep bounds the re-export hops at depth, which a chain's
-// qualifiers and values have used before them. A TypeScript chain reaches
-// its names through more of them (a named import of `z`, a namespace
-// binding, `export *` of the module that declares the name): its bound is
-// maxDepthJVM. The other import hops keep maxDepth: raising them answered
-// nothing more on zod and cost CPU.
-func importTooDeep(lang string, depth int) bool {
-	if ecmaLang(lang) {
-		return depth > maxDepthJVM
-	}
-	return depth > maxDepth
-}
