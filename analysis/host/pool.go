@@ -47,9 +47,6 @@ type openWorkspace struct {
 	passes  *passes // background refresh and reference passes (passes.go)
 	users   int     // holders through Acquire/Release
 	pinned  bool    // used through Fresh, which keeps it for the process
-	// namesPreloaded is set once the first Acquire has started reading
-	// the name table (storage.Index.PreloadNames).
-	namesPreloaded bool
 }
 
 // Options configures a Host.
@@ -128,10 +125,9 @@ func (h *Host) Acquire(root string) (*workspace.Workspace, error) {
 		return nil, err
 	}
 	ow.users++
-	if !ow.namesPreloaded && ow.ws.Lib == nil {
+	if ow.users == 1 && ow.ws.Lib == nil {
 		// Workspace symbols read every name: start reading them now, while
-		// the editor is still initializing.
-		ow.namesPreloaded = true
+		// the editor is still initializing (read once, later calls return).
 		go ow.ws.Index.PreloadNames()
 	}
 	return ow.ws, nil

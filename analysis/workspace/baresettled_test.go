@@ -1,9 +1,8 @@
 package workspace_test
 
 import (
-	"path/filepath"
+	"maps"
 	"slices"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -148,17 +147,11 @@ func Other() error { return nil }
 func TestBareSettledReferencesEqualResolvingEach(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(bareSettledFixture)))
 	workspace.ReadSpansFromFacts(t)
-	var mu sync.Mutex
-	read := map[string]bool{}
-	workspace.HearSpansRead(t, func(path string, n int) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		read[filepath.ToSlash(rel)] = true
-		mu.Unlock()
-	})
+	spansRead := hearSpansRead(t, root)
 	if certainBeforeAndAfter(t, ws) == 0 {
 		t.Fatal("no definition has references")
 	}
+	read := spansRead()
 	// A group's representative is resolved (its own spans are not read):
 	// of the settled files, at least all but one have their spans read.
 	for _, settled := range [][]string{{"sys/a_linux.go", "sys/b_windows.go", "sys/c.go"}, {"two/m1.go", "two/m2.go"}} {
@@ -179,12 +172,6 @@ func TestBareSettledReferencesEqualResolvingEach(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("settled: %v", slices.Sorted(func(yield func(string) bool) {
-			for k := range read {
-				if !yield(k) {
-					return
-				}
-			}
-		}))
+		t.Logf("settled: %v", slices.Sorted(maps.Keys(read)))
 	}
 }

@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -186,17 +187,11 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 	// The files whose spans are read are those settled: read from their
 	// facts, not their postings (see TestSettledSpansFromPostings).
 	workspace.ReadSpansFromFacts(t)
-	var mu sync.Mutex
-	read := map[string]bool{}
-	workspace.HearSpansRead(t, func(path string, n int) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		read[filepath.ToSlash(rel)] = true
-		mu.Unlock()
-	})
+	spansRead := hearSpansRead(t, root)
 	if certainBeforeAndAfter(t, ws) == 0 {
 		t.Fatal("no definition has references")
 	}
+	read := spansRead()
 	for _, want := range []string{"plain/a.go", "plain/b.go", "methods/n.go", "values/v.go", "dotq/q.go"} {
 		if !read[want] {
 			t.Errorf("%s: its references were resolved one by one; want them settled", want)
@@ -230,14 +225,7 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		got := slices.Sorted(func(yield func(string) bool) {
-			for k := range read {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		t.Logf("settled: %v", got)
+		t.Logf("settled: %v", slices.Sorted(maps.Keys(read)))
 	}
 }
 
@@ -245,18 +233,29 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 // facts are read for them, and the answers stay those of resolving each.
 func TestSettledSpansFromPostings(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(settledFixture)))
-	var mu sync.Mutex
-	var read []string
-	workspace.HearSpansRead(t, func(path string, n int) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		read = append(read, filepath.ToSlash(rel))
-		mu.Unlock()
-	})
+	spansRead := hearSpansRead(t, root)
 	if certainBeforeAndAfter(t, ws) == 0 {
 		t.Fatal("no definition has references")
 	}
-	if len(read) > 0 {
-		t.Errorf("settled references' spans read from the facts of %v; want them from their postings", read)
+	if read := spansRead(); len(read) > 0 {
+		t.Errorf("settled references' spans read from the facts of %v; want them from their postings", slices.Sorted(maps.Keys(read)))
+	}
+}
+
+// hearSpansRead records, relative to root, the files whose references'
+// spans a query reads; the returned function gives those heard so far.
+func hearSpansRead(t *testing.T, root string) func() map[string]bool {
+	var mu sync.Mutex
+	read := map[string]bool{}
+	workspace.HearSpansRead(t, func(path string, n int) {
+		rel, _ := filepath.Rel(root, path)
+		mu.Lock()
+		read[filepath.ToSlash(rel)] = true
+		mu.Unlock()
+	})
+	return func() map[string]bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(read)
 	}
 }
