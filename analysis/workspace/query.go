@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/document"
+	"github.com/kast-dev/kast/analysis/navigate"
+	"github.com/kast-dev/kast/analysis/resolve"
 )
 
 // Location is one query result: a place in a file and what is there. Lines
@@ -73,21 +76,33 @@ func (w *Workspace) Definition(path string, line, col int) ([]Location, error) {
 }
 
 // Definition lists where the name at a position is defined, as the
-// language server answers: confident candidates only, the snapshot's
-// libraries included. uncertain adds the guesses, marked.
+// language server answers (navigate.Definition: confident candidates, and
+// the package import, module file or namespace module it names), the
+// snapshot's libraries included. uncertain adds the guesses, marked.
 func (s *Snapshot) Definition(path string, line, col int, uncertain bool) ([]Location, error) {
 	offset, err := Offset(path, line, col)
 	if err != nil {
 		return nil, err
 	}
+	cands := s.Resolver().DefinitionAt(path, offset)
 	var out []Location
-	for _, c := range s.Resolver().DefinitionAt(path, offset) {
-		if c.Uncertain && !uncertain {
-			continue
+	for _, sym := range navigate.Definition(s, path, offset) {
+		l := locationOf(sym.Def.Path, sym.NameSpan)
+		l.Name, l.Kind = sym.Name, sym.Kind.String()
+		if i := slices.IndexFunc(cands, func(c resolve.Candidate) bool { return c.Def == sym.Def }); i >= 0 {
+			l.Confidence, l.Via = cands[i].Confidence, string(cands[i].Via)
 		}
-		l := locationOf(c.Def.Path, c.NameSpan)
-		l.Name, l.Kind, l.Confidence, l.Uncertain, l.Via = c.Name, c.Kind.String(), c.Confidence, c.Uncertain, string(c.Via)
 		out = append(out, l)
+	}
+	if !uncertain {
+		return out, nil
+	}
+	for _, c := range cands {
+		if c.Uncertain {
+			l := locationOf(c.Def.Path, c.NameSpan)
+			l.Name, l.Kind, l.Confidence, l.Uncertain, l.Via = c.Name, c.Kind.String(), c.Confidence, true, string(c.Via)
+			out = append(out, l)
+		}
 	}
 	return out, nil
 }
