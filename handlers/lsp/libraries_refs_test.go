@@ -47,7 +47,7 @@ func TestLSPReferencesIntoLibrariesWhenAsked(t *testing.T) {
 			}
 			var calls []struct {
 				From struct {
-					Name string `json:"name"`
+					Name string  `json:"name"`
 					URI  uri.URI `json:"uri"`
 				} `json:"from"`
 			}
