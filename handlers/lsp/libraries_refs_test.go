@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/uri"
 )
@@ -34,6 +35,13 @@ func TestLSPReferencesIntoLibrariesWhenAsked(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, files)
 			e := startLibraryLSPOnWith(t, dir, 2, c.options)
+			// The session takes a library in just after kast.status lists it.
+			for e.defAt("main.go", 11, 18) == "" {
+				if e.ctx.Err() != nil {
+					t.Fatal("fmt.Errorf never resolved into the library")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			var refs []string
 			for _, l := range e.locsAt("textDocument/references", "main.go", 11, 18) {
 				refs = append(refs, strings.TrimPrefix(l, filepath.ToSlash(dir)+"/"))
