@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -300,7 +301,10 @@ func (c *Conn) recover(next jsonrpc2.Handler) jsonrpc2.Handler {
 			c.stream.unanswered.Add(1)
 			ctx = context.WithValue(ctx, requestIDKey{}, req.ID())
 		}
-		result, err = next(ctx, req)
+		// Labelled, so a profile of a busy server (KAST_PPROF) tells each
+		// method's CPU from the background work's: go tool pprof
+		// -tagfocus method=textDocument/definition.
+		pprof.Do(ctx, pprof.Labels("method", method), func(ctx context.Context) { result, err = next(ctx, req) })
 		return result, wireError(ctx, err)
 	}
 }
