@@ -1,8 +1,6 @@
 package golang
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -135,7 +133,7 @@ func readStdAPI(dir string) (*StdAPI, error) {
 		if err != nil {
 			return nil, apiProblem{APIUnreadable, err.Error()}
 		}
-		bad += api.parse(b, uint8(m))
+		bad += api.parse(string(b), uint8(m))
 	}
 	if bad > 0 {
 		problemsMu.Lock()
@@ -171,12 +169,12 @@ func apiFileName(minor int) string {
 }
 
 // parse adds the names of one api file, listed since minor; it returns the
-// number of lines it could not read.
-func (a *StdAPI) parse(data []byte, minor uint8) (bad int) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
+// number of lines it could not read. The lines are read in place: only
+// the names kept are copied out of the file's text.
+func (a *StdAPI) parse(data string, minor uint8) (bad int) {
+	for data != "" {
+		var line string
+		line, data, _ = strings.Cut(data, "\n")
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -191,10 +189,10 @@ func (a *StdAPI) parse(data []byte, minor uint8) (bad int) {
 		syms := a.since[pkg]
 		if syms == nil {
 			syms = map[string]uint8{}
-			a.since[pkg] = syms
+			a.since[strings.Clone(pkg)] = syms
 		}
 		if _, seen := syms[sym]; !seen {
-			syms[sym] = minor
+			syms[strings.Clone(sym)] = minor
 		}
 	}
 	return bad

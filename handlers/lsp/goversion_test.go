@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,4 +76,28 @@ func TestLSPGoCompletionFollowsGoVersion(t *testing.T) {
 	old := strings.Replace(goVersionMain, "package main", "package old", 1)
 	check("old/old.go", old, 14, 8, "AddInt64")
 	check("old/old.go", old, 12, 3, "Load", "Store")
+}
+
+// A toolchain without api files dates nothing: completion offers every
+// name, and kast.status counts why.
+func TestLSPGoCompletionWithoutAPIFiles(t *testing.T) {
+	files := maps.Clone(goVersionFiles)
+	maps.DeleteFunc(files, func(name, _ string) bool { return strings.HasPrefix(name, "goroot/api/") })
+	e, _ := startLibraryLSP(t, files, 1)
+	got := e.completionLabels("main.go", "go", goVersionMain, 10, 10)
+	slices.Sort(got)
+	if want := []string{"ContainsFunc", "Count", "Cut", "CutPrefix"}; !slices.Equal(got, want) {
+		t.Errorf("strings.C without api files = %v, want %v", got, want)
+	}
+	var status struct {
+		Libraries struct {
+			StdAPIProblems map[string]int `json:"stdApiProblems"`
+		} `json:"libraries"`
+	}
+	if err := e.client.Call(e.ctx, "workspace/executeCommand", map[string]any{"command": cmdStatus}, &status); err != nil {
+		t.Fatal(err)
+	}
+	if status.Libraries.StdAPIProblems["noApiDir"] == 0 {
+		t.Errorf("kast.status libraries.stdApiProblems = %v, want noApiDir counted", status.Libraries.StdAPIProblems)
+	}
 }
