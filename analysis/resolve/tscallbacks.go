@@ -24,19 +24,30 @@ type contextType struct {
 
 // callbackContext splits a parameter's Value "=>callee#arg#param".
 func callbackContext(v string) (callee string, arg, param int, ok bool) {
+	callee, arg, param, _, _, ok = callbackSite(v)
+	return callee, arg, param, ok
+}
+
+// callbackSite splits a parameter's Value "=>callee#arg#param", whose arg
+// and param may go on into their types: "1/hooks/afterResponse/[]" is the
+// element of the member afterResponse of the member hooks of argument 1's
+// type; "0/response" the member response of parameter 0's type (a name
+// of a destructured parameter).
+func callbackSite(v string) (callee string, arg, param int, argPath, paramPath []string, ok bool) {
 	rest, ok := strings.CutPrefix(v, "=>")
 	if !ok {
-		return "", 0, 0, false
+		return "", 0, 0, nil, nil, false
 	}
 	parts := strings.Split(rest, "#")
 	if len(parts) < 3 {
-		return "", 0, 0, false
+		return "", 0, 0, nil, nil, false
 	}
 	n := len(parts)
-	a, err1 := strconv.Atoi(parts[n-2])
-	p, err2 := strconv.Atoi(parts[n-1])
+	argPath, paramPath = strings.Split(parts[n-2], "/"), strings.Split(parts[n-1], "/")
+	a, err1 := strconv.Atoi(argPath[0])
+	p, err2 := strconv.Atoi(paramPath[0])
 	callee = strings.Join(parts[:n-2], "#")
-	return callee, a, p, err1 == nil && err2 == nil && callee != ""
+	return callee, a, p, argPath[1:], paramPath[1:], err1 == nil && err2 == nil && callee != ""
 }
 
 // isCallbackParam reports whether d is a parameter typed from its context.
@@ -56,14 +67,36 @@ func (r *Resolver) callbackParamTypes(g *analysis.FileFacts, d analysis.Def, dep
 // contextTypes are the written types callback parameter d of f takes from
 // the function it is passed to.
 func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int) []contextType {
-	callee, arg, param, ok := callbackContext(d.Value)
+	callee, arg, param, argPath, paramPath, ok := callbackSite(d.Value)
 	if !ok || r.tooDeep(f.Lang, depth) {
 		return nil
 	}
+	out := r.paramContextTypes(f, d, callee, arg, param, argPath, depth)
+	if len(paramPath) == 0 {
+		return out
+	}
+	// A name of a destructured parameter: its key's member of the type.
+	kept := out[:0]
+	for _, ct := range out {
+		if t, ok := tsIndexedAlong(ct.text, paramPath); ok {
+			ct.text = t
+			kept = append(kept, ct)
+		}
+	}
+	return kept
+}
+
+// paramContextTypes are the written types of parameter param of a function
+// passed as argument arg of callee (or, with callee ":T", written where T
+// is expected), argPath inside that argument.
+func (r *Resolver) paramContextTypes(f *analysis.FileFacts, d analysis.Def, callee string, arg, param int, argPath []string, depth int) []contextType {
 	if written, ok := strings.CutPrefix(callee, ":"); ok {
 		// The function is written where a function of type written is
 		// expected (ecma's contextual): its parameter param is that type's.
-		ct, ok := r.callbackParam(contextType{f, written, d.Scope, d.NameSpan}, param, depth)
+		ct, ok := r.typeAlong(contextType{f, written, d.Scope, d.NameSpan}, argPath, depth)
+		if ok {
+			ct, ok = r.callbackParam(ct, param, depth)
+		}
 		if !ok || ct.text == "" || ct.text == "any" || ct.text == "unknown" {
 			return nil
 		}
@@ -98,7 +131,10 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 		if pt == "" {
 			continue
 		}
-		ct, ok := r.callbackParam(contextType{pg, pt, pscope, pat}, param, depth)
+		ct, ok := r.typeAlong(contextType{pg, pt, pscope, pat}, argPath, depth)
+		if ok {
+			ct, ok = r.callbackParam(ct, param, depth)
+		}
 		t := ct.text
 		if !ok || t == "" || t == "any" || t == "unknown" {
 			continue
@@ -443,4 +479,161 @@ func indexOf(xs []string, x string) int {
 		}
 	}
 	return -1
+}
+
+// typeAlong follows path from the written type t: a name to the type
+// written for that member, "[]" to an element's type.
+func (r *Resolver) typeAlong(t contextType, path []string, depth int) (contextType, bool) {
+	for _, step := range path {
+		if r.tooDeep(t.file.Lang, depth) {
+			return t, false
+		}
+		depth++
+		if step == "[]" {
+			elem, ok := tsElementType(t.text)
+			if !ok {
+				return t, false
+			}
+			t.text = elem
+			continue
+		}
+		next, ok := r.memberTypeText(t, step, depth)
+		if !ok {
+			return t, false
+		}
+		t = next
+	}
+	return t, true
+}
+
+// memberTypeText is the type written for member name of the type t.
+func (r *Resolver) memberTypeText(t contextType, name string, depth int) (contextType, bool) {
+	if m, ok := tsInlineMemberType(t.text, name); ok {
+		t.text = m // `retry?: {shouldRetry?: (state: S) => boolean}`
+		return t, true
+	}
+	for _, c := range best(r.typesNamed(t.file, t.text, t.scope, t.at, depth+1)) {
+		if c.Confidence < r.threshold {
+			continue
+		}
+		for _, m := range best(r.members(c.Def, name, analysis.RoleRead, c.Confidence, depth+1)) {
+			if g, d, ok := r.entry(m.Def); ok && !d.Kind.IsType() && d.TypeName != "" && m.Confidence >= r.threshold {
+				return contextType{g, d.TypeName, d.Scope, d.NameSpan}, true
+			}
+		}
+	}
+	return t, false
+}
+
+// tsElementType is the element type of an array type: T of `T[]`,
+// `readonly T[]`, `Array<T>`, `ReadonlyArray<T>` (or of such a type or
+// undefined).
+func tsElementType(t string) (string, bool) {
+	arm, ok := tsDefinedArm(t)
+	if !ok {
+		return "", false
+	}
+	a := strings.TrimSpace(strings.TrimPrefix(arm, "readonly "))
+	if elem, ok := strings.CutSuffix(a, "[]"); ok {
+		elem = strings.TrimSpace(elem)
+		if strings.HasPrefix(elem, "(") && tsClosing(elem, 0) == len(elem)-1 {
+			elem = strings.TrimSpace(elem[1 : len(elem)-1])
+		}
+		return elem, elem != ""
+	}
+	for _, generic := range []string{"Array<", "ReadonlyArray<"} {
+		if strings.HasPrefix(a, generic) && tsClosing(a, len(generic)-1) == len(a)-1 {
+			return strings.TrimSpace(a[len(generic) : len(a)-1]), true
+		}
+	}
+	return "", false
+}
+
+// tsIndexedAlong is the indexed access type of the members keys of t,
+// one after the other: `State['response']`.
+func tsIndexedAlong(t string, keys []string) (string, bool) {
+	for _, k := range keys {
+		if !isName(k) {
+			return "", false
+		}
+		arm, ok := tsDefinedArm(t)
+		if !ok {
+			return "", false
+		}
+		t = arm
+		if !isName(strings.ReplaceAll(t, ".", "")) && !strings.HasSuffix(t, "]") && !strings.HasSuffix(t, ">") {
+			t = "(" + t + ")"
+		}
+		t += "['" + k + "']"
+	}
+	return t, true
+}
+
+// tsInlineMemberType is the type an object type literal `{ a?: A; b(x: X): B }`
+// writes for its member key: A for a, `(x: X) => B` for b.
+func tsInlineMemberType(t, key string) (string, bool) {
+	body, ok := tsDefinedArm(t)
+	if !ok {
+		return "", false
+	}
+	if !strings.HasPrefix(body, "{") || tsClosing(body, 0) != len(body)-1 {
+		return "", false
+	}
+	for _, group := range tsSplit(body[1:len(body)-1], ';') {
+		for _, m := range tsSplit(group, ',') {
+			m = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(m), "readonly "))
+			rest, ok := strings.CutPrefix(m, key)
+			if !ok {
+				continue
+			}
+			rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "?"))
+			switch {
+			case strings.HasPrefix(rest, ":"):
+				return strings.TrimSpace(rest[1:]), true
+			case strings.HasPrefix(rest, "("), strings.HasPrefix(rest, "<"):
+				// A method: its function type.
+				open := paramListStart(rest)
+				end := tsClosing(rest, max(open, 0))
+				if open < 0 || end < 0 {
+					return "", false
+				}
+				result, ok := strings.CutPrefix(strings.TrimSpace(rest[end+1:]), ":")
+				if !ok {
+					return "", false
+				}
+				return rest[:end+1] + " => " + strings.TrimSpace(result), true
+			}
+		}
+	}
+	return "", false
+}
+
+// tsElementMemberTypes are the written types of a name a for-of loop's
+// destructuring binds, whose Value is "xs[].key": the member key of the
+// element type of each type written for xs.
+func tsElementMemberTypes(written []string, keys []string) []string {
+	var out []string
+	for _, t := range written {
+		if e := collectionElement(t); e != "" {
+			if m, ok := tsIndexedAlong(e, keys); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// tsDefinedArm is t without the undefined and null of a union, when one
+// type is left (the arrows of function types inside are no brackets).
+func tsDefinedArm(t string) (string, bool) {
+	var kept []string
+	for _, part := range tsSplit(t, '|') {
+		if part = strings.TrimSpace(part); part != "" && part != "undefined" && part != "null" {
+			kept = append(kept, part)
+		}
+	}
+	if len(kept) != 1 {
+		return "", false
+	}
+	return kept[0], true
 }
