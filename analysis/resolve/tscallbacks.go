@@ -157,6 +157,9 @@ func (r *Resolver) paramContextTypes(f *analysis.FileFacts, d analysis.Def, call
 						break
 					}
 				}
+				if len(receiverArgs) == 0 && fd.Container != analysis.None {
+					receiverArgs = r.supertypeArgs(f, qref, g.Defs[fd.Container].Name, depth+1)
+				}
 			}
 			if s, ok := substituteWords(t, names, receiverArgs); ok {
 				out = append(out, contextType{f, s, d.Scope, d.NameSpan})
@@ -636,4 +639,19 @@ func tsDefinedArm(t string) (string, bool) {
 		return "", false
 	}
 	return kept[0], true
+}
+
+// supertypeArgs are the type arguments the receiver's class or interface
+// gives the supertype named owner where it extends it: zod 3's `class
+// ZodString extends ZodType<string, ZodStringDef, string>` makes the
+// Output of ZodType's refine string.
+func (r *Resolver) supertypeArgs(f *analysis.FileFacts, qref analysis.Ref, owner string, depth int) []string {
+	for _, c := range best(r.receiverTypes(f, qref, depth)) {
+		if _, d, ok := r.entry(c.Def); ok && c.Confidence >= r.threshold {
+			if w := writtenSupertype(d.Signature, owner); w != "" {
+				return tsTypeArgs(w)
+			}
+		}
+	}
+	return nil
 }
