@@ -55,6 +55,9 @@ type Item struct {
 	Relevance float64
 	// Import, when set, is an edit adding the import the name needs.
 	Import *Edit
+	// owner is the Go type a member was found on ("" for a package's
+	// name): the standard library's api files date members by it.
+	owner string
 }
 
 // Edit inserts Text at Offset.
@@ -186,6 +189,7 @@ type collector struct {
 	seen   map[string]int // label → index in items
 	cut    bool           // a symbol search returned as many as it was asked for
 	text   []byte
+	gate   *goVersionGate // made on a Go member completion's first need
 }
 
 func (c *collector) add(it Item) {
@@ -204,13 +208,16 @@ func (c *collector) add(it Item) {
 	c.items = append(c.items, it)
 }
 
-func (c *collector) addDef(id resolve.DefID, rank Rank) {
+func (c *collector) addDef(id resolve.DefID, rank Rank) { c.addMember(id, rank, "") }
+
+// addMember adds a definition found as a member of the type named owner.
+func (c *collector) addMember(id resolve.DefID, rank Rank, owner string) {
 	d := c.s.File(id.Path).Defs[id.Index]
 	switch d.Kind {
 	case analysis.KindLambda, analysis.KindConstructor:
 		return
 	}
-	c.add(Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: id, Rank: rank})
+	c.add(Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: id, Rank: rank, owner: owner})
 }
 
 // scope adds the names visible at offset: locals and parameters declared
@@ -470,13 +477,13 @@ func (c *collector) members(qualifier string, offset int) {
 			// InlinedStruct).
 			rank = RankLocal
 		}
+		name := g.Defs[t.Index].Name
 		for i, d := range g.Defs {
 			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter && d.Name != analysis.IndexSignatureName {
-				c.addDef(resolve.DefID{Path: t.Path, Index: int32(i)}, rank)
+				c.addMember(resolve.DefID{Path: t.Path, Index: int32(i)}, rank, name)
 			}
 		}
 		// Members declared outside the type: Go methods, Kotlin extensions.
-		name := g.Defs[t.Index].Name
 		if g.Lang == "go" {
 			// A Go method is at the top level of a file of its type's
 			// package, in the type's directory, built for the platform
@@ -490,7 +497,7 @@ func (c *collector) members(qualifier string, offset int) {
 				}
 				for _, d := range c.s.TopLevel(p) {
 					if d.Receiver == name {
-						c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: rank})
+						c.add(Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, Rank: rank, owner: name})
 					}
 				}
 			}
@@ -561,6 +568,7 @@ func (c *collector) members(qualifier string, offset int) {
 	}
 	if c.f.Lang == "go" {
 		c.dropUnexported()
+		c.dropTooNew()
 	}
 }
 

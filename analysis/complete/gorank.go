@@ -298,8 +298,8 @@ func (c *collector) addGoDeep(heads []Item, exp goExpect, packageMembers bool) {
 		}
 		chain := h.chain
 		for _, m := range members[:min(len(members), goDeepPerHead)] {
-			if !isExported(m.Label) && filepath.Dir(m.Def.Path) != filepath.Dir(c.f.Path) {
-				continue
+			if !isExported(m.Label) && filepath.Dir(m.Def.Path) != filepath.Dir(c.f.Path) || c.tooNewGo(m) {
+				continue // gopls offers neither
 			}
 			if !startsFold(h.Label, c.prefix) && !startsFold(m.Label, c.prefix) {
 				continue // gopls matches a chain by the start of one of its names
@@ -342,7 +342,7 @@ func (c *collector) goTypeMembers(t resolve.DefID) []Item {
 			}
 			for _, d := range c.s.TopLevel(p) {
 				if d.Receiver == name {
-					methods = append(methods, Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}})
+					methods = append(methods, Item{Label: d.Name, Kind: d.Kind, Detail: d.Detail, Def: resolve.DefID{Path: p, Index: d.Index}, owner: name})
 				}
 			}
 		}
@@ -350,7 +350,7 @@ func (c *collector) goTypeMembers(t resolve.DefID) []Item {
 		out = append(out, methods...)
 		for i, d := range g.Defs {
 			if d.Container == t.Index && d.Kind != analysis.KindParameter && d.Kind != analysis.KindTypeParameter {
-				out = append(out, Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: resolve.DefID{Path: t.Path, Index: int32(i)}})
+				out = append(out, Item{Label: d.Name, Kind: d.Kind, Detail: cmp.Or(d.Signature, d.TypeName), Def: resolve.DefID{Path: t.Path, Index: int32(i)}, owner: name})
 			}
 		}
 		for _, sup := range navigate.Supertypes(c.s, t) {

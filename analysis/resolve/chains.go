@@ -372,6 +372,11 @@ func (r *Resolver) writtenTypesOf(f *analysis.FileFacts, ref analysis.Ref, depth
 		case d.Value != "" && (g.Lang == "kotlin" || ecmaLang(g.Lang)):
 			vref := valueRef(d)
 			vref.Qualifier = d.Value
+			if base, keys, ok := strings.Cut(d.Value, "[]."); ok && ecmaLang(g.Lang) {
+				vref.Qualifier = base // `for (const {a} of xs)`
+				out = append(out, tsElementMemberTypes(r.writtenTypes(g, vref, depth+1), strings.Split(keys, "."))...)
+				continue
+			}
 			if base, ok := strings.CutSuffix(d.Value, "[]"); ok {
 				vref.Qualifier = base
 				for _, t := range r.writtenTypes(g, vref, depth+1) {
@@ -428,6 +433,14 @@ func (r *Resolver) valueTypes(g *analysis.FileFacts, d analysis.Def, depth int) 
 		return out
 	}
 	vref := valueRef(d)
+	if base, keys, ok := strings.Cut(d.Value, "[]."); ok && ecmaLang(g.Lang) {
+		vref.Qualifier = base // `for (const {a} of xs)`
+		var out []Candidate
+		for _, t := range tsElementMemberTypes(r.writtenTypes(g, vref, depth), strings.Split(keys, ".")) {
+			out = append(out, r.typesNamed(g, t, d.Scope, d.NameSpan, depth+1)...)
+		}
+		return out
+	}
 	base, elem := strings.CutSuffix(d.Value, "[]")
 	vref.Qualifier = base
 	if !elem {

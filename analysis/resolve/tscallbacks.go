@@ -24,19 +24,30 @@ type contextType struct {
 
 // callbackContext splits a parameter's Value "=>callee#arg#param".
 func callbackContext(v string) (callee string, arg, param int, ok bool) {
+	callee, arg, param, _, _, ok = callbackSite(v)
+	return callee, arg, param, ok
+}
+
+// callbackSite splits a parameter's Value "=>callee#arg#param", whose arg
+// and param may go on into their types: "1/hooks/afterResponse/[]" is the
+// element of the member afterResponse of the member hooks of argument 1's
+// type; "0/response" the member response of parameter 0's type (a name
+// of a destructured parameter).
+func callbackSite(v string) (callee string, arg, param int, argPath, paramPath []string, ok bool) {
 	rest, ok := strings.CutPrefix(v, "=>")
 	if !ok {
-		return "", 0, 0, false
+		return "", 0, 0, nil, nil, false
 	}
 	parts := strings.Split(rest, "#")
 	if len(parts) < 3 {
-		return "", 0, 0, false
+		return "", 0, 0, nil, nil, false
 	}
 	n := len(parts)
-	a, err1 := strconv.Atoi(parts[n-2])
-	p, err2 := strconv.Atoi(parts[n-1])
+	argPath, paramPath = strings.Split(parts[n-2], "/"), strings.Split(parts[n-1], "/")
+	a, err1 := strconv.Atoi(argPath[0])
+	p, err2 := strconv.Atoi(paramPath[0])
 	callee = strings.Join(parts[:n-2], "#")
-	return callee, a, p, err1 == nil && err2 == nil && callee != ""
+	return callee, a, p, argPath[1:], paramPath[1:], err1 == nil && err2 == nil && callee != ""
 }
 
 // isCallbackParam reports whether d is a parameter typed from its context.
@@ -56,14 +67,36 @@ func (r *Resolver) callbackParamTypes(g *analysis.FileFacts, d analysis.Def, dep
 // contextTypes are the written types callback parameter d of f takes from
 // the function it is passed to.
 func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int) []contextType {
-	callee, arg, param, ok := callbackContext(d.Value)
+	callee, arg, param, argPath, paramPath, ok := callbackSite(d.Value)
 	if !ok || r.tooDeep(f.Lang, depth) {
 		return nil
 	}
+	out := r.paramContextTypes(f, d, callee, arg, param, argPath, depth)
+	if len(paramPath) == 0 {
+		return out
+	}
+	// A name of a destructured parameter: its key's member of the type.
+	kept := out[:0]
+	for _, ct := range out {
+		if t, ok := tsIndexedAlong(ct.text, paramPath); ok {
+			ct.text = t
+			kept = append(kept, ct)
+		}
+	}
+	return kept
+}
+
+// paramContextTypes are the written types of parameter param of a function
+// passed as argument arg of callee (or, with callee ":T", written where T
+// is expected), argPath inside that argument.
+func (r *Resolver) paramContextTypes(f *analysis.FileFacts, d analysis.Def, callee string, arg, param int, argPath []string, depth int) []contextType {
 	if written, ok := strings.CutPrefix(callee, ":"); ok {
 		// The function is written where a function of type written is
 		// expected (ecma's contextual): its parameter param is that type's.
-		ct, ok := r.callbackParam(contextType{f, written, d.Scope, d.NameSpan}, param, depth)
+		ct, ok := r.typeAlong(contextType{f, written, d.Scope, d.NameSpan}, argPath, depth)
+		if ok {
+			ct, ok = r.callbackParam(ct, param, depth)
+		}
 		if !ok || ct.text == "" || ct.text == "any" || ct.text == "unknown" {
 			return nil
 		}
@@ -98,7 +131,10 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 		if pt == "" {
 			continue
 		}
-		ct, ok := r.callbackParam(contextType{pg, pt, pscope, pat}, param, depth)
+		ct, ok := r.typeAlong(contextType{pg, pt, pscope, pat}, argPath, depth)
+		if ok {
+			ct, ok = r.callbackParam(ct, param, depth)
+		}
 		t := ct.text
 		if !ok || t == "" || t == "any" || t == "unknown" {
 			continue
@@ -120,6 +156,9 @@ func (r *Resolver) contextTypes(f *analysis.FileFacts, d analysis.Def, depth int
 						receiverArgs = a
 						break
 					}
+				}
+				if len(receiverArgs) == 0 && fd.Container != analysis.None {
+					receiverArgs = r.supertypeArgs(f, qref, g.Defs[fd.Container].Name, depth+1)
 				}
 			}
 			if s, ok := substituteWords(t, names, receiverArgs); ok {

@@ -19,6 +19,36 @@ func TestCallbackContext(t *testing.T) {
 	}
 }
 
+func TestCallbackSite(t *testing.T) {
+	callee, arg, param, argPath, paramPath, ok := callbackSite("=>ky.post#1/hooks/afterResponse/[]#0/response")
+	if !ok || callee != "ky.post" || arg != 1 || param != 0 || !slices.Equal(argPath, []string{"hooks", "afterResponse", "[]"}) || !slices.Equal(paramPath, []string{"response"}) {
+		t.Errorf("got %q %d %d %q %q %v", callee, arg, param, argPath, paramPath, ok)
+	}
+	if _, _, _, _, _, ok := callbackSite("=>f#hooks/x#0"); ok {
+		t.Error("an argument path without its index read")
+	}
+}
+
+func TestTypesAlongPaths(t *testing.T) {
+	for in, want := range map[string]string{"Hook[]": "Hook", "readonly (A | B)[]": "A | B", "Array<(r: R) => void> | undefined": "(r: R) => void",
+		"ReadonlyArray<X>": "X", "Promise<X>": ""} {
+		if got, ok := tsElementType(in); got != want || ok != (want != "") {
+			t.Errorf("tsElementType(%q) = %q %v, want %q", in, got, ok, want)
+		}
+	}
+	obj := "{ shouldRetry?: (state: S) => boolean; limit: number, methods(x: X): Y } | undefined"
+	for key, want := range map[string]string{"shouldRetry": "(state: S) => boolean", "limit": "number", "methods": "(x: X) => Y", "nope": ""} {
+		if got, ok := tsInlineMemberType(obj, key); got != want || ok != (want != "") {
+			t.Errorf("tsInlineMemberType(%q) = %q %v, want %q", key, got, ok, want)
+		}
+	}
+	for in, want := range map[string]string{"State": "State['a']['b']", "State | undefined": "State['a']['b']", "A & B": "(A & B)['a']['b']", "ns.State": "ns.State['a']['b']"} {
+		if got, ok := tsIndexedAlong(in, []string{"a", "b"}); !ok || got != want {
+			t.Errorf("tsIndexedAlong(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestDeclaredParamTypes(t *testing.T) {
 	m := analysis.Def{Kind: analysis.KindMethod,
 		Signature: "map<U extends (x: T) => void>(callbackfn: (value: T, index: number) => U, thisArg?: any, ...rest: T[]): U[];"}

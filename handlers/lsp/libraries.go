@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kast-dev/kast/analysis/golang"
 	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/analysis/libraries"
 	"github.com/kast-dev/kast/server"
@@ -83,7 +84,8 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 }
 
 // libraryStatus is what kast.status says of the libraries: those open in
-// the process, those discovery skipped for this session's roots, and
+// the process, those discovery skipped for this session's roots, the
+// problems met reading the standard library's api files, and
 // whether this session's library work has settled (a client waits for
 // that, not for a count: a project may have no libraries at all).
 func (s *session) libraryStatus() map[string]any {
@@ -98,5 +100,7 @@ func (s *session) libraryStatus() map[string]any {
 	if libs == nil {
 		libs = []host.LibraryStatus{}
 	}
-	return map[string]any{"settled": settled, "indexed": libs, "skipped": skipped}
+	// Toolchains whose api files could not date the standard library's
+	// names: completion then offers them whatever the file's Go version.
+	return map[string]any{"settled": settled, "indexed": libs, "skipped": skipped, "stdApiProblems": golang.StdAPIProblems()}
 }

@@ -5,7 +5,6 @@ package ecma
 
 import (
 	"cmp"
-	"strconv"
 	"strings"
 
 	"github.com/kast-dev/kast/analysis"
@@ -29,7 +28,7 @@ func (w *walker) signatureIn(n syntax.Node, callback string) {
 			// `x => ...` has a bare parameter.
 			d := w.b.Def(analysis.KindParameter, c, c)
 			if callback != "" {
-				w.b.D(d).Value = callback + "#0"
+				w.b.D(d).Value = callbackParam(callback, 0)
 			}
 		default:
 			w.node(c)
@@ -53,7 +52,11 @@ func (w *walker) parameters(list syntax.Node, callback string) {
 				def.Visibility = p.Child("accessibility_modifier").Text()
 			} else if callback != "" && typeName == "" && pattern.Type() == "identifier" {
 				d := w.b.Def(analysis.KindParameter, pattern, pattern)
-				w.b.D(d).Value = callback + "#" + strconv.Itoa(i)
+				w.b.D(d).Value = callbackParam(callback, i)
+			} else if callback != "" && typeName == "" && pattern.Type() == "object_pattern" {
+				// `({request, options}) => …`: each name is a member of the
+				// parameter's type.
+				w.bind(pattern, analysis.KindParameter, binding{callback: callbackParam(callback, i)})
 			} else {
 				w.declare(pattern, analysis.KindParameter, typeName)
 			}
@@ -115,6 +118,9 @@ func (w *walker) variables(n syntax.Node) {
 			})
 		case obj.Valid() && def.TypeName == "":
 			w.objectMembers(d, obj)
+		case obj.Valid() && annotation(v.Field("type")) != "":
+			// `const options: Options = {hooks: {beforeRequest: [(request) => …]}}`
+			w.contextualValue(value, contextualPrefix+annotation(v.Field("type"))+"#-1")
 		case schemaShape(value).Valid() && def.TypeName == "":
 			w.shapeMembers(d, value)
 		default:
@@ -131,7 +137,10 @@ func (w *walker) declare(p syntax.Node, kind analysis.Kind, typeName string) {
 // binding is what a name in a pattern is bound from: the written type of
 // the whole (the member's type is `T['name']`), or the value destructured
 // (the member's value is `v.name`).
-type binding struct{ typeName, value string }
+type binding struct {
+	typeName, value string
+	callback        string // a callback parameter's context, its keys after the index
+}
 
 // member is the binding of the property key of a destructured object.
 func (b binding) member(key syntax.Node) binding {
@@ -145,6 +154,9 @@ func (b binding) member(key syntax.Node) binding {
 	if b.value != "" {
 		out.value = b.value + "." + key.Text()
 	}
+	if b.callback != "" {
+		out.callback = b.callback + "/" + key.Text()
+	}
 	return out
 }
 
@@ -155,7 +167,7 @@ func (w *walker) bind(p syntax.Node, kind analysis.Kind, from binding) {
 		def := w.b.D(d)
 		def.TypeName = from.typeName
 		if from.typeName == "" {
-			def.Value = from.value
+			def.Value = cmp.Or(from.callback, from.value)
 		}
 	case "assignment_pattern":
 		w.node(p.Field("right"))

@@ -189,7 +189,8 @@ func (w *walker) scoped(n syntax.Node) {
 		left := n.Field("left")
 		if n.Child("const", "let", "var").Valid() {
 			// A for-of variable holds an element of what the loop walks.
-			if v := valueText(n.Field("right")); v != "" && n.Field("operator").Text() == "of" && left.Type() == "identifier" {
+			// `for (const {a, b} of xs)` binds members of an element.
+			if v := valueText(n.Field("right")); v != "" && n.Field("operator").Text() == "of" && left.Is("identifier", "object_pattern") {
 				w.bind(left, analysis.KindVariable, binding{value: v + "[]"})
 			} else {
 				w.pattern(left, 0, analysis.KindVariable)
@@ -441,11 +442,11 @@ func (w *walker) arguments(args syntax.Node, callee string) {
 		if a.Type() == "comment" {
 			continue
 		}
-		if callee != "" && len(callee) <= 200 && a.Is("arrow_function", "function_expression", "function") {
-			w.callback = "=>" + callee + "#" + strconv.Itoa(i)
+		if callee != "" && len(callee) <= 200 {
+			w.contextualValue(a, "=>"+callee+"#"+strconv.Itoa(i))
+		} else {
+			w.node(a)
 		}
-		w.node(a)
-		w.callback = ""
 		i++
 	}
 }

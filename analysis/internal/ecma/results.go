@@ -179,8 +179,8 @@ func (w *walker) contextual(v syntax.Node, t string) {
 func (w *walker) returning(n syntax.Node, callback string, visit func()) {
 	saved := w.result
 	w.result = annotation(n.Field("return_type"))
-	if t, ok := strings.CutPrefix(callback, contextualPrefix); w.result == "" && ok {
-		w.result = resultType(strings.TrimSuffix(t, "#-1"))
+	if t, ok := strings.CutPrefix(callback, contextualPrefix); w.result == "" && ok && strings.HasSuffix(t, "#-1") {
+		w.result = resultType(strings.TrimSuffix(t, "#-1")) // a function inside the typed value has no known result
 	}
 	visit()
 	w.result = saved
