@@ -75,6 +75,7 @@ func runCold(kast, gopls, root string, n int) error {
 		}
 		printSlowest(srv.name, r.timings.slowest, 20)
 		printSlowestOf(srv.name, "textDocument/completion", r.timings.slowest, 10)
+		printSlowestOf(srv.name, "textDocument/references", r.timings.slowest, 20)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
@@ -317,7 +318,8 @@ func processCPU(pid int) time.Duration {
 // its high percentiles.
 func printSlowest(name string, slow []slowRequest, n int) {
 	for _, r := range slow[:min(n, len(slow))] {
-		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results, r.at)
+		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  #%-3d at %6.1f s  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results,
+			r.sample, r.since.Seconds(), r.at)
 	}
 }
 

@@ -170,6 +170,11 @@ type slowRequest struct {
 	method, name, at string
 	took             time.Duration
 	results          int
+	// sample is the position's number and since when the request was
+	// sent, from the first request: a cold run's slow requests early on
+	// share the cores with indexing, later ones with the reference pass.
+	sample int
+	since  time.Duration
 }
 
 // note records a request among the slowest kept, the 40 slowest of each
@@ -202,6 +207,7 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 // waiting for the server first.
 func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
 	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples))}
+	first := time.Now()
 	for i, smp := range samples {
 		u := uri.File(smp.Path)
 		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -231,7 +237,7 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 				defs = result
 			}
 			t.byMethod[req.method] = append(t.byMethod[req.method], took)
-			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result)})
+			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result), i, start.Sub(first)})
 		}
 		t.firstDef[i] = firstLocation(defs)
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
