@@ -330,7 +330,9 @@ type Call struct {
 func Callers(s Snapshot, def resolve.DefID) []Call {
 	var out []Call
 	at := map[resolve.DefID]int{}
-	for _, c := range s.Resolver().Callers(def) {
+	// The snapshot's references: its stored uses, and the libraries' when
+	// the session asks for them.
+	for _, c := range s.Resolver().CallSites(references(s, def)) {
 		if c.Uncertain {
 			continue
 		}

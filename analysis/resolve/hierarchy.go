@@ -171,9 +171,13 @@ type CallSite struct {
 }
 
 // Callers lists the call sites of def with their calling definitions.
-func (r *Resolver) Callers(def DefID) []CallSite {
+func (r *Resolver) Callers(def DefID) []CallSite { return r.CallSites(r.References(def)) }
+
+// CallSites lists the calls among refs, references of one definition, with
+// the definitions they are made from.
+func (r *Resolver) CallSites(refs []Reference) []CallSite {
 	var out []CallSite
-	for _, ref := range r.References(def) {
+	for _, ref := range refs {
 		if ref.Role&analysis.RoleCall == 0 {
 			continue
 		}

@@ -31,6 +31,8 @@ type Session struct {
 	roots    []*Workspace
 	overlays map[string]*overlay
 	shared   *shared // for snapshots whose documents equal their indexed versions
+	// libraryRefs: reference queries list the libraries' uses too.
+	libraryRefs bool
 }
 
 // overlay is the facts of one version of an open document, with its name
@@ -218,6 +220,9 @@ func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 // shadowed by the facts of docs.
 func (s *Session) Snapshot(docs []Doc) *Snapshot {
 	snap := newSnapshot(s.indexes())
+	s.mu.Lock()
+	snap.libraryRefs = s.libraryRefs
+	s.mu.Unlock()
 	// A request has begun: a background pass gives it the cores from its
 	// next pause on, not only once it reads through a view (one answered
 	// from caches waited behind the pass's workers for the scheduler).
@@ -261,6 +266,8 @@ type Snapshot struct {
 	// the snapshot then answers like the indexes alone, and so can use what
 	// earlier requests worked out from them.
 	shared *shared
+	// libraryRefs: reference queries list the libraries' uses too.
+	libraryRefs bool
 
 	once     sync.Once
 	resolver *resolve.Resolver

@@ -52,10 +52,11 @@ type shared struct {
 }
 
 // refsKey names a remembered list: a definition's references, or its
-// certain ones only.
+// certain ones only; in the workspace, or in the libraries.
 type refsKey struct {
-	def     resolve.DefID
-	certain bool
+	def       resolve.DefID
+	certain   bool
+	libraries bool
 }
 
 // sharedFor returns the shared state for the roots at their current
@@ -116,10 +117,15 @@ func (sh *shared) remember(key refsKey, refs []resolve.Reference) {
 
 // References lists the references that resolve to def, as
 // resolve.Resolver.References does, remembering them for later snapshots
-// equal to the indexes. The result must not be modified.
+// equal to the indexes; the libraries' too when the session asks for them.
+// The result must not be modified.
 func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
+	return s.withLibraryReferences(def, false, s.workspaceReferences(def))
+}
+
+func (s *Snapshot) workspaceReferences(def resolve.DefID) []resolve.Reference {
 	if s.shared != nil {
-		if refs, ok := s.shared.references(refsKey{def, false}); ok {
+		if refs, ok := s.shared.references(refsKey{def: def}); ok {
 			return refs
 		}
 	}
@@ -128,7 +134,7 @@ func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 		refs = s.resolveReferences(def, false)
 	}
 	if s.shared != nil {
-		s.shared.remember(refsKey{def, false}, refs)
+		s.shared.remember(refsKey{def: def}, refs)
 		s.shared.trim()
 	}
 	return refs
@@ -139,11 +145,15 @@ func (s *Snapshot) References(def resolve.DefID) []resolve.Reference {
 // that may surely name def (resolve.Resolver.CertainReferences), so it is
 // remembered apart from References' answer.
 func (s *Snapshot) CertainReferences(def resolve.DefID) []resolve.Reference {
+	return s.withLibraryReferences(def, true, s.certainWorkspaceReferences(def))
+}
+
+func (s *Snapshot) certainWorkspaceReferences(def resolve.DefID) []resolve.Reference {
 	if s.shared != nil {
-		if refs, ok := s.shared.references(refsKey{def, false}); ok {
+		if refs, ok := s.shared.references(refsKey{def: def}); ok {
 			return certainOnly(refs)
 		}
-		if refs, ok := s.shared.references(refsKey{def, true}); ok {
+		if refs, ok := s.shared.references(refsKey{def: def, certain: true}); ok {
 			return refs
 		}
 	}
@@ -154,7 +164,7 @@ func (s *Snapshot) CertainReferences(def resolve.DefID) []resolve.Reference {
 		refs = s.resolveReferences(def, true)
 	}
 	if s.shared != nil {
-		s.shared.remember(refsKey{def, true}, refs)
+		s.shared.remember(refsKey{def: def, certain: true}, refs)
 		s.shared.trim()
 	}
 	return refs

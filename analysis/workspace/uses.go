@@ -377,7 +377,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		for _, p := range paths {
 			todo[p] = true
 		}
-		for i := 0; len(todo) > 0; {
+		for i := 0; len(todo) > 0 && ctx.Err() == nil; {
 			// The files queries asked about first, then the rest in order.
 			p, ok := u.takeWanted(todo)
 			for !ok && i < len(paths) {

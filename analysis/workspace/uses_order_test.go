@@ -32,7 +32,16 @@ func TestPassTakesWantedFilesFirst(t *testing.T) {
 	}
 	ws.uses.want([]string{last})
 	ctx, cancel := context.WithCancel(context.Background())
-	n, _ := ws.ResolveUsesInBackground(ctx, 1, func(done, _ int) { cancel() })
+	// Stopped as it picks its second file: results are buffered, so a
+	// stop on the first stored one could come after every file was done.
+	picks := 0
+	passPicked = func(string) {
+		if picks++; picks == 2 {
+			cancel()
+		}
+	}
+	t.Cleanup(func() { passPicked = nil })
+	n, _ := ws.ResolveUsesInBackground(ctx, 1, nil)
 	cancel()
 	done := ws.partialDone()
 	if n >= 30 || done == nil {

@@ -313,4 +313,9 @@ func (row *scaleRow) print() {
 	if row.assembleErrors > 0 {
 		fmt.Printf("  %d files could not be linked or copied\n", row.assembleErrors)
 	}
+	if os.Getenv("KASTBENCH_EXPLAIN") != "" {
+		// The positions that set the p95 columns.
+		printSlowestOf("kast", "textDocument/definition", r.timings.slowest, 12)
+		printSlowestOf("kast", "textDocument/references", r.timings.slowest, 12)
+	}
 }

@@ -73,17 +73,31 @@ func startLibraryLSPWith(t *testing.T, files map[string]string, libs int, prepar
 // its own, and waits until libs libraries are indexed.
 func startLibraryLSPOn(t *testing.T, dir string, libs int) *lspEnv {
 	t.Helper()
+	return startLibraryLSPOnWith(t, dir, libs, nil)
+}
+
+// startLibraryLSPOnWith is startLibraryLSPOn sending options as the
+// initializationOptions.
+func startLibraryLSPOnWith(t *testing.T, dir string, libs int, options any) *lspEnv {
+	t.Helper()
 	h := host.New(host.Options{Libraries: true})
 	h.SetLibraryOptions(libraries.Options{Go: &libraries.GoEnv{GOROOT: filepath.Join(dir, "goroot"), GOVERSION: "go1.99-test",
 		GOMODCACHE: filepath.Join(dir, "modcache")}, Python: &libraries.PythonEnv{Version: "3.99.0", Stdlib: filepath.Join(dir, "pystd"),
 		Builtins: filepath.Join(dir, "pybuiltins")}})
 	t.Cleanup(h.Close)
-	return serveLibraryHost(t, h, dir, libs, 30*time.Second)
+	return serveLibraryHostWith(t, h, dir, libs, 30*time.Second, options)
 }
 
 // serveLibraryHost serves ws/ of dir through h, within timeout, and waits
 // until libs libraries are indexed.
 func serveLibraryHost(t *testing.T, h *host.Host, dir string, libs int, timeout time.Duration) *lspEnv {
+	t.Helper()
+	return serveLibraryHostWith(t, h, dir, libs, timeout, nil)
+}
+
+// serveLibraryHostWith is serveLibraryHost sending options as the
+// initializationOptions.
+func serveLibraryHostWith(t *testing.T, h *host.Host, dir string, libs int, timeout time.Duration, options any) *lspEnv {
 	t.Helper()
 	l := New(h)
 	t.Cleanup(l.WaitSessions)
@@ -95,7 +109,7 @@ func serveLibraryHost(t *testing.T, h *host.Host, dir string, libs int, timeout 
 	client, _ := servertest.Pipe(t, srv, servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
 	root := filepath.Join(dir, "ws")
-	if _, err := client.Initialize(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
+	if _, err := client.InitializeWith(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}, options); err != nil {
 		t.Fatal(err)
 	}
 	e := &lspEnv{t, ctx, client, root}

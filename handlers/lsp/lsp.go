@@ -6,6 +6,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -49,6 +50,7 @@ func (l *LSP) Initialize(ctx context.Context, params *protocol.InitializeParams)
 	}
 	s := l.session(ctx)
 	s.pending = roots
+	s.applyInitializationOptions(params.InitializationOptions)
 	// Until initialized opens them, these roots' libraries are unsettled.
 	s.mu.Lock()
 	s.libsPending += len(roots)
@@ -149,4 +151,29 @@ func (l *LSP) DidChangeWorkspaceFolders(ctx context.Context, params *protocol.Di
 		s.addRoot(uriPath(f.URI))
 	}
 	return nil
+}
+
+// initializationOptions are kast's settings an editor may send with
+// initialize; any other field is another tool's and is ignored.
+type initializationOptions struct {
+	References struct {
+		// IncludeLibraries: references and incoming calls list the uses
+		// inside library sources too, after the workspace's.
+		IncludeLibraries bool `json:"includeLibraries"`
+	} `json:"references"`
+}
+
+// applyInitializationOptions takes kast's settings from initialize's
+// initializationOptions; ones it cannot read are reported and left at
+// their defaults, as an editor's settings for another server may be there.
+func (s *session) applyInitializationOptions(raw []byte) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	var opts initializationOptions
+	if err := json.Unmarshal(raw, &opts); err != nil {
+		s.logf(protocol.MessageTypeWarning, "initializationOptions ignored: %v", err)
+		return
+	}
+	s.engine.IncludeLibraryReferences(opts.References.IncludeLibraries)
 }

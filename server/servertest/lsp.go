@@ -28,10 +28,19 @@ type InitializeResult struct {
 // Initialize performs initialize and initialized for a workspace at root with
 // the given client capabilities (nil for a minimal client).
 func (c *Client) Initialize(ctx context.Context, root string, capabilities map[string]any) (*InitializeResult, error) {
+	return c.InitializeWith(ctx, root, capabilities, nil)
+}
+
+// InitializeWith is Initialize sending options, when not nil, as the
+// initializationOptions.
+func (c *Client) InitializeWith(ctx context.Context, root string, capabilities map[string]any, options any) (*InitializeResult, error) {
 	if capabilities == nil {
 		capabilities = map[string]any{}
 	}
 	params := map[string]any{"processId": nil, "capabilities": capabilities}
+	if options != nil {
+		params["initializationOptions"] = options
+	}
 	if root != "" {
 		params["rootUri"] = FileURI(root)
 		params["workspaceFolders"] = []map[string]string{{"uri": FileURI(root), "name": filepath.Base(root)}}

@@ -321,3 +321,42 @@ func TestCancelledRunKeepsIndexConsistent(t *testing.T) {
 		t.Errorf("resumed run: %+v", tot)
 	}
 }
+
+// Each worker takes its own pause from Yield and calls it before every
+// file, so a pause that waits (for queries to end) holds its worker.
+func TestWorkersPauseBeforeEachFile(t *testing.T) {
+	files := map[string]string{}
+	for _, n := range strings.Split("a b c d e f g h", " ") {
+		files[n+".toy"] = "def " + n + "\n"
+	}
+	w := newWorkspace(t, files)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	workers, pauses := map[int]bool{}, 0
+	done := make(chan Totals)
+	go func() {
+		done <- w.run(Options{Workers: 2, Yield: func(worker int) func() {
+			mu.Lock()
+			workers[worker] = true
+			mu.Unlock()
+			return func() {
+				<-release
+				mu.Lock()
+				pauses++
+				mu.Unlock()
+			}
+		}})
+	}()
+	time.Sleep(50 * time.Millisecond)
+	w.x.mu.Lock()
+	early := len(w.x.paths)
+	w.x.mu.Unlock()
+	if early != 0 {
+		t.Errorf("%d files extracted while every worker was paused", early)
+	}
+	close(release)
+	tot := <-done
+	if tot.Extracted != 8 || pauses != 8 || len(workers) != 2 || !workers[0] || !workers[1] {
+		t.Errorf("extracted %d, pauses %d, workers %v; want 8, 8 and {0, 1}", tot.Extracted, pauses, workers)
+	}
+}
