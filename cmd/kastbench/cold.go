@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"go.lsp.dev/uri"
+
 	"github.com/kast-dev/kast/analysis/benchpos"
 )
 
@@ -38,6 +40,10 @@ type coldResult struct {
 	// tells more than wall times.
 	queryCPU time.Duration
 	err      error // why the run ended early; what was measured before stays
+	// stale counts the reference answers given during the run that differ
+	// from the answers once the background work is done, and of those the
+	// empty ones: a server answering from a partial index is fast and wrong.
+	stale, staleEmpty, rechecked int
 }
 
 func runCold(kast, gopls, root string, n int) error {
@@ -72,6 +78,10 @@ func runCold(kast, gopls, root string, n int) error {
 			r.ready.Round(time.Millisecond), r.peakRSS/1024, r.anonAtPeak/1024, r.fileAtPeak/1024)
 		if r.err != nil {
 			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
+		}
+		if r.rechecked > 0 {
+			fmt.Printf("%s: %d of %d reference answers differ from the answers once the background work is done (%d of them empty)\n",
+				srv.name, r.stale, r.rechecked, r.staleEmpty)
 		}
 		printSlowest(srv.name, r.timings.slowest, 20)
 		printSlowestOf(srv.name, "textDocument/completion", r.timings.slowest, 10)
@@ -139,6 +149,7 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		defer cancel()
 		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
 			r.settled = time.Since(start)
+			r.stale, r.staleEmpty, r.rechecked, r.err = staleReferences(ctx, s, samples, r.timings.refs)
 		}
 	}
 	return r
@@ -332,4 +343,34 @@ func printSlowestOf(name, method string, slow []slowRequest, n int) {
 		}
 	}
 	printSlowest(name, of, n)
+}
+
+// staleReferences asks every sample's references again once the background
+// work is done and counts the answers given during the run that differ.
+func staleReferences(ctx context.Context, s *lspServer, samples []sample, during []string) (stale, empty, asked int, err error) {
+	for i, smp := range samples {
+		if i >= len(during) {
+			break
+		}
+		u := uri.File(smp.Path)
+		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
+			return stale, empty, asked, err
+		}
+		var result json.RawMessage
+		err := s.call(ctx, "textDocument/references", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": map[string]int{"line": smp.Line, "character": smp.Col}, "context": map[string]bool{"includeDeclaration": false}}, &result)
+		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+		if err != nil {
+			continue
+		}
+		asked++
+		if after := locationsKey(result); after != during[i] {
+			stale++
+			if during[i] == "" {
+				empty++
+			}
+		}
+	}
+	return stale, empty, asked, nil
 }
