@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/lang"
@@ -461,4 +462,20 @@ func (s *Snapshot) openDefsMatching(pattern string, fuzzy bool) []resolve.DefID 
 		}
 	}
 	return out
+}
+
+// AwaitRequests returns once no request has read the session's roots for a
+// moment (queryQuiet), after at most most, or when ctx ends. Work that no
+// client waits on, such as an opened document's diagnostics, calls it
+// first, so that the requests running get the cores: on a cold open of the
+// Go standard library, the diagnostics of each opened file (its references
+// resolved, its package type-checked) took as much CPU as the reference
+// pass and ran beside that file's reference query.
+func (s *Session) AwaitRequests(ctx context.Context, most time.Duration) {
+	deadline := time.Now().Add(most)
+	for _, w := range s.indexes() {
+		if w.view != nil {
+			w.view.waitForQueries(ctx.Done(), queryQuiet, time.Until(deadline))
+		}
+	}
 }

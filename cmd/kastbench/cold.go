@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"go.lsp.dev/uri"
+
 	"github.com/kast-dev/kast/analysis/benchpos"
 )
 
@@ -38,6 +40,10 @@ type coldResult struct {
 	// tells more than wall times.
 	queryCPU time.Duration
 	err      error // why the run ended early; what was measured before stays
+	// stale counts the reference answers given during the run that differ
+	// from the answers once the background work is done, and of those the
+	// empty ones: a server answering from a partial index is fast and wrong.
+	stale, staleEmpty, rechecked int
 }
 
 func runCold(kast, gopls, root string, n int) error {
@@ -73,8 +79,13 @@ func runCold(kast, gopls, root string, n int) error {
 		if r.err != nil {
 			fmt.Printf("%s: run ended early: %v\n", srv.name, r.err)
 		}
+		if r.rechecked > 0 {
+			fmt.Printf("%s: %d of %d reference answers differ from the answers once the background work is done (%d of them empty)\n",
+				srv.name, r.stale, r.rechecked, r.staleEmpty)
+		}
 		printSlowest(srv.name, r.timings.slowest, 20)
 		printSlowestOf(srv.name, "textDocument/completion", r.timings.slowest, 10)
+		printSlowestOf(srv.name, "textDocument/references", r.timings.slowest, 20)
 	}
 	printCold(servers[0].name, results, len(servers) > 1)
 	return nil
@@ -138,6 +149,7 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		defer cancel()
 		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
 			r.settled = time.Since(start)
+			r.stale, r.staleEmpty, r.rechecked, r.err = staleReferences(ctx, s, samples, r.timings.refs)
 		}
 	}
 	return r
@@ -317,7 +329,8 @@ func processCPU(pid int) time.Duration {
 // its high percentiles.
 func printSlowest(name string, slow []slowRequest, n int) {
 	for _, r := range slow[:min(n, len(slow))] {
-		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results, r.at)
+		fmt.Printf("  %s slow: %8.1f ms %-26s %-18s %6d results  #%-3d at %6.1f s  %s\n", name, float64(r.took)/1e6, r.method, r.name, r.results,
+			r.sample, r.since.Seconds(), r.at)
 	}
 }
 
@@ -330,4 +343,34 @@ func printSlowestOf(name, method string, slow []slowRequest, n int) {
 		}
 	}
 	printSlowest(name, of, n)
+}
+
+// staleReferences asks every sample's references again once the background
+// work is done and counts the answers given during the run that differ.
+func staleReferences(ctx context.Context, s *lspServer, samples []sample, during []string) (stale, empty, asked int, err error) {
+	for i, smp := range samples {
+		if i >= len(during) {
+			break
+		}
+		u := uri.File(smp.Path)
+		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
+			return stale, empty, asked, err
+		}
+		var result json.RawMessage
+		err := s.call(ctx, "textDocument/references", map[string]any{"textDocument": map[string]any{"uri": u},
+			"position": map[string]int{"line": smp.Line, "character": smp.Col}, "context": map[string]bool{"includeDeclaration": false}}, &result)
+		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+		if err != nil {
+			continue
+		}
+		asked++
+		if after := locationsKey(result); after != during[i] {
+			stale++
+			if during[i] == "" {
+				empty++
+			}
+		}
+	}
+	return stale, empty, asked, nil
 }

@@ -158,6 +158,9 @@ type timings struct {
 	// it says more than wall times.
 	cpuByMethod map[string]time.Duration
 	firstDef    []string
+	// refs is each sample's reference answer (its locations, sorted), to
+	// compare with the answer once the background work is done.
+	refs []string
 	// slowest holds the slowest requests, to say which positions set a
 	// percentile (kastbench -cold prints them).
 	slowest []slowRequest
@@ -170,6 +173,11 @@ type slowRequest struct {
 	method, name, at string
 	took             time.Duration
 	results          int
+	// sample is the position's number and since when the request was
+	// sent, from the first request: a cold run's slow requests early on
+	// share the cores with indexing, later ones with the reference pass.
+	sample int
+	since  time.Duration
 }
 
 // note records a request among the slowest kept, the 40 slowest of each
@@ -201,7 +209,9 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 // measureNow sends the requests of measure at every sample, without
 // waiting for the server first.
 func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
-	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples))}
+	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples)),
+		refs: make([]string, len(samples))}
+	first := time.Now()
 	for i, smp := range samples {
 		u := uri.File(smp.Path)
 		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -230,8 +240,11 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			if req.method == "textDocument/definition" {
 				defs = result
 			}
+			if req.method == "textDocument/references" {
+				t.refs[i] = locationsKey(result)
+			}
 			t.byMethod[req.method] = append(t.byMethod[req.method], took)
-			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result)})
+			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result), i, start.Sub(first)})
 		}
 		t.firstDef[i] = firstLocation(defs)
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
@@ -479,4 +492,16 @@ func awaitLibraries(ctx context.Context, s *lspServer, wait time.Duration) (stri
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// locationsKey is a list of locations as one comparable string, in order.
+func locationsKey(raw json.RawMessage) string {
+	var list []lspLocation
+	_ = json.Unmarshal(raw, &list)
+	keys := make([]string, len(list))
+	for i, l := range list {
+		keys[i] = l.key()
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\n")
 }

@@ -86,6 +86,9 @@ func (s *session) runChecks() {
 			return
 		case <-c.wake:
 		}
+		// A toolchain run takes seconds of CPU: after the requests running
+		// (see publish), and without the documents closed meanwhile.
+		s.engine.AwaitRequests(s.ctx, maxDiagnosticWait)
 		c.mu.Lock()
 		batch := c.waiting
 		c.waiting = map[string]pendingCheck{}

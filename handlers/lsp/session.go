@@ -48,6 +48,10 @@ type session struct {
 // recomputed and pushed.
 const diagnosticDelay = 50 * time.Millisecond
 
+// maxDiagnosticWait bounds how long diagnostics wait for the requests
+// running to end (see publish).
+const maxDiagnosticWait = time.Second
+
 // session returns the session of the request's connection.
 func (l *LSP) session(ctx context.Context) *session {
 	conn := server.ConnOf(ctx)
@@ -305,6 +309,9 @@ func (s *session) diagnose(docURI string) {
 }
 
 func (s *session) publish(docURI string) {
+	// Requests first: an editor waits on them, not on diagnostics, and a
+	// document closed meanwhile needs none.
+	s.engine.AwaitRequests(s.ctx, maxDiagnosticWait)
 	if s.ctx.Err() != nil {
 		return
 	}
