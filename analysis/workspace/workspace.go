@@ -217,17 +217,8 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		Lang:    languageOf,
 		Read:    confine.New([]string{w.Root}).ReadFile,
 		Release: extract.Release,
-		// A query gets a core of its own: every worker but the first gives
-		// way to queries between files, as the reference pass's do
-		// (passYield). The first never does: queries answer from what is
-		// indexed, and a steady stream of them would otherwise hold the
-		// index back, and their answers incomplete, for as long as it lasts.
-		Yield: func(worker int) func() {
-			if worker == 0 {
-				return func() {}
-			}
-			return newPassYield(w.view, ctx.Done(), worker).pause
-		},
+		// Between files, as the reference pass does (passYield).
+		Yield: func(worker int) func() { return newPassYield(w.view, ctx.Done(), worker).pause },
 		Progress: func(p indexer.Progress) {
 			if time.Since(last) > time.Second {
 				last = time.Now()
