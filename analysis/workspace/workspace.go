@@ -217,8 +217,6 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		Lang:    languageOf,
 		Read:    confine.New([]string{w.Root}).ReadFile,
 		Release: extract.Release,
-		// Between files, as the reference pass does (passYield).
-		Yield: func(worker int) func() { return newPassYield(w.view, ctx.Done(), worker).pause },
 		Progress: func(p indexer.Progress) {
 			if time.Since(last) > time.Second {
 				last = time.Now()

@@ -48,11 +48,6 @@ type Options struct {
 	// Release, when set, is handed the facts the extractor returned once
 	// they are stored and nothing references them.
 	Release func(*analysis.FileFacts)
-	// Yield, when set, is called once by each extraction worker (numbered
-	// from 0) and returns what that worker calls before each file: where a
-	// run in the background gives way to queries, which otherwise share
-	// the cores with every worker's parsing.
-	Yield func(worker int) func()
 }
 
 // Totals summarises a run. Files, Lines, Bytes, Defs and Refs describe the
@@ -154,7 +149,7 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	if w.read == nil {
 		w.read = os.ReadFile
 	}
-	results := w.start(ctx, todo, opts.Workers, opts.Yield)
+	results := w.start(ctx, todo, opts.Workers)
 	if opts.Progress != nil {
 		opts.Progress(progress)
 	}
@@ -330,7 +325,7 @@ func (b *budget) release(n int64) {
 
 // start reads and extracts files on n goroutines and returns their results;
 // the channel closes when all are done or ctx is cancelled.
-func (w *worker) start(ctx context.Context, todo []job, n int, yield func(int) func()) <-chan result {
+func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
@@ -347,14 +342,9 @@ func (w *worker) start(ctx context.Context, todo []job, n int, yield func(int) f
 		}
 	}()
 	var wg sync.WaitGroup
-	for i := range n {
-		pause := func() {}
-		if yield != nil {
-			pause = yield(i)
-		}
+	for range n {
 		wg.Go(func() {
 			for j := range jobs {
-				pause()
 				r := w.process(ctx, j)
 				w.queued.acquire(r.cost())
 				results <- r
