@@ -163,7 +163,7 @@ func (ix *Index) UsesRecords() (records map[string]UsesRecord, orphans int, err 
 	out := map[string]UsesRecord{}
 	gen := ix.rows.begin()
 	err = ix.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 100, Prefix: []byte{tagUsesRecord}})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagUsesRecord}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			file, err := ix.rows.row(txn, gen, binary.BigEndian.Uint32(it.Item().Key()[1:5]))
@@ -270,7 +270,7 @@ func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 func (ix *Index) EachUse(fn func(t UseTarget, hit UseHit) error) error {
 	var stop error
 	err := ix.scan(func(s *postingScan) error {
-		it := s.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 256, Prefix: []byte{tagUses}})
+		it := s.txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagUses}})
 		defer it.Close()
 		var hits []UseHit
 		for it.Rewind(); it.Valid(); it.Next() {

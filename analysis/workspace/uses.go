@@ -274,6 +274,13 @@ const (
 	maxYieldOthers = 8 * time.Second
 )
 
+// resultsAhead bounds the files the workers resolve ahead of the writer:
+// enough to cover a flush, and few enough that a pass stopped from its
+// progress (superseded, cancelled) stops within a few files. With 64, the
+// workers resolved a small workspace whole before the writer reported the
+// first file, once reading a name's postings got cheaper.
+const resultsAhead = 16
+
 // passPicked, set by tests only, hears each file a pass takes, in order.
 var passPicked func(path string)
 
@@ -327,7 +334,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		rec  storage.UsesRecord
 		uses map[storage.UseTarget][]storage.Use
 	}
-	results := make(chan result, 64)
+	results := make(chan result, resultsAhead)
 	next := make(chan string)
 	var wg sync.WaitGroup
 	if workers <= 0 {
@@ -377,7 +384,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		for _, p := range paths {
 			todo[p] = true
 		}
-		for i := 0; len(todo) > 0 && ctx.Err() == nil; {
+		for i := 0; len(todo) > 0; {
 			// The files queries asked about first, then the rest in order.
 			p, ok := u.takeWanted(todo)
 			for !ok && i < len(paths) {
@@ -390,6 +397,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 			delete(todo, p)
 			if passPicked != nil {
 				passPicked(p)
+			}
+			if ctx.Err() != nil {
+				return // a stopped pass hands out no more files
 			}
 			select {
 			case next <- p:
