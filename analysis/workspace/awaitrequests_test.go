@@ -2,8 +2,6 @@ package workspace
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,18 +11,7 @@ import (
 // they end (here: until its context ends) while they run, and no longer
 // than its bound.
 func TestAwaitRequestsGivesWayToRequests(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, err := Open(root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	w := indexedOneFile(t)
 	sess := NewSession()
 	sess.AddRoot(w)
 	await := func(ctx context.Context, most time.Duration) <-chan struct{} {

@@ -11,6 +11,19 @@ import (
 // then waits at its next pause (waitForQueries), also when the request is
 // answered from caches without reading through the view.
 func TestSnapshotCountsAsAQuery(t *testing.T) {
+	w := indexedOneFile(t)
+	w.view.queried.Store(0)
+	sess := NewSession()
+	sess.AddRoot(w)
+	sess.Snapshot(nil)
+	if w.view.queried.Load() == 0 {
+		t.Error("taking a snapshot did not count as a query: the pass would not give way to it")
+	}
+}
+
+// indexedOneFile opens and indexes a workspace of one Go file.
+func indexedOneFile(t *testing.T) *Workspace {
+	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -19,15 +32,9 @@ func TestSnapshotCountsAsAQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
+	t.Cleanup(func() { w.Close() })
 	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	w.view.queried.Store(0)
-	sess := NewSession()
-	sess.AddRoot(w)
-	sess.Snapshot(nil)
-	if w.view.queried.Load() == 0 {
-		t.Error("taking a snapshot did not count as a query: the pass would not give way to it")
-	}
+	return w
 }
