@@ -115,7 +115,7 @@ func (ix *Index) Files() ([]FileState, error) {
 }
 
 func eachFileRow(txn *badger.Txn, fn func(fileRow)) error {
-	it := txn.NewIterator(queryIteration([]byte{tagFile}))
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagFile}})
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		if err := it.Item().Value(func(v []byte) error {
@@ -224,16 +224,6 @@ type postingScan struct {
 	gen uint64 // of the file-row cache when txn began
 }
 
-// queryIteration iterates the rows under prefix without badger's value
-// prefetching, which starts a goroutine per row and copies its value: rows
-// under valueThreshold are read in place from the LSM tree, and a query
-// whose rows were prefetched waited for those goroutines behind whatever
-// else held the cores (on a cold open, indexing and the reference pass:
-// a fifth of the reference queries' time there).
-func queryIteration(prefix []byte) badger.IteratorOptions {
-	return badger.IteratorOptions{Prefix: prefix}
-}
-
 func (ix *Index) scan(fn func(s *postingScan) error) error {
 	gen := ix.rows.begin()
 	return ix.view(func(txn *badger.Txn) error {
@@ -248,12 +238,16 @@ func (s *postingScan) nameID(name string) (uint32, bool, error) {
 	return getID(s.txn, lowerNameKey(name))
 }
 
-// each calls fn with the postings of one name in one table, without
-// prefetching (queryIteration): the reference pass reads a name's postings
-// thousands of times a second, and its workers had waited for the prefetch
-// goroutines a fifth of the time (3 million lines, trace of the pass).
+// each calls fn with the postings of one name in one table. Like every
+// iterator of the index, it does not prefetch values (the zero
+// IteratorOptions): badger starts a goroutine per row to copy its value,
+// while rows under valueThreshold are read in place from the LSM tree. The
+// reference pass reads a name's postings thousands of times a second, and
+// its workers had waited for those goroutines a fifth of the time (3
+// million lines, trace of the pass); cold reference queries waited for
+// them behind indexing.
 func (s *postingScan) each(tag byte, nameID uint32, fn func(file fileRow, v []byte) error) error {
-	it := s.txn.NewIterator(queryIteration(idKey(tag, nameID)))
+	it := s.txn.NewIterator(badger.IteratorOptions{Prefix: idKey(tag, nameID)})
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()

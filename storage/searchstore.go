@@ -52,7 +52,7 @@ func (s *SearchStore) Scan(prefix []byte, keysOnly bool, fn func(k, v []byte) er
 	return s.ix.view(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.Prefix = p
-		opts.PrefetchValues = false // see queryIteration
+		opts.PrefetchValues = false // see postingScan.each
 		it := txn.NewIterator(opts)
 		defer it.Close()
 		for it.Seek(p); it.ValidForPrefix(p); it.Next() {

@@ -237,7 +237,7 @@ func (ix *Index) UsesOf(t UseTarget) ([]UseHit, error) {
 		if err != nil || !ok {
 			return err
 		}
-		it := s.txn.NewIterator(queryIteration(usesPrefix(target, uint32(t.Ordinal))))
+		it := s.txn.NewIterator(badger.IteratorOptions{Prefix: usesPrefix(target, uint32(t.Ordinal))})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			key := it.Item().Key()

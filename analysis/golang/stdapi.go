@@ -3,9 +3,9 @@ package golang
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,10 +80,7 @@ func StdAPIOf(goroot string) (*StdAPI, error) {
 func StdAPIProblems() map[string]int {
 	problemsMu.Lock()
 	defer problemsMu.Unlock()
-	out := make(map[string]int, len(stdProblems)+1)
-	for k, v := range stdProblems {
-		out[k] = v
-	}
+	out := maps.Clone(stdProblems)
 	if badLineCount > 0 {
 		out["apiBadLines"] = badLineCount
 	}
@@ -121,14 +118,10 @@ func readStdAPI(dir string) (*StdAPI, error) {
 	}
 	api := &StdAPI{Newest: newest, since: map[string]map[string]uint8{}}
 	bad := 0
-	// Oldest first: a name listed again later (a constant whose value
-	// changed, a deprecation) keeps the version it first appeared in.
-	order := make([]int, 0, len(minors))
-	for m := range minors {
-		order = append(order, m)
-	}
-	sort.Ints(order)
-	for _, m := range order {
+	// Oldest first (every minor up to newest is there): a name listed
+	// again later (a constant whose value changed, a deprecation) keeps
+	// the version it first appeared in.
+	for m := 0; m <= newest; m++ {
 		b, err := os.ReadFile(filepath.Join(dir, minors[m]))
 		if err != nil {
 			return nil, apiProblem{APIUnreadable, err.Error()}

@@ -68,8 +68,13 @@ func At(s Snapshot, path string, offset int) (Symbol, bool) {
 // file's start, and a TypeScript module that tsserver answers for a
 // namespace binding (resolve.NamespaceModuleAt).
 func Definition(s Snapshot, path string, offset int) []Symbol {
+	return DefinitionOf(s, path, offset, s.Resolver().DefinitionAt(path, offset))
+}
+
+// DefinitionOf is Definition for a caller that has DefinitionAt's
+// candidates at offset already.
+func DefinitionOf(s Snapshot, path string, offset int, cands []resolve.Candidate) []Symbol {
 	r := s.Resolver()
-	cands := r.DefinitionAt(path, offset)
 	if file, ok := r.NamespaceModuleAt(path, offset, cands); ok {
 		// A TypeScript namespace's module, as tsserver answers it: its file's start.
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))

@@ -26,7 +26,8 @@ func (s *Snapshot) withLibraryReferences(def resolve.DefID, certain bool, refs [
 		return refs
 	}
 	key := refsKey{def: def, certain: certain, libraries: true}
-	lib, ok := []resolve.Reference(nil), false
+	var lib []resolve.Reference
+	ok := false
 	if s.shared != nil {
 		lib, ok = s.shared.references(key)
 	}

@@ -86,7 +86,7 @@ func (s *Snapshot) Definition(path string, line, col int, uncertain bool) ([]Loc
 	}
 	cands := s.Resolver().DefinitionAt(path, offset)
 	var out []Location
-	for _, sym := range navigate.Definition(s, path, offset) {
+	for _, sym := range navigate.DefinitionOf(s, path, offset, cands) {
 		l := locationOf(sym.Def.Path, sym.NameSpan)
 		l.Name, l.Kind = sym.Name, sym.Kind.String()
 		if i := slices.IndexFunc(cands, func(c resolve.Candidate) bool { return c.Def == sym.Def }); i >= 0 {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"go.lsp.dev/uri"
-
 	"github.com/kast-dev/kast/analysis/benchpos"
 )
 
@@ -348,18 +346,13 @@ func printSlowestOf(name, method string, slow []slowRequest, n int) {
 // staleReferences asks every sample's references again once the background
 // work is done and counts the answers given during the run that differ.
 func staleReferences(ctx context.Context, s *lspServer, samples []sample, during []string) (stale, empty, asked int, err error) {
-	for i, smp := range samples {
-		if i >= len(during) {
-			break
-		}
-		u := uri.File(smp.Path)
-		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
+	for i, smp := range samples { // during has an answer, maybe empty, per sample
+		u, err := openSample(ctx, s, smp)
+		if err != nil {
 			return stale, empty, asked, err
 		}
 		var result json.RawMessage
-		err := s.call(ctx, "textDocument/references", map[string]any{"textDocument": map[string]any{"uri": u},
-			"position": map[string]int{"line": smp.Line, "character": smp.Col}, "context": map[string]bool{"includeDeclaration": false}}, &result)
+		err = s.call(ctx, "textDocument/references", referencesParams(u, smp), &result)
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 		if err != nil {
 			continue

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/uri"
-
 	"github.com/kast-dev/kast/analysis/document"
 )
 
@@ -105,9 +103,8 @@ func sampleAt(root, at string) (sample, error) {
 
 // referencesAt opens the sample's file, asks its references and closes it.
 func referencesAt(ctx context.Context, s *lspServer, smp sample) (int, time.Duration, error) {
-	u := uri.File(smp.Path)
-	if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
+	u, err := openSample(ctx, s, smp)
+	if err != nil {
 		return 0, 0, err
 	}
 	defer func() {
@@ -115,7 +112,6 @@ func referencesAt(ctx context.Context, s *lspServer, smp sample) (int, time.Dura
 	}()
 	var result json.RawMessage
 	start := time.Now()
-	err := s.call(ctx, "textDocument/references", map[string]any{"textDocument": map[string]any{"uri": u},
-		"position": map[string]int{"line": smp.Line, "character": smp.Col}, "context": map[string]bool{"includeDeclaration": false}}, &result)
+	err = s.call(ctx, "textDocument/references", referencesParams(u, smp), &result)
 	return countResults(result), time.Since(start), err
 }

@@ -213,9 +213,8 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 		refs: make([]string, len(samples))}
 	first := time.Now()
 	for i, smp := range samples {
-		u := uri.File(smp.Path)
-		if err := s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": u, "languageId": "go", "version": 1, "text": smp.Text}}); err != nil {
+		u, err := openSample(ctx, s, smp)
+		if err != nil {
 			return t, err
 		}
 		at := map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.Line, "character": smp.Col}}
@@ -225,7 +224,7 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			params any
 		}{
 			{"textDocument/definition", at},
-			{"textDocument/references", map[string]any{"textDocument": at["textDocument"], "position": at["position"], "context": map[string]bool{"includeDeclaration": false}}},
+			{"textDocument/references", referencesParams(u, smp)},
 			{"textDocument/completion", at},
 			{"workspace/symbol", map[string]string{"query": smp.Name}},
 		} {
@@ -504,4 +503,19 @@ func locationsKey(raw json.RawMessage) string {
 	}
 	slices.Sort(keys)
 	return strings.Join(keys, "\n")
+}
+
+// openSample opens a sample's file in the server, as an editor does before
+// asking about it, and returns its URI.
+func openSample(ctx context.Context, s *lspServer, smp sample) (uri.URI, error) {
+	u := uri.File(smp.Path)
+	return u, s.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": u, "languageId": "go", "version": 1, "text": smp.Text}})
+}
+
+// referencesParams asks for the references at a sample, its declaration
+// left out.
+func referencesParams(u uri.URI, smp sample) map[string]any {
+	return map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.Line, "character": smp.Col},
+		"context": map[string]bool{"includeDeclaration": false}}
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -53,6 +54,12 @@ func (s *session) indexLibraries(root string, indexed <-chan struct{}) {
 		}
 		s.engine.AddLibrary(ws)
 		opened++
+		if lib.Lang == "go" && lib.Module == "std" {
+			// Go completion dates the standard library's names by its
+			// toolchain's api files: read them now (once per process),
+			// not in the first completion (60-110 ms).
+			go golang.StdAPIOf(filepath.Dir(lib.Dir))
+		}
 		last := uint32(0)
 		st, err := s.l.pool.IndexLibrary(s.ctx, lib, func(p indexer.Progress) {
 			if p.Total == 0 {
