@@ -149,6 +149,13 @@ func (h *Host) Index(root string) (<-chan struct{}, error) {
 func (h *Host) firstRefresh(root string, ow *openWorkspace, p *passes) {
 	defer p.wg.Done()
 	defer close(p.indexed)
+	if h.indexGate != nil {
+		select {
+		case <-h.indexGate:
+		case <-p.ctx.Done():
+			return
+		}
+	}
 	ow.refresh.Lock()
 	totals, _, err := ow.ws.Refresh(p.ctx, func(pr indexer.Progress) {
 		p.mu.Lock()

@@ -39,6 +39,8 @@ type Host struct {
 	openTexts openTexts    // editors' open documents (opentexts.go)
 	libCtx    context.Context
 	libCancel context.CancelFunc
+	// indexGate holds every root's first refresh until it is closed.
+	indexGate <-chan struct{}
 }
 
 type openWorkspace struct {
@@ -62,6 +64,9 @@ type Options struct {
 	// Libraries has editors' connections index the libraries their roots
 	// depend on (the Go standard library, modules from the module cache).
 	Libraries bool
+	// IndexGate, when set, holds every root's first refresh until it is
+	// closed: tests see what requests do while the first index runs.
+	IndexGate <-chan struct{}
 }
 
 // New returns an empty host.
@@ -74,7 +79,7 @@ func New(opts Options) *Host {
 	}
 	return &Host{Log: opts.Logger, Version: opts.Version, Libraries: opts.Libraries, emb: opts.Embedder, spaceRetry: cmp.Or(opts.SpaceRetry, 30*time.Second),
 		wsOpts: workspace.Options{Logger: opts.Logger, InMemory: opts.InMemory}, open: map[string]*openWorkspace{},
-		engines: map[*workspace.Workspace]*search.Engine{}}
+		engines: map[*workspace.Workspace]*search.Engine{}, indexGate: opts.IndexGate}
 }
 
 // getLocked returns the open workspace at root, opening it if needed; h.mu held.

@@ -42,7 +42,17 @@ type coldResult struct {
 	// from the answers once the background work is done, and of those the
 	// empty ones: a server answering from a partial index is fast and wrong.
 	stale, staleEmpty, rechecked int
+	// staleBySecond counts, per 5 seconds from the first query, the
+	// samples asked then and the stale answers among them: a partial
+	// index and a pass not yet done give different stale answers.
+	staleBySecond []staleBucket
+	// indexedAfter is when kast's first index ended, from the first query
+	// (negative: before it; zero: not seen).
+	indexedAfter time.Duration
 }
+
+// staleBucket is five seconds of a cold run's reference queries.
+type staleBucket struct{ asked, stale, empty int }
 
 func runCold(kast, gopls, root string, n int) error {
 	paths, _, err := treeFiles(root)
@@ -80,6 +90,16 @@ func runCold(kast, gopls, root string, n int) error {
 		if r.rechecked > 0 {
 			fmt.Printf("%s: %d of %d reference answers differ from the answers once the background work is done (%d of them empty)\n",
 				srv.name, r.stale, r.rechecked, r.staleEmpty)
+			if r.indexedAfter != 0 {
+				fmt.Printf("%s: first index ended %.1f s after the first query\n", srv.name, r.indexedAfter.Seconds())
+			}
+			fmt.Printf("%s: by when asked (seconds from the first query: stale (empty) of asked):", srv.name)
+			for i, b := range r.staleBySecond {
+				if b.asked > 0 {
+					fmt.Printf(" %d–%d s %d (%d) of %d;", 5*i, 5*i+5, b.stale, b.empty, b.asked)
+				}
+			}
+			fmt.Println()
 		}
 		printSlowest(srv.name, r.timings.slowest, 20)
 		printSlowestOf(srv.name, "textDocument/completion", r.timings.slowest, 10)
@@ -128,7 +148,7 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		return r
 	}
 	r.ready = time.Since(start)
-	cpu0 := processCPU(s.cmd.Process.Pid)
+	cpu0, queried := processCPU(s.cmd.Process.Pid), time.Now()
 	r.timings, r.err = measureNow(ctx, s, samples)
 	r.queryCPU = processCPU(s.cmd.Process.Pid) - cpu0
 	if r.err != nil {
@@ -145,9 +165,13 @@ func coldRunCached(ctx context.Context, name, root string, argv []string, sample
 		// An hour: ten million lines on two shared cores took over 30 minutes.
 		ctx, cancel := context.WithTimeout(ctx, time.Hour)
 		defer cancel()
-		if _, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil); r.err == nil {
+		_, r.err = s.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "kast.reindex"}, nil)
+		if at := s.indexed.Load(); at != 0 {
+			r.indexedAfter = time.Unix(0, at).Sub(queried)
+		}
+		if r.err == nil {
 			r.settled = time.Since(start)
-			r.stale, r.staleEmpty, r.rechecked, r.err = staleReferences(ctx, s, samples, r.timings.refs)
+			r.stale, r.staleEmpty, r.rechecked, r.staleBySecond, r.err = staleReferences(ctx, s, samples, r.timings)
 		}
 	}
 	return r
@@ -345,11 +369,12 @@ func printSlowestOf(name, method string, slow []slowRequest, n int) {
 
 // staleReferences asks every sample's references again once the background
 // work is done and counts the answers given during the run that differ.
-func staleReferences(ctx context.Context, s *lspServer, samples []sample, during []string) (stale, empty, asked int, err error) {
-	for i, smp := range samples { // during has an answer, maybe empty, per sample
+func staleReferences(ctx context.Context, s *lspServer, samples []sample, t timings) (stale, empty, asked int, buckets []staleBucket, err error) {
+	during := t.refs // an answer, maybe empty, per sample
+	for i, smp := range samples {
 		u, err := openSample(ctx, s, smp)
 		if err != nil {
-			return stale, empty, asked, err
+			return stale, empty, asked, buckets, err
 		}
 		var result json.RawMessage
 		err = s.call(ctx, "textDocument/references", referencesParams(u, smp), &result)
@@ -358,12 +383,19 @@ func staleReferences(ctx context.Context, s *lspServer, samples []sample, during
 			continue
 		}
 		asked++
+		k := int(t.refsSince[i] / (5 * time.Second))
+		for len(buckets) <= k {
+			buckets = append(buckets, staleBucket{})
+		}
+		buckets[k].asked++
 		if after := locationsKey(result); after != during[i] {
 			stale++
+			buckets[k].stale++
 			if during[i] == "" {
 				empty++
+				buckets[k].empty++
 			}
 		}
 	}
-	return stale, empty, asked, nil
+	return stale, empty, asked, buckets, nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -29,6 +30,9 @@ type lspServer struct {
 	name string
 	cmd  *exec.Cmd
 	conn jsonrpc2.Conn
+	// indexed is when kast logged the end of its first index (unix nanos,
+	// 0 before): a cold run says which queries came before it.
+	indexed atomic.Int64
 }
 
 func startServer(ctx context.Context, name, root string, env []string, argv ...string) (*lspServer, error) {
@@ -67,7 +71,14 @@ func startServerWith(ctx context.Context, name, root string, env []string, initO
 		return nil, err
 	}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(procIO{stdout, stdin}))
+	s := &lspServer{name: name, cmd: cmd, conn: conn}
 	conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == "window/logMessage" && s.indexed.Load() == 0 {
+			var m struct{ Message string }
+			if json.Unmarshal(req.Params(), &m) == nil && strings.Contains(m.Message, " indexed: ") {
+				s.indexed.Store(time.Now().UnixNano())
+			}
+		}
 		// Answer what servers ask editors: configuration gets one empty
 		// section per item; everything else a null result.
 		if req.Method() == "workspace/configuration" {
@@ -77,7 +88,6 @@ func startServerWith(ctx context.Context, name, root string, env []string, initO
 		}
 		return nil, nil
 	})
-	s := &lspServer{name: name, cmd: cmd, conn: conn}
 	rootURI := uri.File(root)
 	err = s.call(ctx, "initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": rootURI, "initializationOptions": initOptions,
@@ -161,6 +171,9 @@ type timings struct {
 	// refs is each sample's reference answer (its locations, sorted), to
 	// compare with the answer once the background work is done.
 	refs []string
+	// refsSince is when each sample's references were asked, from the
+	// first request.
+	refsSince []time.Duration
 	// slowest holds the slowest requests, to say which positions set a
 	// percentile (kastbench -cold prints them).
 	slowest []slowRequest
@@ -210,7 +223,7 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 // waiting for the server first.
 func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
 	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples)),
-		refs: make([]string, len(samples))}
+		refs: make([]string, len(samples)), refsSince: make([]time.Duration, len(samples))}
 	first := time.Now()
 	for i, smp := range samples {
 		u, err := openSample(ctx, s, smp)
@@ -241,6 +254,7 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			}
 			if req.method == "textDocument/references" {
 				t.refs[i] = locationsKey(result)
+				t.refsSince[i] = start.Sub(first)
 			}
 			t.byMethod[req.method] = append(t.byMethod[req.method], took)
 			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result), i, start.Sub(first)})

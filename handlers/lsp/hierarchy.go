@@ -52,7 +52,10 @@ func (l *LSP) PrepareCallHierarchy(ctx context.Context, p *protocol.CallHierarch
 
 // IncomingCalls answers callHierarchy/incomingCalls.
 func (l *LSP) IncomingCalls(ctx context.Context, p *protocol.CallHierarchyIncomingCallsParams) ([]protocol.CallHierarchyIncomingCall, error) {
-	r := l.request(ctx)
+	r, err := l.requestWhole(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s, ok := r.target(p.Item.URI, p.Item.SelectionRange)
 	if !ok {
 		return []protocol.CallHierarchyIncomingCall{}, nil
@@ -125,7 +128,10 @@ func (l *LSP) Supertypes(ctx context.Context, p *protocol.TypeHierarchySupertype
 
 // Subtypes answers typeHierarchy/subtypes.
 func (l *LSP) Subtypes(ctx context.Context, p *protocol.TypeHierarchySubtypesParams) ([]protocol.TypeHierarchyItem, error) {
-	r := l.request(ctx)
+	r, err := l.requestWhole(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s, ok := r.target(p.Item.URI, p.Item.SelectionRange)
 	if !ok {
 		return []protocol.TypeHierarchyItem{}, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/server/servertest"
 )
 
@@ -22,6 +23,12 @@ type lspEnv struct {
 }
 
 func startLSP(t *testing.T, files map[string]string) *lspEnv {
+	t.Helper()
+	return startLSPWith(t, files, host.Options{})
+}
+
+// startLSPWith is startLSP on a host made with opts.
+func startLSPWith(t *testing.T, files map[string]string, opts host.Options) *lspEnv {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
@@ -36,7 +43,7 @@ func startLSP(t *testing.T, files map[string]string) *lspEnv {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	client, _ := servertest.Pipe(t, newTestServer(t), servertest.Header)
+	client, _ := servertest.Pipe(t, newTestServerWith(t, opts), servertest.Header)
 	client.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, error) { return nil, nil })
 	if _, err := client.Initialize(ctx, root, map[string]any{"window": map[string]any{"workDoneProgress": true}}); err != nil {
 		t.Fatal(err)

@@ -37,8 +37,10 @@ type wireLoc struct {
 // newTestServer returns a server whose language-server sessions have all
 // closed (background work stopped, indexes released) before the test's
 // temporary folders are removed.
-func newTestServer(t testing.TB) *server.Server {
-	h := host.New(host.Options{})
+func newTestServer(t testing.TB) *server.Server { return newTestServerWith(t, host.Options{}) }
+
+func newTestServerWith(t testing.TB, opts host.Options) *server.Server {
+	h := host.New(opts)
 	l := New(h)
 	t.Cleanup(l.WaitSessions)
 	reg := server.NewRegistry()

@@ -52,7 +52,10 @@ func (l *LSP) TypeDefinition(ctx context.Context, p *protocol.TypeDefinitionPara
 
 // Implementation answers textDocument/implementation.
 func (l *LSP) Implementation(ctx context.Context, p *protocol.ImplementationParams) (protocol.DefinitionResult, error) {
-	r := l.request(ctx)
+	r, err := l.requestWhole(ctx)
+	if err != nil {
+		return nil, err
+	}
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if err != nil {
 		return empty[protocol.DefinitionResult](protocol.LocationSlice{}, err)
@@ -77,7 +80,10 @@ type referenceData struct {
 
 // References answers textDocument/references.
 func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) ([]referenceLocation, error) {
-	r := l.request(ctx)
+	r, err := l.requestWhole(ctx)
+	if err != nil {
+		return nil, err
+	}
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if err != nil {
 		return empty([]referenceLocation{}, err)

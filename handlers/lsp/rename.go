@@ -39,7 +39,10 @@ func (l *LSP) PrepareRename(ctx context.Context, p *protocol.PrepareRenameParams
 
 // Rename answers textDocument/rename with the edits for every file.
 func (l *LSP) Rename(ctx context.Context, p *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
-	r := l.request(ctx)
+	r, err := l.requestWhole(ctx)
+	if err != nil {
+		return nil, err
+	}
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if errors.Is(err, errSkip) {
 		return nil, renameError(&rename.Error{Msg: "cannot rename: kast does not know this file"})

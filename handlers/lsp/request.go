@@ -67,6 +67,19 @@ func (l *LSP) request(ctx context.Context) *request {
 	return r
 }
 
+// requestWhole is request for answers that list every use or subtype in
+// the workspace (references, rename, incoming calls, implementations,
+// subtypes). During a root's first index such a list would silently leave
+// out the files not indexed yet, and a rename would leave them broken, so
+// these wait for the first index, whose $/progress the editor shows.
+// Definitions, completion and symbols answer at once from what is indexed.
+func (l *LSP) requestWhole(ctx context.Context) (*request, error) {
+	if err := l.session(ctx).waitIndexed(ctx); err != nil {
+		return nil, err
+	}
+	return l.request(ctx), nil
+}
+
 // uriPath is the file path of a file URI, or "" for other schemes.
 func uriPath(u uri.URI) string {
 	if !u.IsFile() {
