@@ -55,7 +55,7 @@ type coldResult struct {
 type staleBucket struct{ asked, stale, empty int }
 
 func runCold(kast, gopls, root string, n int) error {
-	paths, _, err := treeFiles(root)
+	paths, size, err := treeFiles(root)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,8 @@ func runCold(kast, gopls, root string, n int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nCold start on %s: empty caches, %d positions queried from the first ready answer\n", root, len(samples))
+	fmt.Printf("\nCold start on %s (%d files, %.1f MB): empty caches, %d positions queried from the first ready answer\n",
+		root, len(paths), float64(size)/(1<<20), len(samples))
 	type server struct {
 		name string
 		argv []string
