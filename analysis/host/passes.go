@@ -330,9 +330,10 @@ func (h *Host) IndexState(root string) (progress indexer.Progress, ready bool, e
 	return p.progress, ready && p.applied == p.seen, p.err
 }
 
-// Prioritize asks the root's reference passes to resolve paths and their
-// packages before the rest (an editor's open documents), in the pass under
-// way or the next. A root that is not open is left alone.
+// Prioritize asks the root's first index to take the folders of paths
+// before the rest, and its reference passes to resolve paths and their
+// packages first (an editor's open documents). A root that is not open is
+// left alone.
 func (h *Host) Prioritize(root string, paths []string) {
 	if ow, ok := h.lookup(root); ok {
 		ow.ws.Prioritize(paths)

@@ -174,14 +174,21 @@ func byFolder(paths []string) {
 // ahead of the rest (a generated package can hold thousands).
 const maxPrioritizedPackage = 256
 
-// Prioritize asks the reference pass under way, or the next, to resolve
-// paths first, then the other files of their folders (their packages in
-// Go, and mostly elsewhere): what an editor shows. It only reorders the
-// indexed files a pass would resolve anyway; other paths are ignored.
+// Prioritize asks the refresh under way (the first index), or the next,
+// to index the folders of paths first, and the reference pass under way,
+// or the next, to resolve paths first, then the other files of their
+// folders (their packages in Go, and mostly elsewhere): what an editor
+// shows. It only reorders the files a refresh or a pass takes anyway.
 func (w *Workspace) Prioritize(paths []string) {
 	if len(paths) == 0 {
 		return
 	}
+	// A refresh under way (the first index) takes their folders next.
+	dirs := make([]string, len(paths))
+	for i, p := range paths {
+		dirs[i] = filepath.Dir(p)
+	}
+	w.indexFirst.Want(dirs...)
 	files := w.view.Files() // sorted
 	var near []string
 	seen := map[string]bool{}

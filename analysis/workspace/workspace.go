@@ -65,6 +65,8 @@ type Workspace struct {
 	// copyDir is this process's copy of a library index another process
 	// holds (libcopy.go), removed at Close; "" when the index is its own.
 	copyDir string
+	// indexFirst names the folders a refresh indexes first (Prioritize).
+	indexFirst indexer.Priority
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
@@ -217,6 +219,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		Lang:    languageOf,
 		Read:    confine.New([]string{w.Root}).ReadFile,
 		Release: extract.Release,
+		First:   &w.indexFirst,
 		Progress: func(p indexer.Progress) {
 			if time.Since(last) > time.Second {
 				last = time.Now()

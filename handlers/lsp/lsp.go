@@ -77,13 +77,13 @@ func (l *LSP) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// DidOpen records the document's text and puts it first in the reference
-// pass.
+// DidOpen records the document's text, and puts its folder first in the
+// first index and it first in the reference pass.
 func (l *LSP) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	item := params.TextDocument
 	documents(server.ConnOf(ctx)).Open(document.New(string(item.URI), string(item.LanguageID), item.Version, []byte(item.Text)))
 	s := l.session(ctx)
-	// What the editor shows is resolved first by a reference pass.
+	// What the editor shows is indexed and resolved first.
 	if ws := s.engine.Owner(uriPath(item.URI)); ws != nil && ws.Lib == nil {
 		l.pool.Prioritize(ws.Root, []string{uriPath(item.URI)})
 	}

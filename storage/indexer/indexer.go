@@ -48,6 +48,9 @@ type Options struct {
 	// Release, when set, is handed the facts the extractor returned once
 	// they are stored and nothing references them.
 	Release func(*analysis.FileFacts)
+	// First, when set, names folders whose files go before the rest, even
+	// once the run has started.
+	First *Priority
 }
 
 // Totals summarises a run. Files, Lines, Bytes, Defs and Refs describe the
@@ -148,7 +151,7 @@ func Run(ctx context.Context, ix *storage.Index, files []scan.File, extract Extr
 	if w.read == nil {
 		w.read = os.ReadFile
 	}
-	results := w.start(ctx, todo, opts.Workers)
+	results := w.start(ctx, newQueue(todo, opts.First), opts.Workers)
 	if opts.Progress != nil {
 		opts.Progress(progress)
 	}
@@ -349,7 +352,7 @@ func (b *budget) release(n int64) {
 
 // start reads and extracts files on n goroutines and returns their results;
 // the channel closes when all are done or ctx is cancelled.
-func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
+func (w *worker) start(ctx context.Context, todo *queue, n int) <-chan result {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
@@ -357,7 +360,7 @@ func (w *worker) start(ctx context.Context, todo []job, n int) <-chan result {
 	results := make(chan result, queueFiles)
 	go func() {
 		defer close(jobs)
-		for _, j := range todo {
+		for j, ok := todo.pop(); ok; j, ok = todo.pop() {
 			select {
 			case jobs <- j:
 			case <-ctx.Done():

@@ -36,3 +36,46 @@ func TestFilesInQueryOrder(t *testing.T) {
 		t.Errorf("one big file: %v", one)
 	}
 }
+
+// The folders a Priority wants go first, whether wanted before the run or
+// while it hands out files; every file is handed out once.
+func TestPriorityTakesWantedFoldersFirst(t *testing.T) {
+	var todo []job
+	for _, p := range []string{"/w/a/1.go", "/w/b/1.go", "/w/a/2.go", "/w/c/1.go", "/w/b/2.go", "/w/c/2.go", "/w/c/d/1.go"} {
+		todo = append(todo, job{file: scan.File{Path: p}})
+	}
+	var prio Priority
+	prio.Want("/w/c")
+	q := newQueue(todo, &prio)
+	var got []string
+	pop := func() {
+		j, ok := q.pop()
+		if !ok {
+			t.Fatal("queue ended early")
+		}
+		got = append(got, j.file.Path)
+	}
+	pop()
+	pop()
+	prio.Want("/w/b", "/w/c") // c again: its files were handed out already
+	for range 5 {
+		pop()
+	}
+	if _, ok := q.pop(); ok {
+		t.Fatal("queue handed out more files than it had")
+	}
+	want := []string{"/w/c/1.go", "/w/c/2.go", "/w/b/1.go", "/w/b/2.go", "/w/a/1.go", "/w/a/2.go", "/w/c/d/1.go"}
+	if len(got) != len(want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order = %v, want %v", got, want)
+		}
+	}
+	// A nil Priority keeps the order.
+	q = newQueue(todo[:2], nil)
+	if j, _ := q.pop(); j.file.Path != "/w/a/1.go" {
+		t.Errorf("without a priority, first = %s", j.file.Path)
+	}
+}
