@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -219,15 +220,25 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 	return measureNow(ctx, s, samples)
 }
 
+// refsInFlight (-asyncrefs) has measureNow send each reference query
+// without waiting for its answer: an editor's user goes on while a
+// references list is searched, and kast's reference queries wait for the
+// first index, so that definitions and completion are measured during it
+// too rather than after the first reference query's wait.
+var refsInFlight bool
+
 // measureNow sends the requests of measure at every sample, without
 // waiting for the server first.
 func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, error) {
 	t := timings{byMethod: map[string][]time.Duration{}, cpuByMethod: map[string]time.Duration{}, firstDef: make([]string, len(samples)),
 		refs: make([]string, len(samples)), refsSince: make([]time.Duration, len(samples))}
+	var mu sync.Mutex // t, while reference queries are in flight
+	var inFlight sync.WaitGroup
 	first := time.Now()
 	for i, smp := range samples {
 		u, err := openSample(ctx, s, smp)
 		if err != nil {
+			inFlight.Wait()
 			return t, err
 		}
 		at := map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]int{"line": smp.Line, "character": smp.Col}}
@@ -241,27 +252,41 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			{"textDocument/completion", at},
 			{"workspace/symbol", map[string]string{"query": smp.Name}},
 		} {
-			var result json.RawMessage
-			start, cpu := time.Now(), processCPU(s.cmd.Process.Pid)
-			if err := s.call(ctx, req.method, req.params, &result); err != nil {
-				t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
+			send := func() {
+				var result json.RawMessage
+				start, cpu := time.Now(), processCPU(s.cmd.Process.Pid)
+				err := s.call(ctx, req.method, req.params, &result)
+				took, cpu := time.Since(start), processCPU(s.cmd.Process.Pid)-cpu
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
+					return
+				}
+				t.cpuByMethod[req.method] += cpu
+				switch req.method {
+				case "textDocument/definition":
+					defs = result
+				case "textDocument/references":
+					t.refs[i] = locationsKey(result)
+					t.refsSince[i] = start.Sub(first)
+				}
+				t.byMethod[req.method] = append(t.byMethod[req.method], took)
+				t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result), i, start.Sub(first)})
+			}
+			if refsInFlight && req.method == "textDocument/references" {
+				inFlight.Go(send)
 				continue
 			}
-			took := time.Since(start)
-			t.cpuByMethod[req.method] += processCPU(s.cmd.Process.Pid) - cpu
-			if req.method == "textDocument/definition" {
-				defs = result
-			}
-			if req.method == "textDocument/references" {
-				t.refs[i] = locationsKey(result)
-				t.refsSince[i] = start.Sub(first)
-			}
-			t.byMethod[req.method] = append(t.byMethod[req.method], took)
-			t.note(slowRequest{req.method, smp.Name, fmt.Sprintf("%s:%d:%d", smp.Path, smp.Line+1, smp.Col+1), took, countResults(result), i, start.Sub(first)})
+			send()
 		}
+		mu.Lock()
 		t.firstDef[i] = firstLocation(defs)
+		mu.Unlock()
+		// A reference query in flight reads the same text from disk.
 		_ = s.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 	}
+	inFlight.Wait()
 	return t, nil
 }
 

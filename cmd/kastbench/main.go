@@ -87,6 +87,7 @@ func main() {
 	gopls := flag.String("gopls", "", "the gopls binary for -lsp")
 	samples := flag.Int("samples", 1000, "positions to sample for -lsp and -kastapi")
 	cold := flag.Bool("cold", false, "measure the cold start beside gopls instead: empty caches, queries from the first ready answer, RSS every 100 ms")
+	flag.BoolVar(&refsInFlight, "asyncrefs", false, "with -cold and -scale, send each reference query without waiting for its answer (an editor's user goes on meanwhile), so that the other requests are measured while kast's reference queries wait for the first index")
 	kastAPI := flag.Bool("kastapi", false, "measure raw/references in the kast serve daemon and through kast rpc instead of indexing")
 	cpuProfile := flag.String("cpuprofile", "", "index the tree cold in this process and write a CPU profile of it to `file` instead of benchmarking")
 	memProfile := flag.String("memprofile", "", "with -cpuprofile, also write an allocation profile to `file`")
