@@ -373,6 +373,9 @@ func printSlowestOf(name, method string, slow []slowRequest, n int) {
 func staleReferences(ctx context.Context, s *lspServer, samples []sample, t timings) (stale, empty, asked int, buckets []staleBucket, err error) {
 	during := t.refs // an answer, maybe empty, per sample
 	for i, smp := range samples {
+		if during[i] == failedAnswer {
+			continue // counted among the failed requests
+		}
 		u, err := openSample(ctx, s, smp)
 		if err != nil {
 			return stale, empty, asked, buckets, err

@@ -220,6 +220,10 @@ func measure(ctx context.Context, s *lspServer, samples []sample) (timings, erro
 	return measureNow(ctx, s, samples)
 }
 
+// failedAnswer stands for a reference query that failed (timed out) in
+// timings.refs: no answer to compare.
+const failedAnswer = "\x00failed"
+
 // refsInFlight (-asyncrefs) has measureNow send each reference query
 // without waiting for its answer: an editor's user goes on while a
 // references list is searched, and kast's reference queries wait for the
@@ -261,6 +265,9 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 				defer mu.Unlock()
 				if err != nil {
 					t.byMethod[req.method+" errors"] = append(t.byMethod[req.method+" errors"], 0)
+					if req.method == "textDocument/references" {
+						t.refs[i] = failedAnswer
+					}
 					return
 				}
 				t.cpuByMethod[req.method] += cpu
