@@ -156,12 +156,19 @@ func (s *Session) overlay(d Doc) *overlay {
 		return o
 	}
 	hash := storage.HashContent(d.Text)
-	facts := s.indexed(d, hash, l.ID)
+	w := s.Owner(d.Path)
+	facts := s.indexed(w, d, hash, l.ID)
+	if facts == nil && w != nil {
+		facts = w.opened.get(d.Path, hash) // closed and opened again
+	}
 	if facts == nil {
 		// Extraction outlives the request that triggers it: the result is shared.
 		var err error
 		if facts, err = lang.Extract(context.Background(), d.Path, d.Text); err != nil {
 			return nil
+		}
+		if w != nil {
+			w.opened.put(d.Path, hash, facts)
 		}
 	}
 	o = newOverlay(d, facts)
@@ -175,8 +182,7 @@ func (s *Session) overlay(d Doc) *overlay {
 // indexed returns the facts the owning index holds for exactly d's text, or
 // nil: a document opened unchanged needs no parse, which costs tens of
 // milliseconds on the request that first sees it.
-func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
-	w := s.Owner(d.Path)
+func (s *Session) indexed(w *Workspace, d Doc, hash, langID string) *analysis.FileFacts {
 	if w == nil {
 		return nil
 	}
