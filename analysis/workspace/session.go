@@ -398,6 +398,29 @@ func (s *Snapshot) TopLevel(path string) []TopLevelDef {
 	return nil
 }
 
+// TopLevels is TopLevel for several files, read from each index at once.
+func (s *Snapshot) TopLevels(paths []string) [][]TopLevelDef {
+	out := make([][]TopLevelDef, len(paths))
+	byIndex := map[*Workspace][]int{}
+	for i, p := range paths {
+		if o, ok := s.open[p]; ok {
+			out[i] = topLevelDefs(o.facts)
+		} else if w := owner(s.roots, p); w != nil {
+			byIndex[w] = append(byIndex[w], i)
+		}
+	}
+	for w, at := range byIndex {
+		some := make([]string, len(at))
+		for j, i := range at {
+			some[j] = paths[i]
+		}
+		for j, defs := range w.view.TopLevels(some) {
+			out[at[j]] = defs
+		}
+	}
+	return out
+}
+
 // cachedBytes is the estimated size of the facts the snapshot holds.
 func (s *Snapshot) cachedBytes() int64 {
 	s.mu.Lock()
