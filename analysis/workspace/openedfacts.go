@@ -13,7 +13,7 @@ import (
 // not hold when they were opened: the largest files of the Go standard
 // library and of a 10M-line module cache (a 374 KB generated test table)
 // fit several times over.
-const openedFactsBytes = 24 << 20
+const openedFactsBytes = 16 << 20
 
 // openedFacts keeps, per path, the facts extracted from the last text an
 // editor opened there that the index did not hold, within a byte budget
@@ -76,8 +76,9 @@ func (c *openedFacts) remove(el *list.Element) {
 }
 
 // take returns a copy of the facts kept for path if src is the text they
-// were extracted from, else nil. The copy is the indexer's to keep: it
-// stores it and recycles its slices (extract.Release), while the kept
+// were extracted from, else nil, and forgets them: once indexed, a reopened
+// document's facts come from the index. The copy is the indexer's to keep:
+// it stores it and recycles its slices (extract.Release), while the kept
 // facts may still serve an open document.
 func (c *openedFacts) take(path string, src []byte) *analysis.FileFacts {
 	c.mu.Lock()
@@ -86,7 +87,14 @@ func (c *openedFacts) take(path string, src []byte) *analysis.FileFacts {
 	if !ok {
 		return nil // the common case: no hash computed
 	}
-	f := c.get(path, storage.HashContent(src))
+	hash := storage.HashContent(src)
+	c.mu.Lock()
+	var f *analysis.FileFacts
+	if el, ok := c.byPath[path]; ok && el.Value.(*openedEntry).hash == hash {
+		f = el.Value.(*openedEntry).facts
+		c.remove(el)
+	}
+	c.mu.Unlock()
 	if f == nil {
 		return nil
 	}

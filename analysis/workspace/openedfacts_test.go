@@ -77,6 +77,9 @@ func TestIndexerTakesOpenedFacts(t *testing.T) {
 	if marked.Defs[0].Name != "B" || marked.Refs[0].Name != "c" {
 		t.Fatal("recycling the indexer's copy cleared the open document's facts")
 	}
+	if w.opened.get(doc.Path, hash) != nil {
+		t.Error("facts handed to the indexer are kept still (the index holds them now)")
+	}
 	// Other text at that path is parsed.
 	if got, err := w.extract(context.Background(), doc.Path, []byte("package b\n")); err != nil || got.Package != "b" {
 		t.Fatalf("other text was not parsed (err %v)", err)
