@@ -398,6 +398,21 @@ func (s *Snapshot) TopLevel(path string) []TopLevelDef {
 	return nil
 }
 
+// ContentHash implements resolve.ContentHasher: an open document's hash,
+// else the index's, without decoding the file's facts.
+func (s *Snapshot) ContentHash(path string) string {
+	if o, ok := s.open[path]; ok {
+		return o.hash
+	}
+	if s.shared != nil {
+		return s.shared.snapshot().ContentHash(path)
+	}
+	if w := owner(s.roots, path); w != nil {
+		return w.view.indexedHash(path)
+	}
+	return ""
+}
+
 // TopLevels is TopLevel for several files, read from each index at once.
 func (s *Snapshot) TopLevels(paths []string) [][]TopLevelDef {
 	out := make([][]TopLevelDef, len(paths))
