@@ -75,6 +75,7 @@ type Index struct {
 	version   []byte                           // schema, grammar and binary versions, as stored
 	logger    *slog.Logger
 	notice    atomic.Pointer[string]
+	reads     atomic.Int64 // read transactions begun (tests count them)
 
 	// root and binaryVersion go into the folder's descriptor (cache.go).
 	root          string

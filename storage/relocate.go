@@ -86,6 +86,7 @@ func (g *generation) retire() error {
 
 // view runs a read-only transaction on the current database.
 func (ix *Index) view(fn func(txn *badger.Txn) error) error {
+	ix.reads.Add(1)
 	g := ix.acquire()
 	defer g.release()
 	return g.db.View(fn)

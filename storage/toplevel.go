@@ -106,3 +106,65 @@ func TopLevelDefs(f *analysis.FileFacts) []TopLevelDef {
 	}
 	return out
 }
+
+// TopLevels is TopLevel for several files (a package's) in one transaction.
+// A completion listed a package's names through a transaction per file,
+// and during the first index each transaction waits its turn behind the
+// indexer's writes (badger's read watermark): the completions in the
+// largest packages (runtime, syscall) were the slowest of a cold start.
+// have reports that the caller holds file i's definitions of content hash:
+// they are then not decoded (nil), only the hash returned. A file the index
+// does not hold gets a nil list and an empty hash.
+func (ix *Index) TopLevels(paths []string, have func(i int, hash string) bool) (defs [][]TopLevelDef, hashes []string, err error) {
+	defs, hashes = make([][]TopLevelDef, len(paths)), make([]string, len(paths))
+	var withoutTable []int
+	gen := ix.rows.begin()
+	err = ix.view(func(txn *badger.Txn) error {
+		for i, path := range paths {
+			id, ok, err := ix.rows.idOf(txn, gen, path)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			row, err := ix.rows.row(txn, gen, id)
+			if err != nil {
+				return err
+			}
+			if row.path == "" {
+				continue
+			}
+			st := row.state()
+			hashes[i] = st.Hash
+			if !st.Incomplete && have(i, hashes[i]) {
+				continue
+			}
+			found := false
+			if err := getValue(txn, topLevelKey(row.hash, row.lang), func(v []byte) (err error) {
+				found = true
+				defs[i], err = decodeTopLevel(v)
+				return err
+			}); err != nil {
+				return err
+			}
+			if !found {
+				withoutTable = append(withoutTable, i)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, i := range withoutTable {
+		f, err := ix.Defs(paths[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		if f != nil {
+			defs[i], hashes[i] = TopLevelDefs(f), f.Hash
+		}
+	}
+	return defs, hashes, nil
+}

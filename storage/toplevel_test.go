@@ -49,3 +49,37 @@ func TestTopLevelTableHoldsTheTopLevelDefinitions(t *testing.T) {
 		t.Errorf("%d top-level tables left after their files were removed", n)
 	}
 }
+
+// A package's top-level tables are read in one transaction: during the
+// first index each transaction waits behind the indexer's writes, and a
+// completion in runtime or syscall read hundreds.
+func TestTopLevelsReadsSeveralFilesInOneTransaction(t *testing.T) {
+	ix, _ := openTemp(t, Options{})
+	paths := []string{"/w/a.go", "/w/b.go", "/w/missing.go"}
+	mustPut(t, ix, paths[0], fakeFacts("package a", []string{"A", "B"}, nil))
+	mustPut(t, ix, paths[1], fakeFacts("package a, b", []string{"C"}, nil))
+
+	before := ix.reads.Load()
+	defs, hashes, err := ix.TopLevels(paths, func(int, string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ix.reads.Load() - before; n != 1 {
+		t.Errorf("%d read transactions for %d files; want 1", n, len(paths))
+	}
+	for i, p := range paths[:2] {
+		want, hash, _ := ix.TopLevel(p)
+		if !reflect.DeepEqual(defs[i], want) || hashes[i] != hash || hash == "" {
+			t.Errorf("%s: %+v, %q; want %+v, %q", p, defs[i], hashes[i], want, hash)
+		}
+	}
+	if defs[2] != nil || hashes[2] != "" {
+		t.Errorf("a file not indexed: %+v, %q", defs[2], hashes[2])
+	}
+
+	// What the caller holds is not decoded again.
+	defs, again, _ := ix.TopLevels(paths[:2], func(i int, hash string) bool { return i == 0 && hash == hashes[0] })
+	if defs[0] != nil || again[0] != hashes[0] || len(defs[1]) != 1 {
+		t.Errorf("with a.go held: %+v, %q", defs, again)
+	}
+}

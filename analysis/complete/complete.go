@@ -24,6 +24,7 @@ type Snapshot interface {
 	navigate.Snapshot
 	SymbolsMatching(pattern string, fuzzy bool, limit int) []workspace.Symbol
 	TopLevel(path string) []workspace.TopLevelDef
+	TopLevels(paths []string) [][]workspace.TopLevelDef
 	RootOf(path string) string
 	GoMethodFiles(receiver string) []string
 }
@@ -278,6 +279,7 @@ func (c *collector) packageNames() {
 	if c.f.Package == "" {
 		return
 	}
+	var files []string
 	for _, p := range c.s.FilesInPackage(c.f.Lang, c.f.Package) {
 		// Paths first: a Go package name such as main spans many directories,
 		// and decoding their files is most of the cost. Neither are the
@@ -286,7 +288,13 @@ func (c *collector) packageNames() {
 		if p == c.f.Path || c.f.Lang == "go" && (filepath.Dir(p) != filepath.Dir(c.f.Path) || !resolve.BuildsWith(c.f.Path, p)) {
 			continue
 		}
-		for _, d := range c.s.TopLevel(p) {
+		files = append(files, p)
+	}
+	// Read at once: runtime's or syscall's hundreds of files took a
+	// read of the index each.
+	for i, defs := range c.s.TopLevels(files) {
+		p := files[i]
+		for _, d := range defs {
 			switch {
 			case d.Receiver != "", d.Kind == analysis.KindLambda, d.Kind == analysis.KindConstructor:
 				continue

@@ -117,11 +117,11 @@ var headers struct {
 const maxHeaders = 1 << 16
 
 func (r *Resolver) buildConstraint(p string) constraint.Expr {
-	f := r.file(p)
-	if f == nil {
+	hash := r.contentHash(p)
+	if hash == "" {
 		return nil
 	}
-	key := [2]string{p, f.Hash}
+	key := [2]string{p, hash}
 	headers.Lock()
 	expr, ok := headers.m[key]
 	headers.Unlock()
@@ -136,6 +136,34 @@ func (r *Resolver) buildConstraint(p string) constraint.Expr {
 	headers.m[key] = expr
 	headers.Unlock()
 	return expr
+}
+
+// ContentHasher is a Workspace that knows the content hash of a file it
+// holds without its facts ("" when it does not hold the file).
+type ContentHasher interface {
+	ContentHash(path string) string
+}
+
+// contentHash is p's content hash, "" when the workspace does not hold p.
+// Decoding a file's facts for it cost a completion in syscall, whose
+// members are filtered by the build constraints of hundreds of files, 20
+// of its 27 ms of CPU.
+func (r *Resolver) contentHash(p string) string {
+	r.mu.Lock()
+	f, ok := r.files.get(p)
+	r.mu.Unlock()
+	if ok && f != nil {
+		return f.Hash
+	}
+	if h, ok := r.ws.(ContentHasher); ok {
+		if hash := h.ContentHash(p); hash != "" {
+			return hash
+		}
+	}
+	if f := r.file(p); f != nil {
+		return f.Hash
+	}
+	return ""
 }
 
 // readBuildConstraint parses the //go:build line of a Go file's header,

@@ -156,12 +156,19 @@ func (s *Session) overlay(d Doc) *overlay {
 		return o
 	}
 	hash := storage.HashContent(d.Text)
-	facts := s.indexed(d, hash, l.ID)
+	w := s.Owner(d.Path)
+	facts := s.indexed(w, d, hash, l.ID)
+	if facts == nil && w != nil {
+		facts = w.opened.get(d.Path, hash) // closed and opened again
+	}
 	if facts == nil {
 		// Extraction outlives the request that triggers it: the result is shared.
 		var err error
 		if facts, err = lang.Extract(context.Background(), d.Path, d.Text); err != nil {
 			return nil
+		}
+		if w != nil {
+			w.opened.put(d.Path, hash, facts)
 		}
 	}
 	o = newOverlay(d, facts)
@@ -175,8 +182,7 @@ func (s *Session) overlay(d Doc) *overlay {
 // indexed returns the facts the owning index holds for exactly d's text, or
 // nil: a document opened unchanged needs no parse, which costs tens of
 // milliseconds on the request that first sees it.
-func (s *Session) indexed(d Doc, hash, langID string) *analysis.FileFacts {
-	w := s.Owner(d.Path)
+func (s *Session) indexed(w *Workspace, d Doc, hash, langID string) *analysis.FileFacts {
 	if w == nil {
 		return nil
 	}
@@ -390,6 +396,44 @@ func (s *Snapshot) TopLevel(path string) []TopLevelDef {
 		return w.view.TopLevel(path)
 	}
 	return nil
+}
+
+// ContentHash implements resolve.ContentHasher: an open document's hash,
+// else the index's, without decoding the file's facts.
+func (s *Snapshot) ContentHash(path string) string {
+	if o, ok := s.open[path]; ok {
+		return o.hash
+	}
+	if s.shared != nil {
+		return s.shared.snapshot().ContentHash(path)
+	}
+	if w := owner(s.roots, path); w != nil {
+		return w.view.indexedHash(path)
+	}
+	return ""
+}
+
+// TopLevels is TopLevel for several files, read from each index at once.
+func (s *Snapshot) TopLevels(paths []string) [][]TopLevelDef {
+	out := make([][]TopLevelDef, len(paths))
+	byIndex := map[*Workspace][]int{}
+	for i, p := range paths {
+		if o, ok := s.open[p]; ok {
+			out[i] = topLevelDefs(o.facts)
+		} else if w := owner(s.roots, p); w != nil {
+			byIndex[w] = append(byIndex[w], i)
+		}
+	}
+	for w, at := range byIndex {
+		some := make([]string, len(at))
+		for j, i := range at {
+			some[j] = paths[i]
+		}
+		for j, defs := range w.view.TopLevels(some) {
+			out[at[j]] = defs
+		}
+	}
+	return out
 }
 
 // cachedBytes is the estimated size of the facts the snapshot holds.

@@ -330,8 +330,15 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.keepTopLevelLocked(path, hash, gen, defs)
+	return defs
+}
+
+// keepTopLevelLocked caches path's top-level definitions of content hash,
+// read at generation gen.
+func (v *view) keepTopLevelLocked(path, hash string, gen uint64, defs []TopLevelDef) {
 	if v.gen.Load() != gen {
-		return defs
+		return
 	}
 	if v.topLevel == nil || v.topLevelDefs+len(defs) > v.maxTopLevel {
 		v.topLevel, v.topLevelDefs = map[string]*topLevelEntry{}, 0
@@ -341,7 +348,66 @@ func (v *view) TopLevel(path string) []TopLevelDef {
 	}
 	v.topLevel[path] = &topLevelEntry{hash: hash, gen: gen, defs: defs}
 	v.topLevelDefs += len(defs)
-	return defs
+}
+
+// TopLevels is TopLevel for several files (a package's): those not known
+// current are checked, and read, in one index transaction instead of one
+// each (storage.Index.TopLevels says why that matters).
+func (v *view) TopLevels(paths []string) [][]TopLevelDef {
+	v.touch()
+	out := make([][]TopLevelDef, len(paths))
+	stale := make([]*topLevelEntry, len(paths))
+	var ask []int
+	var askPaths []string
+	v.mu.Lock()
+	gen := v.gen.Load()
+	for i, p := range paths {
+		e, ok := v.topLevel[p]
+		if ok && e.gen == gen {
+			out[i] = e.defs
+			continue
+		}
+		if f, _ := v.cachedLocked(p); f != nil {
+			out[i] = topLevelDefs(f)
+			v.keepTopLevelLocked(p, f.Hash, gen, out[i])
+			continue
+		}
+		if ok {
+			stale[i] = e
+		}
+		ask, askPaths = append(ask, i), append(askPaths, p)
+	}
+	v.mu.Unlock()
+	if len(ask) == 0 {
+		return out
+	}
+	defs, hashes, err := v.ix.TopLevels(askPaths, func(j int, hash string) bool {
+		e := stale[ask[j]]
+		return e != nil && hash != "" && e.hash == hash
+	})
+	if err != nil {
+		v.log.Debug("reading top-level definitions", "files", len(askPaths), "err", err)
+		for _, i := range ask {
+			out[i] = v.TopLevel(paths[i])
+		}
+		return out
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for j, i := range ask {
+		if hashes[j] == "" {
+			continue // not indexed
+		}
+		var d []TopLevelDef
+		if e := stale[i]; e != nil && defs[j] == nil && e.hash == hashes[j] {
+			d = e.defs
+		} else {
+			d = fromStored(defs[j])
+		}
+		out[i] = d
+		v.keepTopLevelLocked(paths[i], hashes[j], gen, d)
+	}
+	return out
 }
 
 func (v *view) Files() []string {

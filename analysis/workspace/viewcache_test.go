@@ -91,3 +91,50 @@ func TestTopLevelFromDeclarationsTables(t *testing.T) {
 		}
 	})
 }
+
+// TopLevels answers as TopLevel does, file by file: on every resolution
+// fixture, and across a refresh that changed one file of two (the other's
+// cached list is served again, the changed one's read anew).
+func TestTopLevelsAnswersAsTopLevel(t *testing.T) {
+	eachResolveArchive(t, func(t *testing.T, ar *txtar.Archive) {
+		ws, _ := openArchive(t, ar)
+		sess := workspace.NewSession()
+		sess.AddRoot(ws)
+		files := sess.Snapshot(nil).Files()
+		got := sess.Snapshot(nil).TopLevels(files)
+		one := sess.Snapshot(nil)
+		for i, p := range files {
+			if want := one.TopLevel(p); !slices.Equal(got[i], want) {
+				t.Errorf("%s:\n got  %+v\n want %+v", filepath.Base(p), got[i], want)
+			}
+		}
+	})
+
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	for p, src := range map[string]string{a: "package p\n\nfunc A() {}\n", b: "package p\n\nfunc B() {}\n"} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := openIndexed(t, root)
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	first := sess.Snapshot(nil).TopLevels([]string{a, b, filepath.Join(root, "missing.go")})
+	if len(first[0]) != 1 || first[0][0].Name != "A" || len(first[1]) != 1 || first[1][0].Name != "B" || first[2] != nil {
+		t.Fatalf("top-level definitions of a, b, missing = %+v", first)
+	}
+	if err := os.WriteFile(b, []byte("package p\n\nfunc B2() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	after := sess.Snapshot(nil).TopLevels([]string{a, b})
+	if len(after[0]) != 1 || &after[0][0] != &first[0][0] {
+		t.Errorf("a's list was read again though a did not change: %+v", after[0])
+	}
+	if len(after[1]) != 1 || after[1][0].Name != "B2" {
+		t.Errorf("b's top-level definitions after the change = %+v, want B2", after[1])
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kast-dev/kast/analysis"
 	"github.com/kast-dev/kast/analysis/confine"
 	"github.com/kast-dev/kast/analysis/extract"
 	"github.com/kast-dev/kast/analysis/lang"
@@ -67,6 +68,9 @@ type Workspace struct {
 	copyDir string
 	// indexFirst names the folders a refresh indexes first (Prioritize).
 	indexFirst indexer.Priority
+	// opened keeps the facts of texts editors opened before the index held
+	// them, for reopening and for the indexer (openedfacts.go).
+	opened openedFacts
 }
 
 // Open opens (or creates) the index of the workspace at root. When another
@@ -215,7 +219,7 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 	// Queries during the run answer from what is indexed so far: let them see
 	// newly written files now and then.
 	var last time.Time
-	totals, err := indexer.Run(ctx, w.Index, found.Files, lang.Extract, indexer.Options{
+	totals, err := indexer.Run(ctx, w.Index, found.Files, w.extract, indexer.Options{
 		Lang:    languageOf,
 		Read:    confine.New([]string{w.Root}).ReadFile,
 		Release: extract.Release,
@@ -246,6 +250,15 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 		}
 	}
 	return totals, found.Skipped, err
+}
+
+// extract is the indexer's extractor: the facts of a file an editor opened
+// first are not extracted again.
+func (w *Workspace) extract(ctx context.Context, path string, src []byte) (*analysis.FileFacts, error) {
+	if f := w.opened.take(path, src); f != nil {
+		return f, nil
+	}
+	return lang.Extract(ctx, path, src)
 }
 
 // countLanguages counts files per language, for the index's descriptor.

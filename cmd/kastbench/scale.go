@@ -314,8 +314,12 @@ func (row *scaleRow) print() {
 		fmt.Printf("  %d files could not be linked or copied\n", row.assembleErrors)
 	}
 	if os.Getenv("KASTBENCH_EXPLAIN") != "" {
-		// The positions that set the p95 columns.
-		printSlowestOf("kast", "textDocument/definition", r.timings.slowest, 12)
-		printSlowestOf("kast", "textDocument/references", r.timings.slowest, 12)
+		// The positions that set the p95 columns, and completion's beside.
+		for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/completion"} {
+			d := r.timings.byMethod[m]
+			fmt.Printf("  %s p50/p95/p99 ms: %.1f / %.1f / %.1f\n", strings.TrimPrefix(m, "textDocument/"),
+				float64(percentile(d, .5))/1e6, float64(percentile(d, .95))/1e6, float64(percentile(d, .99))/1e6)
+			printSlowestOf("kast", m, r.timings.slowest, 12)
+		}
 	}
 }
