@@ -53,6 +53,25 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 	}
 }
 
+// The file pages the process maps (the index's tables) count against its
+// resident budget: the limit gives way to them, down to the floor.
+func TestMappedFilesComeOffTheCeiling(t *testing.T) {
+	l, r := newLimit(250*mib, 960*mib)
+	for _, c := range []struct {
+		live, mapped, want int64
+	}{
+		{380 * mib, 100 * mib, 640 * mib}, // a goal of 570 MiB and 40 MiB of overhead
+		{380 * mib, 600 * mib, 360 * mib}, // 960 less 600 mapped
+		{380 * mib, 800 * mib, 250 * mib}, // never under the floor
+		{380 * mib, 0, 640 * mib},
+	} {
+		l.follow(usage{live: c.live, overhead: 40 * mib, mapped: c.mapped})
+		if r.limit != c.want {
+			t.Errorf("live %d MiB, %d MiB mapped: limit %d MiB, want %d MiB", c.live/mib, c.mapped/mib, r.limit/mib, c.want/mib)
+		}
+	}
+}
+
 // The usage read from the runtime is the one it sets its goal by: a live
 // heap, and an overhead that is neither heap objects nor free pages.
 func TestReadUsage(t *testing.T) {
@@ -76,6 +95,10 @@ func TestReadUsage(t *testing.T) {
 	most := int64(ms.Sys-ms.HeapReleased-ms.HeapAlloc) + mib
 	if u.overhead < least || u.overhead > most {
 		t.Errorf("overhead %d, want within [%d, %d]", u.overhead, least, most)
+	}
+	// The test binary's own code is a mapped file.
+	if runtime.GOOS == "linux" && u.mapped <= 0 {
+		t.Errorf("no mapped file pages read")
 	}
 }
 
