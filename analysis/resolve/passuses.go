@@ -96,8 +96,9 @@ func (r *Resolver) Renewed(ws Workspace) *Resolver {
 		entries += len(d) + 1
 	}
 	if entries <= maxCarriedDefs {
-		maps.Copy(n.defsNamed, r.defsNamed)
-		maps.Copy(n.goMethods, r.goMethods)
+		// Cloned, not copied into n's empty maps: growing those entry by
+		// entry was 4% of a pass's CPU at three million lines.
+		n.defsNamed, n.goMethods = maps.Clone(r.defsNamed), maps.Clone(r.goMethods)
 		if r.byDir.top != nil {
 			n.byDir.top = maps.Clone(r.byDir.top)
 		}

@@ -55,19 +55,20 @@ var passBudget = struct {
 
 // A pass over a large workspace keeps more live than the process's soft
 // memory limit (250 MiB) holds: on ten million lines of Go (23,436 files)
-// about 330 MB, and the collector then ran without pause, over half of the
+// about 240 MB, and the collector then ran without pause, over half of the
 // pass's CPU. The issue's budget there is 1 GB of RSS, against 500 MB on
 // the standard library (6,500 files, whose pass stays near the floor), so a
 // pass over a larger workspace lets the limit follow its live heap up by
-// passHeapPerFile for each file beyond passFilesWithinFloor: about half of
-// what the RSS budget grows per file between those two sizes. At three
-// million lines (8,298 files) the allowance starting at 8,192 files left
-// the collector 20 MB of headroom over 190 MB live: starting at 6,600
-// files, `kast index --references` took 130 s of CPU instead of 169 s,
-// with 378 collections instead of 669, at the same peak RSS.
+// passHeapPerFile for each file beyond passFilesWithinFloor (memlimit's
+// ceiling, 512 MiB, bounds it at ten million lines). At three million
+// lines (8,298 files, 190 MB live) 16 KiB a file left the collector some
+// 45 MB to allocate between collections; 48 KiB lets the limit reach 1.5
+// times the live heap: `kast index --references` over a stored index made
+// 148 collections instead of 285 and took 51 s of CPU instead of 72, its
+// peak RSS 604 MB instead of 523 (anonymous memory 322 MB instead of 274).
 const (
 	passFilesWithinFloor = 6600
-	passHeapPerFile      = 16 << 10
+	passHeapPerFile      = 48 << 10
 )
 
 // passHeapAllowance is how far above its floor the memory limit may follow
