@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kast-dev/kast/storage/scan"
@@ -77,5 +78,20 @@ func TestPriorityTakesWantedFoldersFirst(t *testing.T) {
 	q = newQueue(todo[:2], nil)
 	if j, _ := q.pop(); j.file.Path != "/w/a/1.go" {
 		t.Errorf("without a priority, first = %s", j.file.Path)
+	}
+}
+
+// Wants made between refreshes keep the latest maxWanted folders.
+func TestPriorityKeepsTheLatestWants(t *testing.T) {
+	var prio Priority
+	for i := range 3 * maxWanted {
+		prio.Want(fmt.Sprint("/w/", i))
+	}
+	got := prio.take()
+	if len(got) != maxWanted || got[0] != fmt.Sprint("/w/", 2*maxWanted) || got[len(got)-1] != fmt.Sprint("/w/", 3*maxWanted-1) {
+		t.Fatalf("kept %d folders, %v … %v; want the latest %d", len(got), got[0], got[len(got)-1], maxWanted)
+	}
+	if again := prio.take(); len(again) != 0 {
+		t.Errorf("a second take returned %v", again)
 	}
 }

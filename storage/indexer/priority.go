@@ -8,12 +8,16 @@ import (
 // Priority has a running refresh take some folders' files before the rest:
 // the folders of the documents an editor opens during a first index, whose
 // package a definition or a completion there reads. Wants made while no
-// refresh runs apply to the next one. Safe for concurrent use; the zero
-// value is ready.
+// refresh runs apply to the next one, the latest maxWanted of them. Safe
+// for concurrent use; the zero value is ready.
 type Priority struct {
 	mu   sync.Mutex
-	dirs []string // wanted, not yet taken by a refresh
+	dirs []string // wanted, not yet taken by a refresh, oldest first
 }
+
+// maxWanted bounds the folders kept for the next refresh: an editor opens
+// documents all day between two refreshes.
+const maxWanted = 64
 
 // Want asks for the files in dirs (folders, not their subfolders) next.
 func (p *Priority) Want(dirs ...string) {
@@ -23,6 +27,9 @@ func (p *Priority) Want(dirs ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.dirs = append(p.dirs, dirs...)
+	if extra := len(p.dirs) - maxWanted; extra > 0 {
+		p.dirs = append(p.dirs[:0:0], p.dirs[extra:]...)
+	}
 }
 
 // take returns the folders wanted since the last call.
