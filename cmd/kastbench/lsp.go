@@ -112,7 +112,12 @@ type procIO struct {
 func (p procIO) Close() error { p.WriteCloser.Close(); return p.ReadCloser.Close() }
 
 func (s *lspServer) call(ctx context.Context, method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	return s.callWithin(ctx, 2*time.Minute, method, params, result)
+}
+
+// callWithin is call with a time limit of its own.
+func (s *lspServer) callWithin(ctx context.Context, limit time.Duration, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	_, err := s.conn.Call(ctx, method, params, result)
 	return err
@@ -259,7 +264,14 @@ func measureNow(ctx context.Context, s *lspServer, samples []sample) (timings, e
 			send := func() {
 				var result json.RawMessage
 				start, cpu := time.Now(), processCPU(s.cmd.Process.Pid)
-				err := s.call(ctx, req.method, req.params, &result)
+				var err error
+				if req.method == "textDocument/references" {
+					// kast answers it once the first index has ended:
+					// minutes on ten million lines.
+					err = s.callWithin(ctx, 30*time.Minute, req.method, req.params, &result)
+				} else {
+					err = s.call(ctx, req.method, req.params, &result)
+				}
 				took, cpu := time.Since(start), processCPU(s.cmd.Process.Pid)-cpu
 				mu.Lock()
 				defer mu.Unlock()
