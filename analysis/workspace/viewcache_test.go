@@ -19,13 +19,7 @@ import (
 // others (a cold open's indexing refreshes the view every second) and
 // serves the changed file's new facts and top-level definitions.
 func TestViewKeepsUnchangedFilesAcrossRefresh(t *testing.T) {
-	root := t.TempDir()
-	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
-	for p, src := range map[string]string{a: "package p\n\nfunc A() {}\n", b: "package p\n\nfunc B() {}\n"} {
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, a, b := twoGoFiles(t)
 	ws := openIndexed(t, root)
 	snapshot := func() *workspace.Snapshot {
 		sess := workspace.NewSession()
@@ -110,13 +104,7 @@ func TestTopLevelsAnswersAsTopLevel(t *testing.T) {
 		}
 	})
 
-	root := t.TempDir()
-	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
-	for p, src := range map[string]string{a: "package p\n\nfunc A() {}\n", b: "package p\n\nfunc B() {}\n"} {
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, a, b := twoGoFiles(t)
 	ws := openIndexed(t, root)
 	sess := workspace.NewSession()
 	sess.AddRoot(ws)
@@ -137,4 +125,17 @@ func TestTopLevelsAnswersAsTopLevel(t *testing.T) {
 	if len(after[1]) != 1 || after[1][0].Name != "B2" {
 		t.Errorf("b's top-level definitions after the change = %+v, want B2", after[1])
 	}
+}
+
+// twoGoFiles writes a.go and b.go, declaring A and B in package p, into a
+// new root.
+func twoGoFiles(t *testing.T) (root, a, b string) {
+	root = t.TempDir()
+	a, b = filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	for p, src := range map[string]string{a: "package p\n\nfunc A() {}\n", b: "package p\n\nfunc B() {}\n"} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, a, b
 }
