@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/kast-dev/kast/storage/indexer"
@@ -34,6 +35,10 @@ func TestPrioritizeIndexesTheFolderFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
+	// One worker finishes files in the order they are handed out; with two,
+	// a loaded machine may finish a later file before z/2.go, and the stop
+	// would drop z/2.go still in flight (CI saw this).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	w.Prioritize([]string{filepath.Join(root, "z", "1.go")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
