@@ -28,7 +28,7 @@ import (
 )
 
 // schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 14
+const schemaVersion = 15
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {
@@ -55,7 +55,7 @@ type Options struct {
 	// from its own file (resolve.GoRefHints), so that a query can set some
 	// aside without decoding the file. nil, or a nil result, stores zeros.
 	// A hint with HintSpan set stores the reference's span too.
-	RefHints func(*analysis.FileFacts) []uint32
+	RefHints func(*analysis.FileFacts) []uint64
 	// Sealed opens the index read-only when it can (sealed.go): a complete
 	// library's, which is only read. A write reopens it writable.
 	Sealed bool
@@ -68,7 +68,7 @@ type Options struct {
 // are serialised internally (see Batch).
 type Index struct {
 	fileLocal func(*analysis.FileFacts) (defs, refs []bool)
-	refHints  func(*analysis.FileFacts) []uint32
+	refHints  func(*analysis.FileFacts) []uint64
 	free      func(dir string) (uint64, error) // see space.go
 	gen       atomic.Pointer[generation]       // the database now (relocate.go)
 	dir       string                           // on disk, or the disk it left for memory; "" for an in-memory index

@@ -30,7 +30,7 @@ type RefHit struct {
 	// Hint is what Options.RefHints said of the reference; Imports are the
 	// file's Go import paths (shared: not to be modified), which hints
 	// may point into.
-	Hint    uint32
+	Hint    uint64
 	Imports []string
 	// Span is where the reference is, when its hint has HintSpan set
 	// (Spanned); otherwise it is in the file's facts.
@@ -113,17 +113,17 @@ func decodeDefPosting(v []byte, name string, file fileRow, out []DefHit) ([]DefH
 // the references they keep through the file's facts; the hint lets a
 // query set many aside first. References are the bulk of what a cold
 // index writes.
-func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int, hints []uint32) {
+func encodeRefPosting(e *encoder, f *analysis.FileFacts, idx []int, hints []uint64) {
 	e.uvarint(uint64(len(idx)))
 	prev, prevStart, prevLine := 0, 0, 0
 	for _, i := range idx {
 		e.uvarint(uint64(i - prev))
 		e.byte(byte(f.Refs[i].Role))
-		hint := uint32(0)
+		hint := uint64(0)
 		if i < len(hints) {
 			hint = hints[i]
 		}
-		e.uvarint(uint64(hint))
+		e.uvarint(hint)
 		if hint&HintSpan != 0 {
 			prevStart, prevLine = encodePostingSpan(e, f.Refs[i].Span, prevStart, prevLine)
 		}
@@ -169,7 +169,7 @@ func decodeRefPosting(v []byte, name string, file fileRow, out []RefHit) ([]RefH
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		i += int(d.uvarint())
 		hit := RefHit{Path: file.path, Lang: file.lang, Name: name, Index: i, Role: analysis.Role(d.byte()),
-			Hint: uint32(d.uvarint()), Imports: file.imports}
+			Hint: d.uvarint(), Imports: file.imports}
 		if hit.Hint&HintSpan != 0 {
 			hit.Span, hit.Spanned = decodePostingSpan(d, prevStart, prevLine), true
 			prevStart, prevLine = hit.Span.Start, hit.Span.StartPoint.Line

@@ -35,7 +35,7 @@ func (b *Batch) encodePostings(facts *analysis.FileFacts, deferrable bool) ([]po
 	// A file repeats its names: a small per-file map is cheaper than the
 	// index-wide cache, whose size makes every lookup a cache miss.
 	local := make(map[string]uint32, len(facts.Defs)+len(facts.Refs)/4)
-	var hints []uint32
+	var hints []uint64
 	if b.ix.refHints != nil {
 		hints = b.ix.refHints(facts)
 	}

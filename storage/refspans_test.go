@@ -93,7 +93,7 @@ func TestRefPostingsCarrySpannedHints(t *testing.T) {
 		{Name: "x", Span: analysis.Span{Start: 50, End: 52}},
 		{Name: "x", Span: analysis.Span{Start: 60, End: 80, StartPoint: analysis.Point{Line: 5, Col: 1}, EndPoint: analysis.Point{Line: 7, Col: 4}}},
 	}}
-	hints := []uint32{HintSpan | 2, HintSpan | 1, 3, HintSpan}
+	hints := []uint64{HintSpan | 2, HintSpan | 1, 3, HintSpan}
 	e := &encoder{}
 	encodeRefPosting(e, f, []int{0, 1, 2, 3}, hints)
 	got, err := decodeRefPosting(e.buf, "x", fileRow{path: "/w/p.go"}, nil)

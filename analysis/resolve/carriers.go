@@ -28,12 +28,12 @@ type carrier struct{ name, dir string }
 // otherwise reached the test types named F, T or A of every package, past
 // maxCarriers. ok is false for another definition, or when there are too
 // many.
-func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID) (map[uint32]bool, bool) {
+func (r *Resolver) memberCarriers(h RefHinter, f *analysis.FileFacts, def DefID) (map[uint64]bool, bool) {
 	names, ok := r.memberCarrierNames(h, f, def)
 	if !ok {
 		return nil, false
 	}
-	out := make(map[uint32]bool, len(names))
+	out := make(map[uint64]bool, len(names))
 	for n := range names {
 		out[typeHash(n)] = true
 	}

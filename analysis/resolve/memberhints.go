@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"hash/fnv"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -27,14 +28,22 @@ const (
 )
 
 // typeHash is a type name's hint bits: equal names hash alike.
-func typeHash(name string) uint32 {
+func typeHash(name string) uint64 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return h.Sum32() & (1<<hintTypeBits - 1)
+	return uint64(h.Sum32()) & (1<<hintTypeBits - 1)
 }
 
-// qualifierType returns the base name of the type of what a selector's
-// plain qualifier names, when the file alone settles it as the resolver
+// varType is a typed selector's qualifier's type, as qualifierType finds
+// it: its base name and what qualifies it where it is written ("" when
+// nothing does). mixed says that its declarations qualify it differently.
+type varType struct {
+	name, qual string
+	mixed      bool
+}
+
+// qualifierType returns the type of what a selector's plain qualifier
+// names, when the file alone settles it as the resolver
 // looks it up: in the innermost scope around the reference that declares
 // the name (inside a body: the file's scope holds package-level names,
 // which other files share), every definition so named is a parameter or
@@ -42,10 +51,10 @@ func typeHash(name string) uint32 {
 // the written one (not an anonymous struct, not a type parameter of the
 // file), or else one that the variable's value spells: an assertion
 // `x.(*T)`, a composite literal `&T{}`, `new(T)`.
-func (h *fileHinter) qualifierType(ref analysis.Ref) (string, bool) {
+func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 	f, q := h.f, ref.Qualifier
 	if q == "" || strings.Contains(q, ".") || !isName(q) {
-		return "", false
+		return varType{}, false
 	}
 	if h.scoped == nil {
 		h.scoped, h.typeParams = map[scopedName][]int32{}, map[string]bool{}
@@ -61,39 +70,40 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (string, bool) {
 		defs := h.scoped[scopedName{s, q}]
 		if len(defs) == 0 {
 			if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) && (f.Defs[o].Kind.IsType() || f.Defs[o].Receiver != "") {
-				return "", false // the resolver looks among its members first
+				return varType{}, false // the resolver looks among its members first
 			}
 			continue
 		}
-		name := ""
-		for _, i := range defs {
+		var vt varType
+		for k, i := range defs {
 			d := f.Defs[i]
 			if d.Kind != analysis.KindParameter && d.Kind != analysis.KindVariable || !DeclaredInBody(f, i) ||
 				d.NameSpan.Start > ref.Span.Start || d.FullSpan.Contains(ref.Span.Start) {
-				return "", false
+				return varType{}, false
 			}
-			t := spelledType(d)
-			if t == "" || name != "" && t != name {
-				return "", false
+			spelling := typeSpelling(d)
+			t, qual := baseTypeName(spelling), typeQualifier(spelling)
+			if t == "" || k > 0 && t != vt.name {
+				return varType{}, false
 			}
-			name = t
+			vt.mixed = vt.mixed || k > 0 && qual != vt.qual
+			vt.name, vt.qual = t, qual
 		}
 		// A value of a type parameter has its constraint's members.
-		return name, !h.typeParams[name]
+		return vt, !h.typeParams[vt.name]
 	}
-	return "", false
+	return varType{}, false
 }
 
-// spelledType is the base name of a variable's type as its declaration
-// spells it, the way the resolver reads it: its written type, or else
-// the type its value asserts, constructs or allocates; "" when neither
-// says.
-func spelledType(d analysis.Def) string {
+// typeSpelling is a variable's type as its declaration spells it, the
+// way the resolver reads it: its written type, or else the type its value
+// asserts, constructs or allocates; "" when neither says.
+func typeSpelling(d analysis.Def) string {
 	if d.TypeName != "" {
 		if analysis.GoStructLiteral(d.TypeName) {
 			return ""
 		}
-		return baseTypeName(d.TypeName)
+		return d.TypeName
 	}
 	v := d.Value
 	if v == "" || strings.ContainsAny(v, "#\n") || strings.HasPrefix(v, "(") {
@@ -103,7 +113,7 @@ func spelledType(d analysis.Def) string {
 		if !isName(strings.SplitN(name, "[", 2)[0]) {
 			return ""
 		}
-		return baseTypeName(name)
+		return name
 	}
 	if !strings.HasSuffix(v, ")") || strings.HasPrefix(v, "*") || strings.HasPrefix(v, "&") {
 		return ""
@@ -117,7 +127,7 @@ func spelledType(d analysis.Def) string {
 		if strings.HasPrefix(strings.TrimLeft(inner, "*"), "struct") || inner == "type" {
 			return ""
 		}
-		return baseTypeName(inner)
+		return inner
 	}
 	return ""
 }
@@ -186,4 +196,75 @@ func declaredAs(typeName, s string) bool {
 		return strings.Contains(typeName, s)
 	}
 	return baseTypeName(typeName) == s
+}
+
+// A typed selector settles (hintSettled) when its type does not depend on
+// its file beyond its folder: a type of the file's own package, or one
+// that the file's one import so named qualifies, as a settled selector's
+// import. Every x.Name of one folder, role and type then resolves alike
+// (see typedSettlesAs): t.Fatalf over thousands of test files is one
+// resolution a folder, and fewer once the type's import settles it
+// everywhere. Its hint's upper half holds the type's import (its index +
+// 1, 0 for its own package's) and a second hash of its name, so that two
+// types sharing a group are as unlikely as two files sharing a content
+// hash (38 bits of name with typeHash).
+const (
+	hintTypeImpShift = 32
+	hintTypeImpBits  = 10
+	hintTypeIDShift  = hintTypeImpShift + hintTypeImpBits
+	hintTypeIDBits   = 64 - hintTypeIDShift
+)
+
+// typeID is a type name's second hash, beside typeHash.
+func typeID(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64() >> (64 - hintTypeIDBits)
+}
+
+// typeSettles returns the import a typed selector's type is qualified by
+// (its index + 1, or 0 for a type of the file's package), when that type
+// resolves as in every file of the folder: no dot import; for a type of
+// the package, nothing so named imported or declared in the file (see
+// bareSettles); for a qualified one, the qualifier declared nowhere in
+// the file and naming one import by its path's last element.
+func (h *fileHinter) typeSettles(t varType) (int, bool) {
+	if t.mixed || h.dot >= 0 {
+		return 0, false
+	}
+	if t.qual == "" {
+		// A file declaring the type finds it in its own scope, with
+		// another confidence than the package's other files.
+		return 0, h.bareSettles(t.name)
+	}
+	if h.declares(t.qual) {
+		return 0, false
+	}
+	k := -1
+	for i, imp := range h.f.Imports {
+		if t.qual != imp.Path && t.qual != goImportName(imp) {
+			continue
+		}
+		if k >= 0 {
+			return 0, false
+		}
+		k = i
+	}
+	if k < 0 || k+1 >= 1<<hintTypeImpBits {
+		return 0, false
+	}
+	imp := h.f.Imports[k]
+	if imp.Alias != "" || imp.Wildcard || imp.Name != path.Base(imp.Path) || strings.HasPrefix(imp.Path, ".") || t.qual != goImportName(imp) {
+		return 0, false
+	}
+	return k + 1, true
+}
+
+// typedSettled reports whether a hint is a settled typed selector's, and
+// returns its type's identity in its group's key (never 0).
+func typedSettled(hint uint64) (uint64, bool) {
+	if hint&(1<<hintKindBits-1) != hintTyped || hint&hintSettled == 0 {
+		return 0, false
+	}
+	return hint>>hintTypeShift&(1<<hintTypeBits-1) | hint>>hintTypeIDShift<<hintTypeBits | 1<<63, true
 }

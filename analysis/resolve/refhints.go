@@ -79,7 +79,7 @@ const (
 // GoRefHints); Import is the path of the import the hint names, if any.
 type HintedRef struct {
 	RefID
-	Hint   uint32
+	Hint   uint64
 	Import string
 	Role   analysis.Role
 	// Span is where the reference is, when Spanned: the index stores it
@@ -101,8 +101,13 @@ const hintDotBare = 1 << hintQualShift
 
 // HintImport returns the index into the file's imports that a hint names,
 // or -1.
-func HintImport(hint uint32) int {
+func HintImport(hint uint64) int {
 	switch hint & (1<<hintKindBits - 1) {
+	case hintTyped:
+		if hint&hintSettled == 0 {
+			return -1
+		}
+		return int(hint>>hintTypeImpShift&(1<<hintTypeImpBits-1)) - 1
 	case hintSelector:
 	case hintBare:
 		if hint&hintDotBare == 0 {
@@ -122,10 +127,19 @@ type RefHinter interface {
 
 // GoRefHints returns each reference's hint; nil for other languages. The
 // index stores it beside the reference postings.
-func GoRefHints(f *analysis.FileFacts) []uint32 {
+func GoRefHints(f *analysis.FileFacts) []uint64 {
 	if f.Lang != "go" {
 		return nil
 	}
+	out := make([]uint64, len(f.Refs))
+	h := newFileHinter(f)
+	for i, ref := range f.Refs {
+		out[i] = h.hint(ref)
+	}
+	return out
+}
+
+func newFileHinter(f *analysis.FileFacts) *fileHinter {
 	dots, dot := 0, -1
 	for k, imp := range f.Imports {
 		if imp.Wildcard {
@@ -135,12 +149,7 @@ func GoRefHints(f *analysis.FileFacts) []uint32 {
 	if dots > 1 {
 		dot = len(f.Imports) // several: none of them is hinted
 	}
-	out := make([]uint32, len(f.Refs))
-	h := fileHinter{f: f, dot: dot}
-	for i, ref := range f.Refs {
-		out[i] = h.hint(ref)
-	}
-	return out
+	return &fileHinter{f: f, dot: dot}
 }
 
 // fileHinter works out a file's hints, with what they share.
@@ -155,14 +164,20 @@ type fileHinter struct {
 	typeParams map[string]bool
 }
 
-func (h *fileHinter) hint(ref analysis.Ref) uint32 {
+func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 	out := goRefHint(h.f, ref, h.dot)
 	if ref.Role&analysis.RoleType != 0 && h.inTypeDecl(ref.Enclosing) {
 		out |= hintTypeDecl
 	}
 	if out&(1<<hintKindBits-1) == hintSelector && HintImport(out) < 0 {
 		if t, ok := h.qualifierType(ref); ok {
-			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t)<<hintTypeShift
+			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t.name)<<hintTypeShift
+			if imp, ok := h.typeSettles(t); ok {
+				out |= hintSettled | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
+				if h.plainScopes(ref.Scope) {
+					out |= hintPlainScopes
+				}
+			}
 		}
 	}
 	if out&(1<<hintKindBits-1) == hintBare {
@@ -298,7 +313,7 @@ func (h *fileHinter) receiverOnly(s int32) (string, bool) {
 	return recv, recv != "" && isName(recv)
 }
 
-func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint32 {
+func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint64 {
 	switch {
 	case ref.Role&analysis.RoleImport != 0:
 		return hintNone
@@ -306,7 +321,7 @@ func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint32 {
 		if dot >= len(f.Imports) || dot+1 >= 1<<hintImpBits {
 			return hintNone // several dot imports: the resolver tries each
 		}
-		return hintBare | hintDotBare | uint32(dot+1)<<hintImpShift
+		return hintBare | hintDotBare | uint64(dot+1)<<hintImpShift
 	case ref.Qualifier == "":
 		return hintBare
 	}
@@ -323,14 +338,14 @@ func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint32 {
 	if named >= 1<<hintImpBits {
 		return hintNone
 	}
-	return hintSelector | qualifierHash(ref.Qualifier)<<hintQualShift | uint32(named)<<hintImpShift
+	return hintSelector | qualifierHash(ref.Qualifier)<<hintQualShift | uint64(named)<<hintImpShift
 }
 
 // qualifierHash is a qualifier's hint bits: equal qualifiers hash alike.
-func qualifierHash(q string) uint32 {
+func qualifierHash(q string) uint64 {
 	h := fnv.New32a()
 	h.Write([]byte(q))
-	return h.Sum32() & (1<<hintQualBits - 1)
+	return uint64(h.Sum32()) & (1<<hintQualBits - 1)
 }
 
 // topLevelGo reports whether def is a Go declaration at package level that
@@ -374,11 +389,12 @@ func (r *Resolver) hintedTopLevel(def DefID, f *analysis.FileFacts) ([]RefID, bo
 			if dir != home && (ref.Hint&hintDotBare == 0 || ref.Import == "" || !r.mayNameHome(dp, ref, def, f.Package)) {
 				continue // its own package's, the universe's or another dot import's
 			}
-		case hintSelector, hintTyped: // a typed selector names no import
+		case hintSelector, hintTyped:
 			// A package named like the qualifier is the resolver's last
-			// resort: kept whenever the hashes allow it.
+			// resort: kept whenever the hashes allow it. (The import a
+			// typed selector's hint names is its qualifier's type's.)
 			if (ref.Hint>>hintQualShift)&(1<<hintQualBits-1) != pkgHash &&
-				(ref.Import == "" || !r.mayNameHome(dp, ref, def, f.Package)) {
+				(ref.Import == "" || ref.Hint&(1<<hintKindBits-1) == hintTyped || !r.mayNameHome(dp, ref, def, f.Package)) {
 				continue // a field or a method, or another package's
 			}
 		}

@@ -58,8 +58,10 @@ type settledKey struct {
 	role     analysis.Role
 	plain    bool
 	// pkg is the package of a settled bare name's files (see bareSettles),
-	// "" for a selector.
+	// or of a typed selector's whose type is its package's; "" for others.
 	pkg string
+	// typ is a settled typed selector's type (typedSettled), 0 for others.
+	typ uint64
 }
 
 // FilePackager is implemented by a workspace that knows the package
@@ -92,7 +94,8 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	hints := make(map[RefID]int32, len(ids))
 	for j := range hinted {
 		ref := &hinted[j]
-		if ref.Hint&hintSettled != 0 && (ref.Import != "" || packager && bareSettled(ref.Hint)) {
+		_, typed := typedSettled(ref.Hint)
+		if ref.Hint&hintSettled != 0 && (ref.Import != "" || packager && (bareSettled(ref.Hint) || typed)) {
 			hints[ref.RefID] = int32(j)
 		}
 	}
@@ -113,7 +116,8 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			continue
 		}
 		ref := &hinted[j]
-		k := settledKey{filepath.Dir(id.Path), ref.Import, ref.Role, ref.Hint&hintPlainScopes != 0, ""}
+		k := settledKey{dir: filepath.Dir(id.Path), imp: ref.Import, role: ref.Role, plain: ref.Hint&hintPlainScopes != 0}
+		k.typ, _ = typedSettled(ref.Hint)
 		if ref.Import == "" {
 			if k.pkg = packageOf(id.Path); k.pkg == "" {
 				continue
@@ -138,9 +142,31 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	carried := r.carriedMemo(h)
 	for _, k := range keys {
 		members := groups[k]
-		g := importGroup{k.imp, k.role, k.plain}
+		g := importGroup{k.imp, k.role, k.plain, k.typ}
 		a, known := shared[g]
 		switch {
+		case k.typ != 0 && known && k.imp != "" && r.folderSettles(k, carried):
+			// Another folder's group settled the type's member for all.
+		case k.typ != 0:
+			if len(members) < 2 {
+				continue
+			}
+			first := ids[r.smallestFile(ids, members)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			settles := r.typedSettlesAs(k, first, name, carried)
+			var sure bool
+			if settles {
+				res := r.resolved(first)
+				a.rep, a.hit = res.To(first, def)
+				sure = res.sure()
+			}
+			release()
+			if !settles {
+				continue
+			}
+			if oneName && sure && k.imp != "" {
+				shared[g] = a
+			}
 		case k.pkg != "":
 			// A settled bare name: one folder's package.
 			if len(members) < 2 || !k.plain && !r.noMemberIn(name, k.dir, carried) {
@@ -263,7 +289,7 @@ func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carried
 
 // bareSettled reports whether a hint is a bare name's that bareSettles
 // vouched for.
-func bareSettled(hint uint32) bool {
+func bareSettled(hint uint64) bool {
 	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintDotBare) == hintSettled
 }
 
@@ -419,6 +445,7 @@ type importGroup struct {
 	imp   string
 	role  analysis.Role
 	plain bool
+	typ   uint64
 }
 
 // settledAnswer is what a settled group's first member resolved to.
@@ -446,4 +473,35 @@ func (r *Resolver) importSettled(k settledKey, name string) bool {
 // parameter (declared inside its type).
 func memberKind(k analysis.Kind) bool {
 	return k == analysis.KindField || k == analysis.KindMethod || k == analysis.KindTypeParameter
+}
+
+// typedSettlesAs reports whether rep, the first member of a group of
+// settled typed selectors, is what the group's key says, and its type
+// resolves alike in every file of the group (see typeSettles for what
+// the hints vouch for of each file): a type of the group's package, found
+// as in plain scopes (noMemberIn) when the scopes are not; or one its
+// import's package declares, whose qualifier nothing in the folder
+// shadows (folderSettles). Otherwise the resolver would look the bare name
+// up in the file (members.go's resolveType).
+func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string, carried carriedFunc) bool {
+	f := r.file(rep.Path)
+	if f == nil || f.Lang != "go" || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
+		return false
+	}
+	ref := f.Refs[rep.Index]
+	if ref.Name != name || ref.Role != k.role {
+		return false
+	}
+	h := newFileHinter(f)
+	hint := h.hint(ref)
+	if typ, ok := typedSettled(hint); !ok || typ != k.typ {
+		return false
+	}
+	t, _ := h.qualifierType(ref)
+	if k.imp == "" {
+		return f.Package == k.pkg && HintImport(hint) < 0 && (k.plain || r.noMemberIn(t.name, k.dir, carried))
+	}
+	imp := HintImport(hint)
+	return imp >= 0 && imp < len(f.Imports) && f.Imports[imp].Path == k.imp && r.folderSettles(k, carried) &&
+		len(r.goImportMember(k.imp, t.name, analysis.RoleType)) > 0
 }

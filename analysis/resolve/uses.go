@@ -148,6 +148,17 @@ type resolvedUse struct {
 	uncertain  bool
 }
 
+// sure reports whether the reference was resolved to something and to
+// nothing uncertain: not a guess, whose ranking may depend on the file.
+func (x Resolved) sure() bool {
+	for _, u := range x.uses {
+		if u.uncertain {
+			return false
+		}
+	}
+	return len(x.uses) > 0
+}
+
 // resolved resolves a reference for Resolved.To.
 func (r *Resolver) resolved(id RefID) Resolved {
 	uses := usesOf(r.Resolve(id))
