@@ -89,8 +89,10 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 			vt.mixed = vt.mixed || k > 0 && qual != vt.qual
 			vt.name, vt.qual = t, qual
 		}
-		// A value of a type parameter has its constraint's members.
-		return vt, !h.typeParams[vt.name]
+		// A value of a type parameter has its constraint's members. A
+		// qualified type is never one (a file's type parameter T kept
+		// every t.Fatalf of testing.T's from its hint).
+		return vt, vt.qual != "" || !h.typeParams[vt.name]
 	}
 	return varType{}, false
 }
@@ -224,12 +226,13 @@ func typeID(name string) uint64 {
 
 // typeSettles returns the import a typed selector's type is qualified by
 // (its index + 1, or 0 for a type of the file's package), when that type
-// resolves as in every file of the folder: no dot import; for a type of
-// the package, nothing so named imported or declared in the file (see
-// bareSettles); for a qualified one, the qualifier declared nowhere in
-// the file and naming one import by its path's last element.
+// resolves as in every file of the folder: for a type of the package,
+// nothing so named imported or declared in the file and no dot import
+// (see bareSettles); for a qualified one, the qualifier declared nowhere
+// in the file, naming one import by its path's last element, and
+// lower-case if the file has a dot import.
 func (h *fileHinter) typeSettles(t varType) (int, bool) {
-	if t.mixed || h.dot >= 0 {
+	if t.mixed {
 		return 0, false
 	}
 	if t.qual == "" {
@@ -237,7 +240,8 @@ func (h *fileHinter) typeSettles(t varType) (int, bool) {
 		// another confidence than the package's other files.
 		return 0, h.bareSettles(t.name)
 	}
-	if h.declares(t.qual) {
+	// A dot import brings in exported names only (goDotImported).
+	if h.dot >= 0 && exported(t.qual) || h.declares(t.qual) {
 		return 0, false
 	}
 	k := -1

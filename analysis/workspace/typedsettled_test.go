@@ -14,7 +14,7 @@ import (
 
 // A method called on parameters of written types, as a test calls
 // t.Fatalf: through an import in two folders (one group each, one settled
-// by the other), a type of the folder's own package, and where no group
+// by the other; beside a type parameter T, a dot import), a type of the folder's own package, and where no group
 // settles: a folder that declares a name like the import's, an aliased
 // import, a file that declares the type (found in its own scope, with
 // another confidence), a file that declares a type inside a function
@@ -52,6 +52,8 @@ func TestB(t *tt.T) {
 	var o tt.Other
 	o.Fatalf("o")
 }
+
+func same[T any](v T) T { return v }
 -- b/c_test.go --
 package b
 
@@ -64,9 +66,16 @@ func TestC(t *tt.T, b *tt.B) {
 -- b/d_test.go --
 package b
 
-import "example.com/m/tt"
+import (
+	. "example.com/m/util"
+	"example.com/m/tt"
+)
 
-func TestD(t *tt.T) { t.Fatalf("d") }
+func TestD(t *tt.T) { t.Fatalf(Help()) }
+-- util/util.go --
+package util
+
+func Help() string { return "" }
 -- shadow/s.go --
 package shadow
 
@@ -159,10 +168,7 @@ func TestTypedSelectorsSettledByGroup(t *testing.T) {
 	if got := snap.CertainReferences(local); len(got) != 3 {
 		t.Errorf("local L.Fatalf: %d references %v; want 3", len(got), referenceKeys(got))
 	}
-	if certainBeforeAndAfter(t, ws) == 0 {
-		t.Fatal("no definition has references")
-	}
-	read := spansRead()
+	read := spansRead() // the two queries' settled files
 	for _, want := range []string{"a/a_test.go", "a/b_test.go", "b/d_test.go", "local/m.go"} {
 		if !read[want] {
 			t.Errorf("%s: its references were resolved one by one; want them settled", want)
@@ -175,6 +181,9 @@ func TestTypedSelectorsSettledByGroup(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("settled: %v", slices.Sorted(maps.Keys(read)))
+	}
+	if certainBeforeAndAfter(t, ws) == 0 {
+		t.Fatal("no definition has references")
 	}
 }
 
