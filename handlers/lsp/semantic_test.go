@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/kast-dev/kast/server/servertest"
 )
@@ -65,4 +67,38 @@ func TestLSPKastOwnDiagnostics(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("pulled", pulled.Items)
+}
+
+// Closing a document stops the semantic check of it under way: its
+// findings would be thrown away, and a check of a large file holds much
+// memory and CPU.
+func TestLSPClosingStopsItsDiagnostics(t *testing.T) {
+	e := startLSP(t, map[string]string{"a/a.go": "package a\n\nfunc A() int { return 1 }\n"})
+	started, stopped := make(chan struct{}, 1), make(chan struct{}, 1)
+	diagnosingHook = func(ctx context.Context) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			stopped <- struct{}{}
+		case <-time.After(20 * time.Second):
+		}
+	}
+	t.Cleanup(func() { diagnosingHook = nil })
+	doc := e.uri("a/b.go")
+	if err := e.client.DidOpen(doc, "go", 1, "package a\n\nfunc B() int { return A() }\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no semantic check started for the open document")
+	}
+	if err := e.client.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": doc}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the check of a closed document was not stopped")
+	}
 }

@@ -37,6 +37,7 @@ type session struct {
 	roots    map[string]func()          // root → stops watching its background passes
 	indexing map[string]<-chan struct{} // root → closed when indexed
 	timers   map[string]*time.Timer     // uri → pending diagnostics
+	checking map[string]*diagnosing     // uri → diagnostics being worked out
 	checks   toolchainChecks            // the languages' own checks of open documents (checks.go)
 
 	// libsPending counts roots whose libraries are still being found or
@@ -61,7 +62,8 @@ func (l *LSP) session(ctx context.Context) *session {
 		return s
 	}
 	s := &session{l: l, conn: conn, engine: workspace.NewSession(), jobs: make(chan func(context.Context), 256),
-		roots: map[string]func(){}, indexing: map[string]<-chan struct{}{}, timers: map[string]*time.Timer{}}
+		roots: map[string]func(){}, indexing: map[string]<-chan struct{}{}, timers: map[string]*time.Timer{},
+		checking: map[string]*diagnosing{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	l.sessions[conn] = s
 	s.wg.Add(1)
@@ -298,6 +300,13 @@ func (s *session) reindex(path string, deleted bool) {
 	}
 }
 
+// diagnosingHook, set by tests only, hears each semantic check start,
+// with its context.
+var diagnosingHook func(ctx context.Context)
+
+// diagnosing is the work on one document's diagnostics under way.
+type diagnosing struct{ cancel context.CancelFunc }
+
 // diagnose schedules pushing the diagnostics of an open document.
 func (s *session) diagnose(docURI string) {
 	s.mu.Lock()
@@ -305,14 +314,41 @@ func (s *session) diagnose(docURI string) {
 	if t, ok := s.timers[docURI]; ok {
 		t.Stop()
 	}
+	s.stopDiagnosingLocked(docURI) // of a version now stale
 	s.timers[docURI] = time.AfterFunc(diagnosticDelay, func() { s.publish(docURI) })
 }
 
+// stopDiagnosingLocked cancels the diagnostics under way of a document
+// closed or changed: a semantic check resolves every reference of the
+// file, and during a cold start, when each took seconds, checks of closed
+// documents held a third of the live heap and as much CPU as the
+// reference queries.
+func (s *session) stopDiagnosingLocked(docURI string) {
+	if d := s.checking[docURI]; d != nil {
+		d.cancel()
+		delete(s.checking, docURI)
+	}
+}
+
 func (s *session) publish(docURI string) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	d := &diagnosing{cancel: cancel}
+	s.mu.Lock()
+	s.stopDiagnosingLocked(docURI)
+	s.checking[docURI] = d
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.checking[docURI] == d {
+			delete(s.checking, docURI)
+		}
+		s.mu.Unlock()
+	}()
 	// Requests first: an editor waits on them, not on diagnostics, and a
 	// document closed meanwhile needs none.
-	s.engine.AwaitRequests(s.ctx, maxDiagnosticWait)
-	if s.ctx.Err() != nil {
+	s.engine.AwaitRequests(ctx, maxDiagnosticWait)
+	if ctx.Err() != nil {
 		return
 	}
 	docs := documents(s.conn).Snapshot()
@@ -333,8 +369,14 @@ func (s *session) publish(docURI string) {
 		} else {
 			s.startChecks(doc, func() { s.publish(docURI) })
 		}
-		diags = append(diags, semanticDiagnostics(s.ctx, s.openSnapshot(docs), path, doc, encoding(s.conn), toolchain)...)
+		if diagnosingHook != nil {
+			diagnosingHook(ctx)
+		}
+		diags = append(diags, semanticDiagnostics(ctx, s.openSnapshot(docs), path, doc, encoding(s.conn), toolchain)...)
 		diags = append(diags, toolchain...)
+	}
+	if ctx.Err() != nil {
+		return // closed or changed meanwhile: what was found may be partial
 	}
 	err := s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
 		URI: uri.URI(docURI), Version: protocol.NewOptional(doc.Version), Diagnostics: diags,
@@ -351,6 +393,7 @@ func (s *session) clearDiagnostics(docURI string) {
 		t.Stop()
 		delete(s.timers, docURI)
 	}
+	s.stopDiagnosingLocked(docURI)
 	s.mu.Unlock()
 	s.checks.forget(docURI)
 	_ = s.conn.Client().PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: uri.URI(docURI), Diagnostics: []protocol.Diagnostic{}})
