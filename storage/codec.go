@@ -160,6 +160,26 @@ func (d *decoder) strs() []string {
 	return out
 }
 
+// int32s and (*encoder).int32s code a short list of small numbers.
+func (d *decoder) int32s() []int32 {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = d.int32()
+	}
+	return out
+}
+
+func (e *encoder) int32s(xs []int32) {
+	e.uvarint(uint64(len(xs)))
+	for _, x := range xs {
+		e.varint(int64(x))
+	}
+}
+
 func (d *decoder) span() analysis.Span {
 	var s analysis.Span
 	s.Start = d.int()
@@ -220,6 +240,7 @@ func appendFacts(scratch []byte, f *analysis.FileFacts) (blob, reuse []byte) {
 		e.str(c.Type)
 		e.span(c.Span)
 	}
+	e.int32s(f.WideLines)
 	return s2.Encode(nil, e.buf), e.buf
 }
 
@@ -341,6 +362,7 @@ func decodeFactsKeeping(blob []byte, defsOnly bool, keep func(i int) bool) (*ana
 			f.Casts[i] = analysis.Cast{Name: d.str(), Type: d.str(), Span: d.span()}
 		}
 	}
+	f.WideLines = d.int32s()
 	if d.err == nil && len(d.buf) != 0 {
 		d.err = errCorrupt
 	}

@@ -42,6 +42,8 @@ type FileState struct {
 	Defs    int
 	Refs    int
 	ASCII   bool     // FileFacts.ASCII
+	// WideLines are FileFacts.WideLines.
+	WideLines []int32
 	Imports []string // a Go file's import paths
 	// Receivers are the receiver types of a Go file's methods, as written
 	// ("*Value"), each once: a type's methods are found without decoding
@@ -64,6 +66,7 @@ type fileRow struct {
 	imports []string
 	// receivers are a Go file's method receiver types (FileState.Receivers).
 	receivers []string
+	wide      []int32 // FileFacts.WideLines
 }
 
 func (r fileRow) encode() []byte {
@@ -87,6 +90,7 @@ func (r fileRow) encode() []byte {
 	for _, t := range r.receivers {
 		e.str(t)
 	}
+	e.int32s(r.wide)
 	return e.buf
 }
 
@@ -97,12 +101,14 @@ func decodeFileRow(v []byte) (fileRow, error) {
 	r.lines, r.defs, r.refs, r.incomplete, r.ascii = d.int(), d.int(), d.int(), d.bool(), d.bool()
 	r.imports = d.strs()
 	r.receivers = d.strs()
+	r.wide = d.int32s()
 	return r, d.err
 }
 
 func (r fileRow) state() FileState {
 	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
-		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports, Receivers: r.receivers}
+		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports, Receivers: r.receivers,
+		WideLines: r.wide}
 	if r.mtime != 0 {
 		s.ModTime = time.Unix(0, r.mtime)
 	}

@@ -157,7 +157,7 @@ func (b *Batch) putFile(path string, mtime time.Time, hash contentHash, facts *a
 		}
 	}
 	final := fileRow{path: path, lang: facts.Lang, pkg: facts.Package, size: int64(facts.Size), mtime: mtime.UnixNano(),
-		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs), ascii: facts.ASCII, imports: goImports(facts), receivers: goReceivers(facts)}
+		hash: hash, lines: facts.Lines, defs: len(facts.Defs), refs: len(facts.Refs), ascii: facts.ASCII, wide: facts.WideLines, imports: goImports(facts), receivers: goReceivers(facts)}
 	if deferred {
 		b.completed = append(b.completed, completedFile{cur.id, final.encode()})
 		return nil

@@ -34,6 +34,9 @@ func FromTree(tree *syntax.Tree, walk Walker, path string) *analysis.FileFacts {
 	facts.Hash = hex.EncodeToString(sum[:])
 	facts.Size = len(src)
 	facts.ASCII = analysis.IsASCII(src)
+	if !facts.ASCII {
+		facts.WideLines = analysis.WideLines(src)
+	}
 	facts.Lines = bytes.Count(src, []byte("\n"))
 	if len(src) > 0 && src[len(src)-1] != '\n' {
 		facts.Lines++

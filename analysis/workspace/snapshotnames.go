@@ -204,6 +204,21 @@ func (s *Snapshot) ASCII(path string) bool {
 	return w != nil && s.fromIndex(w, path) && w.view.indexedFile(path).ascii
 }
 
+// ASCIILine reports whether line (from 0) of path, as indexed and not
+// open, is known to hold ASCII only: its byte columns are UTF-16's too.
+func (s *Snapshot) ASCIILine(path string, line int) bool {
+	w := owner(s.roots, path)
+	if w == nil || !s.fromIndex(w, path) {
+		return false
+	}
+	v := w.view.indexedFile(path)
+	if v.ascii {
+		return true
+	}
+	_, wide := slices.BinarySearch(v.wide, int32(line))
+	return v.wide != nil && !wide
+}
+
 // appendFromIndexes appends what list gives of each root's index, the
 // libraries' too when asked (references stay workspace-scoped), leaving
 // out the files an open document shadows or another root owns.

@@ -454,7 +454,8 @@ type indexedVersion struct {
 	hash  string
 	ascii bool
 	size  int64
-	pkg   string // its package clause
+	pkg   string  // its package clause
+	wide  []int32 // the lines that are not ASCII, if few (FileFacts.WideLines)
 }
 
 // indexedFile describes path's indexed version; the zero value when the
@@ -539,7 +540,7 @@ func (v *view) readFileTables() fileTables {
 			t.goImports[name] = append(t.goImports[name], resolve.GoImport{File: f.Path, Path: p})
 		}
 		if !f.Incomplete {
-			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size, f.Package}
+			t.indexed[f.Path] = indexedVersion{f.Hash, f.ASCII, f.Size, f.Package, f.WideLines}
 		}
 	}
 	// In path order: a pass then resolves a package's files one after

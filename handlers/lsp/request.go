@@ -176,8 +176,9 @@ func (r *request) file(u uri.URI) (string, *analysis.FileFacts, *document.Docume
 // offset's line and byte column, which the facts carry.
 func (r *request) position(path string, offset int, p analysis.Point) protocol.Position {
 	if r.enc == document.UTF16 {
-		if r.snap.ASCII(path) {
-			// Most results lie in indexed ASCII files: no read at all.
+		if r.snap.ASCIILine(path, p.Line) {
+			// Most results lie on ASCII lines of indexed files: no read
+			// at all.
 			return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Col)}
 		}
 		// The column counts the line's text before offset, which the byte
