@@ -87,7 +87,7 @@ func (l *LSP) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentP
 	if ws := s.engine.Owner(uriPath(item.URI)); ws != nil && ws.Lib == nil {
 		l.pool.Prioritize(ws.Root, []string{uriPath(item.URI)})
 	}
-	s.diagnose(string(item.URI))
+	s.diagnoseAfter(string(item.URI), openedDiagnosticDelay)
 	return nil
 }
 

@@ -307,15 +307,25 @@ var diagnosingHook func(ctx context.Context)
 // diagnosing is the work on one document's diagnostics under way.
 type diagnosing struct{ cancel context.CancelFunc }
 
+// openedDiagnosticDelay is how long a document just opened stays open
+// before its diagnostics are worked out: an editor opens documents for a
+// glance (a peek, a hover's preview, an agent's read) and closes them
+// again, and working out theirs cost a cold start as much CPU as its
+// reference queries. Someone who opens a file to read it does not see the
+// difference.
+const openedDiagnosticDelay = 300 * time.Millisecond
+
 // diagnose schedules pushing the diagnostics of an open document.
-func (s *session) diagnose(docURI string) {
+func (s *session) diagnose(docURI string) { s.diagnoseAfter(docURI, diagnosticDelay) }
+
+func (s *session) diagnoseAfter(docURI string, delay time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t, ok := s.timers[docURI]; ok {
 		t.Stop()
 	}
 	s.stopDiagnosingLocked(docURI) // of a version now stale
-	s.timers[docURI] = time.AfterFunc(diagnosticDelay, func() { s.publish(docURI) })
+	s.timers[docURI] = time.AfterFunc(delay, func() { s.publish(docURI) })
 }
 
 // stopDiagnosingLocked cancels the diagnostics under way of a document
