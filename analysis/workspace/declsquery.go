@@ -34,7 +34,7 @@ func (s *Snapshot) declsResolver() *resolve.Resolver {
 	if s.shared != nil {
 		return s.shared.snapshot().declsResolver()
 	}
-	s.declsOnce.Do(func() { s.decls = resolve.NewWithBudget(declsView{s}, snapshotFactsBytes) })
+	s.declsOnce.Do(func() { s.decls = resolve.NewWithBudget(declsView{s}, factsBudget(s.roots, snapshotFactsBytes)) })
 	return s.decls
 }
 

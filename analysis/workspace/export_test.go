@@ -17,5 +17,5 @@ func ShrinkPassBudgets(t *testing.T) {
 // PassCrossedFacts is what a reference pass's resolution reads of path when
 // it crosses into it from another file.
 func (w *Workspace) PassCrossedFacts(path string) *analysis.FileFacts {
-	return newPassCache(w.view).file(path)
+	return newPassCache(w.view, len(w.view.Files())).file(path)
 }

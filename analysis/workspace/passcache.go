@@ -87,6 +87,8 @@ type passCache struct {
 	facts map[string]*list.Element // of *cachedFacts
 	lru   list.List                // most recently used first
 	bytes int64
+	// factsMax bounds bytes (passFactsBudget).
+	factsMax int64
 	// defs holds the names looked up since it last filled; older those
 	// looked up before, which a lookup moves back into defs: the names
 	// every package asks for (String, Error, New) stay.
@@ -116,9 +118,21 @@ func (c *passCache) resolver() *resolve.Resolver {
 	return c.r
 }
 
-func newPassCache(v *view) *passCache {
-	return &passCache{v: v, gen: v.gen.Load(), facts: map[string]*list.Element{}, defs: map[string][]resolve.DefEntry{}}
+func newPassCache(v *view, files int) *passCache {
+	return &passCache{v: v, gen: v.gen.Load(), facts: map[string]*list.Element{}, defs: map[string][]resolve.DefEntry{},
+		factsMax: passFactsBudget(files)}
 }
+
+// passFactsBudget is the facts a pass over that many files shares: 40 MB
+// within the memory limit's floor (the standard library's cold start then
+// ran its collector a quarter of the time at 96 MB), up to passBudget.facts
+// as the limit is allowed to rise with the workspace (at three million
+// lines, 40 MB thrashed).
+func passFactsBudget(files int) int64 {
+	return min(passBudget.facts, passLeanFacts+passHeapAllowance(files)/2)
+}
+
+const passLeanFacts = 40 << 20
 
 // current reports whether the view is still at the cache's generation; when
 // it is not, the cache is emptied and reads go to the view.
@@ -159,7 +173,7 @@ func (c *passCache) file(path string) *analysis.FileFacts {
 	cf := &cachedFacts{path: path, facts: f, size: factsSize(f)}
 	c.facts[path] = c.lru.PushFront(cf)
 	c.bytes += cf.size
-	for c.bytes > passBudget.facts && c.lru.Len() > 1 {
+	for c.bytes > c.factsMax && c.lru.Len() > 1 {
 		old := c.lru.Remove(c.lru.Back()).(*cachedFacts)
 		delete(c.facts, old.path)
 		delete(c.names, old.facts)

@@ -298,7 +298,7 @@ func (s *Snapshot) Resolver() *resolve.Resolver {
 	if s.shared != nil {
 		return s.shared.snapshot().Resolver()
 	}
-	s.once.Do(func() { s.resolver = resolve.NewWithBudget(s, snapshotFactsBytes) })
+	s.once.Do(func() { s.resolver = resolve.NewWithBudget(s, factsBudget(s.roots, snapshotFactsBytes)) })
 	// Requests run at once: each gets its own view of the shared caches.
 	return s.resolver.View()
 }
@@ -355,7 +355,7 @@ func (s *Snapshot) File(path string) *analysis.FileFacts {
 	s.mu.Lock()
 	if g, ok := s.cached[path]; ok {
 		f = g
-	} else if s.bytes < snapshotFactsBytes {
+	} else if s.bytes < factsBudget(s.roots, snapshotFactsBytes) {
 		// Past the budget, the view's cache and the resolver's memo keep
 		// what is read again.
 		s.cached[path] = f

@@ -89,7 +89,7 @@ func (sh *shared) snapshot() *Snapshot {
 func (sh *shared) trim() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.base.cachedBytes() > sharedFactsBytes {
+	if sh.base.cachedBytes() > factsBudget(sh.roots, sharedFactsBytes) {
 		sh.base = newSnapshot(sh.roots)
 	}
 }

@@ -303,6 +303,9 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 			partial = u.partial // resume: its files' rows are current
 		}
 		u.mu.Unlock()
+		// A full pass: the query caches give it room (see leanShare).
+		w.view.lean.Store(true)
+		defer w.view.lean.Store(false)
 		if partial == nil {
 			if err := w.Index.ClearUses(); err != nil {
 				return 0, err
@@ -340,7 +343,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	cache := newPassCache(w.view)
+	cache := newPassCache(w.view, len(w.view.Files()))
 	// Workers stop giving way once every file is handed out: one waiting
 	// for queries to end would hold up the end of the pass.
 	fed, stopYield := make(chan struct{}), make(chan struct{})
