@@ -225,13 +225,13 @@ type FileFacts struct {
 	Lines   int    `json:"lines"`
 	// ASCII is true when every byte is below 0x80: columns in UTF-16 code
 	// units then equal byte columns, so positions convert without the text.
-	ASCII      bool          `json:"ascii,omitempty"`
+	ASCII bool `json:"ascii,omitempty"`
 	// WideLines lists the lines (from 0) that hold a byte of 0x80 or more
 	// when the file is not ASCII and they are at most MaxWideLines: the
 	// other lines' positions convert without the text too. Most such files
 	// have a few (a name in a comment), and reading a large one again for
 	// each result was half of a cold start's workspace/symbol CPU.
-	WideLines []int32 `json:"wideLines,omitempty"`
+	WideLines  []int32       `json:"wideLines,omitempty"`
 	Defs       []Def         `json:"defs"`
 	Refs       []Ref         `json:"refs"`
 	Scopes     []Scope       `json:"scopes"`

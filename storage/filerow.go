@@ -41,10 +41,10 @@ type FileState struct {
 	Lines   int
 	Defs    int
 	Refs    int
-	ASCII   bool     // FileFacts.ASCII
+	ASCII   bool // FileFacts.ASCII
 	// WideLines are FileFacts.WideLines.
 	WideLines []int32
-	Imports []string // a Go file's import paths
+	Imports   []string // a Go file's import paths
 	// Receivers are the receiver types of a Go file's methods, as written
 	// ("*Value"), each once: a type's methods are found without decoding
 	// every file of its package.

@@ -39,9 +39,9 @@ type view struct {
 	log *slog.Logger
 	// maxBytes and maxTopLevel bound the caches: a library's view gets a
 	// small share, since a module with its dependencies opens dozens.
-	maxBytes    int64
+	maxBytes int64
 	// lean is set while a full reference pass runs (see leanShare).
-	lean atomic.Bool
+	lean        atomic.Bool
 	maxTopLevel int
 	// gen counts the changes of the index this view has seen: what was
 	// computed from it at one generation stays true until the next.
@@ -265,35 +265,6 @@ func (v *view) file(path string) *analysis.FileFacts {
 		v.removeLocked(v.lru.Back())
 	}
 	return f
-}
-
-// cacheBudget is what the facts cache may hold now.
-func (v *view) cacheBudget() int64 {
-	if v.lean.Load() {
-		return v.maxBytes / leanShare
-	}
-	return v.maxBytes
-}
-
-// leanShare is the share of their budgets that the query caches of facts
-// keep while a full reference pass runs. The pass's own working set (its
-// shared declarations, its resolvers, the index's memtables and block
-// cache) is then live beside them, near the soft memory limit on the Go
-// standard library: measured on its cold start, the collector took a
-// quarter of the CPU, and with the query caches at a third definition,
-// completion and reference p95 fell by a third to a half, peak RSS by
-// some 25 MB.
-const leanShare = 3
-
-// factsBudget is base, the budget of a cache of facts over roots, or its
-// leanShare while one of their full passes runs.
-func factsBudget(roots []*Workspace, base int64) int64 {
-	for _, w := range roots {
-		if w.view.lean.Load() {
-			return base / leanShare
-		}
-	}
-	return base
 }
 
 // maxTopLevelDefs bounds the top-level definitions the view keeps.
