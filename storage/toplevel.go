@@ -2,6 +2,7 @@ package storage
 
 import (
 	"cmp"
+	"encoding/hex"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -76,19 +77,15 @@ func (b *Batch) putTopLevel(blob blobID, facts *analysis.FileFacts) error {
 // TopLevel returns the top-level definitions of path's indexed content and
 // its hash, from its top-level table, else (content stored without one)
 // from its definitions.
-func (ix *Index) TopLevel(path string) (defs []TopLevelDef, hash string, err error) {
-	var found bool
-	err = ix.withRow(path, func(txn *badger.Txn, row fileRow) error {
-		hash = row.state().Hash
-		return getValue(txn, topLevelKey(row.hash, row.lang), func(v []byte) (err error) {
-			found = true
-			defs, err = decodeTopLevel(v)
-			return err
-		})
-	})
-	if err != nil || found {
-		return defs, hash, err
+func (ix *Index) TopLevel(path string) ([]TopLevelDef, string, error) {
+	defs, hashes, err := ix.TopLevels([]string{path}, func(int, string) bool { return false })
+	if err != nil {
+		return nil, "", err
 	}
+	if hashes[0] != "" {
+		return defs[0], hashes[0], nil
+	}
+	// Not indexed: Defs says why.
 	f, err := ix.Defs(path)
 	if err != nil || f == nil {
 		return nil, "", err
@@ -135,9 +132,8 @@ func (ix *Index) TopLevels(paths []string, have func(i int, hash string) bool) (
 			if row.path == "" {
 				continue
 			}
-			st := row.state()
-			hashes[i] = st.Hash
-			if !st.Incomplete && have(i, hashes[i]) {
+			hashes[i] = hex.EncodeToString(row.hash[:])
+			if !row.incomplete && have(i, hashes[i]) {
 				continue
 			}
 			found := false
