@@ -258,7 +258,7 @@ func matchDirSegments(segs []string, dir string) (score, rest int) {
 	end := len(dir)
 	for {
 		start := strings.LastIndexByte(dir[:end], '/') + 1
-		if score >= len(segs) || segs[len(segs)-1-score] != dir[start:end] {
+		if score >= len(segs) || segs[len(segs)-1-score] != GoDirName(dir[start:end]) {
 			break
 		}
 		score++
@@ -268,6 +268,15 @@ func matchDirSegments(segs []string, dir string) (score, rest int) {
 		end = start - 1
 	}
 	return score, strings.Count(dir[:end], "/") + 1
+}
+
+// GoDirName is the import path segment that names a folder: a module
+// cache folder is named path@version.
+func GoDirName(base string) string {
+	if at := strings.IndexByte(base, '@'); at > 0 {
+		return base[:at]
+	}
+	return base
 }
 
 // withoutReceivers drops methods declared outside their type.

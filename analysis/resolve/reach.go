@@ -38,7 +38,8 @@ type GoImports interface {
 	// GoImportsNamed lists the imports whose paths end in the segment
 	// name.
 	GoImportsNamed(name string) []GoImport
-	// GoDirsNamed lists the folders named name that hold Go files.
+	// GoDirsNamed lists the folders named name (GoDirName) that hold Go
+	// files.
 	GoDirsNamed(name string) []string
 }
 
@@ -143,11 +144,8 @@ func (r *Resolver) importerDirs(dp GoImports, dir string) []importer {
 // the package in dir: the folder's name, and for a module's root the last
 // segment of the module's path.
 func (r *Resolver) importNames(dir string) []string {
-	base := filepath.Base(dir)
+	base := GoDirName(filepath.Base(dir))
 	names := []string{base}
-	if at := strings.IndexByte(base, '@'); at > 0 {
-		names = append(names, base[:at]) // a module cache folder: path@version
-	}
 	if mod := r.modulePath(dir); mod != "" && path.Base(mod) != base {
 		names = append(names, path.Base(mod))
 	}

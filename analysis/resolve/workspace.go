@@ -143,7 +143,7 @@ func EntryOf(f *analysis.FileFacts, i int32) DefEntry {
 func (m *Memory) GoDirsNamed(name string) []string {
 	var out []string
 	for _, p := range m.paths {
-		if d := path.Dir(p); m.files[p].Lang == "go" && path.Base(d) == name && !slices.Contains(out, d) {
+		if d := path.Dir(p); m.files[p].Lang == "go" && GoDirName(path.Base(d)) == name && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}

@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"context"
+	"path"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -192,4 +193,83 @@ func TestCertainReferencesPruneFilesThatCannotImport(t *testing.T) {
 	if n := certainBeforeAndAfter(t, ws); n == 0 {
 		t.Fatal("no definition has references")
 	}
+}
+
+// A copy of the module cache: folders named path@version, no go.mod. An
+// import of "github.com/x/loc" names the folder loc@v0.1.0, not the
+// standard library's folder of the same name nearer the root.
+const moduleCacheFixture = `
+-- mod/github.com/x/loc@v0.1.0/rules.go --
+package loc
+
+type Rule int
+
+func Doc() {}
+-- mod/github.com/x/loc@v0.1.0/af/af.go --
+package af
+
+import "github.com/x/loc"
+
+var rules []loc.Rule
+-- mod/github.com/y/tool@v1.0.0/build/build.go --
+package build
+
+func Doc() {}
+-- mod/github.com/y/tool@v1.0.0/ex/ex.go --
+package ex
+
+import . "github.com/y/tool/build"
+
+func F() { Doc() }
+-- std/go/build/build.go --
+package build
+
+func Doc() {}
+-- std/go/user/user.go --
+package user
+
+import "go/build"
+
+func F() { build.Doc() }
+-- mod/github.com/z/sdk/v3@v3.1.0/err.go --
+package sdk
+
+type Error struct{}
+
+func (e *Error) Error() string { return "" }
+-- mod/github.com/z/sdk/v3@v3.1.0/conv/conv_test.go --
+package conv
+
+import "github.com/z/sdk/v3"
+
+func check(e *sdk.Error) string { return e.Error() }
+`
+
+// Before the pass, a definition in the module cache has the references of
+// its importers, found by their folders' names without the @version.
+func TestCertainReferencesInTheModuleCache(t *testing.T) {
+	ws, root := openArchive(t, txtar.Parse([]byte(moduleCacheFixture)))
+	sess := workspace.NewSession()
+	sess.AddRoot(ws)
+	snap := sess.Snapshot(nil)
+	for _, c := range []struct {
+		file, name, user string
+	}{
+		{"mod/github.com/x/loc@v0.1.0/rules.go", "Rule", "mod/github.com/x/loc@v0.1.0/af/af.go"},
+		{"mod/github.com/y/tool@v1.0.0/build/build.go", "Doc", "mod/github.com/y/tool@v1.0.0/ex/ex.go"},
+		{"std/go/build/build.go", "Doc", "std/go/user/user.go"},
+		{"mod/github.com/z/sdk/v3@v3.1.0/err.go", "Error", "mod/github.com/z/sdk/v3@v3.1.0/conv/conv_test.go"},
+	} {
+		file := filepath.Join(root, filepath.FromSlash(c.file))
+		def := resolve.DefID{Path: file, Index: defIndex(t, snap.File(file), c.name)}
+		var users []string
+		for _, r := range snap.CertainReferences(def) {
+			rel, _ := filepath.Rel(root, r.Ref.Path)
+			users = append(users, filepath.ToSlash(rel))
+		}
+		if !slices.Contains(users, c.user) || slices.ContainsFunc(users, func(u string) bool { return path.Dir(u) != path.Dir(c.user) && path.Dir(u) != path.Dir(c.file) }) {
+			t.Errorf("%s %s: certain references in %v; want those of %s", c.file, c.name, users, c.user)
+		}
+	}
+	certainBeforeAndAfter(t, ws)
 }

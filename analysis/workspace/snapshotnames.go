@@ -64,7 +64,7 @@ func (s *Snapshot) GoDirsNamed(name string) []string {
 		out = append(out, w.view.goDirsNamed(name)...)
 	}
 	for _, p := range s.openPaths {
-		if d := filepath.Dir(p); s.open[p].facts.Lang == "go" && filepath.Base(d) == name {
+		if d := filepath.Dir(p); s.open[p].facts.Lang == "go" && resolve.GoDirName(filepath.Base(d)) == name {
 			out = append(out, d)
 		}
 	}

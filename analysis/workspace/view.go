@@ -526,7 +526,7 @@ func (v *view) readFileTables() fileTables {
 		key := [2]string{f.Lang, f.Package}
 		t.pkgs[key] = append(t.pkgs[key], f.Path)
 		if dir := filepath.Dir(f.Path); f.Lang == "go" {
-			name := filepath.Base(dir)
+			name := resolve.GoDirName(filepath.Base(dir))
 			if ds := t.goDirs[name]; len(ds) == 0 || ds[len(ds)-1] != dir {
 				t.goDirs[name] = append(ds, dir)
 			}
