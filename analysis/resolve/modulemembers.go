@@ -253,21 +253,40 @@ func (r *Resolver) lookupGoImported(importPath, name string, role analysis.Role)
 
 // matchDirSegments counts the trailing segments of dir (split at "/") that
 // equal those of segs, and the segments of dir before them, without
-// splitting dir: goImported asks for every definition of a name.
+// splitting dir: goImported asks for every definition of a name. A
+// module's major version ("/v3") names no package: matching it alone
+// scores nothing.
 func matchDirSegments(segs []string, dir string) (score, rest int) {
-	end := len(dir)
-	for {
+	end, whole := len(dir), false
+	for !whole {
 		start := strings.LastIndexByte(dir[:end], '/') + 1
 		if score >= len(segs) || segs[len(segs)-1-score] != GoDirName(dir[start:end]) {
 			break
 		}
 		score++
-		if start == 0 {
-			return score, 0
-		}
-		end = start - 1
+		whole, end = start == 0, start-1
+	}
+	switch {
+	case score == 1 && majorVersion(segs[len(segs)-1]):
+		return 0, 0
+	case whole:
+		return score, 0
 	}
 	return score, strings.Count(dir[:end], "/") + 1
+}
+
+// majorVersion reports whether an import path segment is a module's major
+// version suffix: v2, v3…
+func majorVersion(seg string) bool {
+	if len(seg) < 2 || seg[0] != 'v' {
+		return false
+	}
+	for _, c := range seg[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // GoDirName is the import path segment that names a folder: a module
