@@ -77,6 +77,9 @@ func (s *session) startChecks(doc *document.Document, done func()) {
 	}
 }
 
+// toolchainHook, set by tests only, hears each toolchain run start.
+var toolchainHook func(root string)
+
 // runChecks is the connection's checks worker.
 func (s *session) runChecks() {
 	c := &s.checks
@@ -86,8 +89,14 @@ func (s *session) runChecks() {
 			return
 		case <-c.wake:
 		}
-		// A toolchain run takes seconds of CPU: after the requests running
-		// (see publish), and without the documents closed meanwhile.
+		// A toolchain run takes seconds of CPU: after the first index, which
+		// reference queries wait for (on the standard library, go list and
+		// the type check of a file opened at the start took a core for the
+		// 20 s of the index and doubled it), then after the requests
+		// running (see publish), and without the documents closed meanwhile.
+		if s.waitIndexed(s.ctx) != nil {
+			return
+		}
 		s.engine.AwaitRequests(s.ctx, maxDiagnosticWait)
 		c.mu.Lock()
 		batch := c.waiting
@@ -99,6 +108,9 @@ func (s *session) runChecks() {
 		}
 		found := map[string][]checks.Diagnostic{}
 		for root, paths := range byRoot {
+			if toolchainHook != nil {
+				toolchainHook(root)
+			}
 			res := checks.Run(s.ctx, checks.Request{Root: root, Files: paths})
 			for _, d := range res.Diagnostics {
 				found[d.Path] = append(found[d.Path], d)

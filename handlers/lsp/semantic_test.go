@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kast-dev/kast/analysis/host"
 	"github.com/kast-dev/kast/server/servertest"
 )
 
@@ -100,5 +101,31 @@ func TestLSPClosingStopsItsDiagnostics(t *testing.T) {
 	case <-stopped:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the check of a closed document was not stopped")
+	}
+}
+
+// The toolchain's check of a document opened during the first index waits
+// for the index to end: it takes a core, and reference queries wait for
+// the index.
+func TestLSPToolchainChecksWaitForTheFirstIndex(t *testing.T) {
+	gate := make(chan struct{})
+	text := "package a\n\nfunc A() int { return 1 }\n"
+	e := startLSPWith(t, map[string]string{"go.mod": "module example.com/a\n", "a/a.go": text}, host.Options{IndexGate: gate})
+	ran := make(chan string, 4)
+	toolchainHook = func(root string) { ran <- root }
+	t.Cleanup(func() { toolchainHook = nil })
+	if err := e.client.DidOpen(e.uri("a/a.go"), "go", 1, text); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ran:
+		t.Fatal("the toolchain checked a document while the first index ran")
+	case <-time.After(2 * time.Second):
+	}
+	close(gate)
+	select {
+	case <-ran:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the toolchain never checked the open document after the first index")
 	}
 }

@@ -268,20 +268,32 @@ const bigFile = 256 << 10
 // indexed so far, and the most files are indexed soonest this way. Largest
 // first, the standard library's first seconds went to twenty generated
 // tables (13 MB of opGen.go, rewriteAMD64.go, zzipdata.go…) and a
-// workspace/symbol query found nothing for 7 s. The files over bigFile go
-// in the middle rather than last, so that one worker parsing the last of
-// them does not finish alone while the others idle.
+// workspace/symbol query found nothing for 7 s. The files over bigFile are
+// spread evenly over the middle half of the others: last, one worker
+// parsing the last of them finished alone while the others idled; side by
+// side in the middle, each waited for the one before (parseBytes) and the
+// standard library's index ran on one core for 4 s.
 func inQueryOrder(todo []job) []job {
 	slices.SortStableFunc(todo, func(a, b job) int { return cmp.Compare(a.file.Size, b.file.Size) })
 	small := len(todo)
 	for small > 0 && todo[small-1].file.Size > bigFile {
 		small--
 	}
-	big := slices.Clone(todo[small:])
-	mid := small / 2
-	copy(todo[mid+len(big):], todo[mid:small])
-	copy(todo[mid:], big)
-	return todo
+	if small == len(todo) {
+		return todo
+	}
+	smalls, big := slices.Clone(todo[:small]), slices.Clone(todo[small:])
+	out := todo[:0]
+	from, span := small/4, small/2
+	next := 0
+	for i, j := range smalls {
+		for next < len(big) && i >= from+next*span/len(big) {
+			out = append(out, big[next])
+			next++
+		}
+		out = append(out, j)
+	}
+	return append(out, big[next:]...)
 }
 
 // job is a file to read with its indexed state (zero if new).
@@ -301,10 +313,16 @@ type worker struct {
 
 // parseBytes bounds the source extracted at once. A syntax tree (in C,
 // outside the Go heap and its limit) takes about 30 times its source:
-// the Go standard library's largest files (3 and 1.9 MB), which a run
-// starts with, parsed side by side took the resident set 150 MB over the
-// Go heap for a moment. A file above the bound is extracted alone.
+// the Go standard library's largest files (3 and 1.9 MB), parsed side by
+// side, took the resident set 150 MB over the Go heap for a moment. A big
+// file holds at most parseBytes-bigFile of it, so that files up to bigFile
+// go on beside it while two big ones wait for each other.
 const parseBytes = 1 << 20
+
+// parseCost is what extracting a file of size bytes holds of parseBytes.
+func parseCost(size int) int64 {
+	return min(max(int64(size), 1), parseBytes-bigFile)
+}
 
 // cost is what a result holds of the queue's byte budget: its source size
 // when it carries facts, at most the whole budget.
@@ -408,7 +426,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 			return result{file: f, outcome: reused, facts: facts}
 		}
 	}
-	cost := min(max(int64(len(src)), 1), parseBytes)
+	cost := parseCost(len(src))
 	w.parsing.acquire(cost)
 	facts, err := w.safeExtract(ctx, f.Path, src)
 	w.parsing.release(cost)

@@ -27,6 +27,9 @@ type fakeExtractor struct {
 	delay time.Duration
 
 	running, maxRunning atomic.Int32
+	bigRunning, maxBig  atomic.Int32 // extractions of files over bigFile
+	hugeRunning         atomic.Int32 // extractions of files over parseBytes
+	besideHuge          atomic.Int32 // small files extracted while a huge one was
 }
 
 func (x *fakeExtractor) extract(ctx context.Context, path string, src []byte) (*analysis.FileFacts, error) {
@@ -34,6 +37,18 @@ func (x *fakeExtractor) extract(ctx context.Context, path string, src []byte) (*
 		x.maxRunning.Store(n)
 	}
 	defer x.running.Add(-1)
+	if len(src) > bigFile {
+		if n := x.bigRunning.Add(1); n > x.maxBig.Load() {
+			x.maxBig.Store(n)
+		}
+		defer x.bigRunning.Add(-1)
+	} else if x.hugeRunning.Load() > 0 {
+		x.besideHuge.Add(1)
+	}
+	if len(src) > parseBytes {
+		x.hugeRunning.Add(1)
+		defer x.hugeRunning.Add(-1)
+	}
 	time.Sleep(x.delay)
 	x.mu.Lock()
 	x.paths = append(x.paths, filepath.Base(path))
@@ -288,6 +303,26 @@ func TestExtractionRunsInParallel(t *testing.T) {
 	tot := w.run(Options{Workers: 4})
 	if tot.Extracted != 8 || w.x.maxRunning.Load() < 2 {
 		t.Errorf("extracted %d, max concurrent extractions %d", tot.Extracted, w.x.maxRunning.Load())
+	}
+}
+
+// Small files are extracted beside a big one, even one over parseBytes,
+// but two big files whose trees would not fit parseBytes together wait for
+// each other.
+func TestSmallFilesExtractBesideABigOne(t *testing.T) {
+	files := map[string]string{
+		"big1.toy": "def big1\n" + strings.Repeat("#\n", 600<<10),
+		"big2.toy": "def big2\n" + strings.Repeat("#\n", 200<<10),
+	}
+	for _, n := range strings.Split("a b c d e f g h", " ") {
+		files[n+".toy"] = "def " + n + "\n"
+	}
+	w := newWorkspace(t, files)
+	w.x.delay = 30 * time.Millisecond
+	tot := w.run(Options{Workers: 3})
+	if tot.Extracted != 10 || w.x.besideHuge.Load() == 0 || w.x.maxBig.Load() != 1 {
+		t.Errorf("extracted %d, small files beside the one over parseBytes %d, big files at once %d; want 10, some, 1",
+			tot.Extracted, w.x.besideHuge.Load(), w.x.maxBig.Load())
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 )
 
 // A refresh indexes its files smallest first, with the few files over
-// bigFile amid the others rather than last.
+// bigFile spread over the middle half of the others rather than last or
+// side by side.
 func TestFilesInQueryOrder(t *testing.T) {
 	sizes := []int64{bigFile + 10, 5, 300, bigFile * 4, 40, 7, bigFile, 1, bigFile + 1, 90}
 	var todo []job
@@ -20,7 +21,7 @@ func TestFilesInQueryOrder(t *testing.T) {
 	for _, j := range got {
 		order = append(order, j.file.Size)
 	}
-	want := []int64{1, 5, 7, bigFile + 1, bigFile + 10, bigFile * 4, 40, 90, 300, bigFile}
+	want := []int64{1, bigFile + 1, 5, bigFile + 10, 7, bigFile * 4, 40, 90, 300, bigFile}
 	if len(order) != len(want) {
 		t.Fatalf("order = %v, want %v", order, want)
 	}
@@ -28,6 +29,22 @@ func TestFilesInQueryOrder(t *testing.T) {
 		if order[i] != want[i] {
 			t.Fatalf("order = %v, want %v", order, want)
 		}
+	}
+	var many []job
+	for i := range 100 {
+		many = append(many, job{file: scan.File{Size: int64(100 - i)}})
+	}
+	for i := range 4 {
+		many = append(many, job{file: scan.File{Size: bigFile * int64(i+2)}})
+	}
+	var bigAt []int
+	for i, j := range inQueryOrder(many) {
+		if j.file.Size > bigFile {
+			bigAt = append(bigAt, i)
+		}
+	}
+	if want := []int{25, 38, 52, 65}; fmt.Sprint(bigAt) != fmt.Sprint(want) {
+		t.Errorf("big files at %v of 104, want %v", bigAt, want)
 	}
 	if got := inQueryOrder(nil); len(got) != 0 {
 		t.Errorf("no files: %v", got)
