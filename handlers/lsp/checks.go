@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,6 +24,10 @@ type toolchainChecks struct {
 	results map[string]checkedDoc // by uri
 	waiting map[string]pendingCheck
 	wake    chan struct{} // nil until the worker starts
+	// running holds the open documents of the run under way, which stop
+	// stops once they are all closed.
+	running map[string]bool
+	stop    context.CancelFunc
 }
 
 type checkedDoc struct {
@@ -78,7 +83,7 @@ func (s *session) startChecks(doc *document.Document, done func()) {
 }
 
 // toolchainHook, set by tests only, hears each toolchain run start.
-var toolchainHook func(root string)
+var toolchainHook func(ctx context.Context, root string)
 
 // runChecks is the connection's checks worker.
 func (s *session) runChecks() {
@@ -98,9 +103,14 @@ func (s *session) runChecks() {
 			return
 		}
 		s.engine.AwaitRequests(s.ctx, maxDiagnosticWait)
+		ctx, stop := context.WithCancel(s.ctx)
 		c.mu.Lock()
 		batch := c.waiting
 		c.waiting = map[string]pendingCheck{}
+		c.running, c.stop = map[string]bool{}, stop
+		for docURI := range batch {
+			c.running[docURI] = true
+		}
 		c.mu.Unlock()
 		byRoot := map[string][]string{}
 		for _, p := range batch {
@@ -109,15 +119,22 @@ func (s *session) runChecks() {
 		found := map[string][]checks.Diagnostic{}
 		for root, paths := range byRoot {
 			if toolchainHook != nil {
-				toolchainHook(root)
+				toolchainHook(ctx, root)
 			}
-			res := checks.Run(s.ctx, checks.Request{Root: root, Files: paths})
+			res := checks.Run(ctx, checks.Request{Root: root, Files: paths})
 			for _, d := range res.Diagnostics {
 				found[d.Path] = append(found[d.Path], d)
 			}
 		}
+		c.mu.Lock()
+		c.running, c.stop = nil, nil
+		c.mu.Unlock()
+		stop()
 		if s.ctx.Err() != nil {
 			return
+		}
+		if ctx.Err() != nil {
+			continue // every document closed: nothing to publish
 		}
 		c.mu.Lock()
 		for docURI, p := range batch {
@@ -130,12 +147,20 @@ func (s *session) runChecks() {
 	}
 }
 
-// forget drops a closed document's findings and its waiting check.
+// forget drops a closed document's findings and its waiting check, and
+// stops the run under way once none of its documents is open: a go list
+// and type check of a document opened for a glance took a core for 20 s.
 func (c *toolchainChecks) forget(docURI string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.waiting, docURI)
 	delete(c.results, docURI)
+	if c.running[docURI] {
+		delete(c.running, docURI)
+		if len(c.running) == 0 {
+			c.stop()
+		}
+	}
 }
 
 // toolchainDiagnostics renders findings as LSP diagnostics in doc.

@@ -105,16 +105,24 @@ func TestLSPClosingStopsItsDiagnostics(t *testing.T) {
 }
 
 // The toolchain's check of a document opened during the first index waits
-// for the index to end: it takes a core, and reference queries wait for
-// the index.
+// for the index to end (it takes a core, and reference queries wait for
+// the index), and closing the document stops it.
 func TestLSPToolchainChecksWaitForTheFirstIndex(t *testing.T) {
 	gate := make(chan struct{})
 	text := "package a\n\nfunc A() int { return 1 }\n"
 	e := startLSPWith(t, map[string]string{"go.mod": "module example.com/a\n", "a/a.go": text}, host.Options{IndexGate: gate})
-	ran := make(chan string, 4)
-	toolchainHook = func(root string) { ran <- root }
+	ran, stopped := make(chan string, 4), make(chan struct{}, 4)
+	toolchainHook = func(ctx context.Context, root string) {
+		ran <- root
+		select {
+		case <-ctx.Done():
+			stopped <- struct{}{}
+		case <-time.After(20 * time.Second):
+		}
+	}
 	t.Cleanup(func() { toolchainHook = nil })
-	if err := e.client.DidOpen(e.uri("a/a.go"), "go", 1, text); err != nil {
+	doc := e.uri("a/a.go")
+	if err := e.client.DidOpen(doc, "go", 1, text); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -127,5 +135,13 @@ func TestLSPToolchainChecksWaitForTheFirstIndex(t *testing.T) {
 	case <-ran:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the toolchain never checked the open document after the first index")
+	}
+	if err := e.client.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]string{"uri": doc}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the toolchain's check of a closed document was not stopped")
 	}
 }
