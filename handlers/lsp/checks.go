@@ -126,6 +126,7 @@ func (s *session) runChecks() {
 				found[d.Path] = append(found[d.Path], d)
 			}
 		}
+		closed := ctx.Err() != nil // every document closed: nothing to publish
 		c.mu.Lock()
 		c.running, c.stop = nil, nil
 		c.mu.Unlock()
@@ -133,8 +134,8 @@ func (s *session) runChecks() {
 		if s.ctx.Err() != nil {
 			return
 		}
-		if ctx.Err() != nil {
-			continue // every document closed: nothing to publish
+		if closed {
+			continue
 		}
 		c.mu.Lock()
 		for docURI, p := range batch {
