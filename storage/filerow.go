@@ -105,8 +105,11 @@ func decodeFileRow(v []byte) (fileRow, error) {
 	return r, d.err
 }
 
+// hashHex is the row's content hash as FileState.Hash spells it.
+func (r fileRow) hashHex() string { return hex.EncodeToString(r.hash[:]) }
+
 func (r fileRow) state() FileState {
-	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: hex.EncodeToString(r.hash[:]),
+	s := FileState{Path: r.path, Lang: r.lang, Package: r.pkg, Size: r.size, Hash: r.hashHex(),
 		Lines: r.lines, Defs: r.defs, Refs: r.refs, ASCII: r.ascii, Incomplete: r.incomplete, Imports: r.imports, Receivers: r.receivers,
 		WideLines: r.wide}
 	if r.mtime != 0 {

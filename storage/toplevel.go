@@ -2,7 +2,6 @@ package storage
 
 import (
 	"cmp"
-	"encoding/hex"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -132,7 +131,7 @@ func (ix *Index) TopLevels(paths []string, have func(i int, hash string) bool) (
 			if row.path == "" {
 				continue
 			}
-			hashes[i] = hex.EncodeToString(row.hash[:])
+			hashes[i] = row.hashHex()
 			if !row.incomplete && have(i, hashes[i]) {
 				continue
 			}

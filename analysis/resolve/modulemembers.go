@@ -267,26 +267,12 @@ func matchDirSegments(segs []string, dir string) (score, rest int) {
 		whole, end = start == 0, start-1
 	}
 	switch {
-	case score == 1 && majorVersion(segs[len(segs)-1]):
+	case score == 1 && isMajorVersion(segs[len(segs)-1]):
 		return 0, 0
 	case whole:
 		return score, 0
 	}
 	return score, strings.Count(dir[:end], "/") + 1
-}
-
-// majorVersion reports whether an import path segment is a module's major
-// version suffix: v2, v3…
-func majorVersion(seg string) bool {
-	if len(seg) < 2 || seg[0] != 'v' {
-		return false
-	}
-	for _, c := range seg[1:] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // GoDirName is the import path segment that names a folder: a module

@@ -1,12 +1,9 @@
 package workspace
 
+import "slices"
+
 // cacheBudget is what the facts cache may hold now.
-func (v *view) cacheBudget() int64 {
-	if v.lean.Load() {
-		return v.maxBytes / leanShare
-	}
-	return v.maxBytes
-}
+func (v *view) cacheBudget() int64 { return leanBudget(v.lean.Load(), v.maxBytes) }
 
 // leanShare is the share of their budgets that the query caches of facts
 // keep while a full reference pass runs. The pass's own working set (its
@@ -21,10 +18,13 @@ const leanShare = 3
 // factsBudget is base, the budget of a cache of facts over roots, or its
 // leanShare while one of their full passes runs.
 func factsBudget(roots []*Workspace, base int64) int64 {
-	for _, w := range roots {
-		if w.view.lean.Load() {
-			return base / leanShare
-		}
+	return leanBudget(slices.ContainsFunc(roots, func(w *Workspace) bool { return w.view.lean.Load() }), base)
+}
+
+// leanBudget is base, or its leanShare when lean.
+func leanBudget(lean bool, base int64) int64 {
+	if lean {
+		return base / leanShare
 	}
 	return base
 }
