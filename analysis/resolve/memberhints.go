@@ -213,7 +213,9 @@ func splitChain(v string) (from, rest string, ok bool) {
 	return from, rest, true
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // chainID is a chained selector's group identity where a typed selector's
 // type's second hash is (its type hash is 0).
