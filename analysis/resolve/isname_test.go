@@ -13,25 +13,3 @@ func TestIsNameMatchesRegexp(t *testing.T) {
 		}
 	}
 }
-
-func TestSplitChain(t *testing.T) {
-	for _, c := range []struct{ value, from, rest string }{
-		{"v.Args[]", "v", ".Args[]"},
-		{"s.pp.Prog()", "s", ".pp.Prog()"},
-		{"v_0", "v_0", ""},
-		{"b.Values[]", "b", ".Values[]"},
-		{"v.Two()#1", "v", ".Two()#1"},
-		{"a.(*Value).Args[]", "", ""}, // an assertion's type is the file's
-		{"&x", "", ""},
-		{"new(T)", "", ""},
-		{"v.Pair#1", "", ""}, // only a call has other results
-		{"v.Two()#", "", ""},
-		{"x.", "", ""},
-		{"", "", ""},
-	} {
-		from, rest, ok := splitChain(c.value)
-		if from != c.from || rest != c.rest || ok != (c.from != "") {
-			t.Errorf("splitChain(%q) = %q, %q, %v; want %q, %q", c.value, from, rest, ok, c.from, c.rest)
-		}
-	}
-}

@@ -31,8 +31,7 @@ const (
 func typeHash(name string) uint64 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	// 0 marks a chained selector's hint (see chainID).
-	return max(1, uint64(h.Sum32())&(1<<hintTypeBits-1))
+	return uint64(h.Sum32()) & (1<<hintTypeBits - 1)
 }
 
 // varType is a typed selector's qualifier's type, as qualifierType finds
@@ -53,42 +52,10 @@ type varType struct {
 // file), or else one that the variable's value spells: an assertion
 // `x.(*T)`, a composite literal `&T{}`, `new(T)`.
 func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
-	q := ref.Qualifier
+	f, q := h.f, ref.Qualifier
 	if q == "" || strings.Contains(q, ".") || !isName(q) {
 		return varType{}, false
 	}
-	vt, _, ok := h.typedAt(q, ref.Scope, ref.Span.Start)
-	return vt, ok
-}
-
-// typedAt is qualifierType for the name q looked up from scope at offset
-// at; generic also says whether a declaration's type has type arguments.
-func (h *fileHinter) typedAt(q string, scope int32, at int) (vt varType, generic, ok bool) {
-	defs, ok := h.localDefs(q, scope, at)
-	if !ok {
-		return varType{}, false, false
-	}
-	for k, i := range defs {
-		spelling := typeSpelling(h.f.Defs[i])
-		t, qual := baseTypeName(spelling), typeQualifier(spelling)
-		if t == "" || k > 0 && t != vt.name {
-			return varType{}, false, false
-		}
-		vt.mixed = vt.mixed || k > 0 && qual != vt.qual
-		vt.name, vt.qual = t, qual
-		generic = generic || strings.Contains(spelling, "[")
-	}
-	// A value of a type parameter has its constraint's members. A
-	// qualified type is never one (a file's type parameter T kept
-	// every t.Fatalf of testing.T's from its hint).
-	return vt, generic, vt.qual != "" || !h.typeParams[vt.name]
-}
-
-// localDefs returns the definitions named q in the innermost scope around
-// offset at (from scope out) that declares the name, when every one is a
-// parameter or variable declared in a body before at.
-func (h *fileHinter) localDefs(q string, scope int32, at int) ([]int32, bool) {
-	f := h.f
 	if h.scoped == nil {
 		h.scoped, h.typeParams = map[scopedName][]int32{}, map[string]bool{}
 		for i, d := range f.Defs {
@@ -99,128 +66,35 @@ func (h *fileHinter) localDefs(q string, scope int32, at int) ([]int32, bool) {
 			}
 		}
 	}
-	for s := scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+	for s := ref.Scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		defs := h.scoped[scopedName{s, q}]
 		if len(defs) == 0 {
 			if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) && (f.Defs[o].Kind.IsType() || f.Defs[o].Receiver != "") {
-				return nil, false // the resolver looks among its members first
+				return varType{}, false // the resolver looks among its members first
 			}
 			continue
 		}
-		for _, i := range defs {
+		var vt varType
+		for k, i := range defs {
 			d := f.Defs[i]
 			if d.Kind != analysis.KindParameter && d.Kind != analysis.KindVariable || !DeclaredInBody(f, i) ||
-				d.NameSpan.Start > at || d.FullSpan.Contains(at) {
-				return nil, false
+				d.NameSpan.Start > ref.Span.Start || d.FullSpan.Contains(ref.Span.Start) {
+				return varType{}, false
 			}
-		}
-		return defs, true
-	}
-	return nil, false
-}
-
-// Most selectors that qualifierType cannot type are on variables set from
-// another's members: `v_0 := v.Args[0]`, `p := s.pp.Prog(as)`, `for _, b
-// := range f.Blocks`, `x := v_0`, with v, s and f of written types. Such a
-// variable's type follows from its root's type and the chain alone (the
-// resolver follows the chain through members, which no scope shadows), so
-// every selector on one in a folder resolves alike too: at the standard
-// library's cold start, 440 of the 1,390 unresolved candidates of obj.Prog's
-// Pos were v_0.Pos in the generated rewrite files.
-
-// maxChainVars bounds the variables a chain goes through (x := v_0, v_0 :=
-// v.Args[0]).
-const maxChainVars = 4
-
-// qualifierChain returns the root type and the chain of a selector's plain
-// qualifier that qualifierType cannot type: every declaration of it (found
-// as qualifierType finds them) is valued by the same chain of selectors,
-// calls and index expressions from a variable of a written, non-generic
-// type, or from another such variable. A generic type's members have types
-// that depend on its arguments, so its chains are not followed.
-func (h *fileHinter) qualifierChain(ref analysis.Ref) (varType, string, bool) {
-	q := ref.Qualifier
-	if q == "" || strings.Contains(q, ".") || !isName(q) {
-		return varType{}, "", false
-	}
-	return h.chainAt(q, ref.Scope, ref.Span.Start, maxChainVars)
-}
-
-func (h *fileHinter) chainAt(q string, scope int32, at int, depth int) (root varType, chain string, ok bool) {
-	defs, ok := h.localDefs(q, scope, at)
-	if !ok || depth == 0 {
-		return varType{}, "", false
-	}
-	for k, i := range defs {
-		d := h.f.Defs[i]
-		from, rest, ok := splitChain(d.Value)
-		if !ok || d.TypeName != "" {
-			return varType{}, "", false
-		}
-		rt, generic, ok := h.typedAt(from, d.Scope, d.NameSpan.Start)
-		if ok && generic {
-			return varType{}, "", false
-		}
-		if !ok {
-			var rc string
-			if rt, rc, ok = h.chainAt(from, d.Scope, d.NameSpan.Start, depth-1); !ok {
-				return varType{}, "", false
+			spelling := typeSpelling(d)
+			t, qual := baseTypeName(spelling), typeQualifier(spelling)
+			if t == "" || k > 0 && t != vt.name {
+				return varType{}, false
 			}
-			rest = rc + rest
+			vt.mixed = vt.mixed || k > 0 && qual != vt.qual
+			vt.name, vt.qual = t, qual
 		}
-		if k > 0 && (rt != root || rest != chain) {
-			return varType{}, "", false
-		}
-		root, chain = rt, rest
+		// A value of a type parameter has its constraint's members. A
+		// qualified type is never one (a file's type parameter T kept
+		// every t.Fatalf of testing.T's from its hint).
+		return vt, vt.qual != "" || !h.typeParams[vt.name]
 	}
-	return root, chain, true
-}
-
-// splitChain splits a variable's value into the name it starts from and
-// the chain after it: selectors, emptied calls `()` and index expressions
-// `[]`, and a call's other result `#1`. ok is false for any other value
-// (an assertion's or a literal's type is looked up in the file's scope).
-func splitChain(v string) (from, rest string, ok bool) {
-	end := 0
-	for end < len(v) && (v[end] == '_' || isAlnum(v[end])) {
-		end++
-	}
-	from, rest = v[:end], v[end:]
-	if !isName(from) {
-		return "", "", false
-	}
-	chain, result, multi := strings.Cut(rest, "#")
-	if multi && (result == "" || strings.Trim(result, "0123456789") != "" || !strings.HasSuffix(chain, "()")) {
-		return "", "", false
-	}
-	for i := 0; i < len(chain); {
-		switch {
-		case strings.HasPrefix(chain[i:], "()"), strings.HasPrefix(chain[i:], "[]"):
-			i += 2
-		case chain[i] == '.':
-			j := i + 1
-			for j < len(chain) && (chain[j] == '_' || isAlnum(chain[j])) {
-				j++
-			}
-			if j == i+1 {
-				return "", "", false
-			}
-			i = j
-		default:
-			return "", "", false
-		}
-	}
-	return from, rest, true
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// chainID is a chained selector's group identity where a typed selector's
-// type's second hash is (its type hash is 0).
-func chainID(root varType, chain string) uint64 {
-	return typeID(root.qual + "." + root.name + "\x00" + chain)
+	return varType{}, false
 }
 
 // typeSpelling is a variable's type as its declaration spells it, the
@@ -292,7 +166,7 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 		}
 		switch ref.Hint & (1<<hintKindBits - 1) {
 		case hintTyped:
-			if t := ref.Hint >> hintTypeShift & (1<<hintTypeBits - 1); t != 0 && !carriers[t] {
+			if !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
 				continue // a member of a type that cannot carry def
 			}
 		case hintBare:

@@ -178,15 +178,6 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 					out |= hintPlainScopes
 				}
 			}
-		} else if t, chain, ok := h.qualifierChain(ref); ok {
-			// Only a settled chain is worth its hint: its group is
-			// resolved once; no query can set it aside by its type.
-			if imp, ok := h.typeSettles(t); ok {
-				out = out&^(1<<hintKindBits-1) | hintTyped | hintSettled | uint64(imp)<<hintTypeImpShift | chainID(t, chain)<<hintTypeIDShift
-				if h.plainScopes(ref.Scope) {
-					out |= hintPlainScopes
-				}
-			}
 		}
 	}
 	if out&(1<<hintKindBits-1) == hintBare {

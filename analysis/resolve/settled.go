@@ -497,10 +497,7 @@ func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string, carried 
 	if typ, ok := typedSettled(hint); !ok || typ != k.typ {
 		return false
 	}
-	t, typed := h.qualifierType(ref)
-	if !typed {
-		t, _, _ = h.qualifierChain(ref) // the root's type
-	}
+	t, _ := h.qualifierType(ref)
 	if k.imp == "" {
 		return f.Package == k.pkg && HintImport(hint) < 0 && (k.plain || r.noMemberIn(t.name, k.dir, carried))
 	}

@@ -32,7 +32,7 @@ var _ = [1]struct{}{}[storage.HintSpan^resolve.HintSpanned]
 
 // grammarVersion names the grammars and extraction rules the index was built
 // with; changing it rebuilds every index. Bump it when extraction changes.
-const grammarVersion = "go-tree-sitter-20240827/extract-30"
+const grammarVersion = "go-tree-sitter-20240827/extract-29"
 
 // Options configures Open.
 type Options struct {
