@@ -246,14 +246,16 @@ test('sessions: list, resume renders the history, a command message, Reject and 
   assert.equal(await page.locator('button[data-action="stop"]').isVisible(), false);
 
   await chat.send({ type: 'userMessage', text: 'Explain this code' });
-  assert.equal(await page.locator('.entry.user .user-text').last().textContent(), 'Explain this code');
+  assert.equal(await page.locator('.entry.user .user-text').nth(1).textContent(), 'Explain this code');
   await chat.send({ type: 'diff', id: 'd2', path: 'a.txt', before: 'one\ntwo\n', after: 'one\n2\n' });
   await page.locator('.entry.diff button[data-action="reject-diff"]').click();
   await chat.waitPosted({ type: 'diffDecision', id: 'd2', accepted: false });
   assert.equal(await page.locator('.entry.diff .diff-outcome').textContent(), 'Rejected');
   await chat.send({ type: 'diff', id: 'd3', path: 'b.txt', before: '', after: 'new\n' });
   await chat.send({ type: 'diffResolved', id: 'd3', accepted: true });
-  assert.equal(await page.locator('.entry.diff .diff-outcome').last().textContent(), 'Accepted');
+  // The second diff's outcome: last() could still match the first's, as the
+  // page handles a posted message after send returns.
+  assert.equal(await page.locator('.entry.diff .diff-outcome').nth(1).textContent(), 'Accepted');
 
   await page.locator('button[data-action="new-session"]').click();
   await chat.waitPosted({ type: 'newSession' });

@@ -115,8 +115,14 @@ export async function openChat(browser, url, { clock, onPost } = {}) {
   const chat = {
     page,
     posted,
+    // send returns once the page has handled the message: a posted message
+    // is delivered later, and an assertion right after it read the page as
+    // it was before (a listener added now runs after the page's own).
     async send(message) {
-      await page.evaluate((m) => window.postMessage(m, '*'), message);
+      await page.evaluate((m) => new Promise((handled) => {
+        window.addEventListener('message', () => handled(), { once: true });
+        window.postMessage(m, '*');
+      }), message);
     },
     async sendAll(messages) {
       for (const m of messages) await chat.send(m);
