@@ -8,7 +8,10 @@ package storage
 // value log alone 88 MB) though kast reads them only on a facts-cache miss.
 // The tables, which every name query reads, keep their pages. No data is
 // lost: dirty pages are written back first, and a later read maps the page
-// again from the file. Where the kernel cannot (not Linux), it does nothing.
+// again from the file. It also turns off readahead on the value log, whose
+// reads are a file's facts here and there: readahead around them mapped
+// most of the log between two releases. Where the kernel cannot (not
+// Linux), it does nothing.
 func (ix *Index) ReleaseMappedPages() {
 	if ix.dir == "" || ix.InMemory() {
 		return

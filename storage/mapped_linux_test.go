@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,10 @@ func TestReleasedMappedPagesReadBack(t *testing.T) {
 	ix.ReleaseMappedPages()
 	// A hint the kernel may decline: reported, not asserted.
 	t.Logf("value log resident: %d kB before the release, %d kB after", before, vlogResident(t))
+	// No readahead is an advice the kernel always records (VmFlags rr).
+	if mapped, random := vlogRandomRead(t); mapped == 0 || random != mapped {
+		t.Errorf("%d of %d value-log mappings read without readahead; want all", random, mapped)
+	}
 	for i := 50; i < 60; i++ {
 		mustPut(t, ix, fmt.Sprintf("/w/f%d.go", i), facts(i))
 		if i == 55 {
@@ -66,4 +71,25 @@ func vlogResident(t *testing.T) int {
 		}
 	}
 	return total
+}
+
+// vlogRandomRead counts the process's value-log mappings, and those whose
+// VmFlags say random reads (no readahead).
+func vlogRandomRead(t *testing.T) (mapped, random int) {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip("no /proc/self/smaps")
+	}
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) >= 6 && strings.Contains(fields[0], "-") {
+			if in = strings.HasSuffix(fields[5], ".vlog"); in {
+				mapped++
+			}
+		} else if in && len(fields) >= 1 && fields[0] == "VmFlags:" && slices.Contains(fields[1:], "rr") {
+			random++
+		}
+	}
+	return mapped, random
 }

@@ -322,7 +322,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 		u.mu.Unlock()
 	}
 	byFolder(paths)
-	defer memlimit.Allow(passHeapAllowance(len(w.view.Files())))()
+	defer memlimit.Allow(max(passHeapAllowance(len(w.view.Files())), passLeastRoom))()
 	defer func() {
 		u.mu.Lock()
 		u.epoch++
