@@ -77,6 +77,17 @@ func passHeapAllowance(files int) int64 {
 	return int64(max(0, files-passFilesWithinFloor)) * passHeapPerFile
 }
 
+// passLeastRoom is how far above its floor any pass lets the limit follow
+// its live heap, whatever the workspace's size. On the standard library
+// (11 MB by passHeapAllowance) the pass's live heap of about 200 MB met a
+// goal of 215–230 MB: a collection every 150 ms, marking 60–180 ms each,
+// so queries ran inside a mark phase most of the time. With 64 MB the cold
+// start's background work ended after 1 m 30 s instead of 1 m 58 s – 2 m
+// 22 s, its peak RSS 445 MB against the 500 MB budget once the value log's
+// readahead was off (see storage's releaseMappedPages); 96 MB reached 479
+// MB. It does not raise the facts the pass keeps (passFactsBudget).
+const passLeastRoom = 64 << 20
+
 // passCache is what one pass's workers share. It is valid for one
 // generation of the view: the facts of a changed file are not served.
 type passCache struct {
@@ -248,14 +259,3 @@ func (c *passCache) keepDefsLocked(name string, d []resolve.DefEntry) {
 // peekDecls is peek for a declarations table: the whole facts when queries
 // keep them decoded.
 func (v *view) peekDecls(path string) *analysis.FileFacts { return v.peekWith(path, v.ix.Decls) }
-
-// passLeastRoom is how far above its floor any pass lets the limit follow
-// its live heap, whatever the workspace's size. On the standard library
-// (11 MB by passHeapAllowance) the pass's live heap of about 200 MB met a
-// goal of 215–230 MB: a collection every 150 ms, marking 60–180 ms each,
-// so queries ran inside a mark phase most of the time. With 64 MB the cold
-// start's background work ended after 1 m 30 s instead of 1 m 58 s – 2 m
-// 22 s, its peak RSS 445 MB against the 500 MB budget once the value log's
-// readahead was off (see storage's releaseMappedPages); 96 MB reached 479
-// MB. It does not raise the facts the pass keeps (passFactsBudget).
-const passLeastRoom = 64 << 20
