@@ -53,12 +53,12 @@ func releaseMappedPages(dir string) {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		// Errors (a range unmapped meanwhile, an old kernel) leave the pages
-		// where they are, which is only what happened before.
 		if strings.HasSuffix(path, ".vlog") {
 			// No readahead (see above); an advice, harmless on any range.
 			_, _, _ = syscall.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_RANDOM)
 		}
+		// Errors (a range unmapped meanwhile, an old kernel) leave the pages
+		// where they are, which is only what happened before.
 		_, _, _ = syscall.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
 	}
 }

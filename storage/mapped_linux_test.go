@@ -55,20 +55,9 @@ func TestReleasedMappedPagesReadBack(t *testing.T) {
 
 // vlogResident sums the resident kB of the process's value-log mappings.
 func vlogResident(t *testing.T) int {
-	data, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skip("no /proc/self/smaps")
-	}
-	total, in := 0, false
-	for _, line := range strings.Split(string(data), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) >= 6 && strings.Contains(fields[0], "-") {
-			in = strings.HasSuffix(fields[5], ".vlog")
-		} else if in && len(fields) >= 2 && fields[0] == "Rss:" {
-			var kb int
-			fmt.Sscan(fields[1], &kb)
-			total += kb
-		}
+	total := 0
+	for _, m := range vlogMappings(t) {
+		total += m.rssKB
 	}
 	return total
 }
@@ -76,20 +65,45 @@ func vlogResident(t *testing.T) int {
 // vlogRandomRead counts the process's value-log mappings, and those whose
 // VmFlags say random reads (no readahead).
 func vlogRandomRead(t *testing.T) (mapped, random int) {
-	data, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skip("no /proc/self/smaps")
-	}
-	in := false
-	for _, line := range strings.Split(string(data), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) >= 6 && strings.Contains(fields[0], "-") {
-			if in = strings.HasSuffix(fields[5], ".vlog"); in {
-				mapped++
-			}
-		} else if in && len(fields) >= 1 && fields[0] == "VmFlags:" && slices.Contains(fields[1:], "rr") {
+	maps := vlogMappings(t)
+	for _, m := range maps {
+		if m.random {
 			random++
 		}
 	}
-	return mapped, random
+	return len(maps), random
+}
+
+// vlogMapping is one value-log mapping as /proc/self/smaps describes it.
+type vlogMapping struct {
+	rssKB  int
+	random bool // VmFlags rr: read without readahead
+}
+
+// vlogMappings lists the process's value-log mappings. The file is Linux's
+// and every Linux kernel kast runs on has it.
+func vlogMappings(t *testing.T) []vlogMapping {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatalf("reading the process's mappings: %v", err)
+	}
+	var out []vlogMapping
+	var cur *vlogMapping
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-"):
+			cur = nil
+			if len(fields) >= 6 && strings.HasSuffix(fields[5], ".vlog") {
+				out = append(out, vlogMapping{})
+				cur = &out[len(out)-1]
+			}
+		case cur == nil || len(fields) < 2:
+		case fields[0] == "Rss:":
+			fmt.Sscan(fields[1], &cur.rssKB)
+		case fields[0] == "VmFlags:":
+			cur.random = slices.Contains(fields[1:], "rr")
+		}
+	}
+	return out
 }
