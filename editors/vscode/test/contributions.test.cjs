@@ -101,10 +101,9 @@ test('a crashing kast is restarted kast.server.maxRestarts times in three minute
 
 test('findServer: the setting, then PATH, then the bundled binary', () => {
   const fs = require('node:fs');
-  const os = require('node:os');
   const path = require('node:path');
   const { findServer } = require('../out/src/server.js');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kast-find-'));
+  const dir = h.tempDir('kast-find-');
   const bundled = path.join(dir, 'ext', 'bin', `${process.platform}-${process.arch}`, 'kast');
   fs.mkdirSync(path.dirname(bundled), { recursive: true });
   fs.writeFileSync(bundled, '#!/bin/sh\n', { mode: 0o755 });

@@ -17,9 +17,16 @@ function kastBinary() {
   return bin;
 }
 
+/** A fresh temporary folder, removed when the test process exits. */
+function tempDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A copy of kast's Kotlin sample in a fresh Gradle-style root, plus extra files. */
 function sampleWorkspace(extra = {}) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kast-vscode-'));
+  const root = tempDir('kast-vscode-');
   fs.cpSync(path.join(repo, 'cmd', 'kast', 'sample', 'src'), path.join(root, 'src'), { recursive: true });
   fs.writeFileSync(path.join(root, 'settings.gradle.kts'), '');
   for (const [rel, text] of Object.entries(extra)) {
@@ -31,7 +38,7 @@ function sampleWorkspace(extra = {}) {
 
 /** kast's config and data in temporary folders, and no provider from the machine's environment. */
 function isolate() {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kast-vscode-home-'));
+  const home = tempDir('kast-vscode-home-');
   process.env.XDG_CONFIG_HOME = path.join(home, 'config');
   process.env.XDG_DATA_HOME = path.join(home, 'data');
   process.env.XDG_CACHE_HOME = path.join(home, 'cache');
@@ -146,4 +153,4 @@ async function until(pred, ms = 20000, what = 'condition') {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-module.exports = { repo, kastBinary, sampleWorkspace, isolate, modelServer, extensionContext, document, openEditor, webviewView, until };
+module.exports = { repo, tempDir, kastBinary, sampleWorkspace, isolate, modelServer, extensionContext, document, openEditor, webviewView, until };

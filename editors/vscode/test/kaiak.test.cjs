@@ -6,7 +6,6 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const vscode = require('vscode');
 const h = require('./helpers.cjs');
@@ -25,7 +24,7 @@ function txtar(file) {
 
 const kast = h.kastBinary();
 h.isolate();
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'kast-kaiak-')));
+const root = fs.realpathSync(h.tempDir('kast-kaiak-'));
 for (const [rel, text] of Object.entries(txtar(path.join(h.repo, 'testdata', 'kaiak', 'java.txtar')))) {
   fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   fs.writeFileSync(path.join(root, rel), text);
