@@ -8,13 +8,14 @@ package storage
 // value log alone 88 MB) though kast reads them only on a facts-cache miss.
 // The tables, which every name query reads, keep their pages. No data is
 // lost: dirty pages are written back first, and a later read maps the page
-// again from the file. It also turns off readahead on the value log, whose
-// reads are a file's facts here and there: readahead around them mapped
-// most of the log between two releases. Where the kernel cannot (not
-// Linux), it does nothing.
-func (ix *Index) ReleaseMappedPages() {
+// again from the file. With scattered set it also turns off readahead on
+// the value log, for reads of a file's facts here and there (queries):
+// readahead around them mapped most of the log between two releases.
+// Without it readahead is on, for a reference pass reading every file's
+// facts in turn. Where the kernel cannot (not Linux), it does nothing.
+func (ix *Index) ReleaseMappedPages(scattered bool) {
 	if ix.dir == "" || ix.InMemory() {
 		return
 	}
-	releaseMappedPages(ix.dir)
+	releaseMappedPages(ix.dir, scattered)
 }

@@ -18,16 +18,16 @@ import (
 // list and the call may be reused by other memory, which MADV_DONTNEED
 // would zero.
 //
-// It also turns off readahead on the value log (MADV_RANDOM), whose reads
-// are one file's facts here and there. At the standard library's cold
-// start, sampled every half second, the log's resident pages still
-// reached 86–95 MB during the first queries with a release every second
-// (peak RSS 450–459 MB); without readahead they stayed under 15 MB (peak
-// 442–447 MB). The cost is in what is read again once released, now page
-// by page: `kast index --references` over three million lines took 71 s
-// instead of 64 (141,000 major faults instead of 841, one run each), its
-// peak RSS 490 MB instead of 530.
-func releaseMappedPages(dir string) {
+// When scattered, it also turns off readahead on the value log
+// (MADV_RANDOM): queries read one file's facts here and there. At the
+// standard library's cold start, sampled every half second, the log's
+// resident pages still reached 86–95 MB during the first queries with a
+// release every second (peak RSS 450–459 MB); without readahead they
+// stayed under 15 MB (peak 442–447 MB). Otherwise it turns readahead back
+// on (MADV_NORMAL): a pass alone then reads the log page by page, and
+// `kast index --references` over three million lines took 71 s instead of
+// 64 (141,000 major faults instead of 841).
+func releaseMappedPages(dir string, scattered bool) {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return
@@ -54,8 +54,13 @@ func releaseMappedPages(dir string) {
 			continue
 		}
 		if strings.HasSuffix(path, ".vlog") {
-			// No readahead (see above); an advice, harmless on any range.
-			_, _, _ = syscall.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_RANDOM)
+			// Readahead off or on (see above): an advice, harmless on any
+			// range.
+			advice := unix.MADV_NORMAL
+			if scattered {
+				advice = unix.MADV_RANDOM
+			}
+			_, _, _ = syscall.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), uintptr(advice))
 		}
 		// Errors (a range unmapped meanwhile, an old kernel) leave the pages
 		// where they are, which is only what happened before.

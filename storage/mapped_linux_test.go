@@ -28,17 +28,22 @@ func TestReleasedMappedPagesReadBack(t *testing.T) {
 		mustPut(t, ix, fmt.Sprintf("/w/f%d.go", i), facts(i))
 	}
 	before := vlogResident(t)
-	ix.ReleaseMappedPages()
+	ix.ReleaseMappedPages(true)
 	// A hint the kernel may decline: reported, not asserted.
 	t.Logf("value log resident: %d kB before the release, %d kB after", before, vlogResident(t))
-	// No readahead is an advice the kernel always records (VmFlags rr).
+	// Readahead off and back on are advice the kernel always records
+	// (VmFlags rr).
 	if mapped, random := vlogRandomRead(t); mapped == 0 || random != mapped {
-		t.Errorf("%d of %d value-log mappings read without readahead; want all", random, mapped)
+		t.Errorf("scattered: %d of %d value-log mappings read without readahead; want all", random, mapped)
+	}
+	ix.ReleaseMappedPages(false)
+	if mapped, random := vlogRandomRead(t); mapped == 0 || random != 0 {
+		t.Errorf("not scattered: %d of %d value-log mappings read without readahead; want none", random, mapped)
 	}
 	for i := 50; i < 60; i++ {
 		mustPut(t, ix, fmt.Sprintf("/w/f%d.go", i), facts(i))
 		if i == 55 {
-			ix.ReleaseMappedPages()
+			ix.ReleaseMappedPages(true)
 		}
 	}
 	for i := range 60 {

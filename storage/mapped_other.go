@@ -2,4 +2,4 @@
 
 package storage
 
-func releaseMappedPages(string) {}
+func releaseMappedPages(string, bool) {}

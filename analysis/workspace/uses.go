@@ -442,7 +442,7 @@ func (w *Workspace) resolveUses(ctx context.Context, workers int, yield bool, pr
 			// for `kast index --references`, whose RSS reached 1.13 GB at
 			// 10 M lines without it.
 			released = time.Now()
-			w.Index.ReleaseMappedPages()
+			w.ReleaseMappedPages()
 		}
 		if err != nil || res.rec.Hash == "" {
 			continue // not indexed (removed meanwhile): the next check sees it
