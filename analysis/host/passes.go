@@ -189,7 +189,7 @@ func (h *Host) firstRefresh(root string, ow *openWorkspace, p *passes) {
 }
 
 // pageRelease is how often an open root's index gives back the pages of
-// its value log that reads mapped (workspace.Workspace.ReleaseMappedPages): the
+// its value log that reads mapped (Workspace.ReleaseMappedPages): the
 // reference pass and queries read every file's facts through them. Once
 // the first index of the standard library took 13 s instead of 25, the
 // queries of a cold start met the pass's first seconds, and together

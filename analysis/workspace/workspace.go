@@ -254,14 +254,12 @@ func (w *Workspace) refresh(ctx context.Context, progress func(indexer.Progress)
 
 // ReleaseMappedPages gives back the index's mapped value-log pages
 // (storage.Index.ReleaseMappedPages), reading the log without readahead
-// once the workspace has answered a query. Queries read a file's facts
-// here and there, and readahead around them kept most of the log resident
-// (a language server's cold start). A pass alone, as in `kast index
-// --references`, reads every file's facts in turn: at three million lines
-// it took 46-48 s with readahead instead of 55 (peak RSS 473-483 MB
-// instead of 404-410). In a server, readahead after the queries of a cold
-// start took the standard library's peak RSS from 434-457 MB to 466-474,
-// and its pass was no faster.
+// once the workspace has answered a query: a server's. A pass alone, as in
+// `kast index --references`, keeps readahead (at three million lines its
+// peak RSS was 473–483 MB with it, 404–410 without). Readahead while no
+// query came for 10 s was tried: after the standard library's cold start
+// queries, the pass was no faster and the peak RSS rose from 434–457 MB to
+// 466–474.
 func (w *Workspace) ReleaseMappedPages() { w.Index.ReleaseMappedPages(w.queried()) }
 
 // queried reports whether the workspace has answered a query.
