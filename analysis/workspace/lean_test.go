@@ -12,24 +12,7 @@ import (
 // 40 MB of facts within the memory limit's floor and more as the limit
 // may rise with the workspace.
 func TestCachesAreLeanDuringAFullPass(t *testing.T) {
-	root := t.TempDir()
-	for name, text := range map[string]string{"a/a.go": "package a\n\nfunc A() {}\n", "b/b.go": "package b\n\nimport \"a\"\n\nfunc B() { a.A() }\n"} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, err := Open(root, Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	w := indexedTwoPackages(t)
 	roots := []*Workspace{w}
 	if got := factsBudget(roots, snapshotFactsBytes); got != snapshotFactsBytes || w.view.cacheBudget() != maxCachedFactsBytes {
 		t.Fatalf("before the pass: budgets %d and %d, want the full ones", got, w.view.cacheBudget())
@@ -55,4 +38,29 @@ func TestCachesAreLeanDuringAFullPass(t *testing.T) {
 	if got := passFactsBudget(30000); got != passBudget.facts {
 		t.Errorf("pass facts at ten million lines: %d, want %d", got, passBudget.facts)
 	}
+}
+
+// indexedTwoPackages returns an indexed workspace in memory of two
+// packages: a declares A, which b/b.go calls on line 5, column 14.
+func indexedTwoPackages(t *testing.T) *Workspace {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range map[string]string{"a/a.go": "package a\n\nfunc A() {}\n", "b/b.go": "package b\n\nimport \"a\"\n\nfunc B() { a.A() }\n"} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := Open(root, Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
