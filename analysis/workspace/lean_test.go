@@ -54,13 +54,5 @@ func indexedTwoPackages(t *testing.T) *Workspace {
 			t.Fatal(err)
 		}
 	}
-	w, err := Open(root, Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return openRefreshed(t, root, Options{InMemory: true})
 }

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,13 +27,5 @@ func indexedOneFile(t *testing.T) *Workspace {
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	if _, _, err := w.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return openRefreshed(t, root, Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
 }

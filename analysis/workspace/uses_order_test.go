@@ -22,14 +22,7 @@ func TestPassTakesWantedFilesFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := Open(root, Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ws := openRefreshed(t, root, Options{InMemory: true})
 	ws.uses.want([]string{last})
 	ctx, cancel := context.WithCancel(context.Background())
 	// Stopped as it picks its second file: results are buffered, so a
@@ -73,14 +66,7 @@ func TestPassTakesOpenedFilesFirst(t *testing.T) {
 	}
 	ahead := write("a", 40)
 	opened := write("b", 5)
-	ws, err := Open(root, Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ws := openRefreshed(t, root, Options{InMemory: true})
 	var order []string
 	passPicked = func(p string) {
 		if len(order) == 0 {
@@ -126,14 +112,7 @@ func TestPassTakesAFoldersFilesTogether(t *testing.T) {
 		}
 		files = append(files, p)
 	}
-	ws, err := Open(root, Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ws := openRefreshed(t, root, Options{InMemory: true})
 	if !slices.Equal(ws.view.Files(), files) {
 		t.Fatalf("indexed %v, want %v in path order: the test shows nothing", ws.view.Files(), files)
 	}
