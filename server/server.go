@@ -540,11 +540,20 @@ func (c *Conn) exit() {
 }
 
 // lspCodec encodes payloads with the protocol package's union-aware JSON, as
-// protocol.NewServer's unexported codec does.
+// protocol.NewServer's unexported codec does, or with their own encoder
+// (JSONAppender).
 type lspCodec struct{}
+
+// JSONAppender is a result that encodes itself, for a large one whose
+// reflective encoding costs more than finding it.
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
 
 func (lspCodec) Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
+	case JSONAppender:
+		return m.AppendJSON(nil)
 	case jsonrpc2.RawMessage:
 		if m == nil {
 			return []byte("null"), nil

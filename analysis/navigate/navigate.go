@@ -269,10 +269,24 @@ func btoi(b bool) int {
 	return 0
 }
 
+// sortLocs orders locations by path, then offset. Stored references come
+// by path already, and sorting unsafe.Pointer's remembered answer (10,756)
+// whole took 5 ms of each query: then only each file's run is sorted.
 func sortLocs(l []Loc) {
-	slices.SortFunc(l, func(a, b Loc) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start))
-	})
+	if !slices.IsSortedFunc(l, func(a, b Loc) int { return strings.Compare(a.Path, b.Path) }) {
+		slices.SortFunc(l, func(a, b Loc) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Span.Start, b.Span.Start))
+		})
+		return
+	}
+	for i := 0; i < len(l); {
+		j := i + 1
+		for j < len(l) && l[j].Path == l[i].Path {
+			j++
+		}
+		slices.SortFunc(l[i:j], func(a, b Loc) int { return cmp.Compare(a.Span.Start, b.Span.Start) })
+		i = j
+	}
 }
 
 // Highlight is a use of a name within one file.

@@ -79,19 +79,23 @@ type referenceData struct {
 }
 
 // References answers textDocument/references.
-func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) ([]referenceLocation, error) {
+func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) (referenceLocations, error) {
 	r, err := l.requestWhole(ctx)
 	if err != nil {
 		return nil, err
 	}
 	path, off, err := r.at(p.TextDocument.URI, p.Position)
 	if err != nil {
-		return empty([]referenceLocation{}, err)
+		return empty(referenceLocations{}, err)
 	}
-	out := []referenceLocation{}
+	out := referenceLocations{}
+	var fileURI uri.URI
+	var filePath string
 	for _, loc := range navigate.References(r.snap, path, off, p.Context.IncludeDeclaration) {
-		l := r.loc(loc.Path, loc.Span)
-		ref := referenceLocation{URI: l.URI, Range: l.Range}
+		if loc.Path != filePath || fileURI == "" {
+			fileURI, filePath = uri.File(loc.Path), loc.Path // references come by file
+		}
+		ref := referenceLocation{URI: fileURI, Range: r.rng(loc.Path, loc.Span)}
 		if loc.Ambiguous {
 			ref.Data = &referenceData{Ambiguous: true}
 		}
