@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -113,12 +115,50 @@ func (l *nameList) add(interned []indexedName) {
 	}
 }
 
-// compareNames orders names as the name table's keys do.
+// compareNames orders names as the name table's keys do: by lowercase
+// form, then as they are.
 func compareNames(a, b string) int {
-	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+	if c := compareLower(a, b); c != 0 {
 		return c
 	}
 	return strings.Compare(a, b)
+}
+
+// compareLower compares the lowercase forms of a and b. ASCII names, all
+// but a few, are compared in place: a merge of the names a batch interned
+// lowered both sides of every comparison, 40 MB of garbage in ten seconds
+// of a cold start's symbol requests.
+func compareLower(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if x >= utf8.RuneSelf || y >= utf8.RuneSelf {
+			return strings.Compare(strings.ToLower(a), strings.ToLower(b))
+		}
+		x, y = lowerASCII(x), lowerASCII(y)
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	if len(a) != len(b) && (hasNonASCII(a[min(len(a), len(b)):]) || hasNonASCII(b[min(len(a), len(b)):])) {
+		return strings.Compare(strings.ToLower(a), strings.ToLower(b))
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // merge returns n with added (sorted here) merged in, without duplicates.

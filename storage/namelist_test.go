@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +44,25 @@ func TestPreloadNamesReadsTheReopenedTable(t *testing.T) {
 	ix.Close()
 	if err := ix.PreloadNames(); err != nil {
 		t.Errorf("PreloadNames on a closed index: %v", err)
+	}
+}
+
+// The names are ordered by their lowercase forms exactly as
+// strings.ToLower orders them, whatever they hold: the table's keys are.
+func TestCompareLowerOrdersAsToLower(t *testing.T) {
+	parts := []string{"", "a", "A", "z", "Z", "_", "0", "[", "`", "é", "É", "ß", "İ", "\xff", "Σ", "σ", "ς", "ǅ"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		return b.String()
+	}
+	for range 200000 {
+		a, b := word(), word()
+		if got, want := compareLower(a, b), strings.Compare(strings.ToLower(a), strings.ToLower(b)); got != want {
+			t.Fatalf("compareLower(%q, %q) = %d, ToLower orders them %d", a, b, got, want)
+		}
 	}
 }

@@ -60,3 +60,30 @@ func TestFindingsCachedWhileInputsUnchanged(t *testing.T) {
 		t.Fatalf("same overlay again: cached %v", again.Cached)
 	}
 }
+
+// Listing a project's inputs stops when the check is cancelled: the first
+// listing of a large project hashes every source it holds.
+func TestInputsKeyStopsWhenCancelled(t *testing.T) {
+	cache.reset()
+	root := writeFiles(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a.go":   "package m\n",
+		"b.go":   "package m\n",
+	})
+	files := []string{filepath.Join(root, "a.go")}
+	if _, ok := inputsKey(context.Background(), sourceGo, root, files, nil); !ok {
+		t.Fatal("no key for a small project")
+	}
+	cache.reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if key, ok := inputsKey(ctx, sourceGo, root, files, nil); ok {
+		t.Fatalf("a cancelled listing gave the key %s", key)
+	}
+	cache.mu.Lock()
+	hashed := len(cache.hashes)
+	cache.mu.Unlock()
+	if hashed != 0 {
+		t.Fatalf("a cancelled listing hashed %d files", hashed)
+	}
+}

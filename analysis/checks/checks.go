@@ -83,7 +83,7 @@ func Run(ctx context.Context, req Request) Result {
 	}
 	budget := cmp.Or(req.Budget, DefaultBudget)
 	for _, tool := range slices.Sorted(maps.Keys(byTool)) {
-		key, cacheable := inputsKey(tool, req.Root, byTool[tool], req.Overlay)
+		key, cacheable := inputsKey(ctx, tool, req.Root, byTool[tool], req.Overlay)
 		if found, ok := cache.get(key); cacheable && ok {
 			res.add(tool, found, nil)
 			res.Cached = append(res.Cached, tool)
