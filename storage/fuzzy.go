@@ -3,6 +3,7 @@ package storage
 import (
 	"cmp"
 	"slices"
+	"sync"
 )
 
 type scoredName struct {
@@ -11,16 +12,16 @@ type scoredName struct {
 }
 
 // rankNames orders matches best first, then by name for stable results.
-func rankNames(matches []scoredName) []indexedName {
+func rankNames(matches []scoredName) {
 	slices.SortFunc(matches, func(a, b scoredName) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.name, b.name)
 	})
-	names := make([]indexedName, len(matches))
-	for i, m := range matches {
-		names[i] = m.indexedName
-	}
-	return names
 }
+
+// matchBuffers keep DefsFuzzy's matches between requests: a short pattern
+// matches most names, and each request's list was 2.6 MB of garbage on
+// the Go standard library.
+var matchBuffers = sync.Pool{New: func() any { return new([]scoredName) }}

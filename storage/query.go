@@ -384,18 +384,25 @@ func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
 	if err != nil {
 		return nil, err
 	}
-	var matches []scoredName
+	buf := matchBuffers.Get().(*[]scoredName)
+	matches := (*buf)[:0]
+	defer func() {
+		clear(matches) // holds no name list past the request
+		*buf = matches[:0]
+		matchBuffers.Put(buf)
+	}()
 	for i := range all.len() {
 		n := all.at(i)
 		if score := analysis.FuzzyScore(pattern, n.name); score > 0 {
 			matches = append(matches, scoredName{n, score})
 		}
 	}
+	rankNames(matches)
 	var out []DefHit
 	err = ix.scan(func(s *postingScan) (err error) {
 		visit := defsOfNames(s, limit, &out, &err)
-		for _, n := range rankNames(matches) {
-			if !visit(n) {
+		for _, m := range matches {
+			if !visit(m.indexedName) {
 				break
 			}
 		}

@@ -26,26 +26,28 @@ const maxWorkspaceSymbols = 100
 func (l *LSP) Symbols(ctx context.Context, p *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
 	r := l.request(ctx)
 	type hit struct {
-		sym   protocol.WorkspaceSymbol
+		sym   workspace.Symbol
 		score int
 	}
 	var hits []hit
 	// The name tables describe each match: no file is decoded.
 	for _, d := range r.snap.SymbolsMatching(p.Query, true, maxWorkspaceSymbols*4) {
-		if !d.Kind.IsSymbol() {
-			continue
+		if d.Kind.IsSymbol() {
+			hits = append(hits, hit{d, analysis.FuzzyScore(p.Query, d.Name)})
 		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.sym.Name, b.sym.Name)) })
+	out := protocol.WorkspaceSymbolSlice{}
+	// Only the answer's locations are converted: one in a line with wide
+	// characters reads its file.
+	for _, h := range hits[:min(len(hits), maxWorkspaceSymbols)] {
+		d := h.sym
 		loc := r.loc(d.ID.Path, d.NameSpan)
 		s := protocol.WorkspaceSymbol{BaseSymbolInformation: protocol.BaseSymbolInformation{Name: d.Name, Kind: symbolKind(d.Kind)}, Location: &loc}
 		if d.Container != "" {
 			s.ContainerName = ptr(d.Container)
 		}
-		hits = append(hits, hit{s, analysis.FuzzyScore(p.Query, d.Name)})
-	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.sym.Name, b.sym.Name)) })
-	out := protocol.WorkspaceSymbolSlice{}
-	for _, h := range hits[:min(len(hits), maxWorkspaceSymbols)] {
-		out = append(out, h.sym)
+		out = append(out, s)
 	}
 	return out, nil
 }
