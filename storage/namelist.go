@@ -139,9 +139,7 @@ func compareLower(a, b string) int {
 			return cmp.Compare(x, y)
 		}
 	}
-	if len(a) != len(b) && (hasNonASCII(a[min(len(a), len(b)):]) || hasNonASCII(b[min(len(a), len(b)):])) {
-		return strings.Compare(strings.ToLower(a), strings.ToLower(b))
-	}
+	// One is a prefix of the other, whose rest lowers to something.
 	return cmp.Compare(len(a), len(b))
 }
 
@@ -150,15 +148,6 @@ func lowerASCII(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-func hasNonASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
 }
 
 // merge returns n with added (sorted here) merged in, without duplicates.

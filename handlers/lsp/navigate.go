@@ -92,7 +92,7 @@ func (l *LSP) References(ctx context.Context, p *protocol.ReferenceParams) (refe
 	var fileURI uri.URI
 	var filePath string
 	for _, loc := range navigate.References(r.snap, path, off, p.Context.IncludeDeclaration) {
-		if loc.Path != filePath || fileURI == "" {
+		if loc.Path != filePath {
 			fileURI, filePath = uri.File(loc.Path), loc.Path // references come by file
 		}
 		ref := referenceLocation{URI: fileURI, Range: r.rng(loc.Path, loc.Span)}
