@@ -20,10 +20,13 @@ func TestEntryPointsShareTheProcessAgent(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	p := handlers.NewProcess(host.New(host.Options{}))
+	h := host.New(host.Options{})
+	t.Cleanup(h.Close) // its indexes, before their folder is removed
+	p := handlers.NewProcess(h)
 	kward, _ := servertest.Pipe(t, server.New(handlers.KwardRPC(p).Options("test", nil)), servertest.Header)
 	lsp, _ := servertest.Pipe(t, server.New(handlers.LSP(p).Options("test", nil)), servertest.Header)
 	if _, err := lsp.Initialize(ctx, t.TempDir(), nil); err != nil {

@@ -23,7 +23,10 @@ func TestLSPAdvertisesKastMethods(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	lsp, _ := servertest.Pipe(t, server.New(handlers.LSP(handlers.NewProcess(host.New(host.Options{}))).Options("test", nil)), servertest.Header)
+	// Its indexes are closed before the folder holding them is removed.
+	h := host.New(host.Options{})
+	t.Cleanup(h.Close)
+	lsp, _ := servertest.Pipe(t, server.New(handlers.LSP(handlers.NewProcess(h)).Options("test", nil)), servertest.Header)
 	res, err := lsp.Initialize(ctx, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
