@@ -27,8 +27,10 @@ import (
 	"github.com/kast-dev/kast/analysis"
 )
 
-// schemaVersion changes whenever the key layout or a value encoding changes.
-const schemaVersion = 15
+// schemaVersion changes whenever the key layout or a value encoding changes,
+// or what a stored value means (16: Go resolves no plain name through a
+// receiver's members, which the stored uses and reference hints assumed).
+const schemaVersion = 16
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {

@@ -69,10 +69,7 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 	for s := ref.Scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		defs := h.scoped[scopedName{s, q}]
 		if len(defs) == 0 {
-			if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) && (f.Defs[o].Kind.IsType() || f.Defs[o].Receiver != "") {
-				return varType{}, false // the resolver looks among its members first
-			}
-			continue
+			continue // Go looks among no owner's members (inScope)
 		}
 		var vt varType
 		for k, i := range defs {
@@ -176,9 +173,6 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 				// through a type's members: a literal's keys are
 				// qualified by its type (T{Pos: 1}).
 				continue
-			}
-			if ref.Hint&hintReceiver != 0 && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
-				continue // inside a method of a type that cannot carry def
 			}
 		}
 		out = append(out, ref.RefID)

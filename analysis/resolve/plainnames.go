@@ -61,8 +61,11 @@ func (r *Resolver) inScope(f *analysis.FileFacts, ref analysis.Ref, depth int) [
 		if len(out) > 0 {
 			return out
 		}
-		// A supertype's name is never one of the members it brings in.
-		if owner == analysis.None || ref.Role&analysis.RoleInheritance != 0 {
+		// A supertype's name is never one of the members it brings in. Go
+		// has no implicit receiver: a plain name in a method or a type
+		// is never one of its members (fmt.Println in a method of a type
+		// with a field fmt is the package's).
+		if owner == analysis.None || ref.Role&analysis.RoleInheritance != 0 || f.Lang == "go" {
 			continue
 		}
 		if od := f.Defs[owner]; od.Kind.IsType() {

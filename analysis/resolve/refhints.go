@@ -42,26 +42,20 @@ const (
 // query looks for (see memberCarriers).
 const hintTypeDecl = 1 << 28
 
-// hintReceiver marks a bare reference inside a method whose receiver's
-// members are the only ones the resolver looks through around it: the
-// receiver type's hash is where a typed selector's type's is.
-const hintReceiver = 1 << 29
-
 // Selector flags. Of fmt.Println, the resolver asks first whether fmt is
 // a declaration the file sees (its scopes, its package's other files, its
 // dot imports); only if not does it look in the imported package. When
 // the file declares nothing so named, has no dot import and imports one
-// package by that plain name (hintSettled), and no scope around the
-// reference is one whose owner's members the resolver also looks through
-// (a type's, a method's, a lambda's: hintPlainScopes), the answer depends
-// on the file only through that import's path: every such reference to
-// one name from one folder resolves alike, and resolving one of them
-// settles all (see settledReferences). On a bare name, hintSettled says
-// that the file neither declares nor imports the name and has no dot
-// import (bareSettles), and that no scope around it is a function
-// literal's with a receiver: such names of one folder's package resolve
-// alike too, in plain scopes, and in types' and methods' when no member
-// so named may be carried by a type of the folder.
+// package by that plain name (hintSettled), the answer depends on the file
+// only through that import's path: every such reference to one name from
+// one folder resolves alike, and resolving one of them settles all (see
+// settledReferences). On a bare name, hintSettled says that the file
+// neither declares nor imports the name and has no dot import
+// (bareSettles): such names of one folder's package resolve alike too.
+// hintPlainScopes says that no scope around the reference is one whose
+// owner's members the resolver also looks through. Go has none (inScope),
+// so every Go hint carries it; hints stored before, without it, are
+// settled only where no member so named may be carried in the folder.
 const (
 	hintSettled     = 1 << 31
 	hintPlainScopes = 1 << 30
@@ -157,7 +151,6 @@ type fileHinter struct {
 	f        *analysis.FileFacts
 	dot      int             // the index of the file's dot import: -1 none, len(Imports) several
 	declared map[string]bool // every name the file declares, once asked
-	plain    []int8          // by scope: 1 plain, -1 not, 0 not yet known
 	// scoped lists the file's definitions by scope and name, and
 	// typeParams names its type parameters, once asked.
 	scoped     map[scopedName][]int32
@@ -173,24 +166,16 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 		if t, ok := h.qualifierType(ref); ok {
 			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t.name)<<hintTypeShift
 			if imp, ok := h.typeSettles(t); ok {
-				out |= hintSettled | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
-				if h.plainScopes(ref.Scope) {
-					out |= hintPlainScopes
-				}
+				out |= hintSettled | hintPlainScopes | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
 			}
 		}
 	}
 	if out&(1<<hintKindBits-1) == hintBare {
-		if h.plainScopes(ref.Scope) {
-			// No scope around it looks through a type's members, and a
-			// Go field or method is named bare nowhere else (see
-			// hintedMember).
-			out |= hintPlainScopes
-		} else if t, ok := h.receiverOnly(ref.Scope); ok && out&hintDotBare == 0 {
-			// (A dot import's index takes the bits of the type's hash.)
-			out |= hintReceiver | typeHash(t)<<hintTypeShift
-		}
-		if h.bareSettles(ref.Name) && (out&hintPlainScopes != 0 || h.membersOnly(ref.Scope)) {
+		// Go looks through no scope's owner for a plain name (inScope),
+		// and a Go field or method is named bare nowhere else (see
+		// hintedMember).
+		out |= hintPlainScopes
+		if h.bareSettles(ref.Name) {
 			out |= hintSettled
 		}
 	}
@@ -207,11 +192,7 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 	if h.declares(ref.Qualifier) {
 		return out
 	}
-	out |= hintSettled
-	if h.plainScopes(ref.Scope) {
-		out |= hintPlainScopes
-	}
-	return out
+	return out | hintSettled | hintPlainScopes
 }
 
 // declares reports whether the file declares anything named name.
@@ -241,76 +222,6 @@ func (h *fileHinter) bareSettles(name string) bool {
 		}
 	}
 	return true
-}
-
-// membersOnly reports whether every scope from s outwards whose owner's
-// members the resolver looks through is a type's or a method's (whose
-// members, as a settled group's, a query can tell apart by folder: see
-// bareSettlesIn), not a function literal's with a receiver value.
-func (h *fileHinter) membersOnly(s int32) bool {
-	f := h.f
-	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
-		if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) {
-			if d := f.Defs[o]; d.Kind == analysis.KindLambda && d.Value != "" {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// plainScopes reports whether no scope from s outwards is owned by a
-// definition whose members inScope looks through.
-func (h *fileHinter) plainScopes(s int32) bool {
-	f := h.f
-	if h.plain == nil {
-		h.plain = make([]int8, len(f.Scopes))
-	}
-	var chain []int32
-	ok := true
-	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
-		if h.plain[s] != 0 {
-			ok = h.plain[s] > 0
-			break
-		}
-		chain = append(chain, s)
-		if o := f.Scopes[s].Def; o != analysis.None && int(o) < len(f.Defs) {
-			if d := f.Defs[o]; d.Kind.IsType() || d.Receiver != "" || d.Kind == analysis.KindLambda && d.Value != "" {
-				ok = false
-				break
-			}
-		}
-	}
-	// Every scope walked is inside the first owner found, if any.
-	mark := int8(1)
-	if !ok {
-		mark = -1
-	}
-	for _, c := range chain {
-		h.plain[c] = mark
-	}
-	return ok
-}
-
-// receiverOnly returns the base name of the receiver type of the one
-// method, around scope s, whose members inScope looks through, when no
-// other scope around s is one whose owner's members it looks through.
-func (h *fileHinter) receiverOnly(s int32) (string, bool) {
-	f := h.f
-	recv := ""
-	for ; s != analysis.None && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
-		o := f.Scopes[s].Def
-		if o == analysis.None || int(o) >= len(f.Defs) {
-			continue
-		}
-		switch d := f.Defs[o]; {
-		case d.Kind.IsType() || d.Kind == analysis.KindLambda && d.Value != "" || d.Receiver != "" && recv != "":
-			return "", false
-		case d.Receiver != "":
-			recv = baseTypeName(d.Receiver)
-		}
-	}
-	return recv, recv != "" && isName(recv)
 }
 
 func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint64 {

@@ -20,10 +20,9 @@ import (
 // the top level (plain scopes); in methods, through a package named like
 // no member in the workspace (a variable elsewhere), and through one
 // named like a field that the receiver's embedded type brings in from
-// another package (the resolver looks through the receiver's members
-// first, so that errs.Errorf there is the field's method), beside a file
-// of the same folder where it is the package's (twice, the files' names
-// swapped); a folder whose other file declares a variable named like the
+// another package (Go names no member plainly: errs.Errorf there is the
+// package's too), beside a file of the same folder (twice, the files'
+// names swapped); a folder whose other file declares a variable named like the
 // import (code that does not compile) beside its test package, where it
 // is the import; a renamed import and a dot import; a file that
 // dot-imports another package, whose names are exported, beside its
@@ -192,12 +191,12 @@ func TestSettledReferencesEqualResolvingEach(t *testing.T) {
 		t.Fatal("no definition has references")
 	}
 	read := spansRead()
-	for _, want := range []string{"plain/a.go", "plain/b.go", "methods/n.go", "values/v.go", "dotq/q.go"} {
+	for _, want := range []string{"plain/a.go", "plain/b.go", "methods/n.go", "methods/a.go", "methods/m.go", "methods2/b.go", "methods2/z.go", "values/v.go", "dotq/q.go"} {
 		if !read[want] {
 			t.Errorf("%s: its references were resolved one by one; want them settled", want)
 		}
 	}
-	for _, never := range []string{"methods/a.go", "methods/m.go", "methods2/b.go", "methods2/z.go", "shadowed/0_test.go", "shadowed/a.go", "renamed/r.go", "dot/d.go"} {
+	for _, never := range []string{"shadowed/0_test.go", "shadowed/a.go", "renamed/r.go", "dot/d.go"} {
 		if read[never] {
 			t.Errorf("%s: its references were settled; want each resolved", never)
 		}
