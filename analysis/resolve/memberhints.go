@@ -167,13 +167,11 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 				continue // a member of a type that cannot carry def
 			}
 		case hintBare:
-			if ref.Hint&hintPlainScopes != 0 {
-				// Named bare, a Go method is never found (a call Run() is
-				// a function's), nor a field outside a scope that looks
-				// through a type's members: a literal's keys are
-				// qualified by its type (T{Pos: 1}).
-				continue
-			}
+			// Named bare, a Go field or method is never found: Go looks
+			// through no scope's owner (inScope), a call Run() is a
+			// function's, and a literal's keys are qualified by its type
+			// (T{Pos: 1}).
+			continue
 		}
 		out = append(out, ref.RefID)
 	}

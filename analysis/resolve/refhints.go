@@ -24,9 +24,8 @@ import (
 // The parts of a hint: its kind in the low bits, then for a selector the
 // qualifier's hash, then the import the qualifier names (its index + 1)
 // or, for a typed selector, its qualifier's type's hash (see
-// memberhints.go), and in the top bits what settles a selector
-// (hintSettled, hintPlainScopes: the latter on a bare reference too) and
-// hintTypeDecl. Hints stored before
+// memberhints.go), and in the top bits what settles a selector or a bare
+// name (hintSettled) and hintTypeDecl. Hints stored before
 // those bits existed lack them, and their references are resolved as
 // before.
 const (
@@ -42,7 +41,7 @@ const (
 // query looks for (see memberCarriers).
 const hintTypeDecl = 1 << 28
 
-// Selector flags. Of fmt.Println, the resolver asks first whether fmt is
+// The settled flag. Of fmt.Println, the resolver asks first whether fmt is
 // a declaration the file sees (its scopes, its package's other files, its
 // dot imports); only if not does it look in the imported package. When
 // the file declares nothing so named, has no dot import and imports one
@@ -52,14 +51,9 @@ const hintTypeDecl = 1 << 28
 // settledReferences). On a bare name, hintSettled says that the file
 // neither declares nor imports the name and has no dot import
 // (bareSettles): such names of one folder's package resolve alike too.
-// hintPlainScopes says that no scope around the reference is one whose
-// owner's members the resolver also looks through. Go has none (inScope),
-// so every Go hint carries it; hints stored before, without it, are
-// settled only where no member so named may be carried in the folder.
-const (
-	hintSettled     = 1 << 31
-	hintPlainScopes = 1 << 30
-)
+// Go looks through no scope's owner for a plain name (inScope), so where
+// the reference sits in its file does not matter.
+const hintSettled = 1 << 31
 
 // Hint kinds.
 const (
@@ -166,18 +160,12 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 		if t, ok := h.qualifierType(ref); ok {
 			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t.name)<<hintTypeShift
 			if imp, ok := h.typeSettles(t); ok {
-				out |= hintSettled | hintPlainScopes | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
+				out |= hintSettled | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
 			}
 		}
 	}
-	if out&(1<<hintKindBits-1) == hintBare {
-		// Go looks through no scope's owner for a plain name (inScope),
-		// and a Go field or method is named bare nowhere else (see
-		// hintedMember).
-		out |= hintPlainScopes
-		if h.bareSettles(ref.Name) {
-			out |= hintSettled
-		}
+	if out&(1<<hintKindBits-1) == hintBare && h.bareSettles(ref.Name) {
+		out |= hintSettled
 	}
 	k := HintImport(out)
 	if k < 0 || out&(1<<hintKindBits-1) != hintSelector || h.dot >= 0 && exported(ref.Qualifier) {
@@ -192,7 +180,7 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 	if h.declares(ref.Qualifier) {
 		return out
 	}
-	return out | hintSettled | hintPlainScopes
+	return out | hintSettled
 }
 
 // declares reports whether the file declares anything named name.

@@ -51,12 +51,10 @@ func (r *Resolver) hintedNamed(h RefHinter, names []string) []HintedRef {
 }
 
 // settledKey is what a settled selector's resolution depends on (see
-// hintSettled): the folder of its file, its import's path, its role, and
-// whether its scopes are plain.
+// hintSettled): the folder of its file, its import's path and its role.
 type settledKey struct {
 	dir, imp string
 	role     analysis.Role
-	plain    bool
 	// pkg is the package of a settled bare name's files (see bareSettles),
 	// or of a typed selector's whose type is its package's; "" for others.
 	pkg string
@@ -116,7 +114,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			continue
 		}
 		ref := &hinted[j]
-		k := settledKey{dir: filepath.Dir(id.Path), imp: ref.Import, role: ref.Role, plain: ref.Hint&hintPlainScopes != 0}
+		k := settledKey{dir: filepath.Dir(id.Path), imp: ref.Import, role: ref.Role}
 		k.typ, _ = typedSettled(ref.Hint)
 		if ref.Import == "" {
 			if k.pkg = packageOf(id.Path); k.pkg == "" {
@@ -139,13 +137,12 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 	// of other folders with that import (see importSettled).
 	shared := map[importGroup]settledAnswer{}
 	oneName := slices.Equal(r.UseNames(def), []string{name})
-	carried := r.carriedMemo(h)
 	for _, k := range keys {
 		members := groups[k]
-		g := importGroup{k.imp, k.role, k.plain, k.typ}
+		g := importGroup{k.imp, k.role, k.typ}
 		a, known := shared[g]
 		switch {
-		case k.typ != 0 && known && k.imp != "" && r.folderSettles(k, carried):
+		case k.typ != 0 && known && k.imp != "" && r.folderSettles(k):
 			// Another folder's group settled the type's member for all.
 		case k.typ != 0:
 			if len(members) < 2 {
@@ -153,7 +150,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			}
 			first := ids[r.smallestFile(ids, members)]
 			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
-			settles := r.typedSettlesAs(k, first, name, carried)
+			settles := r.typedSettlesAs(k, first, name)
 			var sure bool
 			if settles {
 				res := r.resolved(first)
@@ -169,7 +166,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			}
 		case k.pkg != "":
 			// A settled bare name: one folder's package.
-			if len(members) < 2 || !k.plain && !r.noMemberIn(name, k.dir, carried) {
+			if len(members) < 2 {
 				continue
 			}
 			first := ids[r.smallestFile(ids, members)]
@@ -182,7 +179,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if !settles {
 				continue
 			}
-		case known && r.folderSettles(k, carried):
+		case known && r.folderSettles(k):
 			// Resolved alike whatever its folder: no file is read, and a
 			// group of one is settled too.
 		case len(members) < 2:
@@ -190,7 +187,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		default:
 			first := ids[r.smallestFile(ids, members)]
 			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
-			settles := r.settles(k, first, name, carried)
+			settles := r.settles(k, first, name)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
 			}
@@ -266,11 +263,10 @@ func (r *Resolver) smallestFile(ids []RefID, members []int) int {
 // settles reports whether the selectors of a group resolve alike, checking
 // what their hints cannot say on the group's first member, rep: nothing
 // in the folder is named like the qualifier (the package's other files
-// are in scope), nothing that can be a member is so named anywhere when
-// the scopes are not plain, and rep is what its hint says, resolved
-// through its import.
-func (r *Resolver) settles(k settledKey, rep RefID, name string, carried carriedFunc) bool {
-	if !r.folderSettles(k, carried) {
+// are in scope), and rep is what its hint says, resolved through its
+// import.
+func (r *Resolver) settles(k settledKey, rep RefID, name string) bool {
+	if !r.folderSettles(k) {
 		return false
 	}
 	q := settledQualifier(k.imp)
@@ -293,41 +289,13 @@ func bareSettled(hint uint64) bool {
 	return hint&(1<<hintKindBits-1) == hintBare && hint&(hintSettled|hintDotBare) == hintSettled
 }
 
-// noMemberIn reports whether no Go field, method or type parameter named
-// name may be carried by a type of dir (carriedOutside): then the members
-// of the types and receivers around a bare name of dir, which the
-// resolver looks through first, hold none so named, and it is found as
-// in plain scopes.
-func (r *Resolver) noMemberIn(name, dir string, carried carriedFunc) bool {
-	var members []DefEntry
-	for _, e := range r.defs(name) {
-		if e.Lang == "go" && memberKind(e.Kind) {
-			if members = append(members, e); len(members) > maxSettledMembers {
-				return false
-			}
-		}
-	}
-	for _, e := range members {
-		if !r.carriedOutside(e, dir, carried) {
-			return false
-		}
-	}
-	return true
-}
-
-// maxSettledMembers bounds the members named like a qualifier
-// (folderSettles) or a bare name (noMemberIn) that settling looks at
-// inside methods: each costs the postings and files of the types that may
-// carry it, and with many the group's files cost less.
-const maxSettledMembers = 16
-
 // bareSettlesAs reports whether rep, the first member of a group of
 // settled bare names, is what the group's key says: a bare Go reference
 // named name with the group's role, in a file of the group's package.
 // What else its resolution reads of its file, its hint vouches for: no
 // scope around it looks through members, and the file declares and
 // imports nothing so named and has no dot import. So the resolver finds
-// it (in plain scopes, or in others once noMemberIn holds) among the
+// it (Go looks through no scope's owner: inScope) among the
 // package's other files' declarations (inPackage: by folder and package),
 // else in the universe or by name, all alike for every file of the group;
 // which files' platforms fit orders tied candidates only.
@@ -351,101 +319,22 @@ func settledQualifier(imp string) string {
 // its first member: no definition in the folder is named like the
 // qualifier (the package-level names of its other files are in scope; not
 // what is declared inside a type or function, such as a field fmt beside
-// fmt.Println, which only scopes that are not plain look through) and,
-// when the scopes are not plain, no member so named may be carried by a
-// type of the folder.
-func (r *Resolver) folderSettles(k settledKey, carried carriedFunc) bool {
+// fmt.Println, which Go never finds plainly).
+func (r *Resolver) folderSettles(k settledKey) bool {
 	q := settledQualifier(k.imp)
-	var members []DefEntry
 	for _, e := range r.defs(q) {
-		if e.Lang != "go" {
-			continue
-		}
-		if filepath.Dir(e.Path) == k.dir && !e.Nested {
-			return false
-		}
-		if !k.plain && memberKind(e.Kind) {
-			if members = append(members, e); len(members) > maxSettledMembers {
-				return false
-			}
-		}
-	}
-	for _, e := range members {
-		if !r.carriedOutside(e, k.dir, carried) {
+		if e.Lang == "go" && filepath.Dir(e.Path) == k.dir && !e.Nested {
 			return false
 		}
 	}
 	return true
-}
-
-// carriedFunc returns the names of the types that may carry a member
-// (memberCarrierNames), remembered for one settling.
-type carriedFunc func(DefID) (map[string]bool, bool)
-
-func (r *Resolver) carriedMemo(h RefHinter) carriedFunc {
-	memo := map[DefID]map[string]bool{}
-	return func(id DefID) (map[string]bool, bool) {
-		if names, ok := memo[id]; ok {
-			return names, names != nil
-		}
-		var names map[string]bool
-		if f := r.file(id.Path); f != nil && id.Index >= 0 && int(id.Index) < len(f.Defs) {
-			names, _ = r.memberCarrierNames(h, f, id)
-		}
-		memo[id] = names
-		return names, names != nil
-	}
-}
-
-// carriedOutside reports whether member e (a field or method) can be
-// found only through types declared outside dir. Inside a method or a
-// type's body (scopes that are not plain), the resolver looks through the
-// members of that type (or the receiver's), declared in the method's own
-// folder: a group there is settled, as in a plain scope, when no type of
-// the folder is named like a type that may carry e. fmt's field fmt (of
-// pp) otherwise kept every fmt.Fprintf inside a method unsettled.
-func (r *Resolver) carriedOutside(e DefEntry, dir string, carried carriedFunc) bool {
-	if r.anonymousField(e) {
-		return true
-	}
-	names, ok := carried(e.DefID)
-	if !ok {
-		return false
-	}
-	for n := range names {
-		for _, t := range r.defs(n) {
-			if t.Lang == "go" && filepath.Dir(t.Path) == dir {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// anonymousField reports whether e is a field of a struct type written
-// in place (`var tests = []struct{ fmt string }{…}`, a field's type), not
-// declared with a name: the resolver finds a member among the fields
-// whose container is the named type it looks through, so no scope ever
-// finds this one bare. fmt's tests declare such a field fmt, and it kept
-// every fmt.Fprintf inside a method unsettled, in every folder.
-func (r *Resolver) anonymousField(e DefEntry) bool {
-	if e.Kind != analysis.KindField {
-		return false
-	}
-	f := r.file(e.Path)
-	if f == nil || e.Index < 0 || int(e.Index) >= len(f.Defs) {
-		return false
-	}
-	c := f.Defs[e.Index].Container
-	return c != analysis.None && int(c) < len(f.Defs) && !f.Defs[c].Kind.IsType()
 }
 
 // importGroup is a settled group's key but for its folder.
 type importGroup struct {
-	imp   string
-	role  analysis.Role
-	plain bool
-	typ   uint64
+	imp  string
+	role analysis.Role
+	typ  uint64
 }
 
 // settledAnswer is what a settled group's first member resolved to.
@@ -454,8 +343,8 @@ type settledAnswer struct {
 	hit bool
 }
 
-// importSettled reports whether the settled groups of k's import, role and
-// scopes resolve alike in every folder once one of them settles, so that
+// importSettled reports whether the settled groups of k's import and role
+// resolve alike in every folder once one of them settles, so that
 // the others need no file read: unsafe.Pointer's groups, one per folder,
 // each read a file whole. Of the rest of settles' checks, the hints
 // vouch for the file's (it declares nothing named like the qualifier and
@@ -468,22 +357,14 @@ func (r *Resolver) importSettled(k settledKey, name string) bool {
 	return !strings.HasPrefix(k.imp, ".") && len(r.goImportMember(k.imp, name, k.role)) > 0
 }
 
-// memberKind reports whether a Go definition of kind k can be found among
-// a type's members: a field (embedded ones too), a method, a type
-// parameter (declared inside its type).
-func memberKind(k analysis.Kind) bool {
-	return k == analysis.KindField || k == analysis.KindMethod || k == analysis.KindTypeParameter
-}
-
 // typedSettlesAs reports whether rep, the first member of a group of
 // settled typed selectors, is what the group's key says, and its type
 // resolves alike in every file of the group (see typeSettles for what
-// the hints vouch for of each file): a type of the group's package, found
-// as in plain scopes (noMemberIn) when the scopes are not; or one its
-// import's package declares, whose qualifier nothing in the folder
+// the hints vouch for of each file): a type of the group's package; or
+// one its import's package declares, whose qualifier nothing in the folder
 // shadows (folderSettles). Otherwise the resolver would look the bare name
 // up in the file (members.go's resolveType).
-func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string, carried carriedFunc) bool {
+func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string) bool {
 	f := r.file(rep.Path)
 	if f == nil || f.Lang != "go" || rep.Index < 0 || int(rep.Index) >= len(f.Refs) {
 		return false
@@ -499,9 +380,9 @@ func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string, carried 
 	}
 	t, _ := h.qualifierType(ref)
 	if k.imp == "" {
-		return f.Package == k.pkg && HintImport(hint) < 0 && (k.plain || r.noMemberIn(t.name, k.dir, carried))
+		return f.Package == k.pkg && HintImport(hint) < 0
 	}
 	imp := HintImport(hint)
-	return imp >= 0 && imp < len(f.Imports) && f.Imports[imp].Path == k.imp && r.folderSettles(k, carried) &&
+	return imp >= 0 && imp < len(f.Imports) && f.Imports[imp].Path == k.imp && r.folderSettles(k) &&
 		len(r.goImportMember(k.imp, t.name, analysis.RoleType)) > 0
 }

@@ -19,3 +19,9 @@ func ShrinkPassBudgets(t *testing.T) {
 func (w *Workspace) PassCrossedFacts(path string) *analysis.FileFacts {
 	return newPassCache(w.view, len(w.view.Files())).file(path)
 }
+
+// OpenRefreshed is openRefreshed for the external tests.
+func OpenRefreshed(t *testing.T, root string, opts Options) *Workspace {
+	t.Helper()
+	return openRefreshed(t, root, opts)
+}

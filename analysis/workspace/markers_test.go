@@ -81,15 +81,7 @@ func writeFile(t *testing.T, root string, f txtar.File) string {
 // up to date, and closes it when the test ends.
 func openIndexed(t *testing.T, root string) *workspace.Workspace {
 	t.Helper()
-	ws, err := workspace.Open(root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	if _, _, err := ws.Refresh(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return ws
+	return workspace.OpenRefreshed(t, root, workspace.Options{IndexDir: filepath.Join(t.TempDir(), "index"), Version: "test"})
 }
 
 // eachResolveArchive runs fn as a subtest on every resolution fixture under
