@@ -29,8 +29,9 @@ import (
 
 // schemaVersion changes whenever the key layout or a value encoding changes,
 // or what a stored value means (16: Go resolves no plain name through a
-// receiver's members, which the stored uses and reference hints assumed).
-const schemaVersion = 16
+// receiver's members, which the stored uses and reference hints assumed;
+// 17: typed hints through chains).
+const schemaVersion = 17
 
 // Options configures Open. The zero value is a usable default.
 type Options struct {

@@ -44,7 +44,7 @@ func (r *Resolver) references(def DefID, certain bool) []Reference {
 func (r *Resolver) ReferencesAmong(def DefID, ids []RefID, certain bool) []Reference {
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
-	settled := r.settleReferences(def, ids, found, ok, nil)
+	settled, _ := r.settleReferences(def, ids, found, ok, nil)
 	parallel(r, len(ids), func(r *Resolver, i int) {
 		if settled == nil || !settled[i] {
 			found[i], ok[i] = r.ResolvesTo(ids[i], def)

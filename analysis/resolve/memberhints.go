@@ -37,10 +37,24 @@ func typeHash(name string) uint64 {
 // varType is a typed selector's qualifier's type, as qualifierType finds
 // it: its base name and what qualifies it where it is written ("" when
 // nothing does). mixed says that its declarations qualify it differently.
+// chain is set when the qualifier's type is not written but reached from
+// a variable of that type (see chainType): the type's spelling and the
+// steps taken from it.
 type varType struct {
 	name, qual string
 	mixed      bool
+	// written is the type as one declaration spells it, without a leading
+	// `*` or `&` ("" for several declarations).
+	written string
+	chain   string
+	// pkgRoot says that the chain starts at an import, qual, and name is
+	// the member of its package taken first.
+	pkgRoot bool
 }
+
+// maxChain bounds how many variables a chain type goes through
+// (`v := b.Values[i]; a := v.Args[0]; a.Pos` goes through two).
+const maxChain = 3
 
 // qualifierType returns the type of what a selector's plain qualifier
 // names, when the file alone settles it as the resolver
@@ -50,12 +64,36 @@ type varType struct {
 // variable declared before the reference, all of one type. The type is
 // the written one (not an anonymous struct, not a type parameter of the
 // file), or else one that the variable's value spells: an assertion
-// `x.(*T)`, a composite literal `&T{}`, `new(T)`.
+// `x.(*T)`, a composite literal `&T{}`, `new(T)`; or else a chain from
+// such a variable (chainType).
 func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
-	f, q := h.f, ref.Qualifier
-	if q == "" || strings.Contains(q, ".") || !isName(q) {
+	q := ref.Qualifier
+	h.index()
+	if written := typeSpelling(analysis.Def{Value: q}); written != "" {
+		// A composite literal's keys or method (`syntax.Error{Pos: p}`),
+		// new(T).M(), x.(T).M(): the resolver looks the type up where the
+		// expression is, as a variable's written type.
+		t := varType{name: baseTypeName(written), qual: typeQualifier(written)}
+		return t, t.name != "" && (t.qual != "" || !h.typeParams[t.name])
+	}
+	if q == "" {
 		return varType{}, false
 	}
+	if isName(q) && !strings.Contains(q, ".") {
+		return h.nameType(q, ref.Scope, ref.Span.Start, 0)
+	}
+	// An expression: `w.Header()`, `time.Now()`, `p.Args[i]`.
+	root, steps, ok := valueChain(q)
+	if !ok || steps == "" {
+		return varType{}, false
+	}
+	return h.chainFrom(root, steps, ref.Scope, ref.Span.Start, 0)
+}
+
+// index lists the file's definitions by scope and name, and its type
+// parameters, once.
+func (h *fileHinter) index() {
+	f := h.f
 	if h.scoped == nil {
 		h.scoped, h.typeParams = map[scopedName][]int32{}, map[string]bool{}
 		for i, d := range f.Defs {
@@ -66,7 +104,13 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 			}
 		}
 	}
-	for s := ref.Scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
+}
+
+// nameType is qualifierType for the name q looked up from scope at the
+// offset at, through at most maxChain-depth variables' values.
+func (h *fileHinter) nameType(q string, scope int32, at, depth int) (varType, bool) {
+	f := h.f
+	for s := scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		defs := h.scoped[scopedName{s, q}]
 		if len(defs) == 0 {
 			continue // Go looks among no owner's members (inScope)
@@ -75,16 +119,27 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 		for k, i := range defs {
 			d := f.Defs[i]
 			if d.Kind != analysis.KindParameter && d.Kind != analysis.KindVariable || !DeclaredInBody(f, i) ||
-				d.NameSpan.Start > ref.Span.Start || d.FullSpan.Contains(ref.Span.Start) {
+				d.NameSpan.Start > at || d.FullSpan.Contains(at) {
 				return varType{}, false
 			}
 			spelling := typeSpelling(d)
+			if spelling == "" && len(defs) == 1 && depth < maxChain {
+				return h.chainType(d, depth)
+			}
 			t, qual := baseTypeName(spelling), typeQualifier(spelling)
+			if e := strings.TrimLeft(elemType(spelling), "*"); t == "" && depth > 0 && len(defs) == 1 && isName(e) {
+				// A chain's root may be a slice or map: its steps start
+				// with an element, of a type written by name.
+				t, qual = baseTypeName(e), typeQualifier(e)
+			}
 			if t == "" || k > 0 && t != vt.name {
 				return varType{}, false
 			}
 			vt.mixed = vt.mixed || k > 0 && qual != vt.qual
 			vt.name, vt.qual = t, qual
+			if len(defs) == 1 {
+				vt.written = strings.TrimLeft(spelling, "*&")
+			}
 		}
 		// A value of a type parameter has its constraint's members. A
 		// qualified type is never one (a file's type parameter T kept
@@ -92,6 +147,64 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 		return vt, vt.qual != "" || !h.typeParams[vt.name]
 	}
 	return varType{}, false
+}
+
+// chainType is the type of a variable whose value is a chain of steps from
+// a typed variable, `x := b.Controls[i]` with b a *Block: the resolver
+// types b as qualifierType does, from the variable's own place, then takes
+// each step (a field or method, a call's result, an element) in the
+// declarations of the types along the way, which do not depend on the
+// file. So x's type is b's, with the steps in its chain: every x.Pos so
+// typed, in one folder, resolves alike.
+func (h *fileHinter) chainType(d analysis.Def, depth int) (varType, bool) {
+	root, steps, ok := valueChain(d.Value)
+	if !ok || root == d.Name {
+		return varType{}, false
+	}
+	return h.chainFrom(root, steps, d.Scope, d.NameSpan.Start, depth)
+}
+
+// chainFrom is the type of steps taken from root, a name looked up from
+// scope at the offset at: a typed variable (see chainType) or, when the
+// file declares nothing so named, an import (`time.Now().Add`, `x :=
+// time.Now()`), which the resolver follows as a settled selector's, or a
+// declaration of the package's other files; or "new(T", for new(T).
+func (h *fileHinter) chainFrom(root, steps string, scope int32, at, depth int) (varType, bool) {
+	if written, ok := strings.CutPrefix(root, "new("); ok {
+		// new(T).M(): T is written where the expression is.
+		t := varType{name: baseTypeName(written), qual: typeQualifier(written), chain: written + "|" + steps}
+		return t, strings.HasPrefix(steps, ".") && isName(strings.TrimLeft(written, "*")) && (t.qual != "" || !h.typeParams[t.name])
+	}
+	if !h.declares(root) {
+		if h.imports(root) {
+			member, _, _ := strings.Cut(strings.TrimPrefix(steps, "."), "(")
+			if !strings.HasPrefix(steps, ".") || !isName(member) || strings.ContainsAny(member, ".[") {
+				return varType{}, false
+			}
+			// The package's member stands for the type; typeSettles
+			// finds the import by its name, and a group checks the
+			// member is the package's (typedSettlesAs).
+			return varType{name: member, qual: root, pkgRoot: true, chain: "package|" + steps}, true
+		}
+		if GoPredeclared(root) {
+			return varType{}, false // make(), len(): their arguments are not kept
+		}
+		// Another file's declaration of the package (`NewQueue()`), found
+		// alike from every file of the folder that bareSettles vouches for.
+		return varType{name: root, chain: "package-level|" + steps}, true
+	}
+	t, ok := h.nameType(root, scope, at, depth+1)
+	if !ok || t.mixed {
+		return varType{}, false
+	}
+	if t.chain == "" {
+		// Written: its spelling, type arguments and all, starts the chain.
+		if t.chain = t.written; t.chain == "" {
+			return varType{}, false
+		}
+	}
+	t.chain += "|" + steps
+	return t, true
 }
 
 // typeSpelling is a variable's type as its declaration spells it, the
@@ -163,7 +276,7 @@ func (r *Resolver) hintedMember(def DefID, f *analysis.FileFacts) ([]RefID, bool
 		}
 		switch ref.Hint & (1<<hintKindBits - 1) {
 		case hintTyped:
-			if !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
+			if ref.Hint&hintChain == 0 && !carriers[ref.Hint>>hintTypeShift&(1<<hintTypeBits-1)] {
 				continue // a member of a type that cannot carry def
 			}
 		case hintBare:
@@ -263,4 +376,66 @@ func typedSettled(hint uint64) (uint64, bool) {
 		return 0, false
 	}
 	return hint>>hintTypeShift&(1<<hintTypeBits-1) | hint>>hintTypeIDShift<<hintTypeBits | 1<<63, true
+}
+
+// valueChain splits a variable's value as extraction writes it (see
+// golang.valueExpr), or a qualifier as written, into a name and the steps
+// after it, when it is a chain from that name: fields, methods, calls and
+// elements, and last maybe a call's other result "#1" (`b.Controls[]`,
+// `n.Type().Elem()#1`, `v_0`, `p.Args[i]`). The steps come back with
+// their arguments and indexes dropped, which the resolver does not read.
+// Anything else (an assertion, a literal, a generic call) is not a chain.
+func valueChain(v string) (root, steps string, ok bool) {
+	end := 0
+	for end < len(v) && isWordByte(v[end]) {
+		end++
+	}
+	root = v[:end]
+	if root == "new" && strings.HasPrefix(v[end:], "(") {
+		// new(T), a root typed as written: "new(T" stands for it.
+		if end = MatchingForward(v, end); end < 0 {
+			return "", "", false
+		}
+		root, end = v[:end], end+1
+	} else if !isName(root) {
+		return "", "", false
+	}
+	var b strings.Builder
+	for s := v[end:]; s != ""; {
+		switch c := s[0]; {
+		case c == '(' || c == '[':
+			close := MatchingForward(s, 0)
+			if close < 0 || strings.ContainsAny(s[1:close], "\"'`") ||
+				c == '[' && strings.HasPrefix(s[close+1:], "(") { // a generic function's call
+				return "", "", false
+			}
+			b.WriteString(map[byte]string{'(': "()", '[': "[]"}[c])
+			s = s[close+1:]
+		case c == '.':
+			n := 1
+			for n < len(s) && isWordByte(s[n]) {
+				n++
+			}
+			if !isName(s[1:n]) {
+				return "", "", false
+			}
+			b.WriteString(s[:n])
+			s = s[n:]
+		case c == '#' && strings.HasSuffix(b.String(), "()") && len(s) > 1 && allDigits(s[1:]):
+			b.WriteString(s)
+			s = ""
+		default:
+			return "", "", false
+		}
+	}
+	return root, b.String(), true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

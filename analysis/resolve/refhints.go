@@ -41,6 +41,12 @@ const (
 // query looks for (see memberCarriers).
 const hintTypeDecl = 1 << 28
 
+// hintChain marks a settled typed selector whose qualifier's type is
+// reached through a chain from a typed variable (`x := b.Controls[i]`,
+// see chainType): its hashes are the chain's, not a type name's, so that
+// which types carry a member cannot set it aside; its group settles it.
+const hintChain = 1 << 29
+
 // The settled flag. Of fmt.Println, the resolver asks first whether fmt is
 // a declaration the file sees (its scopes, its package's other files, its
 // dot imports); only if not does it look in the imported package. When
@@ -158,10 +164,7 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 	}
 	if out&(1<<hintKindBits-1) == hintSelector && HintImport(out) < 0 {
 		if t, ok := h.qualifierType(ref); ok {
-			out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t.name)<<hintTypeShift
-			if imp, ok := h.typeSettles(t); ok {
-				out |= hintSettled | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
-			}
+			out = h.typedHint(out, t)
 		}
 	}
 	if out&(1<<hintKindBits-1) == hintBare && h.bareSettles(ref.Name) {
@@ -183,6 +186,35 @@ func (h *fileHinter) hint(ref analysis.Ref) uint64 {
 	return out | hintSettled
 }
 
+// typedHint turns a selector's hint into a typed selector's, of type t.
+func (h *fileHinter) typedHint(out uint64, t varType) uint64 {
+	imp, settles := h.typeSettles(t)
+	if t.chain != "" {
+		if !settles {
+			return out // what a chain's type carries is known only by resolving it
+		}
+		// Settled by group, never set aside by a type's name (hintChain).
+		key := t.name + "|" + t.chain
+		return out&^(1<<hintKindBits-1) | hintTyped | hintChain | typeHash(key)<<hintTypeShift |
+			hintSettled | uint64(imp)<<hintTypeImpShift | typeID(key)<<hintTypeIDShift
+	}
+	out = out&^(1<<hintKindBits-1) | hintTyped | typeHash(t.name)<<hintTypeShift
+	if settles {
+		out |= hintSettled | uint64(imp)<<hintTypeImpShift | typeID(t.name)<<hintTypeIDShift
+	}
+	return out
+}
+
+// imports reports whether one of the file's imports is named name.
+func (h *fileHinter) imports(name string) bool {
+	for _, imp := range h.f.Imports {
+		if imp.Path == name || goImportName(imp) == name {
+			return true
+		}
+	}
+	return false
+}
+
 // declares reports whether the file declares anything named name.
 func (h *fileHinter) declares(name string) bool {
 	if h.declared == nil {
@@ -201,15 +233,7 @@ func (h *fileHinter) declares(name string) bool {
 // files' declarations, the universe's or a guess, none of which depends on
 // the file.
 func (h *fileHinter) bareSettles(name string) bool {
-	if h.dot >= 0 || h.declares(name) {
-		return false
-	}
-	for _, imp := range h.f.Imports {
-		if imp.Path == name || goImportName(imp) == name {
-			return false
-		}
-	}
-	return true
+	return h.dot < 0 && !h.declares(name) && !h.imports(name)
 }
 
 func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint64 {

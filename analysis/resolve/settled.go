@@ -77,12 +77,14 @@ type FilePackager interface {
 //
 // whole, when set, supplies the whole facts of a file whose references are
 // resolved (see ReferencesAmongWhole); nil reads them through the resolver.
-func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool, whole WholeFile) []bool {
+// The files read whole for the groups are read with all their candidates,
+// and kept in reps for the rest of the query (see groupReads).
+func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool, whole WholeFile) (settled []bool, reps *groupReads) {
 	f := r.file(def.Path)
 	h, hinter := r.ws.(RefHinter)
 	sp, spanner := r.ws.(RefSpanner)
 	if f == nil || !hinter || !spanner || def.Index < 0 || int(def.Index) >= len(f.Defs) || f.Lang != "go" || len(ids) < 2 {
-		return nil
+		return nil, nil
 	}
 	name := f.Defs[def.Index].Name
 	// The settled ones among the hinted references, by their index there
@@ -132,6 +134,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		return cmp.Compare(min(len(groups[b]), 2), min(len(groups[a]), 2))
 	})
 	done := make([]bool, len(ids))
+	reps = newGroupReads(ids, whole)
 	spans := map[string][]int{} // by file: the ids whose spans to read
 	// What a group settled through an import resolved to, for the groups
 	// of other folders with that import (see importSettled).
@@ -148,8 +151,8 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if len(members) < 2 {
 				continue
 			}
-			first := ids[r.smallestFile(ids, members)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			first := ids[r.groupRep(ids, members, reps)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
 			settles := r.typedSettlesAs(k, first, name)
 			var sure bool
 			if settles {
@@ -169,8 +172,8 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if len(members) < 2 {
 				continue
 			}
-			first := ids[r.smallestFile(ids, members)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			first := ids[r.groupRep(ids, members, reps)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
 			settles := r.bareSettlesAs(k, first, name)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
@@ -185,8 +188,8 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		case len(members) < 2:
 			continue
 		default:
-			first := ids[r.smallestFile(ids, members)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, whole)
+			first := ids[r.groupRep(ids, members, reps)]
+			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
 			settles := r.settles(k, first, name)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
@@ -227,7 +230,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			}
 		}
 	}
-	return done
+	return done, reps
 }
 
 // FileSizer is implemented by a workspace that knows its files' sizes
@@ -236,13 +239,18 @@ type FileSizer interface {
 	FileSize(path string) int64
 }
 
-// smallestFile returns, of the ids at the indexes members (a settled
-// group), the one whose file is smallest: any member settles the group,
-// and resolving it reads its file whole. Groups took their first member's
-// file, as often a large one (a generated syscall file, a test file) as
-// a small one: unsafe.Pointer's groups read 130 ms of files whole, most of
-// its query.
-func (r *Resolver) smallestFile(ids []RefID, members []int) int {
+// groupRep returns, of the ids at the indexes members (a settled group),
+// the one whose file another group had read already, else the one whose
+// file is smallest: any member settles the group, and resolving it reads
+// its file whole. Groups took their first member's file, as often a large
+// one (a generated syscall file, a test file) as a small one:
+// unsafe.Pointer's groups read 130 ms of files whole, most of its query.
+func (r *Resolver) groupRep(ids []RefID, members []int, reps *groupReads) int {
+	for _, i := range members {
+		if reps.has(ids[i].Path) {
+			return i
+		}
+	}
 	best := members[0]
 	fs, ok := r.ws.(FileSizer)
 	if !ok {
@@ -258,6 +266,64 @@ func (r *Resolver) smallestFile(ids []RefID, members []int) int {
 		}
 	}
 	return best
+}
+
+// groupReads keeps the whole facts settleReferences read for its groups'
+// first members. Such a file is read with every candidate of the query in
+// it, so that the groups after and the candidates left to resolve one by
+// one use the same read: they read it again, once with one reference and
+// once with the others, a fifth of a cold start's whole reads.
+type groupReads struct {
+	whole  WholeFile
+	ids    []RefID
+	byPath map[string][]int32 // the candidates' indexes by file, once asked
+	read   WholeFile          // whole through the files kept; nil without whole
+	kept   map[string]*analysis.FileFacts
+}
+
+func newGroupReads(ids []RefID, whole WholeFile) *groupReads {
+	g := &groupReads{whole: whole, ids: ids, kept: map[string]*analysis.FileFacts{}}
+	if whole != nil {
+		g.read = g.readKeeping
+	}
+	return g
+}
+
+// readKeeping is whole for the file at path with every candidate in it,
+// kept.
+func (g *groupReads) readKeeping(path string, refs []int32) *analysis.FileFacts {
+	if f := g.kept[path]; f != nil && hasRefs(f, refs) {
+		return f
+	}
+	if g.byPath == nil {
+		g.byPath = map[string][]int32{}
+		for _, id := range g.ids {
+			g.byPath[id.Path] = append(g.byPath[id.Path], id.Index)
+		}
+	}
+	f := g.whole(path, slices.Concat(g.byPath[path], refs))
+	if f != nil {
+		g.kept[path] = f
+	}
+	return f
+}
+
+// has reports whether path was read; false on a nil g.
+func (g *groupReads) has(path string) bool { return g != nil && g.kept[path] != nil }
+
+// reading is whole through the files kept, for the rest of the query: it
+// reads any other file as whole does, without keeping it. Safe for
+// concurrent use once the groups are settled.
+func (g *groupReads) reading(whole WholeFile) WholeFile {
+	if g == nil || len(g.kept) == 0 {
+		return whole
+	}
+	return func(path string, refs []int32) *analysis.FileFacts {
+		if f := g.kept[path]; f != nil && hasRefs(f, refs) {
+			return f
+		}
+		return whole(path, refs)
+	}
 }
 
 // settles reports whether the selectors of a group resolve alike, checking
@@ -383,6 +449,13 @@ func (r *Resolver) typedSettlesAs(k settledKey, rep RefID, name string) bool {
 		return f.Package == k.pkg && HintImport(hint) < 0
 	}
 	imp := HintImport(hint)
-	return imp >= 0 && imp < len(f.Imports) && f.Imports[imp].Path == k.imp && r.folderSettles(k) &&
-		len(r.goImportMember(k.imp, t.name, analysis.RoleType)) > 0
+	if imp < 0 || imp >= len(f.Imports) || f.Imports[imp].Path != k.imp || !r.folderSettles(k) {
+		return false
+	}
+	if t.pkgRoot {
+		// A chain from the package: its first member is the package's.
+		return len(r.goImportMember(k.imp, t.name, analysis.RoleRead)) > 0 ||
+			len(r.goImportMember(k.imp, t.name, analysis.RoleCall)) > 0
+	}
+	return len(r.goImportMember(k.imp, t.name, analysis.RoleType)) > 0
 }

@@ -34,7 +34,8 @@ type WholeFile func(path string, refs []int32) *analysis.FileFacts
 func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, whole WholeFile, memo *ResolvedMemo) []Reference {
 	found := make([]Reference, len(ids))
 	ok := make([]bool, len(ids))
-	settled := r.settleReferences(def, ids, found, ok, whole)
+	settled, reps := r.settleReferences(def, ids, found, ok, whole)
+	whole = reps.reading(whole)
 	// Grouped by file, so that each file's whole facts are held by one
 	// worker while its references are resolved.
 	byFile := map[string][]int{}
