@@ -45,6 +45,10 @@ type overlay struct {
 	defs    map[string][]int32
 	refs    map[string][]int32
 	supers  map[string][]int32
+	// hints are the references' hints (resolve.GoRefHints), worked out
+	// once: a query lists its name's references several times, and a
+	// member's query every name of the types that may carry it.
+	hints func() []uint64
 }
 
 // NewSession returns a session with no roots.
@@ -206,7 +210,8 @@ func (s *Session) indexed(w *Workspace, d Doc, hash, langID string) *analysis.Fi
 // them out, and finding them would cost every request that opens a file.
 func newOverlay(d Doc, f *analysis.FileFacts) *overlay {
 	o := &overlay{version: d.Version, size: len(d.Text), facts: f,
-		defs: map[string][]int32{}, refs: map[string][]int32{}, supers: map[string][]int32{}}
+		defs: map[string][]int32{}, refs: map[string][]int32{}, supers: map[string][]int32{},
+		hints: sync.OnceValue(func() []uint64 { return resolve.GoRefHints(f) })}
 	for i, x := range f.Defs {
 		if !resolve.DeclaredInBody(f, int32(i)) {
 			o.defs[x.Name] = append(o.defs[x.Name], int32(i))

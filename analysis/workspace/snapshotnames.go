@@ -167,7 +167,7 @@ func (s *Snapshot) HintedRefsNamed(name string) []resolve.HintedRef {
 		if len(o.refs[name]) == 0 {
 			continue
 		}
-		hints := resolve.GoRefHints(o.facts)
+		hints := o.hints()
 		for _, i := range o.refs[name] {
 			ref := resolve.HintedRef{RefID: resolve.RefID{Path: p, Index: i}, Role: o.facts.Refs[i].Role,
 				Span: o.facts.Refs[i].Span, Spanned: true}
