@@ -404,12 +404,17 @@ func valueChain(v string) (root, steps string, ok bool) {
 	for s := v[end:]; s != ""; {
 		switch c := s[0]; {
 		case c == '(' || c == '[':
+			closing := byte(')')
+			if c == '[' {
+				closing = ']'
+			}
 			close := MatchingForward(s, 0)
-			if close < 0 || strings.ContainsAny(s[1:close], "\"'`") ||
+			if close < 0 || s[close] != closing || strings.ContainsAny(s[1:close], "\"'`") ||
 				c == '[' && strings.HasPrefix(s[close+1:], "(") { // a generic function's call
 				return "", "", false
 			}
-			b.WriteString(map[byte]string{'(': "()", '[': "[]"}[c])
+			b.WriteByte(c)
+			b.WriteByte(closing)
 			s = s[close+1:]
 		case c == '.':
 			n := 1

@@ -25,7 +25,7 @@ import (
 // qualifier's hash, then the import the qualifier names (its index + 1)
 // or, for a typed selector, its qualifier's type's hash (see
 // memberhints.go), and in the top bits what settles a selector or a bare
-// name (hintSettled) and hintTypeDecl. Hints stored before
+// name (hintSettled), hintTypeDecl and hintChain. Hints stored before
 // those bits existed lack them, and their references are resolved as
 // before.
 const (

@@ -268,6 +268,10 @@ func (r *Resolver) groupRep(ids []RefID, members []int, reps *groupReads) int {
 	return best
 }
 
+// maxGroupReads bounds the files a query keeps whole for its groups: each
+// is a file's facts with its candidates, tens of kilobytes.
+const maxGroupReads = 64
+
 // groupReads keeps the whole facts settleReferences read for its groups'
 // first members. Such a file is read with every candidate of the query in
 // it, so that the groups after and the candidates left to resolve one by
@@ -294,6 +298,9 @@ func newGroupReads(ids []RefID, whole WholeFile) *groupReads {
 func (g *groupReads) readKeeping(path string, refs []int32) *analysis.FileFacts {
 	if f := g.kept[path]; f != nil && hasRefs(f, refs) {
 		return f
+	}
+	if len(g.kept) >= maxGroupReads {
+		return g.whole(path, refs)
 	}
 	if g.byPath == nil {
 		g.byPath = map[string][]int32{}

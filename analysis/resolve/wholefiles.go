@@ -36,7 +36,6 @@ func (r *Resolver) ReferencesAmongWhole(def DefID, ids []RefID, certain bool, wh
 	ok := make([]bool, len(ids))
 	settled, reps := r.settleReferences(def, ids, found, ok, whole)
 	whole = reps.reading(whole)
-	r.probeUnsettled(def, ids, settled, whole)
 	// Grouped by file, so that each file's whole facts are held by one
 	// worker while its references are resolved.
 	byFile := map[string][]int{}
