@@ -77,3 +77,41 @@ func wordStart(prev, r rune) bool {
 	}
 	return unicode.IsDigit(r) != unicode.IsDigit(prev)
 }
+
+// FuzzyMask is the set of characters FuzzyScore can match in name, one bit
+// per ASCII character (letters either case) folded into 64 bits: a pattern
+// whose FuzzyPatternMask is not within it scores 0, which a symbol search
+// tells with one AND per name instead of scoring every name of the index.
+// A name with a character beyond ASCII, which Unicode's case folding may
+// equal to an ASCII one (the Kelvin sign and k), has every bit.
+func FuzzyMask(name string) uint64 {
+	var m uint64
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return ^uint64(0)
+		}
+		m |= 1 << (lowerASCII(c) % 64)
+	}
+	return m
+}
+
+// FuzzyPatternMask is the bits of the pattern's ASCII characters: each
+// must be in a matching name's FuzzyMask. A character beyond ASCII sets
+// none, since a name's ASCII character may fold to it.
+func FuzzyPatternMask(pattern string) uint64 {
+	var m uint64
+	for i := 0; i < len(pattern); i++ {
+		if c := pattern[i]; c < utf8.RuneSelf {
+			m |= 1 << (lowerASCII(c) % 64)
+		}
+	}
+	return m
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

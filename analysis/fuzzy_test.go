@@ -1,6 +1,10 @@
 package analysis
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestFuzzyScore(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,5 +31,35 @@ func TestFuzzyScore(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { FuzzyScore("rdFl", "ReadFileAtOffset") }); n != 0 {
 		t.Errorf("FuzzyScore allocates %v times per call", n)
+	}
+}
+
+// A name whose mask lacks the pattern's bits never scores: the symbol
+// search's prefilter drops no match. The pairs draw on both cases, digits,
+// punctuation, the Kelvin sign (which folds to k), ß and invalid bytes.
+func TestFuzzyMaskKeepsEveryMatch(t *testing.T) {
+	alphabet := []string{"a", "b", "K", "k", "z", "Z", "_", "0", "9", ".", "$", "\u212a", "ß", "é", "\xff", "S"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n) + 1 {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	rejected := 0
+	for range 200000 {
+		name, pattern := word(8), word(3)
+		want := FuzzyPatternMask(pattern)
+		if FuzzyMask(name)&want == want {
+			continue
+		}
+		rejected++
+		if s := FuzzyScore(pattern, name); s > 0 {
+			t.Fatalf("FuzzyScore(%q, %q) = %d, but the masks rule the name out", pattern, name, s)
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("the masks ruled nothing out")
 	}
 }

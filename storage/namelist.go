@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/kast-dev/kast/analysis"
 )
 
 // nameList is the queries' copy of the name table, in the table's order
@@ -35,6 +37,9 @@ type names struct {
 	text string   // the names, concatenated
 	ends []uint32 // where each name ends in text
 	ids  []uint32
+	// masks are the names' analysis.FuzzyMask: a symbol search scores
+	// only the names whose mask holds its pattern's characters.
+	masks []uint64
 }
 
 func (n names) len() int { return len(n.ids) }
@@ -191,11 +196,12 @@ func pack(list []indexedName) names {
 	}
 	var b strings.Builder
 	b.Grow(size)
-	out := names{ends: make([]uint32, len(list)), ids: make([]uint32, len(list))}
+	out := names{ends: make([]uint32, len(list)), ids: make([]uint32, len(list)), masks: make([]uint64, len(list))}
 	for i, n := range list {
 		b.WriteString(n.name)
 		out.ends[i] = uint32(b.Len())
 		out.ids[i] = n.id
+		out.masks[i] = analysis.FuzzyMask(n.name)
 	}
 	out.text = b.String()
 	return out
@@ -216,7 +222,7 @@ func readNames(txn *badger.Txn, expect int) (names, error) {
 	defer it.Close()
 	var text strings.Builder
 	text.Grow(expect * averageNameBytes)
-	out := names{ends: make([]uint32, 0, expect), ids: make([]uint32, 0, expect)}
+	out := names{ends: make([]uint32, 0, expect), ids: make([]uint32, 0, expect), masks: make([]uint64, 0, expect)}
 	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()
 		name, ok := parseLowerNameKey(item.Key())
@@ -235,6 +241,7 @@ func readNames(txn *badger.Txn, expect int) (names, error) {
 		}
 		text.Write(name)
 		out.ends = append(out.ends, uint32(text.Len()))
+		out.masks = append(out.masks, analysis.FuzzyMask(string(name)))
 	}
 	out.text = text.String()
 	return out, nil

@@ -391,7 +391,11 @@ func (ix *Index) DefsFuzzy(pattern string, limit int) ([]DefHit, error) {
 		*buf = matches[:0]
 		matchBuffers.Put(buf)
 	}()
+	want := analysis.FuzzyPatternMask(pattern)
 	for i := range all.len() {
+		if all.masks[i]&want != want {
+			continue // a character of the pattern is not in the name
+		}
 		n := all.at(i)
 		if score := analysis.FuzzyScore(pattern, n.name); score > 0 {
 			matches = append(matches, scoredName{n, score})
