@@ -90,18 +90,19 @@ func (h *fileHinter) qualifierType(ref analysis.Ref) (varType, bool) {
 	return h.chainFrom(root, steps, ref.Scope, ref.Span.Start, 0)
 }
 
-// index lists the file's definitions by scope and name, and its type
-// parameters, once.
+// index lists the file's definitions by name and by scope and name, and
+// its type parameters, once.
 func (h *fileHinter) index() {
-	f := h.f
-	if h.scoped == nil {
-		h.scoped, h.typeParams = map[scopedName][]int32{}, map[string]bool{}
-		for i, d := range f.Defs {
-			k := scopedName{d.Scope, d.Name}
-			h.scoped[k] = append(h.scoped[k], int32(i))
-			if d.Kind == analysis.KindTypeParameter {
-				h.typeParams[d.Name] = true
-			}
+	if h.named != nil {
+		return
+	}
+	h.named, h.scoped, h.typeParams = map[string]int{}, map[scopedName][]int32{}, map[string]bool{}
+	for i, d := range h.f.Defs {
+		h.named[d.Name]++
+		k := scopedName{d.Scope, d.Name}
+		h.scoped[k] = append(h.scoped[k], int32(i))
+		if d.Kind == analysis.KindTypeParameter {
+			h.typeParams[d.Name] = true
 		}
 	}
 }
@@ -110,6 +111,9 @@ func (h *fileHinter) index() {
 // offset at, through at most maxChain-depth variables' values.
 func (h *fileHinter) nameType(q string, scope int32, at, depth int) (varType, bool) {
 	f := h.f
+	if !h.declares(q) {
+		return varType{}, false
+	}
 	for s := scope; s > 0 && int(s) < len(f.Scopes); s = f.Scopes[s].Parent {
 		defs := h.scoped[scopedName{s, q}]
 		if len(defs) == 0 {

@@ -143,22 +143,29 @@ func newFileHinter(f *analysis.FileFacts) *fileHinter {
 	if dots > 1 {
 		dot = len(f.Imports) // several: none of them is hinted
 	}
-	return &fileHinter{f: f, dot: dot}
+	names := make([]string, len(f.Imports))
+	for k, imp := range f.Imports {
+		names[k] = goImportName(imp)
+	}
+	return &fileHinter{f: f, dot: dot, importNames: names}
 }
 
 // fileHinter works out a file's hints, with what they share.
 type fileHinter struct {
-	f        *analysis.FileFacts
-	dot      int             // the index of the file's dot import: -1 none, len(Imports) several
-	declared map[string]bool // every name the file declares, once asked
-	// scoped lists the file's definitions by scope and name, and
-	// typeParams names its type parameters, once asked.
+	f   *analysis.FileFacts
+	dot int // the index of the file's dot import: -1 none, len(Imports) several
+	// importNames are the names the file's imports give their packages.
+	importNames []string
+	// named counts the file's definitions by name, scoped lists them by
+	// scope and name, and typeParams names its type parameters, once
+	// asked.
+	named      map[string]int
 	scoped     map[scopedName][]int32
 	typeParams map[string]bool
 }
 
 func (h *fileHinter) hint(ref analysis.Ref) uint64 {
-	out := goRefHint(h.f, ref, h.dot)
+	out := h.goRefHint(ref)
 	if ref.Role&analysis.RoleType != 0 && h.inTypeDecl(ref.Enclosing) {
 		out |= hintTypeDecl
 	}
@@ -207,8 +214,8 @@ func (h *fileHinter) typedHint(out uint64, t varType) uint64 {
 
 // imports reports whether one of the file's imports is named name.
 func (h *fileHinter) imports(name string) bool {
-	for _, imp := range h.f.Imports {
-		if imp.Path == name || goImportName(imp) == name {
+	for k, imp := range h.f.Imports {
+		if imp.Path == name || h.importNames[k] == name {
 			return true
 		}
 	}
@@ -217,13 +224,8 @@ func (h *fileHinter) imports(name string) bool {
 
 // declares reports whether the file declares anything named name.
 func (h *fileHinter) declares(name string) bool {
-	if h.declared == nil {
-		h.declared = map[string]bool{}
-		for _, d := range h.f.Defs {
-			h.declared[d.Name] = true
-		}
-	}
-	return h.declared[name]
+	h.index()
+	return h.named[name] > 0
 }
 
 // bareSettles reports whether a bare name in plain scopes resolves as it
@@ -236,7 +238,8 @@ func (h *fileHinter) bareSettles(name string) bool {
 	return h.dot < 0 && !h.declares(name) && !h.imports(name)
 }
 
-func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint64 {
+func (h *fileHinter) goRefHint(ref analysis.Ref) uint64 {
+	f, dot := h.f, h.dot
 	switch {
 	case ref.Role&analysis.RoleImport != 0:
 		return hintNone
@@ -250,7 +253,7 @@ func goRefHint(f *analysis.FileFacts, ref analysis.Ref, dot int) uint64 {
 	}
 	named := 0
 	for k, imp := range f.Imports {
-		if ref.Qualifier != imp.Path && ref.Qualifier != goImportName(imp) {
+		if ref.Qualifier != imp.Path && ref.Qualifier != h.importNames[k] {
 			continue
 		}
 		if named != 0 {
