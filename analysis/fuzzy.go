@@ -91,7 +91,7 @@ func FuzzyMask(name string) uint64 {
 		if c >= utf8.RuneSelf {
 			return ^uint64(0)
 		}
-		m |= 1 << (lowerASCII(c) % 64)
+		m |= 1 << (LowerASCII(c) % 64)
 	}
 	return m
 }
@@ -103,13 +103,14 @@ func FuzzyPatternMask(pattern string) uint64 {
 	var m uint64
 	for i := 0; i < len(pattern); i++ {
 		if c := pattern[i]; c < utf8.RuneSelf {
-			m |= 1 << (lowerASCII(c) % 64)
+			m |= 1 << (LowerASCII(c) % 64)
 		}
 	}
 	return m
 }
 
-func lowerASCII(c byte) byte {
+// LowerASCII lowers an ASCII upper-case letter and leaves any other byte.
+func LowerASCII(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
 	}

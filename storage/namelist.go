@@ -44,6 +44,14 @@ type names struct {
 
 func (n names) len() int { return len(n.ids) }
 
+// fillMasks works out the masks of the names packed in n.
+func (n *names) fillMasks() {
+	n.masks = make([]uint64, n.len())
+	for i := range n.masks {
+		n.masks[i] = analysis.FuzzyMask(n.at(i).name)
+	}
+}
+
 func (n names) at(i int) indexedName {
 	start := uint32(0)
 	if i > 0 {
@@ -139,20 +147,13 @@ func compareLower(a, b string) int {
 		if x >= utf8.RuneSelf || y >= utf8.RuneSelf {
 			return strings.Compare(strings.ToLower(a), strings.ToLower(b))
 		}
-		x, y = lowerASCII(x), lowerASCII(y)
+		x, y = analysis.LowerASCII(x), analysis.LowerASCII(y)
 		if x != y {
 			return cmp.Compare(x, y)
 		}
 	}
 	// One is a prefix of the other, whose rest lowers to something.
 	return cmp.Compare(len(a), len(b))
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // merge returns n with added (sorted here) merged in, without duplicates.
@@ -196,14 +197,14 @@ func pack(list []indexedName) names {
 	}
 	var b strings.Builder
 	b.Grow(size)
-	out := names{ends: make([]uint32, len(list)), ids: make([]uint32, len(list)), masks: make([]uint64, len(list))}
+	out := names{ends: make([]uint32, len(list)), ids: make([]uint32, len(list))}
 	for i, n := range list {
 		b.WriteString(n.name)
 		out.ends[i] = uint32(b.Len())
 		out.ids[i] = n.id
-		out.masks[i] = analysis.FuzzyMask(n.name)
 	}
 	out.text = b.String()
+	out.fillMasks()
 	return out
 }
 
@@ -222,7 +223,7 @@ func readNames(txn *badger.Txn, expect int) (names, error) {
 	defer it.Close()
 	var text strings.Builder
 	text.Grow(expect * averageNameBytes)
-	out := names{ends: make([]uint32, 0, expect), ids: make([]uint32, 0, expect), masks: make([]uint64, 0, expect)}
+	out := names{ends: make([]uint32, 0, expect), ids: make([]uint32, 0, expect)}
 	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()
 		name, ok := parseLowerNameKey(item.Key())
@@ -241,9 +242,9 @@ func readNames(txn *badger.Txn, expect int) (names, error) {
 		}
 		text.Write(name)
 		out.ends = append(out.ends, uint32(text.Len()))
-		out.masks = append(out.masks, analysis.FuzzyMask(string(name)))
 	}
 	out.text = text.String()
+	out.fillMasks()
 	return out, nil
 }
 

@@ -78,7 +78,8 @@ type FilePackager interface {
 // whole, when set, supplies the whole facts of a file whose references are
 // resolved (see ReferencesAmongWhole); nil reads them through the resolver.
 // The files read whole for the groups are read with all their candidates,
-// and kept in reps for the rest of the query (see groupReads).
+// and kept in reps for the rest of the query (see groupReads). Both are
+// nil when no hint can settle the ids (not a Go declaration, no hints).
 func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, ok []bool, whole WholeFile) (settled []bool, reps *groupReads) {
 	f := r.file(def.Path)
 	h, hinter := r.ws.(RefHinter)
@@ -151,8 +152,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if len(members) < 2 {
 				continue
 			}
-			first := ids[r.groupRep(ids, members, reps)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
+			first, release := r.holdGroupRep(ids, members, reps)
 			settles := r.typedSettlesAs(k, first, name)
 			var sure bool
 			if settles {
@@ -172,8 +172,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 			if len(members) < 2 {
 				continue
 			}
-			first := ids[r.groupRep(ids, members, reps)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
+			first, release := r.holdGroupRep(ids, members, reps)
 			settles := r.bareSettlesAs(k, first, name)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
@@ -188,8 +187,7 @@ func (r *Resolver) settleReferences(def DefID, ids []RefID, found []Reference, o
 		case len(members) < 2:
 			continue
 		default:
-			first := ids[r.groupRep(ids, members, reps)]
-			release := r.holdWhole(first.Path, []int32{first.Index}, reps.read)
+			first, release := r.holdGroupRep(ids, members, reps)
 			settles := r.settles(k, first, name)
 			if settles {
 				a.rep, a.hit = r.ResolvesTo(first, def)
@@ -239,6 +237,13 @@ type FileSizer interface {
 	FileSize(path string) int64
 }
 
+// holdGroupRep picks a group's member to resolve (groupRep) and holds
+// its file whole until release.
+func (r *Resolver) holdGroupRep(ids []RefID, members []int, reps *groupReads) (first RefID, release func()) {
+	first = ids[r.groupRep(ids, members, reps)]
+	return first, r.holdWhole(first.Path, []int32{first.Index}, reps.read())
+}
+
 // groupRep returns, of the ids at the indexes members (a settled group),
 // the one whose file another group had read already, else the one whose
 // file is smallest: any member settles the group, and resolving it reads
@@ -281,16 +286,20 @@ type groupReads struct {
 	whole  WholeFile
 	ids    []RefID
 	byPath map[string][]int32 // the candidates' indexes by file, once asked
-	read   WholeFile          // whole through the files kept; nil without whole
 	kept   map[string]*analysis.FileFacts
 }
 
 func newGroupReads(ids []RefID, whole WholeFile) *groupReads {
-	g := &groupReads{whole: whole, ids: ids, kept: map[string]*analysis.FileFacts{}}
-	if whole != nil {
-		g.read = g.readKeeping
+	return &groupReads{whole: whole, ids: ids, kept: map[string]*analysis.FileFacts{}}
+}
+
+// read is whole through the files kept (see readKeeping); nil without
+// whole, for the resolver to read files itself.
+func (g *groupReads) read() WholeFile {
+	if g.whole == nil {
+		return nil
 	}
-	return g
+	return g.readKeeping
 }
 
 // readKeeping is whole for the file at path with every candidate in it,

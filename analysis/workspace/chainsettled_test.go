@@ -4,7 +4,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -191,16 +190,7 @@ func TestChainTypedSelectorsSettledByGroup(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(chainSettledFixture)))
 	workspace.ReadSpansFromFacts(t)
 	spansRead := hearSpansRead(t, root)
-	var mu sync.Mutex
-	whole := map[string]bool{}
-	reads := map[string]int{}
-	workspace.HearWholeRead(t, func(path string) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		whole[filepath.ToSlash(rel)] = true
-		reads[filepath.ToSlash(rel)]++
-		mu.Unlock()
-	})
+	wholeReads := hearWholeReads(t, root)
 	snap := snapshotOf(ws)
 	pos := memberDef(t, snap, filepath.Join(root, "ssa", "ssa.go"), "Pos", "Value")
 	// rewrite: a, v, x; lower: v, x, w, z; global: g twice; alias: w, x,
@@ -213,20 +203,19 @@ func TestChainTypedSelectorsSettledByGroup(t *testing.T) {
 	if got := snap.CertainReferences(ownPos); len(got) != 2 {
 		t.Errorf("own Value.Pos: %d references %v; want 2", len(got), referenceKeys(got))
 	}
-	mu.Lock()
+	reads := wholeReads()
 	for path, n := range reads {
 		// A file read for a group serves its other candidates too.
 		if n > 1 {
 			t.Errorf("%s: read whole %d times by one query; want once", path, n)
 		}
 	}
-	if n := btoi(whole["other/other.go"]) + btoi(whole["other/more.go"]) + btoi(whole["third/t.go"]) + btoi(whole["third/t2.go"]); n > 1 {
-		t.Errorf("read whole: %v; want one file of other's and third's groups", slices.Sorted(maps.Keys(whole)))
+	if n := btoi(reads["other/other.go"] > 0) + btoi(reads["other/more.go"] > 0) + btoi(reads["third/t.go"] > 0) + btoi(reads["third/t2.go"] > 0); n > 1 {
+		t.Errorf("read whole: %v; want one file of other's and third's groups", slices.Sorted(maps.Keys(reads)))
 	}
-	if whole["own/o.go"] && whole["own/o2.go"] {
-		t.Errorf("read whole: %v; want one file of own's group", slices.Sorted(maps.Keys(whole)))
+	if reads["own/o.go"] > 0 && reads["own/o2.go"] > 0 {
+		t.Errorf("read whole: %v; want one file of own's group", slices.Sorted(maps.Keys(reads)))
 	}
-	mu.Unlock()
 	read := spansRead()
 	for _, want := range []string{"ssa/rewrite.go", "ssa/lower.go", "ssa/alias.go", "ssa/made.go", "other/other.go", "other/more.go", "third/t.go", "third/t2.go", "own/o.go", "own/o2.go"} {
 		if !read[want] {

@@ -3,7 +3,6 @@ package workspace_test
 import (
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -180,21 +179,14 @@ func C(p *obj.Prog) int { return obj.Pos + p.Pos }
 
 func TestCertainMemberReferencesSettledByGroup(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(settledMemberFixture)))
-	var mu sync.Mutex
-	read := map[string]bool{}
-	workspace.HearWholeRead(t, func(path string) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		read[filepath.ToSlash(rel)] = true
-		mu.Unlock()
-	})
+	wholeReads := hearWholeReads(t, root)
 	snap := snapshotOf(ws)
 	got := snap.CertainReferences(memberDef(t, snap, filepath.Join(root, "obj", "obj.go"), "Pos", "Prog"))
 	if len(got) != 1 || filepath.Base(got[0].Ref.Path) != "c.go" {
 		t.Errorf("Prog.Pos: %v; want p.Pos in user/c.go alone", got)
 	}
 	// c.go is read for p.Pos; of a.go and b.go, one settles obj.Pos.
-	if read["user/a.go"] && read["user/b.go"] {
+	if read := wholeReads(); read["user/a.go"] > 0 && read["user/b.go"] > 0 {
 		t.Errorf("read whole: %v; want one of user/a.go and user/b.go", read)
 	}
 	if n := certainBeforeAndAfter(t, ws); n == 0 {

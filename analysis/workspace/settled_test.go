@@ -241,6 +241,24 @@ func TestSettledSpansFromPostings(t *testing.T) {
 	}
 }
 
+// hearWholeReads counts, relative to root, the files a reference query
+// reads whole; the returned function gives the counts so far.
+func hearWholeReads(t *testing.T, root string) func() map[string]int {
+	var mu sync.Mutex
+	read := map[string]int{}
+	workspace.HearWholeRead(t, func(path string) {
+		rel, _ := filepath.Rel(root, path)
+		mu.Lock()
+		read[filepath.ToSlash(rel)]++
+		mu.Unlock()
+	})
+	return func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(read)
+	}
+}
+
 // hearSpansRead records, relative to root, the files whose references'
 // spans a query reads; the returned function gives those heard so far.
 func hearSpansRead(t *testing.T, root string) func() map[string]bool {

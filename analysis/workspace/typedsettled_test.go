@@ -4,7 +4,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -146,24 +145,15 @@ func TestTypedSelectorsSettledByGroup(t *testing.T) {
 	ws, root := openArchive(t, txtar.Parse([]byte(typedSettledFixture)))
 	workspace.ReadSpansFromFacts(t)
 	spansRead := hearSpansRead(t, root)
-	var mu sync.Mutex
-	whole := map[string]bool{}
-	workspace.HearWholeRead(t, func(path string) {
-		rel, _ := filepath.Rel(root, path)
-		mu.Lock()
-		whole[filepath.ToSlash(rel)] = true
-		mu.Unlock()
-	})
+	wholeReads := hearWholeReads(t, root)
 	snap := snapshotOf(ws)
 	fatalf := memberDef(t, snap, filepath.Join(root, "tt", "tt.go"), "Fatalf", "common")
 	if got := snap.CertainReferences(fatalf); len(got) != 9 {
 		t.Errorf("common.Fatalf: %d references %v; want the 9 on a T or a B", len(got), referenceKeys(got))
 	}
-	mu.Lock()
-	if n := btoi(whole["a/a_test.go"]) + btoi(whole["a/b_test.go"]) + btoi(whole["b/d_test.go"]); n > 1 {
+	if whole := wholeReads(); btoi(whole["a/a_test.go"] > 0)+btoi(whole["a/b_test.go"] > 0)+btoi(whole["b/d_test.go"] > 0) > 1 {
 		t.Errorf("read whole: %v; want one file of a's and b's groups of t.Fatalf", slices.Sorted(maps.Keys(whole)))
 	}
-	mu.Unlock()
 	local := memberDef(t, snap, filepath.Join(root, "local", "l.go"), "Fatalf", "L")
 	if got := snap.CertainReferences(local); len(got) != 3 {
 		t.Errorf("local L.Fatalf: %d references %v; want 3", len(got), referenceKeys(got))
